@@ -1,0 +1,46 @@
+public import PushMockTransport
+
+/// Everything `pushmock serve` and ``PushMockServer`` can be told. Defaults serve the push port
+/// 127.0.0.1:2197 over TLS with the development certificates in `Certs/`.
+public struct PushMockConfiguration: Sendable {
+    /// Where the push listener's certificate and key come from.
+    public enum TLSSource: Sendable, Equatable {
+        /// PEM files on disk: the certificate chain (leaf first) and the private key.
+        case files(certificateChain: String, privateKey: String)
+        /// PEM text in memory (the test library mints these).
+        case pem(certificateChain: String, privateKey: String)
+    }
+
+    /// What answers on the push port.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// The push endpoints (APNs, FCM, OAuth), with `/livez`.
+        case push
+        /// Every request gets `200` with an `apns-id` and nothing is checked or recorded: the
+        /// transport's own ceiling, for `scripts/bench`.
+        case acceptAll = "accept-all"
+    }
+
+    /// Address the push listeners bind.
+    public var host: String = "127.0.0.1"
+    /// TLS push port (0 picks a free one).
+    public var pushPort: Int = 2197
+    /// Optional cleartext port serving h2c (prior knowledge) and HTTP/1.1 on the same endpoints.
+    public var cleartextPort: Int?
+    /// The push listener's certificate and key.
+    public var tls: TLSSource = .files(certificateChain: "Certs/server.pem", privateKey: "Certs/server-key.pem")
+    /// HTTP/2 SETTINGS each connection starts with.
+    public var http2 = HTTP2Settings()
+    /// Request bodies are read up to this size; larger ones get 413 and are discarded.
+    public var maxRequestBodySize = 64 * 1024
+    /// Seconds a connection may stay idle before GOAWAY `{"reason":"IdleTimeout"}`; `nil` never.
+    public var idleTimeoutSeconds: Int64? = 3600
+    /// Seconds graceful shutdown waits for streams in flight.
+    public var shutdownGracePeriodSeconds: Int64 = 5
+    /// Event loop threads; `nil` uses one per core.
+    public var threads: Int?
+    /// What answers on the push port.
+    public var mode: Mode = .push
+
+    /// The defaults.
+    public init() {}
+}

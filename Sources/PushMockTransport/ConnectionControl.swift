@@ -1,0 +1,52 @@
+/// Per-connection operations a responder may need (DESIGN.md: the APNs stream limit until the first
+/// valid token, GOAWAY with a JSON debug payload). Valid only on the connection's event loop.
+public struct ConnectionControl {
+    private let target: (any ConnectionControlTarget)?
+
+    init(target: any ConnectionControlTarget) {
+        self.target = target
+    }
+
+    /// A control that does nothing (for tests of responders).
+    public static var none: ConnectionControl { ConnectionControl() }
+
+    private init() {
+        self.target = nil
+    }
+
+    /// Advertises a new `SETTINGS_MAX_CONCURRENT_STREAMS` (HTTP/2 only; a no-op on HTTP/1.1).
+    public func setMaxConcurrentStreams(_ value: UInt32) {
+        target?.setMaxConcurrentStreams(value)
+    }
+
+    /// The `SETTINGS_MAX_CONCURRENT_STREAMS` last advertised (HTTP/1.1: 1).
+    public var maxConcurrentStreams: UInt32 {
+        target?.currentMaxConcurrentStreams ?? 1
+    }
+
+    /// Sends GOAWAY with `errorCode` and `debugData`, lets streams already accepted finish, then
+    /// closes. On HTTP/1.1 the connection closes after the current response.
+    public func goAway(errorCode: HTTP2ErrorCode = .noError, debugData: [UInt8] = []) {
+        target?.goAway(errorCode: errorCode, debugData: debugData)
+    }
+
+    /// Per-connection storage for the layer above the transport (for example an APNs auth binding).
+    /// Lives as long as the connection.
+    public var storage: ConnectionStorage? { target?.storage }
+}
+
+/// A box for one value the layer above the transport keeps per connection.
+public final class ConnectionStorage {
+    /// The stored value.
+    public var value: Any?
+
+    init() {}
+}
+
+/// Implemented by the protocol handlers.
+protocol ConnectionControlTarget: AnyObject {
+    func setMaxConcurrentStreams(_ value: UInt32)
+    var currentMaxConcurrentStreams: UInt32 { get }
+    func goAway(errorCode: HTTP2ErrorCode, debugData: [UInt8])
+    var storage: ConnectionStorage { get }
+}

@@ -1,0 +1,129 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import NIOTLS
+
+/// Builds each accepted connection's pipeline:
+///
+/// - TLS: SNI sniffing → NIOSSL (ALPN `h2`, `http/1.1`) → on `h2` nghttp2, on `http/1.1` NIOHTTP1,
+///   with no ALPN the preface sniffer decides.
+/// - Cleartext: the preface sniffer decides between h2c (prior knowledge) and HTTP/1.1.
+struct ConnectionPipeline: Sendable {
+    let configuration: ListenerConfiguration
+    let responder: any HTTPResponder
+    let sslContext: NIOSSLContext?
+    let logger: Logger
+
+    /// Per-connection facts gathered before the protocol is known.
+    private final class Setup {
+        var serverName: String?
+    }
+
+    func configure(_ channel: any Channel) throws {
+        let sync = channel.pipeline.syncOperations
+        let errorHandler = ConnectionErrorHandler { [responder] in
+            responder.transportEvent(.tlsHandshakeFailed, connection: nil)
+        }
+        let setup = Setup()
+        guard let sslContext else {
+            try sync.addHandler(makeSniffer(channel: channel, setup: setup, alpn: nil, tls: false, before: errorHandler))
+            try sync.addHandler(errorHandler)
+            return
+        }
+        let sni = ByteToMessageHandler(SNIHandler { result in
+            if case .hostname(let name) = result {
+                setup.serverName = name
+            }
+            return channel.eventLoop.makeSucceededVoidFuture()
+        })
+        let alpn = ApplicationProtocolNegotiationHandler { result, channel in
+            channel.eventLoop.makeCompletedFuture {
+                switch result {
+                case .negotiated("h2"):
+                    try self.installHTTP2(channel: channel, setup: setup, alpn: "h2", tls: true, before: errorHandler)
+                case .negotiated(let other):
+                    try self.installHTTP1(channel: channel, setup: setup, alpn: other, tls: true, before: errorHandler)
+                case .fallback:
+                    try channel.pipeline.syncOperations.addHandler(
+                        self.makeSniffer(channel: channel, setup: setup, alpn: nil, tls: true, before: errorHandler),
+                        position: .before(errorHandler)
+                    )
+                }
+            }
+        }
+        try sync.addHandler(sni)
+        try sync.addHandler(NIOSSLServerHandler(context: sslContext))
+        try sync.addHandler(alpn)
+        try sync.addHandler(errorHandler)
+    }
+
+    private func makeSniffer(channel: any Channel, setup: Setup, alpn: String?, tls: Bool, before errorHandler: ConnectionErrorHandler) -> ProtocolSniffer {
+        ProtocolSniffer { _, isHTTP2 in
+            if isHTTP2 {
+                try self.installHTTP2(channel: channel, setup: setup, alpn: alpn, tls: tls, before: errorHandler)
+            } else {
+                try self.installHTTP1(channel: channel, setup: setup, alpn: alpn, tls: tls, before: errorHandler)
+            }
+        }
+    }
+
+    private func installHTTP2(channel: any Channel, setup: Setup, alpn: String?, tls: Bool, before errorHandler: ConnectionErrorHandler) throws {
+        let info = makeInfo(channel: channel, setup: setup, version: .http2, alpn: alpn, tls: tls)
+        let sync = channel.pipeline.syncOperations
+        if let idle = configuration.idleTimeout {
+            try sync.addHandler(IdleStateHandler(allTimeout: idle), position: .before(errorHandler))
+        }
+        let handler = NGHTTP2Handler(
+            responder: responder,
+            info: info,
+            settings: responder.http2Settings(for: info, defaults: configuration.http2),
+            maxBodySize: configuration.maxRequestBodySize,
+            idleGoAwayDebugData: configuration.idleGoAwayDebugData
+        )
+        try sync.addHandler(handler, position: .before(errorHandler))
+    }
+
+    private func installHTTP1(channel: any Channel, setup: Setup, alpn: String?, tls: Bool, before errorHandler: ConnectionErrorHandler) throws {
+        let info = makeInfo(channel: channel, setup: setup, version: .http1_1, alpn: alpn, tls: tls)
+        let sync = channel.pipeline.syncOperations
+        try sync.configureHTTPServerPipeline(position: .before(errorHandler), withErrorHandling: true)
+        if let idle = configuration.idleTimeout {
+            try sync.addHandler(IdleStateHandler(allTimeout: idle), position: .before(errorHandler))
+        }
+        try sync.addHandler(
+            HTTP1Handler(responder: responder, info: info, maxBodySize: configuration.maxRequestBodySize),
+            position: .before(errorHandler)
+        )
+    }
+
+    private func makeInfo(channel: any Channel, setup: Setup, version: ConnectionInfo.HTTPVersion, alpn: String?, tls: Bool) -> ConnectionInfo {
+        var chain: [[UInt8]] = []
+        if tls, let ssl = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self) {
+            if let validated = ssl.peerValidatedCertificateChain {
+                chain = validated.compactMap { try? $0.toDERBytes() }
+            } else if let leaf = ssl.peerCertificate, let der = try? leaf.toDERBytes() {
+                chain = [der]
+            }
+        }
+        return ConnectionInfo(
+            id: ConnectionRegistry.makeConnectionID(),
+            httpVersion: version,
+            isTLS: tls,
+            alpnProtocol: alpn,
+            serverName: setup.serverName,
+            remoteAddress: channel.remoteAddress.map(Self.format),
+            localPort: channel.localAddress?.port,
+            clientCertificateChain: chain
+        )
+    }
+
+    private static func format(_ address: SocketAddress) -> String {
+        let ip = address.ipAddress ?? "?"
+        let port = address.port.map(String.init) ?? "?"
+        if case .v6 = address {
+            return "[\(ip)]:\(port)"
+        }
+        return "\(ip):\(port)"
+    }
+}

@@ -1,0 +1,131 @@
+public import Logging
+public import NIOCore
+import NIOHTTP1
+public import NIOPosix
+import NIOSSL
+import NIOTLS
+public import ServiceLifecycle
+import Synchronization
+
+/// A listening socket that serves HTTP/2 (nghttp2) and HTTP/1.1 (NIOHTTP1) to one responder,
+/// over TLS with ALPN or in cleartext. Knows nothing about push.
+///
+/// ```swift
+/// let listener = try await HTTPListener.bind(
+///     configuration: ListenerConfiguration(host: "127.0.0.1", port: 0, tls: tls),
+///     responder: MyResponder()
+/// )
+/// print(listener.port)
+/// try await listener.run()   // until graceful shutdown (ServiceLifecycle) or cancellation
+/// ```
+public final class HTTPListener: Service, Sendable {
+    /// The address actually bound (port 0 resolved).
+    public let localAddress: SocketAddress
+    /// The configuration it was bound with.
+    public let configuration: ListenerConfiguration
+    private let serverChannel: any Channel
+    private let registry: ConnectionRegistry
+    private let logger: Logger
+    private let shutdownStarted = Atomic<Bool>(false)
+
+    /// The port actually bound.
+    public var port: Int { localAddress.port ?? configuration.port }
+
+    /// Open connections right now.
+    public var connectionCount: Int { registry.count }
+
+    private init(localAddress: SocketAddress, configuration: ListenerConfiguration, serverChannel: any Channel, registry: ConnectionRegistry, logger: Logger) {
+        self.localAddress = localAddress
+        self.configuration = configuration
+        self.serverChannel = serverChannel
+        self.registry = registry
+        self.logger = logger
+    }
+
+    /// Binds the socket and starts accepting. Fails at once if the address is taken or the TLS
+    /// configuration is unusable.
+    public static func bind(
+        configuration: ListenerConfiguration,
+        responder: any HTTPResponder,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        logger: Logger = Logger(label: "pushmock.transport")
+    ) async throws -> HTTPListener {
+        let sslContext: NIOSSLContext?
+        if var tls = configuration.tls {
+            tls.applicationProtocols = ["h2", "http/1.1"]
+            sslContext = try NIOSSLContext(configuration: tls)
+        } else {
+            sslContext = nil
+        }
+        let registry = ConnectionRegistry()
+        let pipeline = ConnectionPipeline(configuration: configuration, responder: responder, sslContext: sslContext, logger: logger)
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                registry.register(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    try pipeline.configure(channel)
+                }
+            }
+            .bind(host: configuration.host, port: configuration.port)
+            .get()
+        guard let address = channel.localAddress else {
+            try? await channel.close()
+            throw TransportError(code: .bindFailed, message: "no local address after binding \(configuration.host):\(configuration.port)")
+        }
+        logger.debug("listening", metadata: ["address": "\(address)", "tls": "\(sslContext != nil)"])
+        return HTTPListener(localAddress: address, configuration: configuration, serverChannel: channel, registry: registry, logger: logger)
+    }
+
+    /// Serves until graceful shutdown or task cancellation, then shuts down gracefully.
+    public func run() async throws {
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                try? await serverChannel.closeFuture.get()
+            } onGracefulShutdown: {
+                self.stopAccepting()
+            }
+        } onCancel: {
+            self.stopAccepting()
+        }
+        await shutdown()
+    }
+
+    /// Stops accepting, sends GOAWAY to every connection, lets streams in flight finish (up to the
+    /// grace period), then closes what is left. Safe to call more than once.
+    public func shutdown() async {
+        stopAccepting()
+        for channel in registry.channels {
+            channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
+        }
+        let grace = configuration.shutdownGracePeriod
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.registry.waitUntilEmpty()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .nanoseconds(grace.nanoseconds))
+                return false
+            }
+            let drained = await group.next() ?? false
+            group.cancelAll()
+            if !drained {
+                // Grace period over: close what is left; waitUntilEmpty returns once they close.
+                for channel in self.registry.channels {
+                    channel.close(promise: nil)
+                }
+                await group.waitForAll()
+            }
+        }
+        logger.debug("listener stopped", metadata: ["address": "\(localAddress)"])
+    }
+
+    private func stopAccepting() {
+        guard !shutdownStarted.exchange(true, ordering: .relaxed) else { return }
+        serverChannel.close(promise: nil)
+    }
+}

@@ -1,0 +1,62 @@
+public import NIOCore
+public import NIOSSL
+
+/// The HTTP/2 SETTINGS a connection starts with. Defaults are what APNs was seen to send.
+public struct HTTP2Settings: Sendable, Hashable {
+    /// SETTINGS_HEADER_TABLE_SIZE.
+    public var headerTableSize: UInt32 = 4096
+    /// SETTINGS_MAX_CONCURRENT_STREAMS.
+    public var maxConcurrentStreams: UInt32 = 1000
+    /// SETTINGS_INITIAL_WINDOW_SIZE.
+    public var initialWindowSize: UInt32 = 65535
+    /// SETTINGS_MAX_FRAME_SIZE.
+    public var maxFrameSize: UInt32 = 16384
+    /// SETTINGS_MAX_HEADER_LIST_SIZE; a larger header list gets 431 on that stream only.
+    public var maxHeaderListSize: UInt32 = 8000
+
+    /// APNs-like defaults.
+    public init() {}
+}
+
+/// Everything the listener needs to know, none of it about push.
+public struct ListenerConfiguration: Sendable {
+    /// Address to bind, such as `127.0.0.1`, `::1` or `0.0.0.0`.
+    public var host: String
+    /// Port to bind; 0 picks a free one (read it back from ``HTTPListener/localAddress``).
+    public var port: Int
+    /// TLS (with ALPN `h2`, `http/1.1` set by the listener). `nil` serves cleartext h2c with prior
+    /// knowledge and HTTP/1.1 on the same port.
+    public var tls: TLSConfiguration?
+    /// The SETTINGS every connection starts with (a responder may change them per connection).
+    public var http2: HTTP2Settings
+    /// Bodies are read up to this many bytes; past it the responder sees
+    /// ``RequestLimit/bodySize(limit:)`` and the rest is discarded.
+    public var maxRequestBodySize: Int
+    /// Close connections idle this long with GOAWAY; `nil` never does.
+    public var idleTimeout: TimeAmount?
+    /// The debug data of the idle-timeout GOAWAY.
+    public var idleGoAwayDebugData: [UInt8]
+    /// How long graceful shutdown waits for streams in flight before closing connections.
+    public var shutdownGracePeriod: TimeAmount
+
+    /// Creates a configuration.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 2197,
+        tls: TLSConfiguration? = nil,
+        http2: HTTP2Settings = HTTP2Settings(),
+        maxRequestBodySize: Int = 64 * 1024,
+        idleTimeout: TimeAmount? = nil,
+        idleGoAwayDebugData: [UInt8] = [],
+        shutdownGracePeriod: TimeAmount = .seconds(5)
+    ) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.http2 = http2
+        self.maxRequestBodySize = maxRequestBodySize
+        self.idleTimeout = idleTimeout
+        self.idleGoAwayDebugData = idleGoAwayDebugData
+        self.shutdownGracePeriod = shutdownGracePeriod
+    }
+}

@@ -1,0 +1,356 @@
+import CNGHTTP2
+import NIOCore
+
+/// Receives what an nghttp2 session produces.
+protocol NGHTTP2ConnectionDelegate: AnyObject {
+    /// A request is complete (or broke a limit) and must be answered.
+    func requestReady(_ stream: NGHTTP2Stream)
+    /// A stream closed (answered, reset by either side, or refused).
+    func streamClosed(_ streamID: Int32, errorCode: UInt32)
+    /// nghttp2 refused a frame or a stream (counted, not lost).
+    func invalidFrameReceived(_ streamID: Int32, error: Int32)
+}
+
+/// One nghttp2 server session. **All unsafe pointer code of the transport lives in this file**
+/// (DESIGN.md, convention 13); `NGHTTP2ConnectionTests` covers its edge cases without NIO sockets.
+///
+/// nghttp2 calls back synchronously inside ``receive(_:)`` and ``drainOutput(into:)``; the
+/// connection object travels as an unretained `user_data` pointer and is recovered without
+/// retain/release. Streams are owned by `streams`, not by nghttp2.
+final class NGHTTP2Connection {
+    /// What ``receive(_:)`` found.
+    enum ReceiveResult: Equatable {
+        case ok
+        /// The bytes did not start with the HTTP/2 client preface.
+        case notHTTP2
+        /// A flood (rapid reset, CONTINUATION, SETTINGS, PING); the session was terminated with
+        /// ENHANCE_YOUR_CALM.
+        case flooded
+        /// Any other fatal error; nghttp2 has queued GOAWAY where the protocol asks for one.
+        case fatal(Int32)
+    }
+
+    private var session: OpaquePointer?
+    private var streams: [Int32: NGHTTP2Stream] = [:]
+    private var pool: [NGHTTP2Stream] = []
+    private var nvScratch: [nghttp2_nv] = []
+    private var byteScratch: [UInt8] = []
+    private unowned(unsafe) let delegate: any NGHTTP2ConnectionDelegate
+    let maxBodySize: Int
+    let maxHeaderListSize: Int
+    private(set) var maxConcurrentStreams: UInt32
+
+    /// Creates a server session and queues the server's SETTINGS.
+    init(settings: HTTP2Settings, maxBodySize: Int, delegate: any NGHTTP2ConnectionDelegate) {
+        self.delegate = delegate
+        self.maxBodySize = maxBodySize
+        self.maxHeaderListSize = Int(settings.maxHeaderListSize)
+        self.maxConcurrentStreams = settings.maxConcurrentStreams
+        var created: OpaquePointer?
+        let rv = nghttp2_session_server_new2(
+            &created,
+            NGHTTP2Shared.callbacks,
+            Unmanaged.passUnretained(self).toOpaque(),
+            NGHTTP2Shared.options
+        )
+        precondition(rv == 0 && created != nil, "nghttp2_session_server_new2 failed: \(rv)")
+        self.session = created
+        var entries: [nghttp2_settings_entry] = [
+            .init(settings_id: Int32(NGHTTP2_SETTINGS_HEADER_TABLE_SIZE.rawValue), value: settings.headerTableSize),
+            .init(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: settings.maxConcurrentStreams),
+            .init(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: settings.initialWindowSize),
+            .init(settings_id: Int32(NGHTTP2_SETTINGS_MAX_FRAME_SIZE.rawValue), value: settings.maxFrameSize),
+            .init(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: settings.maxHeaderListSize),
+        ]
+        _ = nghttp2_submit_settings(created, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Deletes the session (idempotent). Streams still open are dropped with it.
+    func close() {
+        if let session {
+            nghttp2_session_del(session)
+            self.session = nil
+        }
+        streams.removeAll()
+    }
+
+    /// Whether the session was closed.
+    var isClosed: Bool { session == nil }
+
+    /// Streams opened and not yet closed.
+    var openStreamCount: Int { streams.count }
+
+    /// True when nghttp2 wants neither to read nor to write: time to close the connection.
+    var isFinished: Bool {
+        guard let session else { return true }
+        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+    }
+
+    /// Feeds received bytes; callbacks run synchronously inside.
+    func receive(_ bytes: UnsafeRawBufferPointer) -> ReceiveResult {
+        guard let session, let base = bytes.baseAddress else { return .ok }
+        let rv = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if rv >= 0 { return .ok }
+        switch Int32(rv) {
+        case NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue:
+            return .notHTTP2
+        case NGHTTP2_ERR_FLOODED.rawValue:
+            _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
+            return .flooded
+        default:
+            return .fatal(Int32(rv))
+        }
+    }
+
+    /// Appends everything nghttp2 has queued to `buffer`. Returns false on a fatal session error.
+    func drainOutput(into buffer: inout ByteBuffer) -> Bool {
+        guard let session else { return true }
+        while true {
+            var pointer: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &pointer)
+            if count < 0 { return false }
+            guard count > 0, let pointer else { return true }
+            buffer.writeBytes(UnsafeRawBufferPointer(start: pointer, count: count))
+        }
+    }
+
+    /// Queues a response on `streamID`; header-only when `response.body` is nil.
+    func submitResponse(streamID: Int32, response: HTTPServerResponse) {
+        guard let session, let stream = streams[streamID], !stream.responded else { return }
+        stream.responded = true
+        let status = String(response.status)
+        let contentLength = response.body.map { String($0.count) }
+        // Names and values go into one scratch buffer; nghttp2 copies them during the call.
+        byteScratch.removeAll(keepingCapacity: true)
+        nvScratch.removeAll(keepingCapacity: true)
+        var spans: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
+        spans.reserveCapacity(response.headers.count + 2)
+        func add(_ name: String, _ value: String, _ flags: UInt8) {
+            let nameStart = byteScratch.count
+            byteScratch.append(contentsOf: name.utf8)
+            let valueStart = byteScratch.count
+            byteScratch.append(contentsOf: value.utf8)
+            spans.append((nameStart..<valueStart, valueStart..<byteScratch.count, flags))
+        }
+        add(":status", status, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        for field in response.headers {
+            add(field.name, field.value, UInt8(field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
+        }
+        if let contentLength {
+            add("content-length", contentLength, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        }
+        byteScratch.withUnsafeMutableBufferPointer { bytes in
+            let base = bytes.baseAddress!
+            for span in spans {
+                nvScratch.append(nghttp2_nv(
+                    name: base + span.name.lowerBound,
+                    value: base + span.value.lowerBound,
+                    namelen: span.name.count,
+                    valuelen: span.value.count,
+                    flags: span.flags
+                ))
+            }
+            if let body = response.body {
+                stream.responseBody = body
+                stream.responseOffset = 0
+                var provider = nghttp2_data_provider()
+                provider.read_callback = NGHTTP2Shared.readResponseBody
+                _ = nghttp2_submit_response(session, streamID, nvScratch, nvScratch.count, &provider)
+            } else {
+                _ = nghttp2_submit_response(session, streamID, nvScratch, nvScratch.count, nil)
+            }
+        }
+    }
+
+    /// Resets a stream.
+    func submitReset(streamID: Int32, errorCode: UInt32) {
+        guard let session else { return }
+        streams[streamID]?.responded = true
+        _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
+    }
+
+    /// Advertises a new SETTINGS_MAX_CONCURRENT_STREAMS.
+    func submitMaxConcurrentStreams(_ value: UInt32) {
+        guard let session, value != maxConcurrentStreams else { return }
+        maxConcurrentStreams = value
+        var entry = nghttp2_settings_entry(
+            settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue),
+            value: value
+        )
+        _ = nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entry, 1)
+    }
+
+    /// Queues GOAWAY naming the last stream processed, so streams already accepted finish.
+    func submitGoAway(errorCode: UInt32, debugData: [UInt8]) {
+        guard let session else { return }
+        let lastStreamID = nghttp2_session_get_last_proc_stream_id(session)
+        _ = debugData.withUnsafeBufferPointer { data in
+            nghttp2_submit_goaway(
+                session,
+                UInt8(NGHTTP2_FLAG_NONE.rawValue),
+                lastStreamID,
+                errorCode,
+                data.baseAddress,
+                data.count
+            )
+        }
+    }
+
+    // MARK: - Callback bodies (called through NGHTTP2Shared)
+
+    fileprivate func beginHeaders(streamID: Int32) {
+        let stream = pool.popLast() ?? NGHTTP2Stream()
+        stream.id = streamID
+        streams[streamID] = stream
+    }
+
+    fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        guard let stream = streams[streamID], !stream.dispatched else { return }
+        stream.headerListSize += name.count + value.count + 32
+        if name.first == UInt8(ascii: ":") {
+            let text = String(decoding: value, as: UTF8.self)
+            switch name.count {
+            case 5 where name[1] == UInt8(ascii: "p"): stream.path = text
+            case 7 where name[1] == UInt8(ascii: "m"): stream.method = text
+            case 7 where name[1] == UInt8(ascii: "s"): stream.scheme = text
+            case 10 where name[1] == UInt8(ascii: "a"): stream.authority = text
+            default: break  // nghttp2's message checks refuse unknown pseudo-headers
+            }
+            return
+        }
+        if stream.headerListSize > maxHeaderListSize {
+            stream.limitExceeded = .headerListSize(limit: maxHeaderListSize)
+            return
+        }
+        stream.headers.append(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+    }
+
+    fileprivate func dataChunk(streamID: Int32, data: UnsafeBufferPointer<UInt8>) {
+        guard let stream = streams[streamID], !stream.dispatched else { return }
+        if stream.body.count + data.count > maxBodySize {
+            stream.limitExceeded = .bodySize(limit: maxBodySize)
+            dispatch(stream)
+            return
+        }
+        stream.body.append(contentsOf: data)
+    }
+
+    fileprivate func frameReceived(streamID: Int32, isHeaders: Bool, endStream: Bool) {
+        guard let stream = streams[streamID], !stream.dispatched else { return }
+        if endStream || (isHeaders && stream.limitExceeded != nil) {
+            dispatch(stream)
+        }
+    }
+
+    fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
+        if let stream = streams.removeValue(forKey: streamID), pool.count < 64 {
+            stream.reset()
+            pool.append(stream)
+        }
+        delegate.streamClosed(streamID, errorCode: errorCode)
+    }
+
+    fileprivate func invalidFrame(streamID: Int32, error: Int32) {
+        delegate.invalidFrameReceived(streamID, error: error)
+    }
+
+    fileprivate func readResponseBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int) -> (count: Int, eof: Bool) {
+        guard let stream = streams[streamID] else { return (0, true) }
+        let remaining = stream.responseBody.count - stream.responseOffset
+        let count = min(remaining, length)
+        stream.responseBody.withUnsafeBufferPointer { body in
+            buffer.update(from: body.baseAddress! + stream.responseOffset, count: count)
+        }
+        stream.responseOffset += count
+        return (count, stream.responseOffset == stream.responseBody.count)
+    }
+
+    private func dispatch(_ stream: NGHTTP2Stream) {
+        stream.dispatched = true
+        delegate.requestReady(stream)
+    }
+}
+
+/// The callbacks table and options, built once and shared by every session.
+private enum NGHTTP2Shared {
+    static func connection(_ userData: UnsafeMutableRawPointer?) -> Unmanaged<NGHTTP2Connection> {
+        Unmanaged<NGHTTP2Connection>.fromOpaque(userData!)
+    }
+
+    nonisolated(unsafe) static let callbacks: OpaquePointer = {
+        var callbacks: OpaquePointer?
+        precondition(nghttp2_session_callbacks_new(&callbacks) == 0)
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
+            guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+                frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+            else { return 0 }
+            NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef { $0.beginHeaders(streamID: frame.pointee.hd.stream_id) }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
+            guard let frame else { return 0 }
+            NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef {
+                $0.header(
+                    streamID: frame.pointee.hd.stream_id,
+                    name: UnsafeBufferPointer(start: name, count: nameLength),
+                    value: UnsafeBufferPointer(start: value, count: valueLength)
+                )
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
+            NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef {
+                $0.dataChunk(streamID: streamID, data: UnsafeBufferPointer(start: data, count: length))
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, userData in
+            guard let frame else { return 0 }
+            let type = frame.pointee.hd.type
+            let isHeaders = type == UInt8(NGHTTP2_HEADERS.rawValue)
+            guard isHeaders || type == UInt8(NGHTTP2_DATA.rawValue) else { return 0 }
+            let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+            NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef {
+                $0.frameReceived(streamID: frame.pointee.hd.stream_id, isHeaders: isHeaders, endStream: endStream)
+            }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
+            NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef { $0.streamClosed(streamID: streamID, errorCode: errorCode) }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, error, userData in
+            NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef {
+                $0.invalidFrame(streamID: frame?.pointee.hd.stream_id ?? 0, error: error)
+            }
+            return 0
+        }
+        return callbacks!
+    }()
+
+    nonisolated(unsafe) static let options: OpaquePointer = {
+        var options: OpaquePointer?
+        precondition(nghttp2_option_new(&options) == 0)
+        // The server answers every stream itself; it never needs closed streams for priority.
+        nghttp2_option_set_no_closed_streams(options, 1)
+        // Rapid-reset protection (CVE-2023-44487): nghttp2's own defaults, stated explicitly.
+        nghttp2_option_set_stream_reset_rate_limit(options, 1000, 33)
+        nghttp2_option_set_max_outbound_ack(options, 1000)
+        nghttp2_option_set_max_settings(options, 32)
+        return options!
+    }()
+
+    static let readResponseBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, dataFlags, _, userData in
+        let (count, eof) = NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef {
+            $0.readResponseBody(streamID: streamID, into: buffer!, length: length)
+        }
+        if eof {
+            dataFlags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+        }
+        return count
+    }
+}

@@ -1,0 +1,212 @@
+import NIOCore
+
+/// The HTTP/2 side of a connection: bytes in through nghttp2, requests to the responder, responses
+/// out, written and flushed once per read batch. One handler per connection; no child channels, no
+/// tasks per stream (DESIGN.md: the synchronous hot path).
+final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, ConnectionControlTarget {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let responder: any HTTPResponder
+    private let info: ConnectionInfo
+    private let settings: HTTP2Settings
+    private let maxBodySize: Int
+    private let idleGoAwayDebugData: [UInt8]
+    private var connection: NGHTTP2Connection?
+    private var context: ChannelHandlerContext?
+    private var inReadBatch = false
+    private var pendingRead = false
+    private var closing = false
+    let storage = ConnectionStorage()
+
+    init(responder: any HTTPResponder, info: ConnectionInfo, settings: HTTP2Settings, maxBodySize: Int, idleGoAwayDebugData: [UInt8]) {
+        self.responder = responder
+        self.info = info
+        self.settings = settings
+        self.maxBodySize = maxBodySize
+        self.idleGoAwayDebugData = idleGoAwayDebugData
+    }
+
+    // MARK: Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        connection = NGHTTP2Connection(settings: settings, maxBodySize: maxBodySize, delegate: self)
+        responder.connectionOpened(info)
+        if context.channel.isActive {
+            flushOutput()
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        teardown()
+        self.context = nil
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        flushOutput()
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        teardown()
+        context.fireChannelInactive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard let connection else { return }
+        let buffer = unwrapInboundIn(data)
+        inReadBatch = true
+        let result = buffer.withUnsafeReadableBytes { connection.receive($0) }
+        switch result {
+        case .ok:
+            return
+        case .notHTTP2:
+            inReadBatch = false
+            context.close(promise: nil)
+        case .flooded:
+            responder.transportEvent(.http2Flood, connection: info)
+            inReadBatch = false
+            flushOutput()
+            context.close(promise: nil)
+        case .fatal:
+            responder.transportEvent(.http2ProtocolError, connection: info)
+            inReadBatch = false
+            flushOutput()
+            context.close(promise: nil)
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        inReadBatch = false
+        flushOutput()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        // Back-pressure: read no more while the client does not take what we write.
+        if context.channel.isWritable {
+            context.read()
+        } else {
+            pendingRead = true
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, pendingRead {
+            pendingRead = false
+            context.read()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            goAway(errorCode: .noError, debugData: [])
+        } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .all {
+            if (connection?.openStreamCount ?? 0) == 0 {
+                responder.transportEvent(.idleTimeout, connection: info)
+                goAway(errorCode: .noError, debugData: idleGoAwayDebugData)
+            }
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+
+    // MARK: NGHTTP2ConnectionDelegate
+
+    func requestReady(_ stream: NGHTTP2Stream) {
+        guard let context, let connection else { return }
+        let request = stream.takeRequest()
+        let streamID = stream.id
+        let requestContext = RequestContext(
+            connection: info,
+            eventLoop: context.eventLoop,
+            control: ConnectionControl(target: self)
+        )
+        switch responder.respond(to: request, context: requestContext) {
+        case .response(let response):
+            connection.submitResponse(streamID: streamID, response: response)
+        case .resetStream(let code):
+            connection.submitReset(streamID: streamID, errorCode: code.rawValue)
+        case .deferred(let future):
+            future.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+                guard let connection = self.connection else { return }
+                switch result {
+                case .success(let response):
+                    connection.submitResponse(streamID: streamID, response: response)
+                case .failure:
+                    connection.submitReset(streamID: streamID, errorCode: HTTP2ErrorCode.internalError.rawValue)
+                }
+                self.scheduleFlush()
+            }
+        }
+        if !inReadBatch {
+            flushOutput()
+        }
+    }
+
+    func streamClosed(_ streamID: Int32, errorCode: UInt32) {}
+
+    func invalidFrameReceived(_ streamID: Int32, error: Int32) {
+        responder.transportEvent(.http2InvalidStream, connection: info)
+    }
+
+    // MARK: ConnectionControlTarget
+
+    func setMaxConcurrentStreams(_ value: UInt32) {
+        connection?.submitMaxConcurrentStreams(value)
+        scheduleFlush()
+    }
+
+    var currentMaxConcurrentStreams: UInt32 {
+        connection?.maxConcurrentStreams ?? settings.maxConcurrentStreams
+    }
+
+    func goAway(errorCode: HTTP2ErrorCode, debugData: [UInt8]) {
+        guard let connection, !closing else { return }
+        closing = true
+        connection.submitGoAway(errorCode: errorCode.rawValue, debugData: debugData)
+        scheduleFlush()
+    }
+
+    // MARK: Output
+
+    private func scheduleFlush() {
+        if !inReadBatch {
+            flushOutput()
+        }
+    }
+
+    /// Drains nghttp2's output into one buffer and writes it with one flush; closes the channel
+    /// when the session is done (GOAWAY sent and no stream left).
+    private func flushOutput() {
+        guard let context, let connection, context.channel.isActive else { return }
+        var buffer = context.channel.allocator.buffer(capacity: 4096)
+        let healthy = connection.drainOutput(into: &buffer)
+        let done = !healthy || connection.isFinished || (closing && connection.openStreamCount == 0)
+        if buffer.readableBytes > 0 {
+            if done {
+                // Close only once the last frames (GOAWAY, final responses) are on the wire.
+                context.writeAndFlush(wrapOutboundOut(buffer)).assumeIsolated().whenComplete { _ in
+                    context.close(promise: nil)
+                }
+            } else {
+                context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+            }
+        } else if done {
+            context.close(promise: nil)
+        }
+    }
+
+    private func teardown() {
+        guard let connection else { return }
+        connection.close()
+        self.connection = nil
+        responder.connectionClosed(info)
+    }
+}

@@ -1,0 +1,57 @@
+/// One HTTP/2 request being assembled, then answered. Owned strongly by ``NGHTTP2Connection``
+/// (never retained through nghttp2, which does not report streams still open when a session is
+/// deleted) and pooled, so the steady state allocates little.
+final class NGHTTP2Stream {
+    var id: Int32 = 0
+    var method = ""
+    var scheme: String?
+    var authority: String?
+    var path = ""
+    var headers = HTTPHeaderList(capacity: 8)
+    var body: [UInt8] = []
+    var headerListSize = 0
+    var limitExceeded: RequestLimit?
+    /// The request went to the responder; later DATA is discarded.
+    var dispatched = false
+    /// A response was submitted (so a late deferred completion is ignored).
+    var responded = false
+    /// The body of the submitted response, read by nghttp2's data provider.
+    var responseBody: [UInt8] = []
+    var responseOffset = 0
+
+    init() {}
+
+    /// Moves the assembled request out of the stream.
+    func takeRequest() -> HTTPServerRequest {
+        let request = HTTPServerRequest(
+            method: method,
+            scheme: scheme,
+            authority: authority,
+            path: path,
+            headers: headers,
+            body: body,
+            limitExceeded: limitExceeded,
+            streamID: id
+        )
+        headers = HTTPHeaderList(capacity: 8)
+        body = []
+        return request
+    }
+
+    /// Makes the object reusable for another stream.
+    func reset() {
+        id = 0
+        method = ""
+        scheme = nil
+        authority = nil
+        path = ""
+        headers.fields.removeAll(keepingCapacity: true)
+        body.removeAll(keepingCapacity: true)
+        headerListSize = 0
+        limitExceeded = nil
+        dispatched = false
+        responded = false
+        responseBody = []
+        responseOffset = 0
+    }
+}

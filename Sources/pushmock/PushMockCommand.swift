@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `pushmock`: a local, strict stand-in for APNs and FCM.
+@main
+struct PushMockCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushmock",
+        abstract: "A local, strict stand-in for Apple's APNs and Firebase Cloud Messaging.",
+        subcommands: [ServeCommand.self, CertsCommand.self],
+        defaultSubcommand: ServeCommand.self
+    )
+}

@@ -23,10 +23,11 @@ final class NGHTTP2Connection {
         case ok
         /// The bytes did not start with the HTTP/2 client preface.
         case notHTTP2
-        /// A flood (rapid reset, CONTINUATION, SETTINGS, PING); the session was terminated with
-        /// ENHANCE_YOUR_CALM.
+        /// A flood (CONTINUATION, SETTINGS, PING, outbound queue); the session was terminated
+        /// with ENHANCE_YOUR_CALM. (nghttp2 answers rapid resets itself with GOAWAY(INTERNAL_ERROR)
+        /// and stops reading.)
         case flooded
-        /// Any other fatal error; nghttp2 has queued GOAWAY where the protocol asks for one.
+        /// Any other fatal error; GOAWAY(PROTOCOL_ERROR) is queued unless nghttp2 queued its own.
         case fatal(Int32)
     }
 
@@ -98,10 +99,13 @@ final class NGHTTP2Connection {
         switch Int32(rv) {
         case NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue:
             return .notHTTP2
-        case NGHTTP2_ERR_FLOODED.rawValue:
+        case NGHTTP2_ERR_FLOODED.rawValue, NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue:
             _ = nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM.rawValue)
             return .flooded
         default:
+            // Tell the client why before the connection closes (a no-op if nghttp2 already
+            // queued its own GOAWAY).
+            _ = nghttp2_session_terminate_session(session, NGHTTP2_PROTOCOL_ERROR.rawValue)
             return .fatal(Int32(rv))
         }
     }

@@ -1,0 +1,236 @@
+import NIOCore
+import Testing
+
+@testable import PushMockTransport
+
+/// Edge cases of the one file with unsafe pointer code, driven with hand-built bytes and no sockets.
+@Suite("The nghttp2 session wrapper")
+struct NGHTTP2ConnectionTests {
+    final class Recorder: NGHTTP2ConnectionDelegate {
+        var requests: [HTTPServerRequest] = []
+        var closed: [(Int32, UInt32)] = []
+        var invalid = 0
+        var respond: ((NGHTTP2Stream) -> Void)?
+
+        func requestReady(_ stream: NGHTTP2Stream) {
+            requests.append(stream.takeRequest())
+            respond?(stream)
+        }
+        func streamClosed(_ streamID: Int32, errorCode: UInt32) { closed.append((streamID, errorCode)) }
+        func invalidFrameReceived(_ streamID: Int32, error: Int32) { invalid += 1 }
+    }
+
+    /// HPACK "literal header field without indexing — new name" (RFC 7541 §6.2.2), short strings only.
+    static func literal(_ name: String, _ value: String) -> [UInt8] {
+        [0x00, UInt8(name.utf8.count)] + Array(name.utf8) + [UInt8(value.utf8.count)] + Array(value.utf8)
+    }
+
+    /// A POST request header block: :method POST, :scheme https, :path, :authority, then `extra`.
+    static func requestBlock(path: String, extra: [(String, String)] = []) -> [UInt8] {
+        var block: [UInt8] = [0x83, 0x87]  // :method POST, :scheme https (static table)
+        block += [0x04, UInt8(path.utf8.count)] + Array(path.utf8)  // :path, literal value
+        block += [0x01, 9] + Array("localhost".utf8)  // :authority, literal value
+        for (name, value) in extra {
+            block += literal(name, value)
+        }
+        return block
+    }
+
+    static func headers(stream: UInt32, block: [UInt8], endStream: Bool, endHeaders: Bool = true) -> [UInt8] {
+        RawFrame.frame(type: 0x1, flags: (endStream ? 0x1 : 0) | (endHeaders ? 0x4 : 0), stream: stream, payload: block)
+    }
+
+    static func data(stream: UInt32, bytes: [UInt8], endStream: Bool) -> [UInt8] {
+        RawFrame.frame(type: 0x0, flags: endStream ? 0x1 : 0, stream: stream, payload: bytes)
+    }
+
+    static func feed(_ connection: NGHTTP2Connection, _ bytes: [UInt8]) -> NGHTTP2Connection.ReceiveResult {
+        bytes.withUnsafeBytes { connection.receive($0) }
+    }
+
+    static func output(_ connection: NGHTTP2Connection) -> [UInt8] {
+        var buffer = ByteBufferAllocator().buffer(capacity: 1024)
+        #expect(connection.drainOutput(into: &buffer))
+        return Array(buffer.readableBytesView)
+    }
+
+    static let start = RawFrame.preface + RawFrame.emptySettings
+
+    @Test("bytes that are not the HTTP/2 preface are reported as not HTTP/2")
+    func notHTTP2() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        #expect(Self.feed(connection, Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)) == .notHTTP2)
+        #expect(recorder.requests.isEmpty)
+    }
+
+    @Test("assembles a request: pseudo-headers, headers in order with duplicates, body")
+    func assemblesRequest() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        let block = Self.requestBlock(path: "/3/device/abcd", extra: [("apns-topic", "com.example.app"), ("x-dup", "a"), ("x-dup", "b")])
+        let bytes = Self.start + Self.headers(stream: 1, block: block, endStream: false)
+            + Self.data(stream: 1, bytes: Array(#"{"aps":"#.utf8), endStream: false)
+            + Self.data(stream: 1, bytes: Array("{}}".utf8), endStream: true)
+        #expect(Self.feed(connection, bytes) == .ok)
+        #expect(recorder.requests.count == 1)
+        let request = recorder.requests[0]
+        #expect(request.method == "POST")
+        #expect(request.scheme == "https")
+        #expect(request.path == "/3/device/abcd")
+        #expect(request.authority == "localhost")
+        #expect(request.headers.map(\.name) == ["apns-topic", "x-dup", "x-dup"])
+        #expect(request.headers.values(for: "x-dup") == ["a", "b"])
+        #expect(String(decoding: request.body, as: UTF8.self) == #"{"aps":{}}"#)
+        #expect(request.streamID == 1)
+        #expect(request.limitExceeded == nil)
+    }
+
+    @Test("a body over the cap is dispatched once, early, and the rest is discarded")
+    func bodyCap() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 10, delegate: recorder)
+        var bytes = Self.start + Self.headers(stream: 1, block: Self.requestBlock(path: "/big"), endStream: false)
+        for _ in 0..<5 {
+            bytes += Self.data(stream: 1, bytes: [UInt8](repeating: 0x61, count: 8), endStream: false)
+        }
+        bytes += Self.data(stream: 1, bytes: [0x61], endStream: true)
+        #expect(Self.feed(connection, bytes) == .ok)
+        #expect(recorder.requests.count == 1)
+        #expect(recorder.requests[0].limitExceeded == .bodySize(limit: 10))
+        #expect(recorder.requests[0].body.count <= 10)
+    }
+
+    @Test("a header-only response becomes one HEADERS frame with END_STREAM")
+    func headerOnlyResponse() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        recorder.respond = { stream in
+            connection.submitResponse(streamID: stream.id, response: HTTPServerResponse(status: 200, headers: [("apns-id", "X")]))
+        }
+        _ = Self.output(connection)  // server SETTINGS
+        #expect(Self.feed(connection, Self.start + Self.headers(stream: 1, block: Self.requestBlock(path: "/"), endStream: true)) == .ok)
+        let frames = Self.frames(in: Self.output(connection))
+        let onStream1 = frames.filter { $0.stream == 1 }
+        #expect(onStream1.count == 1)
+        #expect(onStream1.first?.type == 0x1)
+        #expect(onStream1.first.map { $0.flags & 0x1 != 0 } == true)
+        #expect(recorder.closed.map(\.0) == [1])
+    }
+
+    @Test("a response body larger than one DATA frame is sent whole")
+    func largeResponseBody() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        let body = (0..<40_000).map { UInt8($0 % 251) }
+        recorder.respond = { stream in
+            connection.submitResponse(streamID: stream.id, response: HTTPServerResponse(status: 200, body: body))
+        }
+        _ = Self.output(connection)
+        #expect(Self.feed(connection, Self.start + Self.headers(stream: 1, block: Self.requestBlock(path: "/"), endStream: true)) == .ok)
+        let frames = Self.frames(in: Self.output(connection)).filter { $0.stream == 1 && $0.type == 0x0 }
+        #expect(frames.count == 3)  // 16384 + 16384 + 7232 with the default MAX_FRAME_SIZE
+        #expect(frames.flatMap(\.payload) == body)
+        #expect(frames.last.map { $0.flags & 0x1 != 0 } == true)
+    }
+
+    @Test("rapid stream resets end the connection with GOAWAY, as nghttp2's CVE-2023-44487 limit does")
+    func rapidReset() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        _ = Self.output(connection)
+        var bytes = Self.start
+        for index in 0..<2000 {
+            let stream = UInt32(2 * index + 1)
+            bytes += Self.headers(stream: stream, block: Self.requestBlock(path: "/"), endStream: false)
+            bytes += RawFrame.frame(type: 0x3, stream: stream, payload: [0, 0, 0, 8])  // RST_STREAM(CANCEL)
+        }
+        _ = Self.feed(connection, bytes)
+        let goAways = RawFrame.goAways(in: Self.output(connection))
+        // nghttp2 (upstream and Debian's backport) answers the reset rate limit with INTERNAL_ERROR.
+        #expect(goAways.contains { $0.errorCode == 0x2 }, "GOAWAYs \(goAways)")
+        #expect(connection.openStreamCount == 0)
+        #expect(connection.isFinished)
+    }
+
+    @Test("a CONTINUATION flood ends the connection instead of buffering headers")
+    func continuationFlood() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        _ = Self.output(connection)
+        var bytes = Self.start + Self.headers(stream: 1, block: Self.requestBlock(path: "/"), endStream: true, endHeaders: false)
+        for index in 0..<1000 {
+            bytes += RawFrame.frame(type: 0x9, stream: 1, payload: Self.literal("x-c\(index % 10)", "v"))
+        }
+        let result = Self.feed(connection, bytes)
+        let goAways = RawFrame.goAways(in: Self.output(connection))
+        #expect(result == .flooded, "result \(result)")
+        #expect(recorder.requests.isEmpty)
+        #expect(goAways.contains { $0.errorCode == 0xB }, "GOAWAYs \(goAways)")
+    }
+
+    @Test("HEADERS on a stream id that went backwards are ignored, not answered")
+    func streamIDGoesBackwards() {
+        // RFC 9113 makes this a connection error, but nghttp2 cannot tell it from a trailer on a
+        // stream it already forgot (no_closed_streams), so it ignores the frame: nothing reaches
+        // the responder and the connection stays usable.
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        _ = Self.output(connection)
+        let bytes = Self.start
+            + Self.headers(stream: 5, block: Self.requestBlock(path: "/a"), endStream: true)
+            + Self.headers(stream: 3, block: Self.requestBlock(path: "/b"), endStream: true)
+            + Self.headers(stream: 7, block: Self.requestBlock(path: "/c"), endStream: true)
+        #expect(Self.feed(connection, bytes) == .ok)
+        #expect(recorder.requests.map(\.path) == ["/a", "/c"])
+    }
+
+    @Test("uppercase header names make the stream malformed; the connection goes on")
+    func uppercaseHeaderName() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        _ = Self.output(connection)
+        let bytes = Self.start
+            + Self.headers(stream: 1, block: Self.requestBlock(path: "/a", extra: [("Apns-Topic", "x")]), endStream: true)
+            + Self.headers(stream: 3, block: Self.requestBlock(path: "/b"), endStream: true)
+        #expect(Self.feed(connection, bytes) == .ok)
+        #expect(recorder.requests.map(\.path) == ["/b"])
+        let frames = Self.frames(in: Self.output(connection))
+        #expect(frames.contains { $0.type == 0x3 && $0.stream == 1 })  // RST_STREAM on stream 1
+        #expect(recorder.invalid >= 1)
+    }
+
+    struct Frame {
+        var type: UInt8
+        var flags: UInt8
+        var stream: UInt32
+        var payload: [UInt8]
+    }
+
+    static func frames(in bytes: [UInt8]) -> [Frame] {
+        var frames: [Frame] = []
+        var index = 0
+        while index + 9 <= bytes.count {
+            let length = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
+            let stream = UInt32(bytes[index + 5] & 0x7F) << 24 | UInt32(bytes[index + 6]) << 16 | UInt32(bytes[index + 7]) << 8 | UInt32(bytes[index + 8])
+            guard index + 9 + length <= bytes.count else { break }
+            frames.append(Frame(type: bytes[index + 3], flags: bytes[index + 4], stream: stream, payload: Array(bytes[(index + 9)..<(index + 9 + length)])))
+            index += 9 + length
+        }
+        return frames
+    }
+}
+
+@Suite("Protocol sniffing")
+struct ProtocolSnifferTests {
+    @Test("the full preface means HTTP/2, a prefix of it means wait, anything else HTTP/1.1")
+    func classify() {
+        let preface = ProtocolSniffer.preface
+        #expect(ProtocolSniffer.classify(preface) == true)
+        #expect(ProtocolSniffer.classify(preface + [0, 0, 0]) == true)
+        #expect(ProtocolSniffer.classify(Array(preface.prefix(10))) == nil)
+        #expect(ProtocolSniffer.classify([UInt8]()) == nil)
+        #expect(ProtocolSniffer.classify(Array("POST /3/device/x HTTP/1.1\r\n".utf8)) == false)
+        #expect(ProtocolSniffer.classify(Array("PRI * HTTP/1.1".utf8)) == false)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import NIOCore
+import PushMockTransport
+
+/// A responder for transport tests. Answers with what the transport told it, and has paths that
+/// exercise the per-connection controls:
+///
+/// - `/header-only`: 200 with no body.
+/// - `/settings/<n>`: advertises SETTINGS_MAX_CONCURRENT_STREAMS = n, then 200.
+/// - `/goaway`: GOAWAY with `{"reason":"Shutdown"}`, then 200.
+/// - `/slow/<ms>`: 200 after a delay (a deferred response).
+/// - `/reset`: RST_STREAM(CANCEL).
+/// - anything else: 200 with a JSON echo of the request and connection.
+struct EchoResponder: HTTPResponder {
+    struct Echo: Codable {
+        var method: String
+        var path: String
+        var authority: String?
+        var headers: [[String]]
+        var bodyBytes: Int
+        var limit: String?
+        var httpVersion: String
+        var alpn: String?
+        var serverName: String?
+        var tls: Bool
+        var connectionID: UInt64
+    }
+
+    func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
+        let path = request.path
+        if path == "/header-only" {
+            return .response(HTTPServerResponse(status: 200, headers: [("x-header-only", "1")]))
+        }
+        if path.hasPrefix("/settings/"), let value = UInt32(path.dropFirst("/settings/".count)) {
+            context.control.setMaxConcurrentStreams(value)
+            return .response(HTTPServerResponse(status: 200))
+        }
+        if path == "/goaway" {
+            context.control.goAway(errorCode: .noError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
+            return .response(HTTPServerResponse(status: 200))
+        }
+        if path.hasPrefix("/slow/"), let ms = Int64(path.dropFirst("/slow/".count)) {
+            let promise = context.eventLoop.makePromise(of: HTTPServerResponse.self)
+            context.eventLoop.scheduleTask(in: .milliseconds(ms)) {
+                promise.succeed(HTTPServerResponse(status: 200, body: Array("slow".utf8)))
+            }
+            return .deferred(promise.futureResult)
+        }
+        if path == "/reset" {
+            return .resetStream(.cancel)
+        }
+        let limit: String?
+        switch request.limitExceeded {
+        case .bodySize: return .response(.json(status: 413, #"{"reason":"PayloadTooLarge"}"#))
+        case .headerListSize: return .response(.json(status: 431, #"{"reason":"HeaderListTooLarge"}"#))
+        case nil: limit = nil
+        }
+        let echo = Echo(
+            method: request.method,
+            path: path,
+            authority: request.authority,
+            headers: request.headers.map { [$0.name, $0.value] },
+            bodyBytes: request.body.count,
+            limit: limit,
+            httpVersion: context.connection.httpVersion.rawValue,
+            alpn: context.connection.alpnProtocol,
+            serverName: context.connection.serverName,
+            tls: context.connection.isTLS,
+            connectionID: context.connection.id
+        )
+        let body = (try? JSONEncoder().encode(echo)).map(Array.init) ?? []
+        return .response(HTTPServerResponse(status: 200, headers: [("content-type", "application/json")], body: body))
+    }
+}
+
+/// Starts a listener on port 0 and always shuts it down.
+@discardableResult
+func withListener<T>(
+    tls: Bool = true,
+    maxBodySize: Int = 64 * 1024,
+    settings: PushMockTransport.HTTP2Settings = .init(),
+    gracePeriod: TimeAmount = .seconds(5),
+    responder: any HTTPResponder = EchoResponder(),
+    _ body: (HTTPListener) async throws -> T
+) async throws -> T {
+    let configuration = ListenerConfiguration(
+        host: "127.0.0.1",
+        port: 0,
+        tls: tls ? try TestTLS.serverConfiguration() : nil,
+        http2: settings,
+        maxRequestBodySize: maxBodySize,
+        shutdownGracePeriod: gracePeriod
+    )
+    let listener = try await HTTPListener.bind(configuration: configuration, responder: responder)
+    do {
+        let result = try await body(listener)
+        await listener.shutdown()
+        return result
+    } catch {
+        await listener.shutdown()
+        throw error
+    }
+}

@@ -1,0 +1,53 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import NIOSSL
+
+/// AsyncHTTPClient set up to trust the test CA, over HTTP/2 (`.automatic`) or HTTP/1.1 only.
+func withHTTPClient<T>(http1Only: Bool = false, _ body: (HTTPClient) async throws -> T) async throws -> T {
+    var configuration = HTTPClient.Configuration()
+    configuration.tlsConfiguration = try TestTLS.clientConfiguration(alpn: [])
+    configuration.httpVersion = http1Only ? .http1Only : .automatic
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    do {
+        let result = try await body(client)
+        try await client.shutdown()
+        return result
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
+}
+
+extension HTTPClient {
+    /// Sends a request and collects the whole response.
+    func send(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> (response: HTTPClientResponse, body: [UInt8]) {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        for (name, value) in headers {
+            request.headers.add(name: name, value: value)
+        }
+        if let body {
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let response = try await execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return (response, Array(bytes.readableBytesView))
+    }
+}
+
+extension H2FrameClient {
+    /// The DATA bytes received on `streamID`.
+    func body(of streamID: Int) -> [UInt8] {
+        frames.reduce(into: []) { bytes, frame in
+            guard frame.streamID == HTTP2StreamID(streamID), case .data(let data) = frame.payload, case .byteBuffer(let buffer) = data.data else { return }
+            bytes += buffer.readableBytesView
+        }
+    }
+}
+
+func decodeEcho(_ bytes: [UInt8]) throws -> EchoResponder.Echo {
+    try JSONDecoder().decode(EchoResponder.Echo.self, from: Data(bytes))
+}

@@ -1,6 +1,6 @@
 import PushMockCore
 import PushMockInspection
-public import PushMockTransport
+import PushMockTransport
 import Synchronization
 
 /// Routes push-port requests. Until the APNs and FCM endpoints exist it answers `/livez` and

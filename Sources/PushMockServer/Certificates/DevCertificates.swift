@@ -1,7 +1,7 @@
 import Crypto
 public import Foundation
 import SwiftASN1
-public import X509
+import X509
 import _CryptoExtras
 
 /// Development-only TLS and credential material: a CA, a server certificate for localhost and the

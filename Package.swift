@@ -101,6 +101,8 @@ let package = Package(
             name: "pushmock",
             dependencies: [
                 "PushMockServer",
+                "PushMockCore",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -110,13 +112,23 @@ let package = Package(
         ),
         .testTarget(
             name: "PushMockCoreTests",
-            dependencies: ["PushMockCore"],
+            dependencies: [
+                "PushMockCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PushMockServerTests",
             dependencies: [
                 "PushMockServer",
+                "PushMockTestSupport",
+                "PushMockCore",
+                "PushMockStore",
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 "PushMockTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -125,10 +137,26 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "PushMockTestSupport",
+            dependencies: [
+                "PushMockServer",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Tests/PushMockTestSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PushMockTransportTests",
             dependencies: [
                 "PushMockTransport",
+                "PushMockTestSupport",
                 "PushMockServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),

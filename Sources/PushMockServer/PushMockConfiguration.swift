@@ -1,4 +1,5 @@
 public import PushMockTransport
+import PushMockCore
 
 /// Everything `pushmock serve` and ``PushMockServer`` can be told. Defaults serve the push port
 /// 127.0.0.1:2197 over TLS with the development certificates in `Certs/`.
@@ -40,6 +41,18 @@ public struct PushMockConfiguration: Sendable {
     public var threads: Int?
     /// What answers on the push port.
     public var mode: Mode = .push
+    /// Address of the inspection listener (cleartext HTTP/1.1 and h2c). Keep it on loopback.
+    public var inspectionHost: String = "127.0.0.1"
+    /// Inspection port (0 picks a free one; `nil` disables the inspection API).
+    public var inspectionPort: Int? = 2198
+    /// Deliveries kept in memory; the oldest are evicted first.
+    public var retention = 10_000
+    /// APNs keys, bundles, trust roots, environment and choices.
+    public var apns = APNSConfiguration()
+    /// The clock (inject a manual one in tests).
+    public var clock: PushMockClock = .system
+    /// Seed for generated ids (`apns-id`, `apns-unique-id`); `nil` seeds randomly.
+    public var idSeed: UInt64?
 
     /// The defaults.
     public init() {}

@@ -14,6 +14,8 @@ public struct PushMockError: Error, Hashable, CustomStringConvertible {
         public static let tlsMaterialMissing = Code("tlsMaterialMissing")
         /// A TLS certificate or key could not be parsed.
         public static let tlsMaterialInvalid = Code("tlsMaterialInvalid")
+        /// A configuration value (flag or file) is invalid.
+        public static let invalidConfiguration = Code("invalidConfiguration")
     }
 
     /// The error code.

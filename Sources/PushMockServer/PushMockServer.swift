@@ -1,7 +1,11 @@
+import Foundation
 public import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
+import PushMockInspection
+public import PushMockCore
+public import PushMockStore
 public import PushMockTransport
 public import ServiceLifecycle
 
@@ -20,6 +24,14 @@ public final class PushMockServer: Service, Sendable {
     public let pushListener: HTTPListener
     /// The cleartext (h2c + HTTP/1.1) listener, when configured.
     public let cleartextListener: HTTPListener?
+    /// The inspection API listener, when configured.
+    public let inspectionListener: HTTPListener?
+    /// Every recorded delivery.
+    public let store: InMemoryDeliveryStore
+    /// Known device tokens (APNs and FCM).
+    public let devices: DeviceRegistry
+    /// APNs provider-token verification and the credential registry.
+    public let tokens: ProviderTokenVerifier
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
 
@@ -27,13 +39,84 @@ public final class PushMockServer: Service, Sendable {
     public var pushPort: Int { pushListener.port }
     /// The cleartext port actually bound, if any.
     public var cleartextPort: Int? { cleartextListener?.port }
+    /// The inspection port actually bound, if any.
+    public var inspectionPort: Int? { inspectionListener?.port }
 
-    private init(configuration: PushMockConfiguration, pushListener: HTTPListener, cleartextListener: HTTPListener?, group: any EventLoopGroup, ownsGroup: Bool) {
+    private init(configuration: PushMockConfiguration, listeners: [HTTPListener], cleartext: Bool, inspection: Bool, components: Components, group: any EventLoopGroup, ownsGroup: Bool) {
         self.configuration = configuration
-        self.pushListener = pushListener
-        self.cleartextListener = cleartextListener
+        self.pushListener = listeners[0]
+        self.cleartextListener = cleartext ? listeners[1] : nil
+        self.inspectionListener = inspection ? listeners.last : nil
+        self.store = components.store
+        self.devices = components.devices
+        self.tokens = components.tokens
         self.group = group
         self.ownsGroup = ownsGroup
+    }
+
+    private var listeners: [HTTPListener] {
+        [pushListener] + [cleartextListener, inspectionListener].compactMap { $0 }
+    }
+
+    struct Components {
+        let store: InMemoryDeliveryStore
+        let devices: DeviceRegistry
+        let tokens: ProviderTokenVerifier
+        let push: PushResponder
+        let inspection: InspectionResponder
+    }
+
+    static func makeComponents(_ configuration: PushMockConfiguration, logger: Logger) throws -> Components {
+        let apns = configuration.apns
+        var registry = APNSCredentialRegistry()
+        for key in apns.keys {
+            let pem = try readPEM(key.source, what: "APNs key \(key.keyID)")
+            do {
+                registry.add(APNSSigningKey(keyID: key.keyID, teamID: key.teamID, publicKey: try APNSSigningKey.publicKey(fromPEM: pem), scope: key.scope, topics: key.topics))
+            } catch {
+                throw PushMockError(code: .invalidConfiguration, message: "APNs key \(key.keyID) is not a P-256 key in PEM (.p8): \(error)")
+            }
+        }
+        for bundle in apns.bundles {
+            registry.addBundle(bundle.bundleID, team: bundle.teamID)
+        }
+        let tokens = ProviderTokenVerifier(registry: registry)
+        let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
+        let store = InMemoryDeliveryStore(retention: max(1, configuration.retention))
+        let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
+        let endpoint = APNSEndpoint(
+            validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices),
+            store: store,
+            clock: configuration.clock,
+            trust: trust,
+            defaultEnvironment: apns.defaultEnvironment,
+            raisedStreamLimit: configuration.http2.maxConcurrentStreams,
+            idSeed: configuration.idSeed,
+            logger: logger
+        )
+        return Components(
+            store: store,
+            devices: devices,
+            tokens: tokens,
+            push: PushResponder(mode: configuration.mode, apns: endpoint, streamsBeforeAuthentication: apns.streamsBeforeAuthentication),
+            inspection: InspectionResponder(api: InspectionAPI(store: store))
+        )
+    }
+
+    static func readPEM(_ source: APNSConfiguration.Key.Source, what: String) throws -> String {
+        switch source {
+        case .pem(let text):
+            return text
+        case .file(let path):
+            guard FileCheck.exists(path) else {
+                throw PushMockError(code: .invalidConfiguration, message: "\(what): \(path) not found. Run from the repository root or pass the file explicitly.")
+            }
+            do {
+                return try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw PushMockError(code: .invalidConfiguration, message: "\(what): cannot read \(path): \(error)")
+            }
+        }
     }
 
     /// Loads TLS material and binds every listener; fails fast with a readable error.
@@ -48,7 +131,13 @@ public final class PushMockServer: Service, Sendable {
             group = MultiThreadedEventLoopGroup.singleton
             ownsGroup = false
         }
-        let responder = PushResponder(mode: configuration.mode)
+        let components: Components
+        do {
+            components = try makeComponents(configuration, logger: logger)
+        } catch {
+            if ownsGroup { try? await group.shutdownGracefully() }
+            throw error
+        }
         var listenerConfiguration = ListenerConfiguration(
             host: configuration.host,
             port: configuration.pushPort,
@@ -57,34 +146,45 @@ public final class PushMockServer: Service, Sendable {
             maxRequestBodySize: configuration.maxRequestBodySize,
             idleTimeout: configuration.idleTimeoutSeconds.map { .seconds($0) },
             idleGoAwayDebugData: Array(#"{"reason":"IdleTimeout"}"#.utf8),
-            shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds)
+            shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds),
+            requestClientCertificates: configuration.mode == .push
         )
+        var bound: [HTTPListener] = []
         do {
-            let push = try await HTTPListener.bind(configuration: listenerConfiguration, responder: responder, group: group, logger: logger)
-            var cleartext: HTTPListener?
+            bound.append(try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger))
             if let port = configuration.cleartextPort {
                 listenerConfiguration.port = port
                 listenerConfiguration.tls = nil
-                do {
-                    cleartext = try await HTTPListener.bind(configuration: listenerConfiguration, responder: responder, group: group, logger: logger)
-                } catch {
-                    await push.shutdown()
-                    throw error
-                }
+                bound.append(try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger))
             }
-            return PushMockServer(configuration: configuration, pushListener: push, cleartextListener: cleartext, group: group, ownsGroup: ownsGroup)
-        } catch let error as IOError {
+            if let port = configuration.inspectionPort {
+                let inspection = ListenerConfiguration(host: configuration.inspectionHost, port: port, tls: nil, maxRequestBodySize: 1 << 20, shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds))
+                bound.append(try await HTTPListener.bind(configuration: inspection, responder: components.inspection, group: group, logger: logger))
+            }
+        } catch {
+            for listener in bound { await listener.shutdown() }
             if ownsGroup { try? await group.shutdownGracefully() }
-            throw PushMockError(code: .listenFailed, message: "cannot listen on \(configuration.host): \(error.description)")
+            if let error = error as? IOError {
+                throw PushMockError(code: .listenFailed, message: "cannot listen: \(error.description)")
+            }
+            throw error
         }
+        return PushMockServer(
+            configuration: configuration,
+            listeners: bound,
+            cleartext: configuration.cleartextPort != nil,
+            inspection: configuration.inspectionPort != nil,
+            components: components,
+            group: group,
+            ownsGroup: ownsGroup
+        )
     }
 
     /// Serves until graceful shutdown or cancellation, then drains every listener.
     public func run() async throws {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await self.pushListener.run() }
-            if let cleartextListener {
-                group.addTask { try? await cleartextListener.run() }
+            for listener in listeners {
+                group.addTask { try? await listener.run() }
             }
         }
         if ownsGroup {
@@ -94,8 +194,9 @@ public final class PushMockServer: Service, Sendable {
 
     /// Stops every listener gracefully (GOAWAY, in-flight streams finish).
     public func shutdown() async {
-        await pushListener.shutdown()
-        await cleartextListener?.shutdown()
+        for listener in listeners {
+            await listener.shutdown()
+        }
     }
 
     static func loadTLS(_ source: PushMockConfiguration.TLSSource) throws -> TLSConfiguration {

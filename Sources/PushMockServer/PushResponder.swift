@@ -3,35 +3,47 @@ import PushMockInspection
 import PushMockTransport
 import Synchronization
 
-/// Routes push-port requests. Until the APNs and FCM endpoints exist it answers `/livez` and
-/// refuses everything else with a 404 JSON body that names the request; transport limits become
-/// 413 and 431 answers on the same connection.
+/// Routes push-port requests: `/3/…` to APNs, `/livez`, and a 404 `BadPath` JSON body for
+/// anything else. Transport limits become 413 and 431 answers on the same connection.
 final class PushResponder: HTTPResponder {
     private let mode: PushMockConfiguration.Mode
+    private let apns: APNSEndpoint
+    private let streamsBeforeAuthentication: UInt32
     private let ids = Mutex(IDGenerator())
 
-    init(mode: PushMockConfiguration.Mode) {
+    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, streamsBeforeAuthentication: UInt32) {
         self.mode = mode
+        self.apns = apns
+        self.streamsBeforeAuthentication = streamsBeforeAuthentication
+    }
+
+    func http2Settings(for connection: ConnectionInfo, defaults: HTTP2Settings) -> HTTP2Settings {
+        // APNs allows one stream on a token connection until its first valid provider token.
+        guard mode == .push, connection.clientCertificateChain.isEmpty else { return defaults }
+        var settings = defaults
+        settings.maxConcurrentStreams = min(defaults.maxConcurrentStreams, streamsBeforeAuthentication)
+        return settings
     }
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
+        if mode == .acceptAll {
+            return .response(acceptAll(request))
+        }
+        if request.path.hasPrefix("/3/") {
+            return .response(apns.respond(to: request, context: context))
+        }
+        // Any other endpoint is not APNs: it never holds a connection at one stream.
+        if context.control.maxConcurrentStreams < apns.raisedStreamLimit {
+            context.control.setMaxConcurrentStreams(apns.raisedStreamLimit)
+        }
         if let limit = request.limitExceeded {
             return .response(Self.limitResponse(limit))
         }
-        switch mode {
-        case .acceptAll:
-            return .response(acceptAll(request))
-        case .push:
-            return .response(route(request))
-        }
-    }
-
-    private func route(_ request: HTTPServerRequest) -> HTTPServerResponse {
         if request.path == "/livez" && (request.method == "GET" || request.method == "HEAD") {
-            return Self.response(HealthEndpoints.livez())
+            return .response(Self.response(HealthEndpoints.livez()))
         }
         let description = "PushMock has no endpoint at \(request.method) \(request.path)"
-        return .json(status: 404, #"{"reason":"BadPath","description":"\#(JSONText.escape(description))"}"#)
+        return .response(.json(status: 404, #"{"reason":"BadPath","description":"\#(JSONText.escape(description))"}"#))
     }
 
     private func acceptAll(_ request: HTTPServerRequest) -> HTTPServerResponse {
@@ -52,5 +64,18 @@ final class PushResponder: HTTPResponder {
 
     static func response(_ answer: InspectionResponse) -> HTTPServerResponse {
         HTTPServerResponse(status: answer.status, headers: [("content-type", answer.contentType)], body: answer.body)
+    }
+}
+
+/// Serves the inspection API on the inspection port.
+struct InspectionResponder: HTTPResponder {
+    let api: InspectionAPI
+
+    func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
+        if let limit = request.limitExceeded {
+            return .response(PushResponder.limitResponse(limit))
+        }
+        let answer = api.handle(InspectionRequest(method: request.method, target: request.path, body: request.body))
+        return .response(PushResponder.response(answer))
     }
 }

@@ -17,6 +17,9 @@ public func withPushMockServer<Result: Sendable>(
     if configuration.cleartextPort != nil {
         configuration.cleartextPort = 0
     }
+    if configuration.inspectionPort != nil {
+        configuration.inspectionPort = 0
+    }
     let server = try await PushMockServer.start(configuration: configuration)
     do {
         let result = try await body(server)

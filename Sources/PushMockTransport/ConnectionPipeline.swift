@@ -53,7 +53,14 @@ struct ConnectionPipeline: Sendable {
             }
         }
         try sync.addHandler(sni)
-        try sync.addHandler(NIOSSLServerHandler(context: sslContext))
+        if configuration.requestClientCertificates {
+            // Accept whatever the client presents; the responder judges the chain.
+            try sync.addHandler(NIOSSLServerHandler(context: sslContext, customVerificationCallback: { _, promise in
+                promise.succeed(.certificateVerified)
+            }))
+        } else {
+            try sync.addHandler(NIOSSLServerHandler(context: sslContext))
+        }
         try sync.addHandler(alpn)
         try sync.addHandler(errorHandler)
     }

@@ -53,6 +53,9 @@ public final class HTTPListener: Service, Sendable {
         let sslContext: NIOSSLContext?
         if var tls = configuration.tls {
             tls.applicationProtocols = ["h2", "http/1.1"]
+            if configuration.requestClientCertificates {
+                tls.certificateVerification = .optionalVerification
+            }
             sslContext = try NIOSSLContext(configuration: tls)
         } else {
             sslContext = nil

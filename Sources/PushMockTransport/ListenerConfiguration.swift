@@ -38,6 +38,10 @@ public struct ListenerConfiguration: Sendable {
     public var idleGoAwayDebugData: [UInt8]
     /// How long graceful shutdown waits for streams in flight before closing connections.
     public var shutdownGracePeriod: TimeAmount
+    /// Ask TLS clients for a certificate (optional for them) and accept any they send: the
+    /// responder judges it from ``ConnectionInfo/clientCertificateChain`` (so an untrusted
+    /// certificate gets an HTTP answer, not a failed handshake).
+    public var requestClientCertificates: Bool
 
     /// Creates a configuration.
     public init(
@@ -48,7 +52,8 @@ public struct ListenerConfiguration: Sendable {
         maxRequestBodySize: Int = 64 * 1024,
         idleTimeout: TimeAmount? = nil,
         idleGoAwayDebugData: [UInt8] = [],
-        shutdownGracePeriod: TimeAmount = .seconds(5)
+        shutdownGracePeriod: TimeAmount = .seconds(5),
+        requestClientCertificates: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -58,5 +63,6 @@ public struct ListenerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.idleGoAwayDebugData = idleGoAwayDebugData
         self.shutdownGracePeriod = shutdownGracePeriod
+        self.requestClientCertificates = requestClientCertificates
     }
 }

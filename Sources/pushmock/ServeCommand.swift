@@ -1,5 +1,6 @@
 import ArgumentParser
 import Logging
+import PushMockCore
 import PushMockServer
 import ServiceLifecycle
 import UnixSignals
@@ -41,6 +42,42 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
+    @Option(help: "Inspection API port on --inspection-host (0 picks a free one, -1 disables it).")
+    var inspectionPort = 2198
+
+    @Option(help: "Address of the inspection API (keep it on loopback).")
+    var inspectionHost = "127.0.0.1"
+
+    @Option(help: "Deliveries kept in memory (oldest evicted first).")
+    var retention = 10_000
+
+    @Option(name: .customLong("apns-key"), help: "Register an APNs signing key: KEYID:TEAMID:PATH.p8[:ENV][:TOPIC,…] (ENV: sandbox, production, both). Repeatable; the sample key in Certs/ is always registered.")
+    var apnsKeys: [String] = []
+
+    @Option(name: .customLong("apns-bundle"), help: "Register a bundle id: ID[:TEAMID] (default team: the sample team PMTEAM0001). Repeatable.")
+    var apnsBundles: [String] = []
+
+    @Option(name: .customLong("apns-environment"), help: "Environment for hosts that do not name one (localhost, 127.0.0.1): sandbox or production.")
+    var apnsEnvironment = "sandbox"
+
+    @Option(name: .customLong("apns-trust-root"), help: "PEM file of a root that client certificates must chain to (default: Certs/ca.pem). Repeatable.")
+    var apnsTrustRoots: [String] = []
+
+    @Flag(name: .customLong("closed-device-registry"), help: "Answer BadDeviceToken for device tokens that are not registered.")
+    var closedDeviceRegistry = false
+
+    @Flag(name: .customLong("allow-background-priority-10"), help: "Accept background pushes at priority 10 (default: BadPriority).")
+    var allowBackgroundPriority10 = false
+
+    @Flag(name: .customLong("allow-topic-mismatch"), help: "Accept a push type whose topic suffix does not match (default: BadTopic).")
+    var allowTopicMismatch = false
+
+    @Flag(name: .customLong("allow-non-json-body"), help: "Accept APNs bodies that are not a JSON object (default: BadPayload).")
+    var allowNonJSONBody = false
+
+    @Option(help: "Seed for generated ids, for reproducible runs.")
+    var idSeed: UInt64?
+
     func validate() throws {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical (got \(logLevel))")
@@ -53,6 +90,17 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        guard (-1...65535).contains(inspectionPort) else { throw ValidationError("--inspection-port must be between -1 and 65535 (got \(inspectionPort))") }
+        guard retention > 0 else { throw ValidationError("--retention must be positive") }
+        guard APNSEnvironment(rawValue: apnsEnvironment) != nil else {
+            throw ValidationError("--apns-environment must be sandbox or production (got \(apnsEnvironment))")
+        }
+        for key in apnsKeys {
+            do { _ = try APNSConfiguration.Key(flag: key) } catch { throw ValidationError("\(error)") }
+        }
+        for bundle in apnsBundles where bundle.isEmpty || bundle.hasPrefix(":") {
+            throw ValidationError("--apns-bundle expects ID[:TEAMID] (got '\(bundle)')")
+        }
     }
 
     func run() async throws {
@@ -72,6 +120,25 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.idleTimeoutSeconds = idleTimeout > 0 ? idleTimeout : nil
         configuration.threads = threads
         configuration.mode = PushMockConfiguration.Mode(rawValue: mode) ?? .push
+        configuration.inspectionHost = inspectionHost
+        configuration.inspectionPort = inspectionPort >= 0 ? inspectionPort : nil
+        configuration.retention = retention
+        configuration.idSeed = idSeed
+        var apns = configuration.apns
+        apns.keys += try apnsKeys.map { try APNSConfiguration.Key(flag: $0) }
+        for flag in apnsBundles {
+            let parts = flag.split(separator: ":", maxSplits: 1).map(String.init)
+            apns.bundles.append(.init(bundleID: parts[0], teamID: parts.count > 1 ? parts[1] : DevCertificates.sampleAPNSTeamID))
+        }
+        apns.defaultEnvironment = APNSEnvironment(rawValue: apnsEnvironment) ?? .sandbox
+        if !apnsTrustRoots.isEmpty {
+            apns.certificateTrustRoots = apnsTrustRoots.map { .file($0) }
+        }
+        apns.closedDeviceRegistry = closedDeviceRegistry
+        apns.options.rejectBackgroundPriority10 = !allowBackgroundPriority10
+        apns.options.rejectTopicPushTypeMismatch = !allowTopicMismatch
+        apns.options.rejectNonJSONBody = !allowNonJSONBody
+        configuration.apns = apns
 
         let server: PushMockServer
         do {
@@ -82,6 +149,9 @@ struct ServeCommand: AsyncParsableCommand {
         var endpoints = "push https://\(host):\(server.pushPort) (TLS, h2 + http/1.1)"
         if let port = server.cleartextPort {
             endpoints += ", cleartext http://\(host):\(port) (h2c + http/1.1)"
+        }
+        if let port = server.inspectionPort {
+            endpoints += ", inspection http://\(inspectionHost):\(port)/api/v1/deliveries"
         }
         logger.info("PushMock listening: \(endpoints)")
         let group = ServiceGroup(

@@ -18,6 +18,8 @@ struct ServerTests {
         configuration.tls = .pem(certificateChain: material.serverCertificatePEM, privateKey: material.serverPrivateKeyPEM)
         configuration.cleartextPort = 0
         configuration.mode = mode
+        configuration.apns.keys = [.init(keyID: DevCertificates.sampleAPNSKeyID, teamID: DevCertificates.sampleAPNSTeamID, source: .pem(material.apnsAuthKeyP8))]
+        configuration.apns.certificateTrustRoots = [.pem(material.caCertificatePEM)]
         return configuration
     }
 
@@ -92,15 +94,17 @@ struct ServerTests {
         }
     }
 
-    @Test("a request body over the cap gets 413 PayloadTooLarge")
-    func payloadTooLarge() async throws {
+    @Test("a request body over the transport cap gets 413 on a non-push path, and the connection goes on")
+    func bodyOverCap() async throws {
         var configuration = Self.configuration()
         configuration.maxRequestBodySize = 4096
         try await withPushMockServer(configuration) { server in
             try await Self.withClient { client in
-                let (response, body) = try await Self.send(client, "https://localhost:\(server.pushPort)/3/device/ab", method: .POST, body: String(repeating: "x", count: 5000))
+                let (response, body) = try await Self.send(client, "https://localhost:\(server.pushPort)/upload", method: .POST, body: String(repeating: "x", count: 5000))
                 #expect(response.status == .payloadTooLarge)
                 #expect(body.contains(#""reason":"PayloadTooLarge""#))
+                let (next, _) = try await Self.send(client, "https://localhost:\(server.pushPort)/livez")
+                #expect(next.status == .ok)
             }
         }
     }
@@ -136,7 +140,7 @@ struct ServerTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let material = try DevCertificates.generate(tokenURI: "https://localhost:9999/token")
         let written = try material.write(to: directory).map(\.lastPathComponent).sorted()
-        #expect(written == ["AuthKey_PUSHMOCK01.p8", "ca-key.pem", "ca.pem", "fcm-service-account.json", "server-key.pem", "server.pem"])
+        #expect(written == ["AuthKey_PUSHMOCK01.p8", "apns-client-key.pem", "apns-client.pem", "ca-key.pem", "ca.pem", "fcm-service-account.json", "server-key.pem", "server.pem"])
         let p8 = try String(contentsOf: directory.appendingPathComponent("AuthKey_PUSHMOCK01.p8"), encoding: .utf8)
         #expect(p8.hasPrefix("-----BEGIN PRIVATE KEY-----"))
         let account = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("fcm-service-account.json"))) as? [String: String]
@@ -144,7 +148,7 @@ struct ServerTests {
         #expect(account?["token_uri"] == "https://localhost:9999/token")
         #expect(account?["private_key"]?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
 
-        var configuration = PushMockConfiguration()
+        var configuration = Self.configuration()
         configuration.tls = .files(certificateChain: directory.appendingPathComponent("server.pem").path, privateKey: directory.appendingPathComponent("server-key.pem").path)
         try await withPushMockServer(configuration) { server in
             var tls = TLSConfiguration.makeClientConfiguration()

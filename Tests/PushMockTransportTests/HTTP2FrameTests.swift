@@ -1,3 +1,4 @@
+import PushMockTestSupport
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
@@ -106,11 +107,11 @@ struct HTTP2FrameTests {
     @Test("graceful shutdown sends GOAWAY, lets the stream in flight finish, then refuses connections")
     func gracefulShutdown() async throws {
         let configuration = ListenerConfiguration(host: "127.0.0.1", port: 0, tls: try TestTLS.serverConfiguration())
-        let listener = try await HTTPListener.bind(configuration: configuration, responder: EchoResponder())
+        let responder = EchoResponder()
+        let listener = try await HTTPListener.bind(configuration: configuration, responder: responder)
         let client = try await H2FrameClient.connect(port: listener.port, tls: true)
         client.send(streamID: 1, path: "/slow/300", body: Array("{}".utf8))
-        _ = try await client.waitFor("initial SETTINGS") { $0.maxConcurrentStreams != nil }
-        try await Task.sleep(for: .milliseconds(50))
+        try await responder.log.waitFor("/slow/300")
         let shutdown = Task { await listener.shutdown() }
         let goAway = try await client.waitFor("GOAWAY") { if case .goAway = $0.payload { true } else { false } }
         guard case .goAway(_, let code, _) = goAway.payload else { return }
@@ -128,10 +129,11 @@ struct HTTP2FrameTests {
     @Test("shutdown closes connections whose streams outlive the grace period")
     func shutdownGraceExpires() async throws {
         let configuration = ListenerConfiguration(host: "127.0.0.1", port: 0, tls: nil, shutdownGracePeriod: .milliseconds(200))
-        let listener = try await HTTPListener.bind(configuration: configuration, responder: EchoResponder())
+        let responder = EchoResponder()
+        let listener = try await HTTPListener.bind(configuration: configuration, responder: responder)
         let client = try await H2FrameClient.connect(port: listener.port, tls: false)
         client.send(streamID: 1, path: "/slow/60000", body: Array("{}".utf8))
-        _ = try await client.waitFor("initial SETTINGS") { $0.maxConcurrentStreams != nil }
+        try await responder.log.waitFor("/slow/60000")
         let started = ContinuousClock.now
         await listener.shutdown()
         #expect(ContinuousClock.now - started < .seconds(5))

@@ -1,3 +1,4 @@
+import PushMockTestSupport
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1

@@ -1,3 +1,4 @@
+import PushMockTestSupport
 import NIOCore
 import Testing
 

@@ -39,6 +39,11 @@ public struct DevCertificates: Sendable {
     public var apnsAuthKeyP8: String
     /// The sample FCM service account JSON, in Google's format.
     public var fcmServiceAccountJSON: String
+    /// A sample APNs client certificate for `com.example.app` (sandbox and production), issued
+    /// by the CA, for certificate-based authentication.
+    public var apnsClientCertificatePEM: String = ""
+    /// The client certificate's private key.
+    public var apnsClientPrivateKeyPEM: String = ""
 
     /// Generates fresh material. `tokenURI` goes into the service account (where SDKs fetch tokens).
     public static func generate(
@@ -103,7 +108,7 @@ public struct DevCertificates: Sendable {
             clientID: String(UInt64.random(in: 100_000_000_000_000_000...999_999_999_999_999_999)),
             tokenURI: tokenURI
         )
-        return DevCertificates(
+        var material = DevCertificates(
             caCertificatePEM: try caCertificate.serializeAsPEM().pemString + "\n",
             caPrivateKeyPEM: caKey.pemRepresentation + "\n",
             serverCertificatePEM: try serverCertificate.serializeAsPEM().pemString + "\n",
@@ -111,6 +116,10 @@ public struct DevCertificates: Sendable {
             apnsAuthKeyP8: apnsKey.pemRepresentation + "\n",
             fcmServiceAccountJSON: try account.jsonString()
         )
+        let client = try material.issueAPNSClientCertificate(now: now)
+        material.apnsClientCertificatePEM = client.certificatePEM
+        material.apnsClientPrivateKeyPEM = client.privateKeyPEM
+        return material
     }
 
     /// The file names inside a Certs directory.
@@ -121,6 +130,8 @@ public struct DevCertificates: Sendable {
         public static let serverPrivateKey = "server-key.pem"
         public static let apnsAuthKey = "AuthKey_\(DevCertificates.sampleAPNSKeyID).p8"
         public static let fcmServiceAccount = "fcm-service-account.json"
+        public static let apnsClientCertificate = "apns-client.pem"
+        public static let apnsClientPrivateKey = "apns-client-key.pem"
     }
 
     /// Writes every file into `directory` (created if needed), returning the paths written.
@@ -134,6 +145,8 @@ public struct DevCertificates: Sendable {
             (FileName.serverPrivateKey, serverPrivateKeyPEM),
             (FileName.apnsAuthKey, apnsAuthKeyP8),
             (FileName.fcmServiceAccount, fcmServiceAccountJSON),
+            (FileName.apnsClientCertificate, apnsClientCertificatePEM),
+            (FileName.apnsClientPrivateKey, apnsClientPrivateKeyPEM),
         ]
         return try files.map { name, contents in
             let url = directory.appendingPathComponent(name)

@@ -1,6 +1,8 @@
+import PushMockTestSupport
 import Foundation
 import NIOCore
 import PushMockTransport
+import Synchronization
 
 /// A responder for transport tests. Answers with what the transport told it, and has paths that
 /// exercise the per-connection controls:
@@ -12,6 +14,9 @@ import PushMockTransport
 /// - `/reset`: RST_STREAM(CANCEL).
 /// - anything else: 200 with a JSON echo of the request and connection.
 struct EchoResponder: HTTPResponder {
+    /// Paths received, in order (so a test can wait until the server has a request in hand).
+    let log = RequestLog()
+
     struct Echo: Codable {
         var method: String
         var path: String
@@ -28,6 +33,7 @@ struct EchoResponder: HTTPResponder {
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
         let path = request.path
+        log.append(path)
         if path == "/header-only" {
             return .response(HTTPServerResponse(status: 200, headers: [("x-header-only", "1")]))
         }
@@ -73,6 +79,23 @@ struct EchoResponder: HTTPResponder {
     }
 }
 
+/// What a responder received, readable from the test.
+final class RequestLog: Sendable {
+    private let paths = Mutex<[String]>([])
+    func append(_ path: String) { paths.withLock { $0.append(path) } }
+    var all: [String] { paths.withLock { $0 } }
+
+    /// Waits until `path` was received.
+    func waitFor(_ path: String, timeout: Duration = .seconds(5)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if all.contains(path) { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw TestFailure("the server never received \(path); received \(all)")
+    }
+}
+
 /// Starts a listener on port 0 and always shuts it down.
 @discardableResult
 func withListener<T>(
@@ -100,4 +123,8 @@ func withListener<T>(
         await listener.shutdown()
         throw error
     }
+}
+
+func decodeEcho(_ bytes: [UInt8]) throws -> EchoResponder.Echo {
+    try JSONDecoder().decode(EchoResponder.Echo.self, from: Data(bytes))
 }

@@ -1,16 +1,16 @@
-import Foundation
-import NIOCore
-import NIOHPACK
-import NIOHTTP2
-import NIOPosix
-import NIOSSL
-import Synchronization
+package import Foundation
+package import NIOCore
+package import NIOHPACK
+package import NIOHTTP2
+package import NIOPosix
+package import NIOSSL
+package import Synchronization
 
 /// A frame-level HTTP/2 client built on swift-nio-http2 (an implementation independent of
 /// nghttp2), for what a high-level client hides: SETTINGS, GOAWAY debug data, HEADERS-only
 /// responses, stream concurrency.
-final class H2FrameClient: Sendable {
-    let channel: any Channel
+package final class H2FrameClient: Sendable {
+    package let channel: any Channel
     private let log: FrameLog
 
     private init(channel: any Channel, log: FrameLog) {
@@ -19,7 +19,7 @@ final class H2FrameClient: Sendable {
     }
 
     /// Connects over TLS (offering `alpn`; empty offers none) or cleartext h2c.
-    static func connect(port: Int, tls: Bool, alpn: [String] = ["h2"], serverName: String? = "localhost") async throws -> H2FrameClient {
+    package static func connect(port: Int, tls: Bool, alpn: [String] = ["h2"], serverName: String? = "localhost") async throws -> H2FrameClient {
         let log = FrameLog()
         let sslContext = tls ? try NIOSSLContext(configuration: TestTLS.clientConfiguration(alpn: alpn)) : nil
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -39,7 +39,7 @@ final class H2FrameClient: Sendable {
     }
 
     /// Sends a request on `streamID` (odd, increasing).
-    func send(streamID: Int, method: String = "POST", path: String, headers: [(String, String)] = [], body: [UInt8]? = nil) {
+    package func send(streamID: Int, method: String = "POST", path: String, headers: [(String, String)] = [], body: [UInt8]? = nil) {
         var fields: [(String, String)] = [(":method", method), (":path", path), (":scheme", "https"), (":authority", "localhost")]
         fields += headers
         let id = HTTP2StreamID(streamID)
@@ -51,10 +51,10 @@ final class H2FrameClient: Sendable {
     }
 
     /// Every frame received so far.
-    var frames: [HTTP2Frame] { log.frames }
+    package var frames: [HTTP2Frame] { log.frames }
 
     /// Waits for the first received frame matching `predicate`.
-    func waitFor(_ what: String, timeout: Duration = .seconds(5), _ predicate: @Sendable (HTTP2Frame) -> Bool) async throws -> HTTP2Frame {
+    package func waitFor(_ what: String, timeout: Duration = .seconds(5), _ predicate: @Sendable (HTTP2Frame) -> Bool) async throws -> HTTP2Frame {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let frame = log.frames.first(where: predicate) {
@@ -66,7 +66,7 @@ final class H2FrameClient: Sendable {
     }
 
     /// Waits for the response HEADERS on `streamID` and returns its `:status`.
-    func status(of streamID: Int) async throws -> String? {
+    package func status(of streamID: Int) async throws -> String? {
         let frame = try await waitFor("response headers on stream \(streamID)") {
             if case .headers = $0.payload { return $0.streamID == HTTP2StreamID(streamID) }
             return false
@@ -76,7 +76,7 @@ final class H2FrameClient: Sendable {
     }
 
     /// Waits for the stream to end (END_STREAM or RST_STREAM) and returns its frames.
-    func completedStream(_ streamID: Int) async throws -> [HTTP2Frame] {
+    package func completedStream(_ streamID: Int) async throws -> [HTTP2Frame] {
         _ = try await waitFor("end of stream \(streamID)") { frame in
             guard frame.streamID == HTTP2StreamID(streamID) else { return false }
             switch frame.payload {
@@ -89,42 +89,42 @@ final class H2FrameClient: Sendable {
         return log.frames.filter { $0.streamID == HTTP2StreamID(streamID) }
     }
 
-    func close() async {
+    package func close() async {
         try? await channel.close()
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct TestFailure: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
-final class FrameLog: Sendable {
+package final class FrameLog: Sendable {
     private let storage = Mutex<[HTTP2Frame]>([])
-    var frames: [HTTP2Frame] { storage.withLock { $0 } }
-    func append(_ frame: HTTP2Frame) { storage.withLock { $0.append(frame) } }
+    package var frames: [HTTP2Frame] { storage.withLock { $0 } }
+    package func append(_ frame: HTTP2Frame) { storage.withLock { $0.append(frame) } }
 }
 
 private final class FrameRecorder: ChannelInboundHandler {
     typealias InboundIn = HTTP2Frame
-    let log: FrameLog
-    init(log: FrameLog) { self.log = log }
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package let log: FrameLog
+    package init(log: FrameLog) { self.log = log }
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         log.append(unwrapInboundIn(data))
     }
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         // Connection errors show up as GOAWAY frames or as the channel closing.
     }
 }
 
 /// Collects raw bytes from a plain TCP connection (for malformed-input tests).
-final class RawClient: Sendable {
-    let channel: any Channel
+package final class RawClient: Sendable {
+    package let channel: any Channel
     private let received = Mutex<[UInt8]>([])
 
     private init(channel: any Channel) { self.channel = channel }
 
-    static func connect(port: Int) async throws -> RawClient {
+    package static func connect(port: Int) async throws -> RawClient {
         let box = Mutex<RawClient?>(nil)
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelInitializer { channel in
@@ -138,15 +138,15 @@ final class RawClient: Sendable {
         return client
     }
 
-    func append(_ bytes: [UInt8]) { received.withLock { $0 += bytes } }
-    var bytes: [UInt8] { received.withLock { $0 } }
+    package func append(_ bytes: [UInt8]) { received.withLock { $0 += bytes } }
+    package var bytes: [UInt8] { received.withLock { $0 } }
 
-    func send(_ bytes: [UInt8]) async throws {
+    package func send(_ bytes: [UInt8]) async throws {
         try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
     }
 
     /// Waits until the server closes the connection, returning all bytes it sent.
-    func waitForClose(timeout: Duration = .seconds(5)) async throws -> [UInt8] {
+    package func waitForClose(timeout: Duration = .seconds(5)) async throws -> [UInt8] {
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask { try await self.channel.closeFuture.get(); return true }
             group.addTask { try await Task.sleep(for: timeout); return false }
@@ -160,27 +160,27 @@ final class RawClient: Sendable {
 
 private final class RawCollector: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
-    let sink: ([UInt8]) -> Void
-    init(sink: @escaping ([UInt8]) -> Void) { self.sink = sink }
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package let sink: ([UInt8]) -> Void
+    package init(sink: @escaping ([UInt8]) -> Void) { self.sink = sink }
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         sink(Array(unwrapInboundIn(data).readableBytesView))
     }
 }
 
 /// HTTP/2 frame bytes, built by hand for malformed-input tests.
-enum RawFrame {
-    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+package enum RawFrame {
+    package static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
-    static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
+    package static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
         let length = payload.count
         return [UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags,
                 UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF)] + payload
     }
 
-    static let emptySettings = frame(type: 0x4)
+    package static let emptySettings = frame(type: 0x4)
 
     /// Finds GOAWAY frames in server output and returns their error codes and debug data.
-    static func goAways(in bytes: [UInt8]) -> [(errorCode: UInt32, debug: [UInt8])] {
+    package static func goAways(in bytes: [UInt8]) -> [(errorCode: UInt32, debug: [UInt8])] {
         var result: [(UInt32, [UInt8])] = []
         var index = 0
         while index + 9 <= bytes.count {

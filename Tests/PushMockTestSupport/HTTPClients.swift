@@ -1,12 +1,12 @@
-import AsyncHTTPClient
-import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOHTTP2
-import NIOSSL
+package import AsyncHTTPClient
+package import Foundation
+package import NIOCore
+package import NIOHTTP1
+package import NIOHTTP2
+package import NIOSSL
 
 /// AsyncHTTPClient set up to trust the test CA, over HTTP/2 (`.automatic`) or HTTP/1.1 only.
-func withHTTPClient<T>(http1Only: Bool = false, _ body: (HTTPClient) async throws -> T) async throws -> T {
+package func withHTTPClient<T>(http1Only: Bool = false, _ body: (HTTPClient) async throws -> T) async throws -> T {
     var configuration = HTTPClient.Configuration()
     configuration.tlsConfiguration = try TestTLS.clientConfiguration(alpn: [])
     configuration.httpVersion = http1Only ? .http1Only : .automatic
@@ -23,7 +23,7 @@ func withHTTPClient<T>(http1Only: Bool = false, _ body: (HTTPClient) async throw
 
 extension HTTPClient {
     /// Sends a request and collects the whole response.
-    func send(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> (response: HTTPClientResponse, body: [UInt8]) {
+    package func send(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> (response: HTTPClientResponse, body: [UInt8]) {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers {
@@ -40,7 +40,7 @@ extension HTTPClient {
 
 extension H2FrameClient {
     /// The DATA bytes received on `streamID`.
-    func body(of streamID: Int) -> [UInt8] {
+    package func body(of streamID: Int) -> [UInt8] {
         frames.reduce(into: []) { bytes, frame in
             guard frame.streamID == HTTP2StreamID(streamID), case .data(let data) = frame.payload, case .byteBuffer(let buffer) = data.data else { return }
             bytes += buffer.readableBytesView
@@ -48,6 +48,3 @@ extension H2FrameClient {
     }
 }
 
-func decodeEcho(_ bytes: [UInt8]) throws -> EchoResponder.Echo {
-    try JSONDecoder().decode(EchoResponder.Echo.self, from: Data(bytes))
-}

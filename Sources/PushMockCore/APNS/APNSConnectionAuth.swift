@@ -1,0 +1,60 @@
+/// What one APNs connection has bound itself to (reference §5): kept per connection by the
+/// server, changed only by the validator.
+public struct APNSConnectionAuth: Sendable, Hashable {
+    /// The team of the first authenticated push.
+    public var teamID: String?
+    /// The key of the first authenticated push.
+    public var keyID: String?
+    /// The provider token in use: its key id and `iat` (a re-signed token with the same claims
+    /// is the same token; reference §14 Q6).
+    public var tokenIdentity: TokenIdentity?
+    /// When (seconds) the connection last switched to a new token.
+    public var tokenChangedAt: Int64?
+
+    /// A provider token's identity for the 20-minute churn rule.
+    public struct TokenIdentity: Sendable, Hashable {
+        public var keyID: String
+        public var issuedAt: Int64
+
+        public init(keyID: String, issuedAt: Int64) {
+            self.keyID = keyID
+            self.issuedAt = issuedAt
+        }
+    }
+
+    /// A fresh, unbound connection.
+    public init() {}
+
+    /// Whether a valid provider token has been seen (the stream limit is then raised).
+    public var isAuthenticated: Bool { tokenIdentity != nil }
+}
+
+/// What a client certificate says (reference §6), read once per connection by the server.
+public struct APNSCertificateIdentity: Sendable, Hashable {
+    /// The subject, for display (`UID=com.example.app, CN=Apple Push Services: …`).
+    public var subject: String
+    /// The subject UID: the certificate's bundle id.
+    public var bundleID: String
+    /// The topics of OID 1.2.840.113635.100.6.3.6, or just the UID when absent.
+    public var topics: [String]
+    /// The environments of OIDs …6.3.1 (sandbox) and …6.3.2 (production); empty means both.
+    public var environments: Set<APNSEnvironment>
+
+    /// Creates an identity.
+    public init(subject: String, bundleID: String, topics: [String], environments: Set<APNSEnvironment>) {
+        self.subject = subject
+        self.bundleID = bundleID
+        self.topics = topics
+        self.environments = environments
+    }
+}
+
+/// How a connection authenticates.
+public enum APNSConnectionCredential: Sendable, Hashable {
+    /// No client certificate: provider tokens.
+    case token
+    /// A client certificate that chains to a trusted root.
+    case certificate(APNSCertificateIdentity)
+    /// A client certificate that does not chain to a trusted root (`BadCertificate`).
+    case untrustedCertificate(subject: String, problem: String)
+}

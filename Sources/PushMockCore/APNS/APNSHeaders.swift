@@ -1,0 +1,48 @@
+/// The APNs request headers, found in one pass; the first repeated one is remembered.
+struct APNSHeaders {
+    var apnsID: String?
+    var expiration: String?
+    var priority: String?
+    var topic: String?
+    var pushType: String?
+    var collapseID: String?
+    var authorization: String?
+    var duplicate: String?
+
+    init(_ headers: [(name: String, value: String)]) {
+        for (name, value) in headers {
+            switch name {
+            case "apns-id": Self.set(&apnsID, &duplicate, name, value)
+            case "apns-expiration": Self.set(&expiration, &duplicate, name, value)
+            case "apns-priority": Self.set(&priority, &duplicate, name, value)
+            case "apns-topic": Self.set(&topic, &duplicate, name, value)
+            case "apns-push-type": Self.set(&pushType, &duplicate, name, value)
+            case "apns-collapse-id": Self.set(&collapseID, &duplicate, name, value)
+            case "authorization": Self.set(&authorization, &duplicate, name, value)
+            default: continue  // APNs ignores headers it does not document
+            }
+        }
+    }
+
+    private static func set(_ slot: inout String?, _ duplicate: inout String?, _ name: String, _ value: String) {
+        if slot != nil, duplicate == nil {
+            duplicate = name
+        }
+        slot = value
+    }
+
+    /// A canonical UUID: 8-4-4-4-12 hex digits, either case.
+    static func isUUID(_ text: String) -> Bool {
+        var count = 0
+        for byte in text.utf8 {
+            switch count {
+            case 8, 13, 18, 23:
+                guard byte == UInt8(ascii: "-") else { return false }
+            default:
+                guard JSONScanner.hexValue(byte) != nil else { return false }
+            }
+            count += 1
+        }
+        return count == 36
+    }
+}

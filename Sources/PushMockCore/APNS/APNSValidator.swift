@@ -1,0 +1,199 @@
+/// Judges one `/3/device/<token>` request like APNs does, in a documented order (reference §8):
+///
+/// 1. connection: untrusted client certificate, certificate environment vs host;
+/// 2. `:method` (405), `:path` (404 `BadPath`, `MissingDeviceToken`);
+/// 3. repeated APNs headers (`DuplicateHeaders`);
+/// 4. header syntax: `apns-id`, `apns-expiration`, `apns-priority`, `apns-push-type`,
+///    `apns-collapse-id`, topic present, priority allowed for the push type;
+/// 5. authentication: provider token (missing, invalid, expired, environment, binding, churn);
+/// 6. topic: push type vs topic suffix (`BadTopic`), ownership (`TopicDisallowed`);
+/// 7. body: `PayloadEmpty`, `PayloadTooLarge`, not a JSON object (`BadPayload`);
+/// 8. device token: syntax and environment (`BadDeviceToken`), app (`DeviceTokenNotForTopic`),
+///    state (`Unregistered`, `ExpiredToken`).
+///
+/// Pure apart from the token cache: time and ids come in as arguments.
+public struct APNSValidator: Sendable {
+    /// The undocumented choices and limits.
+    public var options: APNSValidationOptions
+    /// Token verification (cached) and the credential registry.
+    public let tokens: ProviderTokenVerifier
+    /// Known device tokens.
+    public let devices: DeviceRegistry
+
+    /// Creates a validator.
+    public init(options: APNSValidationOptions = .init(), tokens: ProviderTokenVerifier, devices: DeviceRegistry) {
+        self.options = options
+        self.tokens = tokens
+        self.devices = devices
+    }
+
+    /// Judges `request` sent on a connection with `credential` and binding `auth` (updated when
+    /// the token is accepted), at `now` (seconds since the epoch).
+    public func validate(
+        _ request: APNSRequest,
+        credential: APNSConnectionCredential,
+        auth: inout APNSConnectionAuth,
+        now: Int64,
+        ids: inout IDGenerator
+    ) -> APNSVerdict {
+        var headers = APNSHeaders(request.headers)
+        var verdict = APNSVerdict(apnsID: headers.apnsID.flatMap { APNSHeaders.isUUID($0) ? $0 : nil } ?? ids.nextUUIDString())
+        func reject(_ reason: APNSRejectionReason, _ explanation: String? = nil) -> APNSVerdict {
+            verdict.rejection = reason
+            verdict.explanation = explanation
+            return verdict
+        }
+
+        // 1. Connection.
+        if case .untrustedCertificate(let subject, let problem) = credential {
+            return reject(.badCertificate, "client certificate \(subject) is not trusted: \(problem)")
+        }
+        if case .certificate(let identity) = credential {
+            verdict.identity = identity.subject
+            if !identity.environments.isEmpty, !identity.environments.contains(request.environment) {
+                return reject(.badCertificateEnvironment, "the certificate is for \(identity.environments.map(\.rawValue).sorted().joined(separator: ", ")), the request went to \(request.environment.rawValue)")
+            }
+        }
+
+        // 2. Method and path.
+        guard request.method == "POST" else { return reject(.methodNotAllowed) }
+        let prefix = "/3/device/"
+        guard request.path.hasPrefix(prefix) || request.path == "/3/device" else { return reject(.badPath) }
+        let token = request.path.dropFirst(min(prefix.count, request.path.count))
+        guard !token.isEmpty else { return reject(.missingDeviceToken) }
+        guard !token.contains("/"), !token.contains("?") else { return reject(.badPath) }
+        verdict.deviceToken = String(token)
+
+        // 3. Duplicates.
+        if let duplicate = headers.duplicate {
+            return reject(.duplicateHeaders, "\(duplicate) appears more than once")
+        }
+
+        // 4. Header syntax.
+        if headers.apnsID != nil, verdict.apnsID != headers.apnsID {
+            return reject(.badMessageID, "apns-id must be a UUID (8-4-4-4-12 hex digits)")
+        }
+        if let expiration = headers.expiration {
+            guard let value = Int64(expiration), value >= 0 else { return reject(.badExpirationDate, "apns-expiration must be an integer number of seconds") }
+            verdict.expiration = value
+        }
+        let priority: Int
+        if let text = headers.priority {
+            guard let value = Int(text), [1, 5, 10].contains(value) else { return reject(.badPriority, "apns-priority must be 10, 5 or 1") }
+            priority = value
+        } else {
+            priority = 10
+        }
+        verdict.priority = priority
+        var pushType: APNSPushType?
+        if let text = headers.pushType {
+            guard let known = APNSPushType(wire: text) else {
+                return reject(.invalidPushType, "apns-push-type must be one of \(APNSPushType.all.map(\.rawValue).joined(separator: ", "))")
+            }
+            pushType = known
+        }
+        if let collapseID = headers.collapseID {
+            guard collapseID.utf8.count <= 64 else { return reject(.badCollapseID, "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64") }
+            verdict.collapseID = collapseID
+        }
+        var topic = headers.topic
+        if topic == nil || topic?.isEmpty == true {
+            if case .certificate(let identity) = credential, identity.topics.count <= 1 {
+                topic = identity.bundleID
+            } else {
+                return reject(.missingTopic, "apns-topic is required with token authentication and with multi-topic certificates")
+            }
+        }
+        let topicText = topic!
+        verdict.topic = topicText
+        let resolvedType = pushType ?? APNSPushType.inferred(fromTopic: topicText).pushType
+        verdict.pushType = resolvedType
+        if let allowed = resolvedType.allowedPriorities, !allowed.contains(priority) {
+            if resolvedType != .background || options.rejectBackgroundPriority10 {
+                return reject(.badPriority, "\(resolvedType.rawValue) pushes allow priority \(allowed.sorted().map(String.init).joined(separator: " or "))")
+            }
+        }
+
+        // 5. Authentication.
+        switch credential {
+        case .certificate:
+            verdict.authenticated = true
+        case .untrustedCertificate:
+            return reject(.badCertificate)
+        case .token:
+            if let rejection = authenticate(&headers, environment: request.environment, auth: &auth, now: now, verdict: &verdict) {
+                return reject(rejection.0, rejection.1)
+            }
+        }
+
+        // 6. Topic.
+        let bundleID: String
+        if resolvedType.topicSuffix.isEmpty {
+            let inferred = APNSPushType.inferred(fromTopic: topicText)
+            if options.rejectTopicPushTypeMismatch, inferred.pushType != .alert, inferred.pushType != resolvedType, resolvedType != .mdm {
+                return reject(.badTopic, "topic \(topicText) is for \(inferred.pushType.rawValue) pushes, not \(resolvedType.rawValue)")
+            }
+            bundleID = topicText
+        } else if topicText.hasSuffix(resolvedType.topicSuffix), topicText.count > resolvedType.topicSuffix.count {
+            bundleID = String(topicText.dropLast(resolvedType.topicSuffix.count))
+        } else if options.rejectTopicPushTypeMismatch {
+            return reject(.badTopic, "\(resolvedType.rawValue) pushes need the topic <bundle id>\(resolvedType.topicSuffix), got \(topicText)")
+        } else {
+            bundleID = topicText
+        }
+        verdict.bundleID = bundleID
+        switch credential {
+        case .certificate(let identity):
+            guard resolvedType.allowsCertificateAuth else {
+                return reject(.topicDisallowed, "\(resolvedType.rawValue) pushes need token authentication")
+            }
+            guard identity.topics.contains(topicText) || (identity.topics.isEmpty && identity.bundleID == topicText) else {
+                return reject(.topicDisallowed, "topic \(topicText) is not in the client certificate (topics: \(identity.topics.joined(separator: ", ")))")
+            }
+        case .token, .untrustedCertificate:
+            if let rejection = authorizeTopic(bundleID: bundleID, auth: auth) {
+                return reject(.topicDisallowed, rejection)
+            }
+        }
+
+        // 7. Body.
+        if request.bodyTruncated || request.body.count > resolvedType.maxPayloadSize {
+            return reject(.payloadTooLarge, "\(resolvedType.rawValue) payloads are limited to \(resolvedType.maxPayloadSize) bytes")
+        }
+        guard !request.body.isEmpty else { return reject(.payloadEmpty) }
+        let kind = request.body.withUnsafeBufferPointer { JSONScanner($0).validate() }
+        verdict.bodyIsJSONObject = kind == .object
+        if options.rejectNonJSONBody, kind != .object {
+            return reject(.badPayload, kind == nil ? "the body is not valid JSON (RFC 8259)" : "the body must be a JSON object")
+        }
+
+        // 8. Device token.
+        guard Self.isEvenHex(token) else {
+            return reject(.badDeviceToken, "device tokens are a non-empty, even-length hex string")
+        }
+        if let record = devices.record(for: verdict.deviceToken!) {
+            if let environment = record.environment, environment != request.environment {
+                return reject(.badDeviceToken, "the token belongs to the \(environment.rawValue) environment")
+            }
+            if let owner = record.bundleID, owner != bundleID {
+                return reject(.deviceTokenNotForTopic, "the token belongs to \(owner), not \(bundleID)")
+            }
+            switch record.state {
+            case .active: break
+            case .unregistered(let since):
+                verdict.unregisteredTimestamp = since
+                return reject(.unregistered, "the token was unregistered")
+            case .expired:
+                return reject(.expiredToken, "the token expired")
+            }
+        } else if devices.closed {
+            return reject(.badDeviceToken, "the device registry is closed and this token is not in it; register it with PUT /api/v1/devices/\(token)")
+        }
+        return verdict
+    }
+
+    static func isEvenHex(_ token: Substring) -> Bool {
+        guard !token.isEmpty, token.utf8.count % 2 == 0 else { return false }
+        return token.utf8.allSatisfy { JSONScanner.hexValue($0) != nil }
+    }
+}

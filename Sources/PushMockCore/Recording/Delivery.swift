@@ -1,0 +1,112 @@
+/// One request PushMock received, with how it was judged. Every request to a push endpoint
+/// produces exactly one.
+public struct Delivery: Sendable, Identifiable {
+    /// Which service a delivery went to.
+    public struct Service: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let apns = Service(rawValue: "apns")
+        public static let fcm = Service(rawValue: "fcm")
+        public static let oauth = Service(rawValue: "oauth")
+        public static let broadcast = Service(rawValue: "broadcast")
+        /// Every service.
+        public static let all: [Service] = [.apns, .fcm, .oauth, .broadcast]
+    }
+
+    /// How a request ended (DESIGN.md, "Outcomes").
+    public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The real service would answer 2xx and a device would apply it.
+        case accepted
+        /// 2xx on the wire, but a device would discard it.
+        case dropped
+        /// The real service's error status and reason.
+        case rejected
+    }
+
+    /// A sequence number, unique in the store and increasing: the cursor of the inspection API.
+    public var id: UInt64
+    /// When it arrived, in milliseconds since the epoch.
+    public var receivedAt: Int64
+    /// The connection it came on.
+    public var connectionID: UInt64
+    /// `HTTP/2` or `HTTP/1.1`.
+    public var httpVersion: String
+    /// The service.
+    public var service: Service
+    /// `sandbox` or `production` (APNs), when known.
+    public var environment: String?
+    /// The method.
+    public var method: String
+    /// The path.
+    public var path: String
+    /// The headers in arrival order.
+    public var headers: [HeaderField]
+    /// The body bytes (as far as they were read).
+    public var body: [UInt8]
+    /// The body is a JSON object.
+    public var bodyIsJSON: Bool
+    /// Who sent it: `TEAMID/KEYID`, a certificate subject, or an FCM service account.
+    public var identity: String?
+    /// APNs push type.
+    public var pushType: String?
+    /// APNs topic.
+    public var topic: String?
+    /// The device token (APNs) or registration token (FCM).
+    public var deviceToken: String?
+    /// The `apns-id` answered.
+    public var apnsID: String?
+    /// The outcome.
+    public var outcome: Outcome
+    /// The HTTP status answered.
+    public var status: Int
+    /// The error reason answered (or, for `dropped`, why a device would drop it).
+    public var reason: String?
+    /// A human explanation of the reason, including what to register when PushMock's own
+    /// registry caused it.
+    public var explanation: String?
+    /// Non-fatal findings.
+    public var diagnostics: [String]
+
+    /// Creates a delivery (the store assigns `id`).
+    public init(
+        receivedAt: Int64, connectionID: UInt64, httpVersion: String, service: Service, environment: String? = nil,
+        method: String, path: String, headers: [HeaderField], body: [UInt8], bodyIsJSON: Bool = false,
+        identity: String? = nil, pushType: String? = nil, topic: String? = nil, deviceToken: String? = nil,
+        apnsID: String? = nil, outcome: Outcome, status: Int, reason: String? = nil, explanation: String? = nil,
+        diagnostics: [String] = []
+    ) {
+        self.id = 0
+        self.receivedAt = receivedAt
+        self.connectionID = connectionID
+        self.httpVersion = httpVersion
+        self.service = service
+        self.environment = environment
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+        self.bodyIsJSON = bodyIsJSON
+        self.identity = identity
+        self.pushType = pushType
+        self.topic = topic
+        self.deviceToken = deviceToken
+        self.apnsID = apnsID
+        self.outcome = outcome
+        self.status = status
+        self.reason = reason
+        self.explanation = explanation
+        self.diagnostics = diagnostics
+    }
+}
+
+/// A header name and value.
+public struct HeaderField: Sendable, Hashable, Codable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}

@@ -1,0 +1,126 @@
+import PushMockCore
+public import PushMockStore
+
+/// The inspection HTTP API (`/api/v1/…`) and health endpoints, transport-neutral.
+///
+/// | Route | |
+/// |---|---|
+/// | `GET /api/v1/deliveries` | newest first; filters `service`, `environment`, `token`, `topic`, `pushType`, `outcome`, `reason`, `status`, `after`, `before`, `limit` |
+/// | `GET /api/v1/deliveries/{id}` | one delivery |
+/// | `DELETE /api/v1/deliveries` | removes deliveries (all, or those matching the same filters) |
+/// | `GET /livez`, `GET /readyz` | health |
+public struct InspectionAPI: Sendable {
+    /// The store it reads.
+    public let store: InMemoryDeliveryStore
+
+    /// Creates the API over `store`.
+    public init(store: InMemoryDeliveryStore) {
+        self.store = store
+    }
+
+    /// The largest `limit` a list accepts.
+    public static let maxLimit = 1000
+
+    /// Answers one request.
+    public func handle(_ request: InspectionRequest) -> InspectionResponse {
+        let segments = request.path.split(separator: "/", omittingEmptySubsequences: true)
+        switch (request.method, segments.count) {
+        case ("GET", 1) where segments[0] == "livez", ("HEAD", 1) where segments[0] == "livez":
+            return HealthEndpoints.livez()
+        case ("GET", 1) where segments[0] == "readyz":
+            return HealthEndpoints.readyz(ready: true)
+        default:
+            break
+        }
+        guard segments.count >= 3, segments[0] == "api", segments[1] == "v1", segments[2] == "deliveries" else {
+            return Self.error(404, "no such endpoint: \(request.method) \(request.path)")
+        }
+        switch (request.method, segments.count) {
+        case ("GET", 3):
+            return list(request)
+        case ("DELETE", 3):
+            switch Self.filter(from: request.query, allowing: []) {
+            case .failure(let error): return Self.error(400, error.message)
+            case .success(let filter):
+                let removed = store.remove(filter)
+                return InspectionResponse(status: 200, body: DeliveryJSON.encode(["removed": removed]))
+            }
+        case ("GET", 4):
+            guard let id = UInt64(segments[3]) else { return Self.error(400, "delivery ids are integers, got \(segments[3])") }
+            guard let delivery = store.delivery(id: id) else { return Self.error(404, "no delivery \(id) (never recorded, removed, or past retention)") }
+            return InspectionResponse(status: 200, body: DeliveryJSON.encode(DeliveryJSON.object(delivery)))
+        case (_, 3), (_, 4):
+            return Self.error(405, "\(request.method) is not allowed on \(request.path)")
+        default:
+            return Self.error(404, "no such endpoint: \(request.method) \(request.path)")
+        }
+    }
+
+    private func list(_ request: InspectionRequest) -> InspectionResponse {
+        var limit = 100
+        if let text = request.query.last(where: { $0.name == "limit" })?.value {
+            guard let value = Int(text), value > 0, value <= Self.maxLimit else {
+                return Self.error(400, "limit must be an integer from 1 to \(Self.maxLimit), got \(text)")
+            }
+            limit = value
+        }
+        switch Self.filter(from: request.query, allowing: ["limit"]) {
+        case .failure(let error):
+            return Self.error(400, error.message)
+        case .success(let filter):
+            let (deliveries, total) = store.query(filter, limit: limit)
+            var object: [String: Any] = ["deliveries": deliveries.map(DeliveryJSON.object), "total": total]
+            object["newestId"] = deliveries.first?.id
+            object["oldestId"] = deliveries.last?.id
+            return InspectionResponse(status: 200, body: DeliveryJSON.encode(object))
+        }
+    }
+
+    /// The filter names the API accepts.
+    public static let filterNames = ["service", "environment", "token", "topic", "pushType", "outcome", "reason", "status", "after", "before"]
+
+    static func filter(from query: [(name: String, value: String)], allowing extra: Set<String>) -> Result<DeliveryFilter, FilterError> {
+        var filter = DeliveryFilter()
+        for (name, value) in query {
+            switch name {
+            case "service":
+                guard Delivery.Service.all.map(\.rawValue).contains(value) else {
+                    return .failure(FilterError("service must be one of \(Delivery.Service.all.map(\.rawValue).joined(separator: ", ")), got \(value)"))
+                }
+                filter.service = Delivery.Service(rawValue: value)
+            case "environment":
+                guard APNSEnvironment(rawValue: value) != nil else { return .failure(FilterError("environment must be sandbox or production, got \(value)")) }
+                filter.environment = value
+            case "token": filter.deviceToken = value
+            case "topic": filter.topic = value
+            case "pushType": filter.pushType = value
+            case "outcome":
+                guard let outcome = Delivery.Outcome(rawValue: value) else {
+                    return .failure(FilterError("outcome must be one of \(Delivery.Outcome.allCases.map(\.rawValue).joined(separator: ", ")), got \(value)"))
+                }
+                filter.outcome = outcome
+            case "reason": filter.reason = value
+            case "status":
+                guard let status = Int(value) else { return .failure(FilterError("status must be an integer, got \(value)")) }
+                filter.status = status
+            case "after", "before":
+                guard let id = UInt64(value) else { return .failure(FilterError("\(name) must be a delivery id, got \(value)")) }
+                if name == "after" { filter.after = id } else { filter.before = id }
+            default:
+                guard extra.contains(name) else {
+                    return .failure(FilterError("unknown filter \(name); known: \((filterNames + extra.sorted()).joined(separator: ", "))"))
+                }
+            }
+        }
+        return .success(filter)
+    }
+
+    struct FilterError: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    static func error(_ status: Int, _ message: String) -> InspectionResponse {
+        InspectionResponse(status: status, body: DeliveryJSON.encode(["error": message]))
+    }
+}

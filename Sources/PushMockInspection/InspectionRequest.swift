@@ -1,0 +1,46 @@
+/// A control-plane request, transport-neutral: the server adapts what the transport received.
+public struct InspectionRequest: Sendable {
+    /// The method.
+    public var method: String
+    /// The path without the query.
+    public var path: String
+    /// Query items in order, percent-decoded.
+    public var query: [(name: String, value: String)]
+    /// The body.
+    public var body: [UInt8]
+
+    /// Creates a request from a request target such as `/api/v1/deliveries?limit=5`.
+    public init(method: String, target: String, body: [UInt8] = []) {
+        self.method = method
+        self.body = body
+        if let mark = target.firstIndex(of: "?") {
+            self.path = String(target[..<mark])
+            self.query = target[target.index(after: mark)...].split(separator: "&").map { item in
+                let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (Self.decode(parts[0]), parts.count > 1 ? Self.decode(parts[1]) : "")
+            }
+        } else {
+            self.path = target
+            self.query = []
+        }
+    }
+
+    /// Percent-decoding, with `+` as a space (form encoding).
+    static func decode(_ text: Substring) -> String {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(UInt8(ascii: " "))
+            case UInt8(ascii: "%"):
+                if let high = iterator.next(), let low = iterator.next(), let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
+                    bytes.append(value)
+                }
+            default:
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

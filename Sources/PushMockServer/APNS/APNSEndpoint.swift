@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import PushMockCore
+import PushMockStore
+import PushMockTransport
+import Synchronization
+
+/// `POST /3/device/<token>`: adapts a transport request to the core validator, answers as APNs
+/// does, records the delivery, and raises the connection's stream limit after the first valid
+/// credential.
+final class APNSEndpoint: Sendable {
+    let validator: APNSValidator
+    let store: InMemoryDeliveryStore
+    let clock: PushMockClock
+    let trust: ClientCertificateTrust
+    let defaultEnvironment: APNSEnvironment
+    let raisedStreamLimit: UInt32
+    let logger: Logger
+    private let seeds: Mutex<IDGenerator>
+
+    init(validator: APNSValidator, store: InMemoryDeliveryStore, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
+        self.validator = validator
+        self.store = store
+        self.clock = clock
+        self.trust = trust
+        self.defaultEnvironment = defaultEnvironment
+        self.raisedStreamLimit = raisedStreamLimit
+        self.logger = logger
+        self.seeds = Mutex(idSeed.map(IDGenerator.init(seed:)) ?? IDGenerator())
+    }
+
+    /// What PushMock keeps per APNs connection.
+    final class ConnectionState {
+        var auth = APNSConnectionAuth()
+        let credential: APNSConnectionCredential
+        var ids: IDGenerator
+        var raised = false
+
+        init(credential: APNSConnectionCredential, ids: IDGenerator) {
+            self.credential = credential
+            self.ids = ids
+        }
+    }
+
+    func state(for context: RequestContext) -> ConnectionState {
+        if let existing = context.control.storage?.value as? ConnectionState {
+            return existing
+        }
+        let credential = context.connection.clientCertificateChain.isEmpty
+            ? APNSConnectionCredential.token
+            : trust.credential(for: context.connection.clientCertificateChain, now: Date(timeIntervalSince1970: Double(clock.nowMilliseconds) / 1000))
+        let seed = seeds.withLock { $0.next() }
+        let state = ConnectionState(credential: credential, ids: IDGenerator(seed: seed))
+        if case .certificate = credential {
+            state.raised = true
+        }
+        context.control.storage?.value = state
+        return state
+    }
+
+    func environment(for request: HTTPServerRequest, connection: ConnectionInfo) -> APNSEnvironment {
+        request.authority.flatMap(APNSEnvironment.init(host:))
+            ?? connection.serverName.flatMap(APNSEnvironment.init(host:))
+            ?? defaultEnvironment
+    }
+
+    func respond(to request: HTTPServerRequest, context: RequestContext) -> HTTPServerResponse {
+        let now = clock.nowMilliseconds
+        let state = state(for: context)
+        let environment = environment(for: request, connection: context.connection)
+        let headers = request.headers.fields.map { (name: $0.name, value: $0.value) }
+        let apnsRequest = APNSRequest(
+            method: request.method,
+            path: request.path,
+            headers: headers,
+            body: request.body,
+            bodyTruncated: request.limitExceeded != nil,
+            environment: environment
+        )
+        let verdict = validator.validate(apnsRequest, credential: state.credential, auth: &state.auth, now: now / 1000, ids: &state.ids)
+        if verdict.authenticated, !state.raised {
+            state.raised = true
+            context.control.setMaxConcurrentStreams(raisedStreamLimit)
+        }
+        let response: HTTPServerResponse
+        var responseHeaders = HTTPHeaderList(capacity: 3)
+        if let rejection = verdict.rejection {
+            responseHeaders.append("content-type", "application/json")
+            responseHeaders.append("apns-id", verdict.apnsID, neverIndex: true)
+            let body: String
+            if let timestamp = verdict.unregisteredTimestamp {
+                body = #"{"reason":"\#(rejection.reason)","timestamp":\#(timestamp)}"#
+            } else {
+                body = #"{"reason":"\#(rejection.reason)"}"#
+            }
+            response = HTTPServerResponse(status: rejection.status, headers: responseHeaders, body: Array(body.utf8))
+            logger.debug("APNs push rejected", metadata: [
+                "reason": "\(rejection.reason)", "explanation": "\(verdict.explanation ?? "")", "connection": "\(context.connection.id)", "path": "\(request.path)",
+            ])
+        } else {
+            responseHeaders.append("apns-id", verdict.apnsID, neverIndex: true)
+            if environment == .sandbox {
+                responseHeaders.append("apns-unique-id", state.ids.nextUUIDString().lowercased(), neverIndex: true)
+            }
+            response = HTTPServerResponse(status: 200, headers: responseHeaders)
+        }
+        store.record(Delivery(
+            receivedAt: now,
+            connectionID: context.connection.id,
+            httpVersion: context.connection.httpVersion.rawValue,
+            service: .apns,
+            environment: environment.rawValue,
+            method: request.method,
+            path: request.path,
+            headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) },
+            body: request.body,
+            bodyIsJSON: verdict.bodyIsJSONObject,
+            identity: verdict.identity,
+            pushType: verdict.pushType?.rawValue,
+            topic: verdict.topic,
+            deviceToken: verdict.deviceToken,
+            apnsID: verdict.apnsID,
+            outcome: verdict.isAccepted ? .accepted : .rejected,
+            status: response.status,
+            reason: verdict.rejection?.reason,
+            explanation: verdict.explanation
+        ))
+        return response
+    }
+}

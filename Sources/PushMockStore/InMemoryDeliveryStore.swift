@@ -1,0 +1,101 @@
+public import PushMockCore
+import Synchronization
+
+/// Deliveries in memory, newest kept: a ring of `retention` entries. Recording takes a lock for
+/// well under a microsecond and never blocks on readers for long (they copy what they match).
+public final class InMemoryDeliveryStore: Sendable {
+    private struct State {
+        var ring: [Delivery] = []
+        /// Index in `ring` of the oldest delivery once the ring is full.
+        var head = 0
+        var nextID: UInt64 = 1
+        var evicted: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    /// How many deliveries are kept; older ones are evicted first.
+    public let retention: Int
+
+    /// Creates a store keeping the newest `retention` deliveries.
+    public init(retention: Int = 10_000) {
+        precondition(retention > 0, "retention must be positive")
+        self.retention = retention
+    }
+
+    /// Records a delivery, assigning its id, which is returned.
+    @discardableResult
+    public func record(_ delivery: Delivery) -> UInt64 {
+        var delivery = delivery
+        return state.withLock { state in
+            delivery.id = state.nextID
+            state.nextID += 1
+            if state.ring.count < retention {
+                state.ring.append(delivery)
+            } else {
+                state.ring[state.head] = delivery
+                state.head = (state.head + 1) % retention
+                state.evicted += 1
+            }
+            return delivery.id
+        }
+    }
+
+    /// Deliveries kept now.
+    public var count: Int { state.withLock { $0.ring.count } }
+
+    /// Deliveries evicted by retention since the start.
+    public var evictedCount: UInt64 { state.withLock { $0.evicted } }
+
+    /// The id the next delivery will get.
+    public var nextID: UInt64 { state.withLock { $0.nextID } }
+
+    /// The delivery with `id`, if still kept.
+    public func delivery(id: UInt64) -> Delivery? {
+        state.withLock { state in
+            // Ids increase from the oldest entry on, with gaps after removals: binary search.
+            let count = state.ring.count
+            var low = 0
+            var high = count
+            while low < high {
+                let middle = (low + high) / 2
+                let candidate = state.ring[(state.head + middle) % count]
+                if candidate.id == id { return candidate }
+                if candidate.id < id { low = middle + 1 } else { high = middle }
+            }
+            return nil
+        }
+    }
+
+    /// Matching deliveries, newest first, at most `limit`, and how many match in all.
+    public func query(_ filter: DeliveryFilter, limit: Int) -> (deliveries: [Delivery], total: Int) {
+        state.withLock { state in
+            var result: [Delivery] = []
+            var total = 0
+            let count = state.ring.count
+            for step in 0..<count {
+                let index = (state.head + count - 1 - step) % count
+                let delivery = state.ring[index]
+                guard filter.matches(delivery) else { continue }
+                total += 1
+                if result.count < limit { result.append(delivery) }
+            }
+            return (result, total)
+        }
+    }
+
+    /// Removes the matching deliveries (all of them for an empty filter); returns how many.
+    @discardableResult
+    public func remove(_ filter: DeliveryFilter = DeliveryFilter()) -> Int {
+        state.withLock { state in
+            let ordered = Self.ordered(state)
+            let kept = ordered.filter { !filter.matches($0) }
+            state.ring = kept
+            state.head = 0
+            return ordered.count - kept.count
+        }
+    }
+
+    private static func ordered(_ state: State) -> [Delivery] {
+        Array(state.ring[state.head...] + state.ring[..<state.head])
+    }
+}

@@ -1,0 +1,297 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTP2
+import PushMockCore
+import PushMockServer
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+@Suite("APNs over TLS and HTTP/2, end to end")
+struct APNSEndToEndTests {
+    typealias S = APNSTestServer
+    let path = "/3/device/\(APNSTestServer.deviceToken)"
+
+    @Test("a valid push gets 200 as one HEADERS frame with apns-id and apns-unique-id, and is recorded")
+    func accepted() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await client.close() } }
+            let apnsID = "123e4567-e89b-12d3-a456-426614174000"
+            client.send(streamID: 1, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds), extra: [("apns-id", apnsID)]), body: S.alertBody)
+            let frames = try await client.completedStream(1)
+            #expect(frames.count == 1, "header-only success")
+            #expect(try await client.status(of: 1) == "200")
+            let headers = client.responseHeaders(of: 1)
+            #expect(headers["apns-id"] == apnsID, "apns-id echoed exactly")
+            #expect(headers["apns-unique-id"].flatMap(UUID.init(uuidString:)) != nil, "sandbox answers carry apns-unique-id")
+
+            let (status, list) = try await S.inspect(server, "/api/v1/deliveries?service=apns&outcome=accepted")
+            #expect(status == 200)
+            let deliveries = try #require(list["deliveries"] as? [[String: Any]])
+            #expect(deliveries.count == 1)
+            let delivery = try #require(deliveries.first)
+            #expect(delivery["apnsId"] as? String == apnsID)
+            #expect(delivery["deviceToken"] as? String == APNSTestServer.deviceToken)
+            #expect(delivery["topic"] as? String == "com.example.app")
+            #expect(delivery["pushType"] as? String == "alert")
+            #expect(delivery["identity"] as? String == "\(DevCertificates.sampleAPNSTeamID)/\(DevCertificates.sampleAPNSKeyID)")
+            #expect(delivery["environment"] as? String == "sandbox")
+            #expect(delivery["protocol"] as? String == "HTTP/2")
+            #expect(((delivery["payload"] as? [String: Any])?["aps"] as? [String: Any]) != nil)
+            let id = try #require(delivery["id"] as? Int)
+            let (one, single) = try await S.inspect(server, "/api/v1/deliveries/\(id)")
+            #expect(one == 200)
+            #expect(single["apnsId"] as? String == apnsID)
+        }
+    }
+
+    @Test("authentication failures answer 403 with the reason, apns-id and JSON, and keep the connection")
+    func authenticationFailures() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            let now = clock.nowSeconds
+            let cases: [(token: String?, reason: String)] = [
+                (nil, "MissingProviderToken"),
+                ("not-a-jwt", "InvalidProviderToken"),
+                (S.token(issuedAt: now - 3601), "ExpiredProviderToken"),
+                (S.token(keyID: "PRODKEY001", key: S.productionKey, issuedAt: now), "BadEnvironmentKeyInToken"),
+                (S.token(keyID: "NOSUCHKEY1", issuedAt: now), "InvalidProviderToken"),
+            ]
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await client.close() } }
+            for (index, entry) in cases.enumerated() {
+                let stream = 2 * index + 1
+                client.send(streamID: stream, path: path, headers: S.alertHeaders(token: entry.token), body: S.alertBody)
+                _ = try await client.completedStream(stream)
+                #expect(try await client.status(of: stream) == "403")
+                #expect(client.json(of: stream)["reason"] as? String == entry.reason)
+                let headers = client.responseHeaders(of: stream)
+                #expect(headers["content-type"] == "application/json")
+                #expect(headers["apns-id"] != nil)
+            }
+            // Still the same connection: a valid push now succeeds on it.
+            client.send(streamID: 11, path: path, headers: S.alertHeaders(token: S.token(issuedAt: now)), body: S.alertBody)
+            #expect(try await client.status(of: 11) == "200")
+            let (_, rejected) = try await S.inspect(server, "/api/v1/deliveries?outcome=rejected&status=403")
+            #expect(rejected["total"] as? Int == cases.count)
+            let (_, unknownKey) = try await S.inspect(server, "/api/v1/deliveries?reason=InvalidProviderToken&limit=1")
+            let explanation = ((unknownKey["deliveries"] as? [[String: Any]])?.first?["explanation"] as? String) ?? ""
+            #expect(explanation.contains("--apns-key NOSUCHKEY1"), "the delivery says what to register: \(explanation)")
+        }
+    }
+
+    @Test("a token connection has one stream until its first valid token, then 1000")
+    func oneStreamUntilAuthenticated() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await client.close() } }
+            _ = try await client.waitFor("initial SETTINGS with MAX_CONCURRENT_STREAMS 1") { $0.maxConcurrentStreamsSetting == 1 }
+            client.send(streamID: 1, path: path, headers: S.alertHeaders(token: "bad.token.here"), body: S.alertBody)
+            #expect(try await client.status(of: 1) == "403")
+            #expect(!client.frames.contains { $0.maxConcurrentStreamsSetting == 1000 }, "an invalid token does not raise the limit")
+            client.send(streamID: 3, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds)), body: S.alertBody)
+            #expect(try await client.status(of: 3) == "200")
+            _ = try await client.waitFor("SETTINGS with MAX_CONCURRENT_STREAMS 1000") { $0.maxConcurrentStreamsSetting == 1000 }
+        }
+    }
+
+    @Test("a new token within 20 minutes on one connection is 429 TooManyProviderTokenUpdates; after 20 minutes it is fine")
+    func tokenChurn() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await client.close() } }
+            let first = S.token(issuedAt: clock.nowSeconds)
+            client.send(streamID: 1, path: path, headers: S.alertHeaders(token: first), body: S.alertBody)
+            #expect(try await client.status(of: 1) == "200")
+            clock.advance(byMilliseconds: 10 * 60_000)
+            client.send(streamID: 3, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds)), body: S.alertBody)
+            #expect(try await client.status(of: 3) == "429")
+            #expect(client.json(of: 3)["reason"] as? String == "TooManyProviderTokenUpdates")
+            client.send(streamID: 5, path: path, headers: S.alertHeaders(token: first), body: S.alertBody)
+            #expect(try await client.status(of: 5) == "200", "the current token keeps working")
+            clock.advance(byMilliseconds: 10 * 60_000 + 1000)
+            client.send(streamID: 7, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds)), body: S.alertBody)
+            #expect(try await client.status(of: 7) == "200")
+            // An hour after the first token was issued, it has expired.
+            clock.advance(byMilliseconds: 40 * 60_000)
+            client.send(streamID: 9, path: path, headers: S.alertHeaders(token: first), body: S.alertBody)
+            _ = try await client.completedStream(9)
+            #expect(client.json(of: 9)["reason"] as? String == "ExpiredProviderToken")
+        }
+    }
+
+    @Test("the first push binds the connection to its key: another key is UnrelatedKeyIdInToken there, fine on a new connection")
+    func connectionBinding() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            let now = clock.nowSeconds
+            let second = S.token(keyID: "SECONDKEY1", key: S.secondKey, issuedAt: now)
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await client.close() } }
+            client.send(streamID: 1, path: path, headers: S.alertHeaders(token: S.token(issuedAt: now)), body: S.alertBody)
+            #expect(try await client.status(of: 1) == "200")
+            client.send(streamID: 3, path: path, headers: S.alertHeaders(token: second), body: S.alertBody)
+            _ = try await client.completedStream(3)
+            #expect(client.json(of: 3)["reason"] as? String == "UnrelatedKeyIdInToken")
+            let fresh = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await fresh.close() } }
+            fresh.send(streamID: 1, path: path, headers: S.alertHeaders(token: second), body: S.alertBody)
+            #expect(try await fresh.status(of: 1) == "200")
+        }
+    }
+
+    @Test("device registry states: Unregistered with its timestamp, ExpiredToken, DeviceTokenNotForTopic, BadDeviceToken")
+    func registryStates() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            let tokens = (1...4).map { String(repeating: String(format: "%02x", $0), count: 32) }
+            server.devices.set(DeviceRecord(state: .unregistered(sinceMilliseconds: 1_454_948_015_990)), for: tokens[0])
+            server.devices.set(DeviceRecord(state: .expired), for: tokens[1])
+            server.devices.set(DeviceRecord(bundleID: "com.example.other"), for: tokens[2])
+            server.devices.set(DeviceRecord(environment: .production), for: tokens[3])
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await client.close() } }
+            let token = S.token(issuedAt: clock.nowSeconds)
+            for (index, device) in tokens.enumerated() {
+                client.send(streamID: 2 * index + 1, path: "/3/device/\(device)", headers: S.alertHeaders(token: token), body: S.alertBody)
+                _ = try await client.completedStream(2 * index + 1)
+            }
+            #expect(try await client.status(of: 1) == "410")
+            #expect(client.json(of: 1)["reason"] as? String == "Unregistered")
+            #expect((client.json(of: 1)["timestamp"] as? NSNumber)?.int64Value == 1_454_948_015_990)
+            #expect(try await client.status(of: 3) == "410")
+            #expect(client.json(of: 3)["reason"] as? String == "ExpiredToken")
+            #expect(client.json(of: 3)["timestamp"] == nil)
+            #expect(client.json(of: 5)["reason"] as? String == "DeviceTokenNotForTopic")
+            #expect(client.json(of: 7)["reason"] as? String == "BadDeviceToken")
+        }
+    }
+
+    @Test("a body over the transport cap is 413 PayloadTooLarge after authentication")
+    func payloadOverTransportCap() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        var configuration = S.configuration(clock: clock)
+        configuration.maxRequestBodySize = 8192
+        try await withPushMockServer(configuration) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await client.close() } }
+            let big = Array(#"{"aps":{"alert":""#.utf8) + [UInt8](repeating: 0x61, count: 20_000) + Array(#""}}"#.utf8)
+            client.send(streamID: 1, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds)), body: big)
+            _ = try await client.completedStream(1)
+            #expect(try await client.status(of: 1) == "413")
+            #expect(client.json(of: 1)["reason"] as? String == "PayloadTooLarge")
+            client.send(streamID: 3, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds)), body: S.alertBody)
+            #expect(try await client.status(of: 3) == "200")
+        }
+    }
+
+    @Test("certificate authentication: accepted, wrong environment, topic not in the certificate, untrusted issuer")
+    func certificateAuthentication() async throws {
+        try await withPushMockServer(S.configuration(clock: .system)) { server in
+            let url = "https://localhost:\(server.pushPort)\(path)"
+            let sample = try S.material.issueAPNSClientCertificate()
+            try await S.withCertificateClient(certificatePEM: sample.certificatePEM, keyPEM: sample.privateKeyPEM) { client in
+                let (ok, _) = try await client.send(url, method: .POST, headers: [("apns-topic", "com.example.app.voip"), ("apns-push-type", "voip")], body: S.alertBody)
+                #expect(ok.status == .ok)
+                let (other, body) = try await client.send(url, method: .POST, headers: [("apns-topic", "com.example.other")], body: S.alertBody)
+                #expect(other.status == .badRequest)
+                #expect(String(decoding: body, as: UTF8.self) == #"{"reason":"TopicDisallowed"}"#)
+            }
+            let production = try S.material.issueAPNSClientCertificate(environments: [.production])
+            try await S.withCertificateClient(certificatePEM: production.certificatePEM, keyPEM: production.privateKeyPEM) { client in
+                let (response, body) = try await client.send(url, method: .POST, headers: [("apns-topic", "com.example.app")], body: S.alertBody)
+                #expect(response.status == .forbidden)
+                #expect(String(decoding: body, as: UTF8.self) == #"{"reason":"BadCertificateEnvironment"}"#)
+            }
+            let stranger = try DevCertificates.generate().issueAPNSClientCertificate()
+            try await S.withCertificateClient(certificatePEM: stranger.certificatePEM, keyPEM: stranger.privateKeyPEM) { client in
+                let (response, body) = try await client.send(url, method: .POST, headers: [("apns-topic", "com.example.app")], body: S.alertBody)
+                #expect(response.status == .forbidden)
+                #expect(String(decoding: body, as: UTF8.self) == #"{"reason":"BadCertificate"}"#)
+            }
+            let (_, list) = try await S.inspect(server, "/api/v1/deliveries?outcome=accepted")
+            let identity = ((list["deliveries"] as? [[String: Any]])?.first?["identity"] as? String) ?? ""
+            #expect(identity.contains("com.example.app"), "the certificate subject is recorded: \(identity)")
+        }
+    }
+
+    @Test("the environment follows the host: api.push.apple.com is production (no apns-unique-id)")
+    func environmentFromHost() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true, serverName: "api.push.apple.com")
+            defer { Task { await client.close() } }
+            client.send(streamID: 1, path: path, headers: S.alertHeaders(token: S.token(keyID: "PRODKEY001", key: S.productionKey, issuedAt: clock.nowSeconds)), body: S.alertBody)
+            #expect(try await client.status(of: 1) == "200")
+            #expect(client.responseHeaders(of: 1)["apns-unique-id"] == nil)
+            let (_, list) = try await S.inspect(server, "/api/v1/deliveries?environment=production")
+            #expect(list["total"] as? Int == 1)
+        }
+    }
+
+    @Test("the inspection API filters, deletes, and refuses unknown filters")
+    func inspectionAPI() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                let url = "https://localhost:\(server.pushPort)\(path)"
+                let token = S.token(issuedAt: clock.nowSeconds)
+                for topic in ["com.example.app", "com.example.app.voip"] {
+                    let type = topic.hasSuffix(".voip") ? "voip" : "alert"
+                    _ = try await client.send(url, method: .POST, headers: [("apns-topic", topic), ("apns-push-type", type), ("authorization", "bearer \(token)")], body: S.alertBody)
+                }
+            }
+            let (_, all) = try await S.inspect(server, "/api/v1/deliveries")
+            #expect(all["total"] as? Int == 2)
+            let newest = (all["deliveries"] as? [[String: Any]])?.first
+            #expect(newest?["pushType"] as? String == "voip", "newest first")
+            let (_, voip) = try await S.inspect(server, "/api/v1/deliveries?pushType=voip&token=\(APNSTestServer.deviceToken.uppercased())")
+            #expect(voip["total"] as? Int == 1)
+            let oldestID = try #require((all["deliveries"] as? [[String: Any]])?.last?["id"] as? Int)
+            let (_, after) = try await S.inspect(server, "/api/v1/deliveries?after=\(oldestID)")
+            #expect(after["total"] as? Int == 1)
+            let (bad, error) = try await S.inspect(server, "/api/v1/deliveries?colour=blue")
+            #expect(bad == 400)
+            #expect((error["error"] as? String)?.contains("unknown filter colour") == true)
+            let (badValue, _) = try await S.inspect(server, "/api/v1/deliveries?outcome=maybe")
+            #expect(badValue == 400)
+            let (missing, _) = try await S.inspect(server, "/api/v1/deliveries/999999")
+            #expect(missing == 404)
+            let (deleted, removed) = try await S.inspect(server, "/api/v1/deliveries?pushType=alert", method: .DELETE)
+            #expect(deleted == 200)
+            #expect(removed["removed"] as? Int == 1)
+            let (_, left) = try await S.inspect(server, "/api/v1/deliveries")
+            #expect(left["total"] as? Int == 1)
+            let (livez, _) = try await S.inspect(server, "/livez")
+            #expect(livez == 200)
+            let (readyz, _) = try await S.inspect(server, "/readyz")
+            #expect(readyz == 200)
+        }
+    }
+
+    @Test("an idle connection gets GOAWAY with {\"reason\":\"IdleTimeout\"}")
+    func idleTimeout() async throws {
+        var configuration = S.configuration()
+        configuration.idleTimeoutSeconds = 1
+        try await withPushMockServer(configuration) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            let frame = try await client.waitFor("GOAWAY", timeout: .seconds(5)) { if case .goAway = $0.payload { true } else { false } }
+            guard case .goAway(_, let code, let data) = frame.payload else { return }
+            #expect(code == .noError)
+            #expect(data.map { String(buffer: $0) } == #"{"reason":"IdleTimeout"}"#)
+        }
+    }
+}
+
+extension HTTP2Frame {
+    var maxConcurrentStreamsSetting: Int? {
+        guard case .settings(.settings(let values)) = payload else { return nil }
+        return values.last { $0.parameter == .maxConcurrentStreams }?.value
+    }
+}

@@ -1,0 +1,93 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import NIOHTTP1
+import NIOSSL
+import PushMockCore
+import PushMockServer
+import PushMockTestSupport
+import PushMockTesting
+
+/// A PushMock configured with freshly minted test material, and ways to talk APNs to it.
+enum APNSTestServer {
+    static let material = TestTLS.material
+    static let sampleKey = try! P256.Signing.PrivateKey(pemRepresentation: material.apnsAuthKeyP8)
+    static let secondKey = P256.Signing.PrivateKey()
+    static let productionKey = P256.Signing.PrivateKey()
+    static let deviceToken = String(repeating: "ab", count: 32)
+    static let start: Int64 = 1_767_225_600_000  // 2026-01-01T00:00:00Z
+
+    static func configuration(clock: PushMockClock = .manual(startingAt: start)) -> PushMockConfiguration {
+        var configuration = PushMockConfiguration()
+        configuration.tls = .pem(certificateChain: material.serverCertificatePEM, privateKey: material.serverPrivateKeyPEM)
+        configuration.clock = clock
+        configuration.idleTimeoutSeconds = nil
+        configuration.apns.keys = [
+            .init(keyID: DevCertificates.sampleAPNSKeyID, teamID: DevCertificates.sampleAPNSTeamID, source: .pem(material.apnsAuthKeyP8)),
+            .init(keyID: "SECONDKEY1", teamID: DevCertificates.sampleAPNSTeamID, source: .pem(secondKey.pemRepresentation)),
+            .init(keyID: "PRODKEY001", teamID: DevCertificates.sampleAPNSTeamID, source: .pem(productionKey.publicKey.pemRepresentation), scope: .production),
+        ]
+        configuration.apns.certificateTrustRoots = [.pem(material.caCertificatePEM)]
+        return configuration
+    }
+
+    static func token(keyID: String = DevCertificates.sampleAPNSKeyID, key: P256.Signing.PrivateKey = sampleKey, issuedAt: Int64) -> String {
+        try! ProviderToken.sign(keyID: keyID, teamID: DevCertificates.sampleAPNSTeamID, issuedAt: issuedAt, key: key)
+    }
+
+    /// APNs headers for an alert to the sample app.
+    static func alertHeaders(token: String?, topic: String = "com.example.app", extra: [(String, String)] = []) -> [(String, String)] {
+        var headers: [(String, String)] = [("apns-topic", topic), ("apns-push-type", "alert")]
+        if let token { headers.append(("authorization", "bearer \(token)")) }
+        return headers + extra
+    }
+
+    static let alertBody = Array(#"{"aps":{"alert":{"title":"Hi","body":"There"}}}"#.utf8)
+
+    /// GET on the inspection API, decoded.
+    static func inspect(_ server: PushMockServer, _ target: String, method: HTTPMethod = .GET) async throws -> (status: Int, json: [String: Any]) {
+        try await withHTTPClient { client in
+            let (response, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)\(target)", method: method)
+            let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
+            return (Int(response.status.code), json)
+        }
+    }
+
+    /// An AsyncHTTPClient presenting a client certificate.
+    static func withCertificateClient<T>(certificatePEM: String, keyPEM: String, _ body: (HTTPClient) async throws -> T) async throws -> T {
+        var tls = try TestTLS.clientConfiguration(alpn: [])
+        tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8)).map { .certificate($0) }
+        tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem))
+        var configuration = HTTPClient.Configuration()
+        configuration.tlsConfiguration = tls
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let result = try await body(client)
+            try await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+}
+
+extension H2FrameClient {
+    /// The JSON body of a stream's response.
+    func json(of streamID: Int) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body(of: streamID)))) as? [String: Any] ?? [:]
+    }
+
+    /// The response headers of a stream (after `status(of:)` returned).
+    func responseHeaders(of streamID: Int) -> [String: String] {
+        for frame in frames where frame.streamID == .init(streamID) {
+            if case .headers(let headers) = frame.payload {
+                return Dictionary(headers.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+            }
+        }
+        return [:]
+    }
+}

@@ -43,14 +43,14 @@ public struct IDGenerator: Sendable {
         return result
     }
 
-    /// The next id as an uppercase version-4 UUID string (`8-4-4-4-12` hex digits).
-    public mutating func nextUUIDString() -> String {
+    /// The next id as a version-4 UUID string (`8-4-4-4-12` hex digits), uppercase unless asked.
+    public mutating func nextUUIDString(lowercase: Bool = false) -> String {
         var high = next()
         var low = next()
         high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC variant
         return String(unsafeUninitializedCapacity: 36) { buffer in
-            let digits: StaticString = "0123456789ABCDEF"
+            let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
             var index = 0
             func put(_ value: UInt64, nibbles: Int) {
                 var shift = (nibbles - 1) * 4

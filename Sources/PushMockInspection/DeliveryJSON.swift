@@ -25,6 +25,7 @@ enum DeliveryJSON {
         object["apnsId"] = delivery.apnsID ?? NSNull()
         object["reason"] = delivery.reason ?? NSNull()
         object["explanation"] = delivery.explanation ?? NSNull()
+        object["fault"] = delivery.fault ?? NSNull()
         if let text = String(validating: delivery.body, as: UTF8.self) {
             object["body"] = text
         } else {

@@ -1,5 +1,5 @@
 public import PushMockTransport
-import PushMockCore
+public import PushMockCore
 
 /// Everything `pushmock serve` and ``PushMockServer`` can be told. Defaults serve the push port
 /// 127.0.0.1:2197 over TLS with the development certificates in `Certs/`.
@@ -53,6 +53,10 @@ public struct PushMockConfiguration: Sendable {
     public var clock: PushMockClock = .system
     /// Seed for generated ids (`apns-id`, `apns-unique-id`); `nil` seeds randomly.
     public var idSeed: UInt64?
+    /// Faults in force from the start.
+    public var faults: [FaultRule] = []
+    /// Seed for fault probabilities.
+    public var faultSeed: UInt64 = 0
 
     /// The defaults.
     public init() {}

@@ -32,6 +32,8 @@ public final class PushMockServer: Service, Sendable {
     public let devices: DeviceRegistry
     /// APNs provider-token verification and the credential registry.
     public let tokens: ProviderTokenVerifier
+    /// The faults in force.
+    public let faults: FaultPlan
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
 
@@ -50,6 +52,7 @@ public final class PushMockServer: Service, Sendable {
         self.store = components.store
         self.devices = components.devices
         self.tokens = components.tokens
+        self.faults = components.faults
         self.group = group
         self.ownsGroup = ownsGroup
     }
@@ -62,6 +65,7 @@ public final class PushMockServer: Service, Sendable {
         let store: InMemoryDeliveryStore
         let devices: DeviceRegistry
         let tokens: ProviderTokenVerifier
+        let faults: FaultPlan
         let push: PushResponder
         let inspection: InspectionResponder
     }
@@ -83,10 +87,12 @@ public final class PushMockServer: Service, Sendable {
         let tokens = ProviderTokenVerifier(registry: registry)
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
         let store = InMemoryDeliveryStore(retention: max(1, configuration.retention))
+        let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
         let endpoint = APNSEndpoint(
             validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices),
             store: store,
+            faults: faults,
             clock: configuration.clock,
             trust: trust,
             defaultEnvironment: apns.defaultEnvironment,
@@ -98,6 +104,7 @@ public final class PushMockServer: Service, Sendable {
             store: store,
             devices: devices,
             tokens: tokens,
+            faults: faults,
             push: PushResponder(mode: configuration.mode, apns: endpoint, streamsBeforeAuthentication: apns.streamsBeforeAuthentication),
             inspection: InspectionResponder(api: InspectionAPI(store: store))
         )

@@ -30,7 +30,7 @@ final class PushResponder: HTTPResponder {
             return .response(acceptAll(request))
         }
         if request.path.hasPrefix("/3/") {
-            return .response(apns.respond(to: request, context: context))
+            return apns.respond(to: request, context: context)
         }
         // Any other endpoint is not APNs: it never holds a connection at one stream.
         if context.control.maxConcurrentStreams < apns.raisedStreamLimit {

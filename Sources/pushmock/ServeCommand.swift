@@ -42,8 +42,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
-    @Option(help: "Inspection API port on --inspection-host (0 picks a free one, -1 disables it).")
+    @Option(help: "Inspection API port on --inspection-host (0 picks a free one).")
     var inspectionPort = 2198
+
+    @Flag(help: "Do not serve the inspection API.")
+    var noInspection = false
 
     @Option(help: "Address of the inspection API (keep it on loopback).")
     var inspectionHost = "127.0.0.1"
@@ -75,6 +78,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-non-json-body"), help: "Accept APNs bodies that are not a JSON object (default: BadPayload).")
     var allowNonJSONBody = false
 
+    @Option(name: .customLong("apns-streams-before-auth"), help: "SETTINGS_MAX_CONCURRENT_STREAMS of a token connection until its first valid provider token (APNs: 1).")
+    var streamsBeforeAuth: UInt32 = 1
+
     @Option(help: "Seed for generated ids, for reproducible runs.")
     var idSeed: UInt64?
 
@@ -90,7 +96,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        guard (-1...65535).contains(inspectionPort) else { throw ValidationError("--inspection-port must be between -1 and 65535 (got \(inspectionPort))") }
+        guard (0...65535).contains(inspectionPort) else { throw ValidationError("--inspection-port must be between 0 and 65535 (got \(inspectionPort))") }
         guard retention > 0 else { throw ValidationError("--retention must be positive") }
         guard APNSEnvironment(rawValue: apnsEnvironment) != nil else {
             throw ValidationError("--apns-environment must be sandbox or production (got \(apnsEnvironment))")
@@ -121,7 +127,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.threads = threads
         configuration.mode = PushMockConfiguration.Mode(rawValue: mode) ?? .push
         configuration.inspectionHost = inspectionHost
-        configuration.inspectionPort = inspectionPort >= 0 ? inspectionPort : nil
+        configuration.inspectionPort = noInspection ? nil : inspectionPort
         configuration.retention = retention
         configuration.idSeed = idSeed
         var apns = configuration.apns
@@ -135,6 +141,7 @@ struct ServeCommand: AsyncParsableCommand {
             apns.certificateTrustRoots = apnsTrustRoots.map { .file($0) }
         }
         apns.closedDeviceRegistry = closedDeviceRegistry
+        apns.streamsBeforeAuthentication = max(1, streamsBeforeAuth)
         apns.options.rejectBackgroundPriority10 = !allowBackgroundPriority10
         apns.options.rejectTopicPushTypeMismatch = !allowTopicMismatch
         apns.options.rejectNonJSONBody = !allowNonJSONBody

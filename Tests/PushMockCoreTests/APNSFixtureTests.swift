@@ -22,7 +22,7 @@ struct APNSFixtureTests {
         let fixture = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
         let keys = TestKeys.shared
         let requestObject = try #require(fixture["request"] as? [String: Any])
-        let headers = try #require(requestObject["headers"] as? [[String]]).map { (name: $0[0], value: keys.expand($0[1])) }
+        let headers = try #require(requestObject["headers"] as? [[String]]).map { HeaderField(name: $0[0], value: keys.expand($0[1])) }
         let body: [UInt8]
         if let text = requestObject["bodyText"] as? String {
             body = Array(text.utf8)

@@ -22,6 +22,26 @@ public struct APNSConnectionAuth: Sendable, Hashable {
         }
     }
 
+    /// `TEAMID/KEYID` of the bound key (recorded on deliveries).
+    public var identity: String?
+    /// The last `authorization` value verified on this connection, and the result.
+    public var lastVerification: Verification?
+    /// The last bundle id this connection's team was found to own.
+    public var lastAuthorizedBundle: AuthorizedBundle?
+
+    /// A cached verification, valid while the registry's generation is unchanged.
+    public struct Verification: Sendable, Hashable {
+        public var authorization: String
+        public var generation: UInt64
+        public var result: ProviderTokenVerifier.Result
+    }
+
+    /// A cached topic authorization, valid while the registry's generation is unchanged.
+    public struct AuthorizedBundle: Sendable, Hashable {
+        public var bundleID: String
+        public var generation: UInt64
+    }
+
     /// A fresh, unbound connection.
     public init() {}
 

@@ -7,10 +7,9 @@ public enum APNSEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
 
     /// The environment a host name selects, or `nil` for any other host (such as `localhost`).
     public init?(host: String) {
+        // Fast path: every Apple host starts with "api"; localhost and addresses do not.
+        guard let first = host.utf8.first, first | 0x20 == UInt8(ascii: "a") else { return nil }
         var name = Substring(host)
-        if name.hasPrefix("[") {
-            return nil  // an IPv6 literal
-        }
         if let colon = name.lastIndex(of: ":") {
             name = name[..<colon]
         }

@@ -9,8 +9,9 @@ struct APNSHeaders {
     var authorization: String?
     var duplicate: String?
 
-    init(_ headers: [(name: String, value: String)]) {
-        for (name, value) in headers {
+    init(_ headers: [HeaderField]) {
+        for field in headers {
+            let (name, value) = (field.name, field.value)
             switch name {
             case "apns-id": Self.set(&apnsID, &duplicate, name, value)
             case "apns-expiration": Self.set(&expiration, &duplicate, name, value)

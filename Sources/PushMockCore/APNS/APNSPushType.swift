@@ -61,8 +61,12 @@ public struct APNSPushType: Sendable, Hashable, CustomStringConvertible {
     /// The push type a topic's suffix implies when `apns-push-type` is absent (alert for a bare
     /// bundle id), with the bundle id.
     public static func inferred(fromTopic topic: String) -> (pushType: APNSPushType, bundleID: String) {
-        for type in all where !type.topicSuffix.isEmpty && topic.hasSuffix(type.topicSuffix) {
-            return (type, String(topic.dropLast(type.topicSuffix.count)))
+        let bytes = topic.utf8
+        for type in all where !type.topicSuffix.isEmpty {
+            let suffix = type.topicSuffix.utf8
+            if bytes.count > suffix.count, bytes.reversed().starts(with: suffix.reversed()) {
+                return (type, String(Substring(bytes.dropLast(suffix.count))))
+            }
         }
         return (.alert, topic)
     }

@@ -5,7 +5,7 @@ public struct APNSRequest: Sendable {
     /// The `:path`.
     public var path: String
     /// Regular headers in arrival order, duplicates kept.
-    public var headers: [(name: String, value: String)]
+    public var headers: [HeaderField]
     /// The body (at most the transport's cap).
     public var body: [UInt8]
     /// The body was longer than the transport read.
@@ -14,7 +14,7 @@ public struct APNSRequest: Sendable {
     public var environment: APNSEnvironment
 
     /// Creates a request.
-    public init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8], bodyTruncated: Bool = false, environment: APNSEnvironment) {
+    public init(method: String, path: String, headers: [HeaderField], body: [UInt8], bodyTruncated: Bool = false, environment: APNSEnvironment) {
         self.method = method
         self.path = path
         self.headers = headers

@@ -10,26 +10,39 @@ extension APNSValidator {
         guard let authorization = headers.authorization, !authorization.isEmpty else {
             return (.missingProviderToken, "send authorization: bearer <provider token JWT>")
         }
-        guard authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else {
+        let bytes = authorization.utf8
+        guard bytes.count > 7, zip(bytes.prefix(7), "bearer ".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
             return (.invalidProviderToken, "authorization must be \"bearer <JWT>\"")
         }
-        let jwt = authorization.dropFirst(7).drop { $0 == " " }
         let token: ProviderToken
         let scope: APNSSigningKey.Scope
-        let keyTopics: [String]?
-        switch tokens.verify(jwt) {
+        // A connection sends the same token again and again: compare it with the last one
+        // (a memcmp) before going to the shared cache (a hash and a lock).
+        let generation = tokens.generation
+        let result: ProviderTokenVerifier.Result
+        if let cached = auth.lastVerification, cached.generation == generation, cached.authorization == authorization {
+            result = cached.result
+        } else {
+            let jwt = Substring(bytes.dropFirst(7)).drop { $0 == " " }
+            result = tokens.verify(jwt)
+            auth.lastVerification = .init(authorization: authorization, generation: generation, result: result)
+        }
+        switch result {
         case .invalid(let problem):
             return (.invalidProviderToken, problem.rawValue)
         case .unknownKey(let keyID, let teamID):
             return (.invalidProviderToken, "key \(keyID) is not registered; register it with --apns-key \(keyID):\(teamID):PATH.p8")
         case .teamMismatch(let keyID, let keyTeam, let tokenTeam):
             return (.invalidProviderToken, "key \(keyID) belongs to team \(keyTeam), the token says iss \(tokenTeam)")
-        case .valid(let valid, let validScope, let topics):
+        case .valid(let valid, let validScope, _):
             token = valid
             scope = validScope
-            keyTopics = topics
         }
-        verdict.identity = "\(token.teamID)/\(token.keyID)"
+        if let cached = auth.identity, auth.keyID == token.keyID {
+            verdict.identity = cached
+        } else {
+            verdict.identity = "\(token.teamID)/\(token.keyID)"
+        }
         if now - token.issuedAt > options.tokenLifetime {
             return (.expiredProviderToken, "iat \(token.issuedAt) is \(now - token.issuedAt) s old; tokens last \(options.tokenLifetime) s")
         }
@@ -53,17 +66,23 @@ extension APNSValidator {
             auth.tokenIdentity = identity
             auth.tokenChangedAt = now
         }
-        auth.teamID = token.teamID
-        auth.keyID = token.keyID
+        if auth.keyID != token.keyID || auth.identity == nil {
+            auth.teamID = token.teamID
+            auth.keyID = token.keyID
+            auth.identity = verdict.identity
+        }
         verdict.authenticated = true
-        _ = keyTopics
         return nil
     }
 
     /// Step 6 for token connections: the bound team must own the bundle, and a topic-specific key
     /// must list it. Returns the explanation of a `TopicDisallowed`, or `nil`.
-    func authorizeTopic(bundleID: String, auth: APNSConnectionAuth) -> String? {
+    func authorizeTopic(bundleID: String, auth: inout APNSConnectionAuth) -> String? {
         guard let teamID = auth.teamID, let keyID = auth.keyID else { return nil }
+        let generation = tokens.generation
+        if auth.lastAuthorizedBundle?.bundleID == bundleID, auth.lastAuthorizedBundle?.generation == generation {
+            return nil
+        }
         let registry = tokens.registry
         guard let owner = registry.team(ofBundle: bundleID) else {
             return "no team owns \(bundleID); register it with --apns-bundle \(bundleID):\(teamID)"
@@ -74,6 +93,7 @@ extension APNSValidator {
         if let topics = registry.keys[keyID]?.topics, !topics.contains(bundleID) {
             return "key \(keyID) is limited to \(topics.joined(separator: ", "))"
         }
+        auth.lastAuthorizedBundle = .init(bundleID: bundleID, generation: generation)
         return nil
     }
 }

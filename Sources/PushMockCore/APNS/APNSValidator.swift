@@ -57,11 +57,13 @@ public struct APNSValidator: Sendable {
 
         // 2. Method and path.
         guard request.method == "POST" else { return reject(.methodNotAllowed) }
-        let prefix = "/3/device/"
-        guard request.path.hasPrefix(prefix) || request.path == "/3/device" else { return reject(.badPath) }
-        let token = request.path.dropFirst(min(prefix.count, request.path.count))
-        guard !token.isEmpty else { return reject(.missingDeviceToken) }
-        guard !token.contains("/"), !token.contains("?") else { return reject(.badPath) }
+        let shape = Self.devicePathShape(request.path)
+        switch shape {
+        case .badPath: return reject(.badPath)
+        case .missingToken: return reject(.missingDeviceToken)
+        case .token: break
+        }
+        let token = Substring(request.path.utf8.dropFirst(10))
         verdict.deviceToken = String(token)
 
         // 3. Duplicates.
@@ -134,8 +136,8 @@ public struct APNSValidator: Sendable {
                 return reject(.badTopic, "topic \(topicText) is for \(inferred.pushType.rawValue) pushes, not \(resolvedType.rawValue)")
             }
             bundleID = topicText
-        } else if topicText.hasSuffix(resolvedType.topicSuffix), topicText.count > resolvedType.topicSuffix.count {
-            bundleID = String(topicText.dropLast(resolvedType.topicSuffix.count))
+        } else if topicText.utf8.count > resolvedType.topicSuffix.utf8.count, topicText.utf8.reversed().starts(with: resolvedType.topicSuffix.utf8.reversed()) {
+            bundleID = String(Substring(topicText.utf8.dropLast(resolvedType.topicSuffix.utf8.count)))
         } else if options.rejectTopicPushTypeMismatch {
             return reject(.badTopic, "\(resolvedType.rawValue) pushes need the topic <bundle id>\(resolvedType.topicSuffix), got \(topicText)")
         } else {
@@ -151,7 +153,7 @@ public struct APNSValidator: Sendable {
                 return reject(.topicDisallowed, "topic \(topicText) is not in the client certificate (topics: \(identity.topics.joined(separator: ", ")))")
             }
         case .token, .untrustedCertificate:
-            if let rejection = authorizeTopic(bundleID: bundleID, auth: auth) {
+            if let rejection = authorizeTopic(bundleID: bundleID, auth: &auth) {
                 return reject(.topicDisallowed, rejection)
             }
         }
@@ -168,7 +170,7 @@ public struct APNSValidator: Sendable {
         }
 
         // 8. Device token.
-        guard Self.isEvenHex(token) else {
+        guard case .token(isEvenHex: true) = shape else {
             return reject(.badDeviceToken, "device tokens are a non-empty, even-length hex string")
         }
         if let record = devices.record(for: verdict.deviceToken!) {
@@ -192,8 +194,36 @@ public struct APNSValidator: Sendable {
         return verdict
     }
 
-    static func isEvenHex(_ token: Substring) -> Bool {
-        guard !token.isEmpty, token.utf8.count % 2 == 0 else { return false }
-        return token.utf8.allSatisfy { JSONScanner.hexValue($0) != nil }
+    enum DevicePathShape: Equatable {
+        case badPath
+        case missingToken
+        case token(isEvenHex: Bool)
+    }
+
+    /// `/3/device/<token>` in one pass over the bytes.
+    static func devicePathShape(_ path: String) -> DevicePathShape {
+        var path = path
+        return path.withUTF8 { bytes -> DevicePathShape in
+            let prefix: StaticString = "/3/device/"
+            let prefixLength = prefix.utf8CodeUnitCount
+            if bytes.count == prefixLength - 1 || bytes.count == prefixLength {
+                // "/3/device" or "/3/device/"
+                for index in 0..<bytes.count where bytes[index] != prefix.utf8Start[index] {
+                    return .badPath
+                }
+                return .missingToken
+            }
+            guard bytes.count > prefixLength else { return .badPath }
+            for index in 0..<prefixLength where bytes[index] != prefix.utf8Start[index] {
+                return .badPath
+            }
+            var hex = (bytes.count - prefixLength) % 2 == 0
+            for index in prefixLength..<bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") { return .badPath }
+                if hex, JSONScanner.hexValue(byte) == nil { hex = false }
+            }
+            return .token(isEvenHex: hex)
+        }
     }
 }

@@ -20,6 +20,10 @@ public final class ProviderTokenVerifier: Sendable {
 
     private let state: Mutex<State>
     private let capacity: Int
+    private let generationCounter = Atomic<UInt64>(0)
+
+    /// Changes whenever the registry changes (connection-level caches compare it).
+    public var generation: UInt64 { generationCounter.load(ordering: .acquiring) }
 
     /// Creates a verifier over `registry`.
     public init(registry: APNSCredentialRegistry, capacity: Int = 10_000) {
@@ -36,6 +40,7 @@ public final class ProviderTokenVerifier: Sendable {
             body(&$0.registry)
             $0.cache.removeAll()
         }
+        generationCounter.add(1, ordering: .releasing)
     }
 
     /// Verifies `jwt` (cached by its exact text).

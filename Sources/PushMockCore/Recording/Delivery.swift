@@ -68,6 +68,8 @@ public struct Delivery: Sendable, Identifiable {
     public var explanation: String?
     /// Non-fatal findings.
     public var diagnostics: [String]
+    /// The id of the fault rule that changed the answer, if one did.
+    public var fault: String?
 
     /// Creates a delivery (the store assigns `id`).
     public init(
@@ -75,7 +77,8 @@ public struct Delivery: Sendable, Identifiable {
         method: String, path: String, headers: [HeaderField], body: [UInt8], bodyIsJSON: Bool = false,
         identity: String? = nil, pushType: String? = nil, topic: String? = nil, deviceToken: String? = nil,
         apnsID: String? = nil, outcome: Outcome, status: Int, reason: String? = nil, explanation: String? = nil,
-        diagnostics: [String] = []
+        diagnostics: [String] = [],
+        fault: String? = nil
     ) {
         self.id = 0
         self.receivedAt = receivedAt
@@ -98,6 +101,7 @@ public struct Delivery: Sendable, Identifiable {
         self.reason = reason
         self.explanation = explanation
         self.diagnostics = diagnostics
+        self.fault = fault
     }
 }
 

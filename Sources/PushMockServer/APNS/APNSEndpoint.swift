@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PushMockCore
 import PushMockStore
 import PushMockTransport
@@ -11,6 +12,7 @@ import Synchronization
 final class APNSEndpoint: Sendable {
     let validator: APNSValidator
     let store: InMemoryDeliveryStore
+    let faults: FaultPlan
     let clock: PushMockClock
     let trust: ClientCertificateTrust
     let defaultEnvironment: APNSEnvironment
@@ -18,9 +20,10 @@ final class APNSEndpoint: Sendable {
     let logger: Logger
     private let seeds: Mutex<IDGenerator>
 
-    init(validator: APNSValidator, store: InMemoryDeliveryStore, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
+    init(validator: APNSValidator, store: InMemoryDeliveryStore, faults: FaultPlan, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
         self.validator = validator
         self.store = store
+        self.faults = faults
         self.clock = clock
         self.trust = trust
         self.defaultEnvironment = defaultEnvironment
@@ -64,11 +67,11 @@ final class APNSEndpoint: Sendable {
             ?? defaultEnvironment
     }
 
-    func respond(to request: HTTPServerRequest, context: RequestContext) -> HTTPServerResponse {
+    func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
         let now = clock.nowMilliseconds
         let state = state(for: context)
         let environment = environment(for: request, connection: context.connection)
-        let headers = request.headers.fields.map { (name: $0.name, value: $0.value) }
+        let headers = request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }
         let apnsRequest = APNSRequest(
             method: request.method,
             path: request.path,
@@ -82,25 +85,31 @@ final class APNSEndpoint: Sendable {
             state.raised = true
             context.control.setMaxConcurrentStreams(raisedStreamLimit)
         }
+        let fault = faults.fire(service: "apns", path: request.path, token: verdict.deviceToken, topic: verdict.topic)
+        var rejection = verdict.rejection.map { (status: $0.status, reason: $0.reason) }
+        if let fault, case .reject(let status, let reason) = fault.action {
+            rejection = (status, reason)
+        }
         let response: HTTPServerResponse
         var responseHeaders = HTTPHeaderList(capacity: 3)
-        if let rejection = verdict.rejection {
+        if let rejection {
             responseHeaders.append("content-type", "application/json")
             responseHeaders.append("apns-id", verdict.apnsID, neverIndex: true)
             let body: String
-            if let timestamp = verdict.unregisteredTimestamp {
+            if let timestamp = verdict.unregisteredTimestamp, rejection.reason == APNSRejectionReason.unregistered.reason {
                 body = #"{"reason":"\#(rejection.reason)","timestamp":\#(timestamp)}"#
             } else {
-                body = #"{"reason":"\#(rejection.reason)"}"#
+                body = #"{"reason":"\#(JSONText.escape(rejection.reason))"}"#
             }
             response = HTTPServerResponse(status: rejection.status, headers: responseHeaders, body: Array(body.utf8))
             logger.debug("APNs push rejected", metadata: [
-                "reason": "\(rejection.reason)", "explanation": "\(verdict.explanation ?? "")", "connection": "\(context.connection.id)", "path": "\(request.path)",
+                "reason": "\(rejection.reason)", "explanation": "\(verdict.explanation ?? "")", "fault": "\(fault?.id ?? "")",
+                "connection": "\(context.connection.id)", "path": "\(request.path)",
             ])
         } else {
             responseHeaders.append("apns-id", verdict.apnsID, neverIndex: true)
             if environment == .sandbox {
-                responseHeaders.append("apns-unique-id", state.ids.nextUUIDString().lowercased(), neverIndex: true)
+                responseHeaders.append("apns-unique-id", state.ids.nextUUIDString(lowercase: true), neverIndex: true)
             }
             response = HTTPServerResponse(status: 200, headers: responseHeaders)
         }
@@ -112,7 +121,7 @@ final class APNSEndpoint: Sendable {
             environment: environment.rawValue,
             method: request.method,
             path: request.path,
-            headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) },
+            headers: headers,
             body: request.body,
             bodyIsJSON: verdict.bodyIsJSONObject,
             identity: verdict.identity,
@@ -120,11 +129,24 @@ final class APNSEndpoint: Sendable {
             topic: verdict.topic,
             deviceToken: verdict.deviceToken,
             apnsID: verdict.apnsID,
-            outcome: verdict.isAccepted ? .accepted : .rejected,
+            outcome: rejection == nil ? .accepted : .rejected,
             status: response.status,
-            reason: verdict.rejection?.reason,
-            explanation: verdict.explanation
+            reason: rejection?.reason,
+            explanation: fault.map { "fault \($0.id)" } ?? verdict.explanation,
+            fault: fault?.id
         ))
-        return response
+        switch fault?.action {
+        case .delay(let milliseconds):
+            let promise = context.eventLoop.makePromise(of: HTTPServerResponse.self)
+            context.eventLoop.scheduleTask(in: .milliseconds(Int64(milliseconds))) { promise.succeed(response) }
+            return .deferred(promise.futureResult)
+        case .goAway(let reason):
+            context.control.goAway(errorCode: .noError, debugData: Array(#"{"reason":"\#(JSONText.escape(reason))"}"#.utf8))
+            return .response(response)
+        case .resetStream:
+            return .resetStream(.cancel)
+        case .reject, nil:
+            return .response(response)
+        }
     }
 }

@@ -1,0 +1,70 @@
+/// A failure to inject, as data (DESIGN.md: "faults are data"): which requests it matches, what
+/// it does, and for how many of them.
+///
+/// ```swift
+/// FaultRule(id: "apns-429", match: .init(service: "apns"), action: .reject(status: 429, reason: "TooManyRequests"), count: 1)
+/// ```
+public struct FaultRule: Sendable, Hashable, Codable {
+    /// What a rule matches; every field left `nil` matches anything.
+    public struct Match: Sendable, Hashable, Codable {
+        /// `apns`, `fcm`, `oauth`, `broadcast`.
+        public var service: String?
+        /// A path prefix.
+        public var path: String?
+        /// A device or registration token (case-insensitive).
+        public var token: String?
+        /// An APNs topic.
+        public var topic: String?
+        /// An FCM project.
+        public var project: String?
+
+        public init(service: String? = nil, path: String? = nil, token: String? = nil, topic: String? = nil, project: String? = nil) {
+            self.service = service
+            self.path = path
+            self.token = token
+            self.topic = topic
+            self.project = project
+        }
+
+        /// Whether a request with these facts matches.
+        public func matches(service: String, path: String, token: String?, topic: String?, project: String?) -> Bool {
+            if let expected = self.service, expected != service { return false }
+            if let prefix = self.path, !path.hasPrefix(prefix) { return false }
+            if let expected = self.token, expected.lowercased() != token?.lowercased() { return false }
+            if let expected = self.topic, expected != topic { return false }
+            if let expected = self.project, expected != project { return false }
+            return true
+        }
+    }
+
+    /// What a rule does to a matching request.
+    public enum Action: Sendable, Hashable, Codable {
+        /// Answer with this status and reason (APNs `reason`; FCM `errorCode`) instead.
+        case reject(status: Int, reason: String)
+        /// Answer as usual, this much later.
+        case delay(milliseconds: Int)
+        /// Answer as usual, then send GOAWAY with `{"reason":"<reason>"}` and close the connection.
+        case goAway(reason: String)
+        /// Reset the stream (HTTP/2 RST_STREAM CANCEL; HTTP/1.1 closes the connection).
+        case resetStream
+    }
+
+    /// A name for the rule (recorded on the deliveries it fires for).
+    public var id: String
+    /// What it matches.
+    public var match: Match
+    /// What it does.
+    public var action: Action
+    /// Fire for the next `count` matching requests only; `nil` for all of them.
+    public var count: Int?
+    /// Fire with this probability (0…1), drawn from the plan's seeded generator; `nil` always.
+    public var probability: Double?
+
+    public init(id: String, match: Match = Match(), action: Action, count: Int? = nil, probability: Double? = nil) {
+        self.id = id
+        self.match = match
+        self.action = action
+        self.count = count
+        self.probability = probability
+    }
+}

@@ -5,7 +5,7 @@ import Synchronization
 /// well under a microsecond and never blocks on readers for long (they copy what they match).
 public final class InMemoryDeliveryStore: Sendable {
     private struct State {
-        var ring: [Delivery] = []
+        var ring: [PackedDelivery] = []
         /// Index in `ring` of the oldest delivery once the ring is full.
         var head = 0
         var nextID: UInt64 = 1
@@ -25,19 +25,24 @@ public final class InMemoryDeliveryStore: Sendable {
     /// Records a delivery, assigning its id, which is returned.
     @discardableResult
     public func record(_ delivery: Delivery) -> UInt64 {
-        var delivery = delivery
-        return state.withLock { state in
-            delivery.id = state.nextID
+        // Pack outside the lock; only the id and the slot are taken inside.
+        var packed = PackedDelivery(delivery)
+        var evicted: PackedDelivery?
+        let id = state.withLock { state in
+            packed.id = state.nextID
             state.nextID += 1
             if state.ring.count < retention {
-                state.ring.append(delivery)
+                state.ring.append(packed)
             } else {
-                state.ring[state.head] = delivery
+                evicted = state.ring[state.head]
+                state.ring[state.head] = packed
                 state.head = (state.head + 1) % retention
                 state.evicted += 1
             }
-            return delivery.id
+            return packed.id
         }
+        _ = evicted  // freed here, outside the lock
+        return id
     }
 
     /// Deliveries kept now.
@@ -59,7 +64,7 @@ public final class InMemoryDeliveryStore: Sendable {
             while low < high {
                 let middle = (low + high) / 2
                 let candidate = state.ring[(state.head + middle) % count]
-                if candidate.id == id { return candidate }
+                if candidate.id == id { return candidate.unpack() }
                 if candidate.id < id { low = middle + 1 } else { high = middle }
             }
             return nil
@@ -68,19 +73,21 @@ public final class InMemoryDeliveryStore: Sendable {
 
     /// Matching deliveries, newest first, at most `limit`, and how many match in all.
     public func query(_ filter: DeliveryFilter, limit: Int) -> (deliveries: [Delivery], total: Int) {
-        state.withLock { state in
-            var result: [Delivery] = []
-            var total = 0
-            let count = state.ring.count
-            for step in 0..<count {
-                let index = (state.head + count - 1 - step) % count
-                let delivery = state.ring[index]
-                guard filter.matches(delivery) else { continue }
-                total += 1
-                if result.count < limit { result.append(delivery) }
-            }
-            return (result, total)
+        // Copy the ring (cheap: one reference per entry) and unpack outside the lock.
+        let (ring, head) = state.withLock { ($0.ring, $0.head) }
+        var result: [Delivery] = []
+        var total = 0
+        let count = ring.count
+        for step in 0..<count {
+            let packed = ring[(head + count - 1 - step) % count]
+            if let after = filter.after, packed.id <= after { break }
+            if let before = filter.before, packed.id >= before { continue }
+            let delivery = packed.unpack()
+            guard filter.matches(delivery) else { continue }
+            total += 1
+            if result.count < limit { result.append(delivery) }
         }
+        return (result, total)
     }
 
     /// Removes the matching deliveries (all of them for an empty filter); returns how many.
@@ -88,14 +95,14 @@ public final class InMemoryDeliveryStore: Sendable {
     public func remove(_ filter: DeliveryFilter = DeliveryFilter()) -> Int {
         state.withLock { state in
             let ordered = Self.ordered(state)
-            let kept = ordered.filter { !filter.matches($0) }
+            let kept = filter == DeliveryFilter() ? [] : ordered.filter { !filter.matches($0.unpack()) }
             state.ring = kept
             state.head = 0
             return ordered.count - kept.count
         }
     }
 
-    private static func ordered(_ state: State) -> [Delivery] {
+    private static func ordered(_ state: State) -> [PackedDelivery] {
         Array(state.ring[state.head...] + state.ring[..<state.head])
     }
 }

@@ -33,6 +33,8 @@ final class NGHTTP2Connection {
 
     private var session: OpaquePointer?
     private var streams: [Int32: NGHTTP2Stream] = [:]
+    /// The stream of the last lookup: header and data callbacks for one stream come in runs.
+    private var recent: NGHTTP2Stream?
     private var pool: [NGHTTP2Stream] = []
     private var nvScratch: [nghttp2_nv] = []
     private var byteScratch: [UInt8] = []
@@ -77,6 +79,7 @@ final class NGHTTP2Connection {
             self.session = nil
         }
         streams.removeAll()
+        recent = nil
     }
 
     /// Whether the session was closed.
@@ -210,10 +213,19 @@ final class NGHTTP2Connection {
         let stream = pool.popLast() ?? NGHTTP2Stream()
         stream.id = streamID
         streams[streamID] = stream
+        recent = stream
+    }
+
+    private func stream(_ streamID: Int32) -> NGHTTP2Stream? {
+        if let recent, recent.id == streamID {
+            return recent
+        }
+        recent = streams[streamID]
+        return recent
     }
 
     fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID], !stream.dispatched else { return }
+        guard let stream = stream(streamID), !stream.dispatched else { return }
         stream.headerListSize += name.count + value.count + 32
         if name.first == UInt8(ascii: ":") {
             let text = String(decoding: value, as: UTF8.self)
@@ -234,7 +246,7 @@ final class NGHTTP2Connection {
     }
 
     fileprivate func dataChunk(streamID: Int32, data: UnsafeBufferPointer<UInt8>) {
-        guard let stream = streams[streamID], !stream.dispatched else { return }
+        guard let stream = stream(streamID), !stream.dispatched else { return }
         if stream.body.count + data.count > maxBodySize {
             stream.limitExceeded = .bodySize(limit: maxBodySize)
             dispatch(stream)
@@ -244,13 +256,16 @@ final class NGHTTP2Connection {
     }
 
     fileprivate func frameReceived(streamID: Int32, isHeaders: Bool, endStream: Bool) {
-        guard let stream = streams[streamID], !stream.dispatched else { return }
+        guard let stream = stream(streamID), !stream.dispatched else { return }
         if endStream || (isHeaders && stream.limitExceeded != nil) {
             dispatch(stream)
         }
     }
 
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
+        if recent?.id == streamID {
+            recent = nil
+        }
         if let stream = streams.removeValue(forKey: streamID), pool.count < 64 {
             stream.reset()
             pool.append(stream)

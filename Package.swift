@@ -120,6 +120,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PushMockStoreTests",
+            dependencies: ["PushMockStore", "PushMockCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PushMockServerTests",
             dependencies: [
                 "PushMockServer",

@@ -74,6 +74,9 @@ public enum TransportEvent: String, Sendable, Hashable, CaseIterable {
     case http2Flood = "http2_flood"
     /// A stream was refused or reset by HTTP/2 message checks (bad pseudo-headers, uppercase names…).
     case http2InvalidStream = "http2_invalid_stream"
+    /// A stream was refused with REFUSED_STREAM (over the advertised MAX_CONCURRENT_STREAMS, for
+    /// example a client that bursts before reading the server's SETTINGS); clients may retry it.
+    case http2StreamRefused = "http2_stream_refused"
     /// An HTTP/1.1 request could not be parsed.
     case http1ParseError = "http1_parse_error"
     /// The TLS handshake failed.

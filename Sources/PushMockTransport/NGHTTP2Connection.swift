@@ -9,6 +9,9 @@ protocol NGHTTP2ConnectionDelegate: AnyObject {
     func streamClosed(_ streamID: Int32, errorCode: UInt32)
     /// nghttp2 refused a frame or a stream (counted, not lost).
     func invalidFrameReceived(_ streamID: Int32, error: Int32)
+    /// A stream was refused with REFUSED_STREAM before any request existed (over the advertised
+    /// concurrency, or after GOAWAY): the client may retry it.
+    func streamRefused(_ streamID: Int32)
 }
 
 /// One nghttp2 server session. **All unsafe pointer code of the transport lives in this file**
@@ -273,6 +276,10 @@ final class NGHTTP2Connection {
         delegate.streamClosed(streamID, errorCode: errorCode)
     }
 
+    fileprivate func refused(streamID: Int32) {
+        delegate.streamRefused(streamID)
+    }
+
     fileprivate func invalidFrame(streamID: Int32, error: Int32) {
         delegate.invalidFrameReceived(streamID, error: error)
     }
@@ -340,6 +347,13 @@ private enum NGHTTP2Shared {
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, userData in
             NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef { $0.streamClosed(streamID: streamID, errorCode: errorCode) }
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
+            guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_RST_STREAM.rawValue),
+                frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue
+            else { return 0 }
+            NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef { $0.refused(streamID: frame.pointee.hd.stream_id) }
             return 0
         }
         nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, error, userData in

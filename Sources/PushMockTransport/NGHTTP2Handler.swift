@@ -156,6 +156,10 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
         responder.transportEvent(.http2InvalidStream, connection: info)
     }
 
+    func streamRefused(_ streamID: Int32) {
+        responder.transportEvent(.http2StreamRefused, connection: info)
+    }
+
     // MARK: ConnectionControlTarget
 
     func setMaxConcurrentStreams(_ value: UInt32) {

@@ -81,6 +81,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("apns-streams-before-auth"), help: "SETTINGS_MAX_CONCURRENT_STREAMS of a token connection until its first valid provider token (APNs: 1).")
     var streamsBeforeAuth: UInt32 = 1
 
+    @Option(name: .customLong("apns-fault"), help: "Answer APNs pushes with this reason: REASON[:DEVICE_TOKEN] (e.g. TooManyRequests, Shutdown, Unregistered). Repeatable.")
+    var apnsFaults: [String] = []
+
     @Option(help: "Seed for generated ids, for reproducible runs.")
     var idSeed: UInt64?
 
@@ -104,9 +107,22 @@ struct ServeCommand: AsyncParsableCommand {
         for key in apnsKeys {
             do { _ = try APNSConfiguration.Key(flag: key) } catch { throw ValidationError("\(error)") }
         }
+        for fault in apnsFaults {
+            do { _ = try Self.fault(fault, index: 0) } catch { throw ValidationError("\(error)") }
+        }
         for bundle in apnsBundles where bundle.isEmpty || bundle.hasPrefix(":") {
             throw ValidationError("--apns-bundle expects ID[:TEAMID] (got '\(bundle)')")
         }
+    }
+
+    /// `REASON[:DEVICE_TOKEN]` as a fault rule.
+    static func fault(_ flag: String, index: Int) throws -> FaultRule {
+        let parts = flag.split(separator: ":", maxSplits: 1).map(String.init)
+        guard let name = parts.first, let reason = APNSRejectionReason.named(name) else {
+            throw PushMockError(code: .invalidConfiguration, message: "--apns-fault \(flag): unknown reason; known: \(APNSRejectionReason.all.map(\.reason).joined(separator: ", "))")
+        }
+        let token = parts.count > 1 ? parts[1] : nil
+        return FaultRule(id: "cli-\(index + 1)-\(reason.reason)", match: .init(service: "apns", token: token), action: .reject(status: reason.status, reason: reason.reason))
     }
 
     func run() async throws {
@@ -146,6 +162,7 @@ struct ServeCommand: AsyncParsableCommand {
         apns.options.rejectTopicPushTypeMismatch = !allowTopicMismatch
         apns.options.rejectNonJSONBody = !allowNonJSONBody
         configuration.apns = apns
+        configuration.faults = try apnsFaults.enumerated().map { try Self.fault($1, index: $0) }
 
         let server: PushMockServer
         do {

@@ -1,10 +1,10 @@
-package import Foundation
+import Foundation
 package import NIOCore
-package import NIOHPACK
+import NIOHPACK
 package import NIOHTTP2
-package import NIOPosix
-package import NIOSSL
-package import Synchronization
+import NIOPosix
+import NIOSSL
+import Synchronization
 
 /// A frame-level HTTP/2 client built on swift-nio-http2 (an implementation independent of
 /// nghttp2), for what a high-level client hides: SETTINGS, GOAWAY debug data, HEADERS-only

@@ -1,9 +1,9 @@
 package import AsyncHTTPClient
-package import Foundation
-package import NIOCore
+import Foundation
+import NIOCore
 package import NIOHTTP1
-package import NIOHTTP2
-package import NIOSSL
+import NIOHTTP2
+import NIOSSL
 
 /// AsyncHTTPClient set up to trust the test CA, over HTTP/2 (`.automatic`) or HTTP/1.1 only.
 package func withHTTPClient<T>(http1Only: Bool = false, _ body: (HTTPClient) async throws -> T) async throws -> T {

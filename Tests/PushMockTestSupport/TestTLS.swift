@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 package import NIOSSL
 package import PushMockServer
 

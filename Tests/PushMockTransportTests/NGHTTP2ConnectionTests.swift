@@ -19,6 +19,8 @@ struct NGHTTP2ConnectionTests {
         }
         func streamClosed(_ streamID: Int32, errorCode: UInt32) { closed.append((streamID, errorCode)) }
         func invalidFrameReceived(_ streamID: Int32, error: Int32) { invalid += 1 }
+        var refused: [Int32] = []
+        func streamRefused(_ streamID: Int32) { refused.append(streamID) }
     }
 
     /// HPACK "literal header field without indexing — new name" (RFC 7541 §6.2.2), short strings only.
@@ -168,6 +170,26 @@ struct NGHTTP2ConnectionTests {
         #expect(result == .flooded, "result \(result)")
         #expect(recorder.requests.isEmpty)
         #expect(goAways.contains { $0.errorCode == 0xB }, "GOAWAYs \(goAways)")
+    }
+
+    @Test("streams over the advertised limit are refused with REFUSED_STREAM and reported")
+    func refusedOverLimit() {
+        let recorder = Recorder()
+        var settings = HTTP2Settings()
+        settings.maxConcurrentStreams = 1
+        let connection = NGHTTP2Connection(settings: settings, maxBodySize: 100, delegate: recorder)
+        _ = Self.output(connection)
+        // Three requests at once, before the client acknowledged SETTINGS: one is allowed.
+        var bytes = Self.start
+        for stream: UInt32 in [1, 3, 5] {
+            bytes += Self.headers(stream: stream, block: Self.requestBlock(path: "/s\(stream)"), endStream: false)
+        }
+        #expect(Self.feed(connection, bytes) == .ok)
+        let frames = Self.frames(in: Self.output(connection))
+        let resets = frames.filter { $0.type == 0x3 }
+        #expect(resets.map(\.stream) == [3, 5])
+        #expect(resets.allSatisfy { $0.payload == [0, 0, 0, 7] }, "REFUSED_STREAM")
+        #expect(recorder.refused == [3, 5])
     }
 
     @Test("HEADERS on a stream id that went backwards are ignored, not answered")

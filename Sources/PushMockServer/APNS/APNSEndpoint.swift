@@ -62,7 +62,7 @@ final class APNSEndpoint: Sendable {
     }
 
     func environment(for request: HTTPServerRequest, connection: ConnectionInfo) -> APNSEnvironment {
-        request.authority.flatMap(APNSEnvironment.init(host:))
+        (request.authority ?? request.headers["host"]).flatMap(APNSEnvironment.init(host:))
             ?? connection.serverName.flatMap(APNSEnvironment.init(host:))
             ?? defaultEnvironment
     }
@@ -96,7 +96,8 @@ final class APNSEndpoint: Sendable {
             responseHeaders.append("content-type", "application/json")
             responseHeaders.append("apns-id", verdict.apnsID, neverIndex: true)
             let body: String
-            if let timestamp = verdict.unregisteredTimestamp, rejection.reason == APNSRejectionReason.unregistered.reason {
+            if rejection.reason == APNSRejectionReason.unregistered.reason {
+                let timestamp = verdict.unregisteredTimestamp ?? now
                 body = #"{"reason":"\#(rejection.reason)","timestamp":\#(timestamp)}"#
             } else {
                 body = #"{"reason":"\#(JSONText.escape(rejection.reason))"}"#

@@ -5,54 +5,58 @@ import PushMockServer
 import ServiceLifecycle
 import UnixSignals
 
-/// `pushmock serve`: runs the server until SIGINT or SIGTERM.
+/// `pushmock serve`: runs the server until SIGINT or SIGTERM. Settings come from the defaults, then
+/// `--config FILE`, then the flags given (flags win).
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run PushMock (defaults: TLS push port 127.0.0.1:2197 with the certificates in Certs/)."
+        abstract: "Run PushMock (defaults: TLS push port 127.0.0.1:2197 with Certs/, inspection API on 127.0.0.1:2198)."
     )
 
-    @Option(help: "Address to bind the push listeners to.")
-    var host = "127.0.0.1"
+    @Option(help: "JSON configuration file (see Examples/pushmock.json); flags override it.")
+    var config: String?
 
-    @Option(name: .customLong("port"), help: "TLS push port (0 picks a free one).")
-    var pushPort = 2197
+    @Option(help: "Address to bind the push listeners to (default 127.0.0.1).")
+    var host: String?
+
+    @Option(name: .customLong("port"), help: "TLS push port, 0 picks a free one (default 2197).")
+    var pushPort: Int?
 
     @Option(help: "Also serve h2c (prior knowledge) and HTTP/1.1 in cleartext on this port.")
     var cleartextPort: Int?
 
-    @Option(help: "Server certificate chain (PEM).")
-    var cert = "Certs/server.pem"
+    @Option(help: "Server certificate chain, PEM (default Certs/server.pem).")
+    var cert: String?
 
-    @Option(help: "Server private key (PEM).")
-    var key = "Certs/server-key.pem"
+    @Option(help: "Server private key, PEM (default Certs/server-key.pem).")
+    var key: String?
 
-    @Option(help: "Largest request body read, in bytes; larger bodies get 413.")
-    var maxBodySize = 64 * 1024
+    @Option(help: "Largest request body read, in bytes (default 65536); APNs answers larger ones 413.")
+    var maxBodySize: Int?
 
-    @Option(help: "Seconds before an idle connection gets GOAWAY (0: never).")
-    var idleTimeout: Int64 = 3600
+    @Option(help: "Seconds before an idle connection gets GOAWAY, 0 never (default 3600).")
+    var idleTimeout: Int64?
 
     @Option(help: "Event loop threads (default: one per core).")
     var threads: Int?
 
-    @Option(help: "What answers on the push port: \(PushMockConfiguration.Mode.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var mode: String = PushMockConfiguration.Mode.push.rawValue
+    @Option(help: "What answers on the push port: \(PushMockConfiguration.Mode.allCases.map(\.rawValue).joined(separator: ", ")) (default push).")
+    var mode: String?
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
     var logLevel = "info"
 
-    @Option(help: "Inspection API port on --inspection-host (0 picks a free one).")
-    var inspectionPort = 2198
+    @Option(help: "Inspection API port on --inspection-host, 0 picks a free one (default 2198).")
+    var inspectionPort: Int?
 
     @Flag(help: "Do not serve the inspection API.")
     var noInspection = false
 
-    @Option(help: "Address of the inspection API (keep it on loopback).")
-    var inspectionHost = "127.0.0.1"
+    @Option(help: "Address of the inspection API; keep it on loopback (default 127.0.0.1).")
+    var inspectionHost: String?
 
-    @Option(help: "Deliveries kept in memory (oldest evicted first).")
-    var retention = 10_000
+    @Option(help: "Deliveries kept in memory, oldest evicted first (default 10000).")
+    var retention: Int?
 
     @Option(name: .customLong("apns-key"), help: "Register an APNs signing key: KEYID:TEAMID:PATH.p8[:ENV][:TOPIC,…] (ENV: sandbox, production, both). Repeatable; the sample key in Certs/ is always registered.")
     var apnsKeys: [String] = []
@@ -60,11 +64,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("apns-bundle"), help: "Register a bundle id: ID[:TEAMID] (default team: the sample team PMTEAM0001). Repeatable.")
     var apnsBundles: [String] = []
 
-    @Option(name: .customLong("apns-environment"), help: "Environment for hosts that do not name one (localhost, 127.0.0.1): sandbox or production.")
-    var apnsEnvironment = "sandbox"
+    @Option(name: .customLong("apns-environment"), help: "Environment for hosts that do not name one (localhost, 127.0.0.1): sandbox or production (default sandbox).")
+    var apnsEnvironment: String?
 
-    @Option(name: .customLong("apns-trust-root"), help: "PEM file of a root that client certificates must chain to (default: Certs/ca.pem). Repeatable.")
+    @Option(name: .customLong("apns-trust-root"), help: "PEM file of a root that client certificates must chain to (default Certs/ca.pem). Repeatable.")
     var apnsTrustRoots: [String] = []
+
+    @Option(name: .customLong("apns-streams-before-auth"), help: "SETTINGS_MAX_CONCURRENT_STREAMS of a token connection until its first valid provider token (APNs: 1).")
+    var streamsBeforeAuth: UInt32?
+
+    @Option(name: .customLong("apns-fault"), help: "Answer APNs pushes with this reason: REASON[:DEVICE_TOKEN] (e.g. TooManyRequests, Shutdown, Unregistered). Repeatable.")
+    var apnsFaults: [String] = []
 
     @Flag(name: .customLong("closed-device-registry"), help: "Answer BadDeviceToken for device tokens that are not registered.")
     var closedDeviceRegistry = false
@@ -78,12 +88,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-non-json-body"), help: "Accept APNs bodies that are not a JSON object (default: BadPayload).")
     var allowNonJSONBody = false
 
-    @Option(name: .customLong("apns-streams-before-auth"), help: "SETTINGS_MAX_CONCURRENT_STREAMS of a token connection until its first valid provider token (APNs: 1).")
-    var streamsBeforeAuth: UInt32 = 1
-
-    @Option(name: .customLong("apns-fault"), help: "Answer APNs pushes with this reason: REASON[:DEVICE_TOKEN] (e.g. TooManyRequests, Shutdown, Unregistered). Repeatable.")
-    var apnsFaults: [String] = []
-
     @Option(help: "Seed for generated ids, for reproducible runs.")
     var idSeed: UInt64?
 
@@ -91,24 +95,30 @@ struct ServeCommand: AsyncParsableCommand {
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical (got \(logLevel))")
         }
-        guard PushMockConfiguration.Mode(rawValue: mode) != nil else {
+        if let mode, PushMockConfiguration.Mode(rawValue: mode) == nil {
             throw ValidationError("--mode must be one of \(PushMockConfiguration.Mode.allCases.map(\.rawValue).joined(separator: ", ")) (got \(mode))")
         }
-        for (name, port) in [("--port", pushPort), ("--cleartext-port", cleartextPort ?? 0)] where !(0...65535).contains(port) {
-            throw ValidationError("\(name) must be between 0 and 65535 (got \(port))")
+        for (name, port) in [("--port", pushPort), ("--cleartext-port", cleartextPort), ("--inspection-port", inspectionPort)] {
+            if let port, !(0...65535).contains(port) {
+                throw ValidationError("\(name) must be between 0 and 65535 (got \(port))")
+            }
         }
-        guard maxBodySize > 0 else { throw ValidationError("--max-body-size must be positive") }
+        if let maxBodySize, maxBodySize <= 0 { throw ValidationError("--max-body-size must be positive") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
-        guard (0...65535).contains(inspectionPort) else { throw ValidationError("--inspection-port must be between 0 and 65535 (got \(inspectionPort))") }
-        guard retention > 0 else { throw ValidationError("--retention must be positive") }
-        guard APNSEnvironment(rawValue: apnsEnvironment) != nil else {
+        if let retention, retention < 1 { throw ValidationError("--retention must be positive") }
+        if let idleTimeout, idleTimeout < 0 { throw ValidationError("--idle-timeout must be 0 or more") }
+        if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
+        if let apnsEnvironment, APNSEnvironment(rawValue: apnsEnvironment) == nil {
             throw ValidationError("--apns-environment must be sandbox or production (got \(apnsEnvironment))")
         }
-        for key in apnsKeys {
-            do { _ = try APNSConfiguration.Key(flag: key) } catch { throw ValidationError("\(error)") }
+        if let streamsBeforeAuth, !(1...1000).contains(streamsBeforeAuth) {
+            throw ValidationError("--apns-streams-before-auth must be between 1 and 1000 (got \(streamsBeforeAuth))")
         }
-        for fault in apnsFaults {
-            do { _ = try Self.fault(fault, index: 0) } catch { throw ValidationError("\(error)") }
+        do {
+            for key in apnsKeys { _ = try APNSConfiguration.Key(flag: key) }
+            for (index, fault) in apnsFaults.enumerated() { _ = try Self.fault(fault, index: index) }
+        } catch {
+            throw ValidationError("\(error)")
         }
         for bundle in apnsBundles where bundle.isEmpty || bundle.hasPrefix(":") {
             throw ValidationError("--apns-bundle expects ID[:TEAMID] (got '\(bundle)')")
@@ -125,6 +135,41 @@ struct ServeCommand: AsyncParsableCommand {
         return FaultRule(id: "cli-\(index + 1)-\(reason.reason)", match: .init(service: "apns", token: token), action: .reject(status: reason.status, reason: reason.reason))
     }
 
+    /// Defaults, then the file, then the flags that were given.
+    func makeConfiguration() throws -> PushMockConfiguration {
+        var configuration = PushMockConfiguration()
+        if let config {
+            try configuration.load(file: config)
+        }
+        if let host { configuration.host = host }
+        if let pushPort { configuration.pushPort = pushPort }
+        if let cleartextPort { configuration.cleartextPort = cleartextPort }
+        if let cert, let key { configuration.tls = .files(certificateChain: cert, privateKey: key) }
+        if let maxBodySize { configuration.maxRequestBodySize = maxBodySize }
+        if let idleTimeout { configuration.idleTimeoutSeconds = idleTimeout > 0 ? idleTimeout : nil }
+        if let threads { configuration.threads = threads }
+        if let mode { configuration.mode = PushMockConfiguration.Mode(rawValue: mode) ?? .push }
+        if let inspectionHost { configuration.inspectionHost = inspectionHost }
+        if let inspectionPort { configuration.inspectionPort = inspectionPort }
+        if noInspection { configuration.inspectionPort = nil }
+        if let retention { configuration.retention = retention }
+        if let idSeed { configuration.idSeed = idSeed }
+        configuration.apns.keys += try apnsKeys.map { try APNSConfiguration.Key(flag: $0) }
+        for flag in apnsBundles {
+            let parts = flag.split(separator: ":", maxSplits: 1).map(String.init)
+            configuration.apns.bundles.append(.init(bundleID: parts[0], teamID: parts.count > 1 ? parts[1] : DevCertificates.sampleAPNSTeamID))
+        }
+        if let apnsEnvironment { configuration.apns.defaultEnvironment = APNSEnvironment(rawValue: apnsEnvironment) ?? .sandbox }
+        if !apnsTrustRoots.isEmpty { configuration.apns.certificateTrustRoots = apnsTrustRoots.map { .file($0) } }
+        if let streamsBeforeAuth { configuration.apns.streamsBeforeAuthentication = streamsBeforeAuth }
+        if closedDeviceRegistry { configuration.apns.closedDeviceRegistry = true }
+        if allowBackgroundPriority10 { configuration.apns.options.rejectBackgroundPriority10 = false }
+        if allowTopicMismatch { configuration.apns.options.rejectTopicPushTypeMismatch = false }
+        if allowNonJSONBody { configuration.apns.options.rejectNonJSONBody = false }
+        configuration.faults += try apnsFaults.enumerated().map { try Self.fault($1, index: $0) }
+        return configuration
+    }
+
     func run() async throws {
         let level = Logger.Level(rawValue: logLevel) ?? .info
         LoggingSystem.bootstrap { label in
@@ -133,49 +178,19 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "pushmock")
-        var configuration = PushMockConfiguration()
-        configuration.host = host
-        configuration.pushPort = pushPort
-        configuration.cleartextPort = cleartextPort
-        configuration.tls = .files(certificateChain: cert, privateKey: key)
-        configuration.maxRequestBodySize = maxBodySize
-        configuration.idleTimeoutSeconds = idleTimeout > 0 ? idleTimeout : nil
-        configuration.threads = threads
-        configuration.mode = PushMockConfiguration.Mode(rawValue: mode) ?? .push
-        configuration.inspectionHost = inspectionHost
-        configuration.inspectionPort = noInspection ? nil : inspectionPort
-        configuration.retention = retention
-        configuration.idSeed = idSeed
-        var apns = configuration.apns
-        apns.keys += try apnsKeys.map { try APNSConfiguration.Key(flag: $0) }
-        for flag in apnsBundles {
-            let parts = flag.split(separator: ":", maxSplits: 1).map(String.init)
-            apns.bundles.append(.init(bundleID: parts[0], teamID: parts.count > 1 ? parts[1] : DevCertificates.sampleAPNSTeamID))
-        }
-        apns.defaultEnvironment = APNSEnvironment(rawValue: apnsEnvironment) ?? .sandbox
-        if !apnsTrustRoots.isEmpty {
-            apns.certificateTrustRoots = apnsTrustRoots.map { .file($0) }
-        }
-        apns.closedDeviceRegistry = closedDeviceRegistry
-        apns.streamsBeforeAuthentication = max(1, streamsBeforeAuth)
-        apns.options.rejectBackgroundPriority10 = !allowBackgroundPriority10
-        apns.options.rejectTopicPushTypeMismatch = !allowTopicMismatch
-        apns.options.rejectNonJSONBody = !allowNonJSONBody
-        configuration.apns = apns
-        configuration.faults = try apnsFaults.enumerated().map { try Self.fault($1, index: $0) }
-
         let server: PushMockServer
         do {
-            server = try await PushMockServer.start(configuration: configuration, logger: logger)
+            server = try await PushMockServer.start(configuration: try makeConfiguration(), logger: logger)
         } catch {
             throw ValidationError("\(error)")
         }
-        var endpoints = "push https://\(host):\(server.pushPort) (TLS, h2 + http/1.1)"
+        let configuration = server.configuration
+        var endpoints = "push https://\(configuration.host):\(server.pushPort) (TLS, h2 + http/1.1)"
         if let port = server.cleartextPort {
-            endpoints += ", cleartext http://\(host):\(port) (h2c + http/1.1)"
+            endpoints += ", cleartext http://\(configuration.host):\(port) (h2c + http/1.1)"
         }
         if let port = server.inspectionPort {
-            endpoints += ", inspection http://\(inspectionHost):\(port)/api/v1/deliveries"
+            endpoints += ", inspection http://\(configuration.inspectionHost):\(port)/api/v1/deliveries"
         }
         logger.info("PushMock listening: \(endpoints)")
         let group = ServiceGroup(

@@ -79,6 +79,21 @@ public struct JSONScanner {
         }
     }
 
+    /// The elements of an array, in order.
+    public func elements(of array: Value) -> [Value] {
+        guard array.kind == .array else { return [] }
+        var result: [Value] = []
+        var index = skipWhitespace(array.range.lowerBound + 1)
+        if bytes[index] == UInt8(ascii: "]") { return result }
+        while let value = parseValue(&index, depth: 1) {
+            result.append(value)
+            index = skipWhitespace(index)
+            guard bytes[index] == UInt8(ascii: ",") else { break }
+            index = skipWhitespace(index + 1)
+        }
+        return result
+    }
+
     /// The member keys of an object, decoded.
     public func keys(of object: Value) -> [String] {
         var keys: [String] = []

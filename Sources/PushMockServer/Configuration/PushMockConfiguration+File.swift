@@ -1,0 +1,170 @@
+import Foundation
+import PushMockCore
+
+extension PushMockConfiguration {
+    /// Reads a JSON configuration file onto `self` (the defaults, usually): every key is optional,
+    /// unknown keys and wrong types are errors naming the file, the path and the reason. Relative
+    /// paths inside the file are relative to the file's folder. See `Examples/pushmock.json`.
+    public mutating func load(file path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw PushMockError(code: .invalidConfiguration, message: "\(path): cannot read the configuration file")
+        }
+        guard let json = JSONValue.parse(Array(data)) else {
+            var detail = "not valid JSON (RFC 8259: no comments, no trailing commas)"
+            do {
+                _ = try JSONSerialization.jsonObject(with: data)
+            } catch {
+                detail += ": \(error.localizedDescription)"
+            }
+            throw PushMockError(code: .invalidConfiguration, message: "\(path): \(detail)")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        func resolve(_ file: String) -> String {
+            file.hasPrefix("/") ? file : URL(fileURLWithPath: folder).appendingPathComponent(file).path
+        }
+        var root = try ConfigObject(file: path, path: "", value: json)
+        if let host = try root.string("host") { self.host = host }
+        if let port = try root.int("port", in: 0...65535) { pushPort = port }
+        if let port = try root.int("cleartextPort", in: 0...65535) { cleartextPort = port }
+        if let cert = try root.string("cert") {
+            guard let key = try root.string("key") else { throw root.error("key", "cert and key go together") }
+            tls = .files(certificateChain: resolve(cert), privateKey: resolve(key))
+        } else if try root.string("key") != nil {
+            throw root.error("cert", "cert and key go together")
+        }
+        if let host = try root.string("inspectionHost") { inspectionHost = host }
+        if root.isNull("inspectionPort") {
+            inspectionPort = nil
+        } else if let port = try root.int("inspectionPort", in: 0...65535) {
+            inspectionPort = port
+        }
+        if let retention = try root.int("retention", in: 1...10_000_000) { self.retention = retention }
+        if let size = try root.int("maxBodySize", in: 1...(64 << 20)) { maxRequestBodySize = size }
+        if root.isNull("idleTimeout") {
+            idleTimeoutSeconds = nil
+        } else if let seconds = try root.int("idleTimeout", in: 0...(7 * 86400)) {
+            idleTimeoutSeconds = seconds == 0 ? nil : Int64(seconds)
+        }
+        if let threads = try root.int("threads", in: 1...256) { self.threads = threads }
+        if let text = try root.string("mode") {
+            guard let mode = Mode(rawValue: text) else { throw root.error("mode", "must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))") }
+            self.mode = mode
+        }
+        if let seed = try root.uint64("idSeed") { idSeed = seed }
+        if let seed = try root.uint64("faultSeed") { faultSeed = seed }
+        if var apnsObject = try root.object("apns") {
+            try loadAPNS(&apnsObject, resolve: resolve)
+        }
+        if let rules = try root.objects("faults") {
+            faults += try rules.enumerated().map { try Self.fault($1, index: $0) }
+        }
+        try root.finish()
+    }
+
+    private mutating func loadAPNS(_ object: inout ConfigObject, resolve: (String) -> String) throws {
+        if let text = try object.string("environment") {
+            guard let environment = APNSEnvironment(rawValue: text) else { throw object.error("environment", "must be sandbox or production") }
+            apns.defaultEnvironment = environment
+        }
+        for var key in try object.objects("keys") ?? [] {
+            guard let keyID = try key.string("keyId"), let teamID = try key.string("teamId") else {
+                throw ConfigObject.error(key.file, key.path, "keyId and teamId are required")
+            }
+            let source: APNSConfiguration.Key.Source
+            if let file = try key.string("path") {
+                source = .file(resolve(file))
+            } else if let pem = try key.string("pem") {
+                source = .pem(pem)
+            } else {
+                throw ConfigObject.error(key.file, key.path, "path (a .p8 file) or pem is required")
+            }
+            var scope = APNSSigningKey.Scope.both
+            if let text = try key.string("environment") {
+                guard let parsed = APNSSigningKey.Scope(rawValue: text) else { throw key.error("environment", "must be sandbox, production or both") }
+                scope = parsed
+            }
+            let topics = try key.strings("topics")
+            try key.finish()
+            apns.keys.append(.init(keyID: keyID, teamID: teamID, source: source, scope: scope, topics: topics))
+        }
+        for var bundle in try object.objects("bundles") ?? [] {
+            guard let bundleID = try bundle.string("bundleId"), let teamID = try bundle.string("teamId") else {
+                throw ConfigObject.error(bundle.file, bundle.path, "bundleId and teamId are required")
+            }
+            try bundle.finish()
+            apns.bundles.append(.init(bundleID: bundleID, teamID: teamID))
+        }
+        if let roots = try object.strings("trustRoots") {
+            apns.certificateTrustRoots = roots.map { .file(resolve($0)) }
+        }
+        if let streams = try object.int("streamsBeforeAuth", in: 1...1000) { apns.streamsBeforeAuthentication = UInt32(streams) }
+        if let closed = try object.bool("closedDeviceRegistry") { apns.closedDeviceRegistry = closed }
+        if let allow = try object.bool("allowBackgroundPriority10") { apns.options.rejectBackgroundPriority10 = !allow }
+        if let allow = try object.bool("allowTopicMismatch") { apns.options.rejectTopicPushTypeMismatch = !allow }
+        if let allow = try object.bool("allowNonJSONBody") { apns.options.rejectNonJSONBody = !allow }
+        if let seconds = try object.int("tokenLifetime", in: 1...86400) { apns.options.tokenLifetime = Int64(seconds) }
+        if let seconds = try object.int("tokenRefreshInterval", in: 0...86400) { apns.options.tokenRefreshInterval = Int64(seconds) }
+        for (token, var device) in try object.objectMap("devices") ?? [] {
+            var record = DeviceRecord()
+            record.bundleID = try device.string("bundleId")
+            if let text = try device.string("environment") {
+                guard let environment = APNSEnvironment(rawValue: text) else { throw device.error("environment", "must be sandbox or production") }
+                record.environment = environment
+            }
+            switch try device.string("state") ?? "active" {
+            case "active": record.state = .active
+            case "expired": record.state = .expired
+            case "unregistered":
+                guard let since = try device.int("unregisteredAt") else { throw device.error("unregisteredAt", "required for unregistered devices (milliseconds since the epoch)") }
+                record.state = .unregistered(sinceMilliseconds: Int64(since))
+            case let other:
+                throw device.error("state", "must be active, unregistered or expired, got \(other)")
+            }
+            _ = try device.int("unregisteredAt")
+            try device.finish()
+            apns.devices[token] = record
+        }
+        try object.finish()
+    }
+
+    static func fault(_ object: ConfigObject, index: Int) throws -> FaultRule {
+        var object = object
+        var match = FaultRule.Match()
+        if var matchObject = try object.object("match") {
+            match.service = try matchObject.string("service")
+            match.path = try matchObject.string("path")
+            match.token = try matchObject.string("token")
+            match.topic = try matchObject.string("topic")
+            match.project = try matchObject.string("project")
+            try matchObject.finish()
+        }
+        var actions: [FaultRule.Action] = []
+        if var reject = try object.object("reject") {
+            guard let reason = try reject.string("reason") else { throw ConfigObject.error(reject.file, reject.path, "reason is required") }
+            let status = try reject.int("status", in: 100...599) ?? APNSRejectionReason.named(reason)?.status
+            guard let status else { throw ConfigObject.error(reject.file, reject.path, "status is required for a reason PushMock does not know (\(reason))") }
+            try reject.finish()
+            actions.append(.reject(status: status, reason: reason))
+        }
+        if let milliseconds = try object.int("delayMilliseconds", in: 0...600_000) {
+            actions.append(.delay(milliseconds: milliseconds))
+        }
+        if let reason = try object.string("goAway") {
+            actions.append(.goAway(reason: reason))
+        }
+        if try object.bool("resetStream") == true {
+            actions.append(.resetStream)
+        }
+        guard actions.count == 1, let action = actions.first else {
+            throw ConfigObject.error(object.file, object.path, "exactly one action is required: reject {status, reason}, delayMilliseconds, goAway, or resetStream: true")
+        }
+        let id = try object.string("id") ?? "config-\(index + 1)"
+        let count = try object.int("count", in: 1...Int.max)
+        let probability = try object.double("probability")
+        if let probability, !(0...1).contains(probability) {
+            throw object.error("probability", "must be between 0 and 1")
+        }
+        try object.finish()
+        return FaultRule(id: id, match: match, action: action, count: count, probability: probability)
+    }
+}

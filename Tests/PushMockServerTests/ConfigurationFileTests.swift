@@ -1,0 +1,78 @@
+import Foundation
+import PushMockCore
+import PushMockServer
+import Testing
+
+@Suite("The configuration file")
+struct ConfigurationFileTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func write(_ text: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-config-\(UUID().uuidString).json")
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    @Test("Examples/pushmock.json loads, with paths relative to its folder")
+    func example() throws {
+        var configuration = PushMockConfiguration()
+        let path = Self.repository.appendingPathComponent("Examples/pushmock.json").path
+        try configuration.load(file: path)
+        #expect(configuration.cleartextPort == 2196)
+        #expect(configuration.idSeed == 42)
+        #expect(configuration.apns.bundles.map(\.bundleID).contains("com.example.other"))
+        #expect(configuration.apns.devices.count == 3)
+        #expect(configuration.faults.map(\.id) == ["busy-device", "flaky"])
+        #expect(configuration.faults.first?.action == .reject(status: 429, reason: "TooManyRequests"))
+        guard case .files(let certificate, _) = configuration.tls else { Issue.record("cert not read"); return }
+        #expect(FileManager.default.fileExists(atPath: certificate), "\(certificate) resolved relative to Examples/")
+        guard case .file(let key) = configuration.apns.keys.last?.source else { Issue.record("key not read"); return }
+        #expect(FileManager.default.fileExists(atPath: key))
+    }
+
+    @Test("broken files fail with the file, the path and the reason", arguments: [
+        (#"{"port": 2197,}"#, "not valid JSON"),
+        (#"{"prot": 2197}"#, "prot: unknown key"),
+        (#"{"port": "2197"}"#, "port: expected an integer"),
+        (#"{"port": 70000}"#, "port: must be between 0 and 65535"),
+        (#"{"apns": {"keys": [{"keyId": "K", "teamId": "T", "path": "k.p8"}, {"keyId": "K2"}]}}"#, "apns.keys[1]: keyId and teamId are required"),
+        (#"{"apns": {"environment": "staging"}}"#, "apns.environment: must be sandbox or production"),
+        (#"{"apns": {"devices": {"ab": {"state": "unregistered"}}}}"#, "apns.devices.ab.unregisteredAt"),
+        (#"{"faults": [{"match": {"service": "apns"}}]}"#, "faults[0]: exactly one action"),
+        (#"{"faults": [{"reject": {"reason": "Teapot"}}]}"#, "status is required"),
+        (#"{"mode": "fast"}"#, "mode: must be one of"),
+        (#"{"cert": "a.pem"}"#, "key: cert and key go together"),
+        (#"[1, 2]"#, "expected an object"),
+    ])
+    func broken(_ text: String, _ expected: String) throws {
+        let path = try Self.write(text)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var configuration = PushMockConfiguration()
+        let error = #expect(throws: PushMockError.self) { try configuration.load(file: path) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.message.hasPrefix(path) == true, "names the file: \(error?.message ?? "")")
+        #expect(error?.message.contains(expected) == true, "\(error?.message ?? "") should mention \(expected)")
+    }
+
+    @Test("a missing file is a clear error")
+    func missing() {
+        var configuration = PushMockConfiguration()
+        let error = #expect(throws: PushMockError.self) { try configuration.load(file: "/nonexistent/pushmock.json") }
+        #expect(error?.message.contains("cannot read") == true)
+    }
+
+    @Test("a server started from the example file serves what it says")
+    func serveFromFile() async throws {
+        var configuration = PushMockConfiguration()
+        try configuration.load(file: Self.repository.appendingPathComponent("Examples/pushmock.json").path)
+        configuration.pushPort = 0
+        configuration.cleartextPort = 0
+        configuration.inspectionPort = 0
+        let server = try await PushMockServer.start(configuration: configuration)
+        defer { Task { await server.shutdown() } }
+        #expect(server.devices.record(for: "0000000000000000000000000000000000000000000000000000000000000411")?.state == .expired)
+        #expect(server.faults.rules.count == 2)
+        #expect(server.tokens.registry.team(ofBundle: "com.example.other") == "PMTEAM0001")
+        await server.shutdown()
+    }
+}

@@ -34,6 +34,9 @@ public final class HTTPListener: Service, Sendable {
     /// Open connections right now.
     public var connectionCount: Int { registry.count }
 
+    /// Whether the listening socket is still open (false once shutdown began).
+    public var isListening: Bool { serverChannel.isActive }
+
     private init(localAddress: SocketAddress, configuration: ListenerConfiguration, serverChannel: any Channel, registry: ConnectionRegistry, logger: Logger) {
         self.localAddress = localAddress
         self.configuration = configuration

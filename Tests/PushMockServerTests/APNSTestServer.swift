@@ -61,17 +61,7 @@ enum APNSTestServer {
         var tls = try TestTLS.clientConfiguration(alpn: [])
         tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8)).map { .certificate($0) }
         tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem))
-        var configuration = HTTPClient.Configuration()
-        configuration.tlsConfiguration = tls
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            let result = try await body(client)
-            try await client.shutdown()
-            return result
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        return try await withHTTPClient(tls: tls, body)
     }
 }
 

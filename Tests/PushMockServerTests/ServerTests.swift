@@ -4,14 +4,13 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 import PushMockServer
+import PushMockTestSupport
 import PushMockTesting
 import Testing
 
 @Suite("pushmock serve, in-process")
 struct ServerTests {
-    static let material: DevCertificates = {
-        do { return try DevCertificates.generate() } catch { fatalError("\(error)") }
-    }()
+    static let material = TestTLS.material
 
     static func configuration(mode: PushMockConfiguration.Mode = .push) -> PushMockConfiguration {
         var configuration = PushMockConfiguration()
@@ -24,19 +23,7 @@ struct ServerTests {
     }
 
     static func withClient<T>(_ body: (HTTPClient) async throws -> T) async throws -> T {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(material.caCertificatePEM.utf8)))
-        var configuration = HTTPClient.Configuration()
-        configuration.tlsConfiguration = tls
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            let result = try await body(client)
-            try await client.shutdown()
-            return result
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        try await withHTTPClient(body)
     }
 
     static func send(_ client: HTTPClient, _ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: String? = nil) async throws -> (HTTPClientResponse, String) {

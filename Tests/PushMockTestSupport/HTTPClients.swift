@@ -3,12 +3,13 @@ import Foundation
 import NIOCore
 package import NIOHTTP1
 import NIOHTTP2
-import NIOSSL
+package import NIOSSL
 
-/// AsyncHTTPClient set up to trust the test CA, over HTTP/2 (`.automatic`) or HTTP/1.1 only.
-package func withHTTPClient<T>(http1Only: Bool = false, _ body: (HTTPClient) async throws -> T) async throws -> T {
+/// AsyncHTTPClient set up to trust the test CA (or with `tls`), over HTTP/2 (`.automatic`) or
+/// HTTP/1.1 only; always shut down.
+package func withHTTPClient<T>(http1Only: Bool = false, tls: TLSConfiguration? = nil, _ body: (HTTPClient) async throws -> T) async throws -> T {
     var configuration = HTTPClient.Configuration()
-    configuration.tlsConfiguration = try TestTLS.clientConfiguration(alpn: [])
+    configuration.tlsConfiguration = try tls ?? TestTLS.clientConfiguration(alpn: [])
     configuration.httpVersion = http1Only ? .http1Only : .automatic
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     do {

@@ -26,6 +26,7 @@ enum DeliveryJSON {
         object["reason"] = delivery.reason ?? NSNull()
         object["explanation"] = delivery.explanation ?? NSNull()
         object["fault"] = delivery.fault ?? NSNull()
+        object["project"] = delivery.project ?? NSNull()
         if let text = String(validating: delivery.body, as: UTF8.self) {
             object["body"] = text
         } else {

@@ -77,7 +77,7 @@ public struct InspectionAPI: Sendable {
     }
 
     /// The filter names the API accepts.
-    public static let filterNames = ["service", "environment", "token", "topic", "pushType", "outcome", "reason", "status", "after", "before"]
+    public static let filterNames = ["service", "environment", "token", "topic", "pushType", "project", "outcome", "reason", "status", "after", "before"]
 
     static func filter(from query: [(name: String, value: String)], allowing extra: Set<String>) -> Result<DeliveryFilter, FilterError> {
         var filter = DeliveryFilter()
@@ -100,6 +100,7 @@ public struct InspectionAPI: Sendable {
                 }
                 filter.outcome = outcome
             case "reason": filter.reason = value
+            case "project": filter.project = value
             case "status":
                 guard let status = Int(value) else { return .failure(FilterError("status must be an integer, got \(value)")) }
                 filter.status = status

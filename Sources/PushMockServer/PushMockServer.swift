@@ -34,6 +34,8 @@ public final class PushMockServer: Service, Sendable {
     public let tokens: ProviderTokenVerifier
     /// The faults in force.
     public let faults: FaultPlan
+    /// OAuth access tokens issued.
+    public let accessTokens: AccessTokenStore
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
 
@@ -53,6 +55,7 @@ public final class PushMockServer: Service, Sendable {
         self.devices = components.devices
         self.tokens = components.tokens
         self.faults = components.faults
+        self.accessTokens = components.accessTokens
         self.group = group
         self.ownsGroup = ownsGroup
     }
@@ -66,6 +69,7 @@ public final class PushMockServer: Service, Sendable {
         let devices: DeviceRegistry
         let tokens: ProviderTokenVerifier
         let faults: FaultPlan
+        let accessTokens: AccessTokenStore
         let push: PushResponder
         let inspection: InspectionResponder
     }
@@ -100,12 +104,37 @@ public final class PushMockServer: Service, Sendable {
             idSeed: configuration.idSeed,
             logger: logger
         )
+        var accounts: [ServiceAccount] = []
+        for source in configuration.fcm.serviceAccounts {
+            let text = try readPEM(source, what: "FCM service account")
+            do {
+                accounts.append(try ServiceAccount.parse(json: Array(text.utf8)))
+            } catch {
+                throw PushMockError(code: .invalidConfiguration, message: "FCM service account \(source): \(error)")
+            }
+        }
+        let accessTokens = AccessTokenStore()
+        let oauth = OAuthEndpoint(
+            endpoint: OAuthTokenEndpoint(
+                accounts: accounts, extraAudiences: configuration.fcm.extraTokenAudiences,
+                tokenLifetime: configuration.fcm.accessTokenLifetime, ownTokenPath: configuration.fcm.tokenPath
+            ),
+            tokens: accessTokens, store: store, clock: configuration.clock, logger: logger
+        )
+        let fcm = FCMEndpoint(
+            validator: FCMMessageValidator(strictRegistrationTokens: configuration.fcm.strictRegistrationTokens),
+            accounts: accounts, tokens: accessTokens, devices: devices, store: store, faults: faults, clock: configuration.clock, logger: logger
+        )
         return Components(
             store: store,
             devices: devices,
             tokens: tokens,
             faults: faults,
-            push: PushResponder(mode: configuration.mode, apns: endpoint, streamsBeforeAuthentication: apns.streamsBeforeAuthentication),
+            accessTokens: accessTokens,
+            push: PushResponder(
+                mode: configuration.mode, apns: endpoint, fcm: fcm, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
+                streamsBeforeAuthentication: apns.streamsBeforeAuthentication
+            ),
             inspection: InspectionResponder(api: InspectionAPI(store: store))
         )
     }

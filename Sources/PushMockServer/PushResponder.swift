@@ -8,12 +8,18 @@ import Synchronization
 final class PushResponder: HTTPResponder {
     private let mode: PushMockConfiguration.Mode
     private let apns: APNSEndpoint
+    private let fcm: FCMEndpoint
+    private let oauth: OAuthEndpoint
+    private let tokenPath: String
     private let streamsBeforeAuthentication: UInt32
     private let ids = Mutex(IDGenerator())
 
-    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, streamsBeforeAuthentication: UInt32) {
+    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, fcm: FCMEndpoint, oauth: OAuthEndpoint, tokenPath: String, streamsBeforeAuthentication: UInt32) {
         self.mode = mode
         self.apns = apns
+        self.fcm = fcm
+        self.oauth = oauth
+        self.tokenPath = tokenPath
         self.streamsBeforeAuthentication = streamsBeforeAuthentication
     }
 
@@ -35,6 +41,17 @@ final class PushResponder: HTTPResponder {
         // Any other endpoint is not APNs: it never holds a connection at one stream.
         if context.control.maxConcurrentStreams < apns.raisedStreamLimit {
             context.control.setMaxConcurrentStreams(apns.raisedStreamLimit)
+        }
+        if let project = FCMEndpoint.project(in: request.path) {
+            return fcm.respond(to: request, project: project, context: context)
+        }
+        let route = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
+        if route == tokenPath {
+            return .response(oauth.respond(to: request, context: context))
+        }
+        if route.hasPrefix("/v1/") || route == "/batch" || route.hasPrefix("/fcm/") || route.hasPrefix("/oauth2/") {
+            // Google's front end answers unknown paths, the retired batch and legacy endpoints with HTML.
+            return .response(GooglePages.notFound(path: route))
         }
         if let limit = request.limitExceeded {
             return .response(Self.limitResponse(limit))

@@ -10,6 +10,7 @@ public struct DeliveryFilter: Sendable, Hashable {
     public var outcome: Delivery.Outcome?
     public var reason: String?
     public var status: Int?
+    public var project: String?
     /// Only deliveries with an id greater than this (a cursor).
     public var after: UInt64?
     /// Only deliveries with an id less than this (paging backwards).
@@ -30,6 +31,7 @@ public struct DeliveryFilter: Sendable, Hashable {
         if let outcome, delivery.outcome != outcome { return false }
         if let reason, delivery.reason != reason { return false }
         if let status, delivery.status != status { return false }
+        if let project, delivery.project != project { return false }
         return true
     }
 }

@@ -40,6 +40,7 @@ struct PackedDelivery {
         writer.put(delivery.reason)
         writer.put(delivery.explanation)
         writer.put(delivery.fault)
+        writer.put(delivery.project)
         writer.putLength(UInt32(delivery.headers.count))
         for field in delivery.headers {
             writer.put(field.name)
@@ -109,6 +110,7 @@ struct PackedDelivery {
             let reason = string()
             let explanation = string()
             let fault = string()
+            let project = string()
             let headerCount = Int(length())
             var headers: [HeaderField] = []
             headers.reserveCapacity(headerCount)
@@ -127,7 +129,8 @@ struct PackedDelivery {
                 receivedAt: receivedAt, connectionID: connectionID, httpVersion: httpVersion, service: service,
                 environment: environment, method: method, path: path, headers: headers, body: body, bodyIsJSON: bodyIsJSON,
                 identity: identity, pushType: pushType, topic: topic, deviceToken: deviceToken, apnsID: apnsID,
-                outcome: outcome, status: status, reason: reason, explanation: explanation, diagnostics: diagnostics, fault: fault
+                outcome: outcome, status: status, reason: reason, explanation: explanation, diagnostics: diagnostics, fault: fault,
+                project: project
             )
             delivery.id = id
             return delivery

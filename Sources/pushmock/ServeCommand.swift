@@ -76,6 +76,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("apns-fault"), help: "Answer APNs pushes with this reason: REASON[:DEVICE_TOKEN] (e.g. TooManyRequests, Shutdown, Unregistered). Repeatable.")
     var apnsFaults: [String] = []
 
+    @Option(name: .customLong("fcm-service-account"), help: "Register an FCM service account key file (Google's JSON format). Repeatable; Certs/fcm-service-account.json is always registered.")
+    var fcmServiceAccounts: [String] = []
+
+    @Option(name: .customLong("fcm-token-path"), help: "Path of the OAuth2 token endpoint on the push port (default /token).")
+    var fcmTokenPath: String?
+
+    @Flag(name: .customLong("fcm-lenient-tokens"), help: "Accept any <id>:<token> registration token, not only real-looking ones (<id>:APA91b…, 100+ characters).")
+    var fcmLenientTokens = false
+
     @Flag(name: .customLong("closed-device-registry"), help: "Answer BadDeviceToken for device tokens that are not registered.")
     var closedDeviceRegistry = false
 
@@ -119,6 +128,9 @@ struct ServeCommand: AsyncParsableCommand {
             for (index, fault) in apnsFaults.enumerated() { _ = try Self.fault(fault, index: index) }
         } catch {
             throw ValidationError("\(error)")
+        }
+        if let fcmTokenPath, !fcmTokenPath.hasPrefix("/") {
+            throw ValidationError("--fcm-token-path must start with / (got \(fcmTokenPath))")
         }
         for bundle in apnsBundles where bundle.isEmpty || bundle.hasPrefix(":") {
             throw ValidationError("--apns-bundle expects ID[:TEAMID] (got '\(bundle)')")
@@ -167,6 +179,9 @@ struct ServeCommand: AsyncParsableCommand {
         if allowTopicMismatch { configuration.apns.options.rejectTopicPushTypeMismatch = false }
         if allowNonJSONBody { configuration.apns.options.rejectNonJSONBody = false }
         configuration.faults += try apnsFaults.enumerated().map { try Self.fault($1, index: $0) }
+        configuration.fcm.serviceAccounts += fcmServiceAccounts.map { .file($0) }
+        if let fcmTokenPath { configuration.fcm.tokenPath = fcmTokenPath }
+        if fcmLenientTokens { configuration.fcm.strictRegistrationTokens = false }
         return configuration
     }
 

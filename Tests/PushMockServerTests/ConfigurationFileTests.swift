@@ -21,7 +21,8 @@ struct ConfigurationFileTests {
         #expect(configuration.cleartextPort == 2196)
         #expect(configuration.idSeed == 42)
         #expect(configuration.apns.bundles.map(\.bundleID).contains("com.example.other"))
-        #expect(configuration.apns.devices.count == 3)
+        #expect(configuration.apns.devices.count == 5)
+        #expect(configuration.fcm.serviceAccounts.count == 2, "the default sample plus the file's")
         #expect(configuration.faults.map(\.id) == ["busy-device", "flaky"])
         #expect(configuration.faults.first?.action == .reject(status: 429, reason: "TooManyRequests"))
         guard case .files(let certificate, _) = configuration.tls else { Issue.record("cert not read"); return }
@@ -37,7 +38,8 @@ struct ConfigurationFileTests {
         (#"{"port": 70000}"#, "port: must be between 0 and 65535"),
         (#"{"apns": {"keys": [{"keyId": "K", "teamId": "T", "path": "k.p8"}, {"keyId": "K2"}]}}"#, "apns.keys[1]: keyId and teamId are required"),
         (#"{"apns": {"environment": "staging"}}"#, "apns.environment: must be sandbox or production"),
-        (#"{"apns": {"devices": {"ab": {"state": "unregistered"}}}}"#, "apns.devices.ab.unregisteredAt"),
+        (#"{"devices": {"ab": {"state": "unregistered"}}}"#, "devices.ab.unregisteredAt"),
+        (#"{"fcm": {"tokenPath": "token"}}"#, "fcm.tokenPath: must start with /"),
         (#"{"faults": [{"match": {"service": "apns"}}]}"#, "faults[0]: exactly one action"),
         (#"{"faults": [{"reject": {"reason": "Teapot"}}]}"#, "status is required"),
         (#"{"mode": "fast"}"#, "mode: must be one of"),

@@ -19,12 +19,16 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
     public var environment: APNSEnvironment?
     /// The state.
     public var state: State
+    /// For FCM registration tokens: the project (sender) the token belongs to
+    /// (`SENDER_ID_MISMATCH` for another).
+    public var fcmProject: String?
 
     /// Creates a record.
-    public init(bundleID: String? = nil, environment: APNSEnvironment? = nil, state: State = .active) {
+    public init(bundleID: String? = nil, environment: APNSEnvironment? = nil, state: State = .active, fcmProject: String? = nil) {
         self.bundleID = bundleID
         self.environment = environment
         self.state = state
+        self.fcmProject = fcmProject
     }
 }
 

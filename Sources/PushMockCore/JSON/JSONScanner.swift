@@ -101,6 +101,11 @@ public struct JSONScanner {
         return keys
     }
 
+    /// The decoded text of a key, from the range ``forEachMember(of:_:)`` gives.
+    public func keys(ofRange range: Range<Int>) -> String {
+        decodeString(contentRange: range)
+    }
+
     /// The decoded text of a string value.
     public func string(at value: Value) -> String? {
         guard value.kind == .string else { return nil }

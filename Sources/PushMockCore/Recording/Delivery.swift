@@ -70,6 +70,8 @@ public struct Delivery: Sendable, Identifiable {
     public var diagnostics: [String]
     /// The id of the fault rule that changed the answer, if one did.
     public var fault: String?
+    /// The FCM project (FCM and OAuth deliveries).
+    public var project: String?
 
     /// Creates a delivery (the store assigns `id`).
     public init(
@@ -78,7 +80,8 @@ public struct Delivery: Sendable, Identifiable {
         identity: String? = nil, pushType: String? = nil, topic: String? = nil, deviceToken: String? = nil,
         apnsID: String? = nil, outcome: Outcome, status: Int, reason: String? = nil, explanation: String? = nil,
         diagnostics: [String] = [],
-        fault: String? = nil
+        fault: String? = nil,
+        project: String? = nil
     ) {
         self.id = 0
         self.receivedAt = receivedAt
@@ -102,6 +105,7 @@ public struct Delivery: Sendable, Identifiable {
         self.explanation = explanation
         self.diagnostics = diagnostics
         self.fault = fault
+        self.project = project
     }
 }
 

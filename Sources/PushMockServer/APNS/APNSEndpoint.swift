@@ -33,7 +33,7 @@ final class APNSEndpoint: Sendable {
     }
 
     /// What PushMock keeps per APNs connection.
-    final class ConnectionState {
+    final class APNSState {
         var auth = APNSConnectionAuth()
         let credential: APNSConnectionCredential
         var ids: IDGenerator
@@ -45,19 +45,20 @@ final class APNSEndpoint: Sendable {
         }
     }
 
-    func state(for context: RequestContext) -> ConnectionState {
-        if let existing = context.control.storage?.value as? ConnectionState {
+    func state(for context: RequestContext) -> APNSState {
+        let connection = ConnectionState.of(context)
+        if let existing = connection.apns {
             return existing
         }
         let credential = context.connection.clientCertificateChain.isEmpty
             ? APNSConnectionCredential.token
             : trust.credential(for: context.connection.clientCertificateChain, now: Date(timeIntervalSince1970: Double(clock.nowMilliseconds) / 1000))
         let seed = seeds.withLock { $0.next() }
-        let state = ConnectionState(credential: credential, ids: IDGenerator(seed: seed))
+        let state = APNSState(credential: credential, ids: IDGenerator(seed: seed))
         if case .certificate = credential {
             state.raised = true
         }
-        context.control.storage?.value = state
+        connection.apns = state
         return state
     }
 

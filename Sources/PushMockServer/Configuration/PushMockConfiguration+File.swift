@@ -55,6 +55,22 @@ extension PushMockConfiguration {
         if var apnsObject = try root.object("apns") {
             try loadAPNS(&apnsObject, resolve: resolve)
         }
+        if var fcmObject = try root.object("fcm") {
+            for file in try fcmObject.strings("serviceAccounts") ?? [] {
+                fcm.serviceAccounts.append(.file(resolve(file)))
+            }
+            if let path = try fcmObject.string("tokenPath") {
+                guard path.hasPrefix("/") else { throw fcmObject.error("tokenPath", "must start with /") }
+                fcm.tokenPath = path
+            }
+            if let audiences = try fcmObject.strings("tokenAudiences") { fcm.extraTokenAudiences += audiences }
+            if let lifetime = try fcmObject.int("accessTokenLifetime", in: 1...86400) { fcm.accessTokenLifetime = Int64(lifetime) }
+            if let strict = try fcmObject.bool("strictRegistrationTokens") { fcm.strictRegistrationTokens = strict }
+            try fcmObject.finish()
+        }
+        for (token, var device) in try root.objectMap("devices") ?? [] {
+            apns.devices[token] = try Self.device(&device)
+        }
         if let rules = try root.objects("faults") {
             faults += try rules.enumerated().map { try Self.fault($1, index: $0) }
         }
@@ -104,27 +120,29 @@ extension PushMockConfiguration {
         if let allow = try object.bool("allowNonJSONBody") { apns.options.rejectNonJSONBody = !allow }
         if let seconds = try object.int("tokenLifetime", in: 1...86400) { apns.options.tokenLifetime = Int64(seconds) }
         if let seconds = try object.int("tokenRefreshInterval", in: 0...86400) { apns.options.tokenRefreshInterval = Int64(seconds) }
-        for (token, var device) in try object.objectMap("devices") ?? [] {
-            var record = DeviceRecord()
-            record.bundleID = try device.string("bundleId")
-            if let text = try device.string("environment") {
-                guard let environment = APNSEnvironment(rawValue: text) else { throw device.error("environment", "must be sandbox or production") }
-                record.environment = environment
-            }
-            switch try device.string("state") ?? "active" {
-            case "active": record.state = .active
-            case "expired": record.state = .expired
-            case "unregistered":
-                guard let since = try device.int("unregisteredAt") else { throw device.error("unregisteredAt", "required for unregistered devices (milliseconds since the epoch)") }
-                record.state = .unregistered(sinceMilliseconds: Int64(since))
-            case let other:
-                throw device.error("state", "must be active, unregistered or expired, got \(other)")
-            }
-            _ = try device.int("unregisteredAt")
-            try device.finish()
-            apns.devices[token] = record
-        }
         try object.finish()
+    }
+
+    static func device(_ device: inout ConfigObject) throws -> DeviceRecord {
+        var record = DeviceRecord()
+        record.bundleID = try device.string("bundleId")
+        record.fcmProject = try device.string("project")
+        if let text = try device.string("environment") {
+            guard let environment = APNSEnvironment(rawValue: text) else { throw device.error("environment", "must be sandbox or production") }
+            record.environment = environment
+        }
+        switch try device.string("state") ?? "active" {
+        case "active": record.state = .active
+        case "expired": record.state = .expired
+        case "unregistered":
+            guard let since = try device.int("unregisteredAt") else { throw device.error("unregisteredAt", "required for unregistered devices (milliseconds since the epoch)") }
+            record.state = .unregistered(sinceMilliseconds: Int64(since))
+        case let other:
+            throw device.error("state", "must be active, unregistered or expired, got \(other)")
+        }
+        _ = try device.int("unregisteredAt")
+        try device.finish()
+        return record
     }
 
     static func fault(_ object: ConfigObject, index: Int) throws -> FaultRule {

@@ -49,6 +49,8 @@ public struct PushMockConfiguration: Sendable {
     public var retention = 10_000
     /// APNs keys, bundles, trust roots, environment and choices.
     public var apns = APNSConfiguration()
+    /// FCM service accounts and the OAuth token endpoint.
+    public var fcm = FCMConfiguration()
     /// The clock (inject a manual one in tests).
     public var clock: PushMockClock = .system
     /// Seed for generated ids (`apns-id`, `apns-unique-id`); `nil` seeds randomly.

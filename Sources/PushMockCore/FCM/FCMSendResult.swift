@@ -1,0 +1,49 @@
+/// What the FCM validator learned from an accepted `messages:send` body.
+public struct FCMSendResult: Sendable, Hashable {
+    /// The message's target.
+    public enum Target: Sendable, Hashable {
+        case token(String)
+        case topic(String)
+        case condition(String)
+        case fid(String)
+
+        /// `token`, `topic`, `condition` or `fid`.
+        public var kind: String {
+            switch self {
+            case .token: "token"
+            case .topic: "topic"
+            case .condition: "condition"
+            case .fid: "fid"
+            }
+        }
+
+        /// The target's value.
+        public var value: String {
+            switch self {
+            case .token(let value), .topic(let value), .condition(let value), .fid(let value): value
+            }
+        }
+    }
+
+    /// `validate_only`.
+    public var validateOnly = false
+    /// The target.
+    public var target: Target?
+    /// `apns.live_activity_token`, when the message is a Live Activity message.
+    public var liveActivityToken: String?
+    /// `apns.headers["apns-push-type"]`.
+    public var apnsPushType: String?
+    /// `apns.headers["apns-topic"]`.
+    public var apnsTopic: String?
+    /// `apns.headers["apns-priority"]`.
+    public var apnsPriority: String?
+    /// The byte range of `apns.payload` in the body.
+    public var apnsPayloadRange: Range<Int>?
+    /// Non-fatal findings.
+    public var diagnostics: [String] = []
+
+    public init() {}
+
+    /// Whether this is a Live Activity message (it has `apns.live_activity_token`).
+    public var isLiveActivity: Bool { liveActivityToken != nil }
+}

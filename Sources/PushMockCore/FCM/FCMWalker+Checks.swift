@@ -1,0 +1,191 @@
+/// The FCM rules beyond structure (fcm.md §3, §4, §6). Texts are Google's where known; where
+/// fcm.md §12 lists them as unknown, PushMock words them in Google's style (README).
+extension FCMWalker {
+    mutating func checkTarget(_ target: FCMSendResult.Target) throws(GoogleError) {
+        switch target {
+        case .token(let token):
+            guard Self.isRegistrationToken(token, strict: validator.strictRegistrationTokens) else {
+                throw GoogleError.fcm(.invalidArgument, message: "The registration token is not a valid FCM registration token")
+            }
+        case .fid(let fid):
+            guard !fid.isEmpty, fid.utf8.allSatisfy(Self.isBase64URL) else {
+                throw GoogleError.invalidArgument("The installation ID is not a valid Firebase installation ID", field: "message.fid")
+            }
+        case .topic(let topic):
+            guard Self.isTopicName(topic) else {
+                throw GoogleError.invalidArgument(
+                    "Invalid value at 'message.topic': topic names match [a-zA-Z0-9-_.~%]{1,900}, without a /topics/ prefix; got \"\(topic)\"",
+                    field: "message.topic"
+                )
+            }
+        case .condition(let condition):
+            do {
+                let topics = try FCMCondition.topics(in: condition)
+                guard topics.count <= 5 else {
+                    throw GoogleError.invalidArgument("Invalid condition: at most 5 topics, got \(topics.count)", field: "message.condition")
+                }
+            } catch let error as FCMCondition.Problem {
+                throw GoogleError.invalidArgument("Invalid condition expression: \(error.description)", field: "message.condition")
+            } catch let error as GoogleError {
+                throw error
+            } catch {
+                throw GoogleError.invalidArgument("Invalid condition expression", field: "message.condition")
+            }
+        }
+    }
+
+    func checkData(_ data: JSONScanner.Value, path: String) throws(GoogleError) {
+        var failure: GoogleError?
+        scanner.forEachMember(of: data) { keyRange, _ in
+            guard failure == nil else { return }
+            let key = scanner.keys(ofRange: keyRange)
+            if key == "from" || key == "message_type" || key.hasPrefix("google.") || key.hasPrefix("gcm.notification.") {
+                failure = GoogleError.invalidArgument("Invalid data payload key: \(key)", field: path)
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    func checkAndroid(_ android: JSONScanner.Value) throws(GoogleError) {
+        if let ttl = field(android, "ttl", "ttl").flatMap(scanner.string(at:)), let seconds = FCMDuration.seconds(ttl), seconds > 2_419_200 {
+            throw GoogleError.invalidArgument("The TTL must be between 0 and 2419200 seconds (4 weeks), got \(ttl)", field: "message.android.ttl")
+        }
+        if let data = field(android, "data", "data") { try checkData(data, path: "message.android.data") }
+        if let options = field(android, "fcm_options", "fcmOptions"), let label = field(options, "analytics_label", "analyticsLabel").flatMap(scanner.string(at:)) {
+            try checkAnalyticsLabel(label, path: "message.android.fcm_options.analytics_label")
+        }
+        guard let notification = field(android, "notification", "notification") else { return }
+        if let color = field(notification, "color", "color").flatMap(scanner.string(at:)), !Self.isHexColor(color) {
+            throw GoogleError.invalidArgument("Invalid color: \(color); expected #rrggbb", field: "message.android.notification.color")
+        }
+        for (args, key) in [("body_loc_args", "body_loc_key"), ("title_loc_args", "title_loc_key")] {
+            if field(notification, args, Self.camel(args)) != nil, field(notification, key, Self.camel(key)) == nil {
+                throw GoogleError.invalidArgument("\(args) requires \(key)", field: "message.android.notification.\(args)")
+            }
+        }
+        if let settings = field(notification, "light_settings", "lightSettings") {
+            for name in ["color", "light_on_duration", "light_off_duration"] where field(settings, name, Self.camel(name)) == nil {
+                throw GoogleError.invalidArgument("light_settings.\(name) is required", field: "message.android.notification.light_settings.\(name)")
+            }
+        }
+    }
+
+    func checkWebpush(_ webpush: JSONScanner.Value) throws(GoogleError) {
+        if let data = field(webpush, "data", "data") { try checkData(data, path: "message.webpush.data") }
+        guard let options = field(webpush, "fcm_options", "fcmOptions") else { return }
+        if let link = field(options, "link", "link").flatMap(scanner.string(at:)), !link.lowercased().hasPrefix("https://") {
+            throw GoogleError.invalidArgument("The link must be an HTTPS URL, got \(link)", field: "message.webpush.fcm_options.link")
+        }
+        if let label = field(options, "analytics_label", "analyticsLabel").flatMap(scanner.string(at:)) {
+            try checkAnalyticsLabel(label, path: "message.webpush.fcm_options.analytics_label")
+        }
+    }
+
+    mutating func checkAPNS(_ apns: JSONScanner.Value) throws(GoogleError) {
+        if let headers = field(apns, "headers", "headers") {
+            var failure: GoogleError?
+            var pushType: String?
+            var topic: String?
+            var priority: String?
+            scanner.forEachMember(of: headers) { keyRange, value in
+                guard failure == nil, let text = scanner.string(at: value) else { return }
+                switch scanner.keys(ofRange: keyRange).lowercased() {
+                case "apns-priority":
+                    priority = text
+                    if !["1", "5", "10"].contains(text) {
+                        failure = GoogleError.invalidArgument("Invalid apns-priority: \(text); expected 10, 5 or 1", field: "message.apns.headers")
+                    }
+                case "apns-expiration":
+                    if Int64(text) == nil {
+                        failure = GoogleError.invalidArgument("Invalid apns-expiration: \(text); expected UNIX seconds", field: "message.apns.headers")
+                    }
+                case "apns-collapse-id":
+                    if text.utf8.count > 64 {
+                        failure = GoogleError.invalidArgument("The length of [apns-collapse-id] header must not exceed [64] bytes.", field: "message.apns.headers")
+                    }
+                case "apns-push-type":
+                    pushType = text
+                    if APNSPushType(wire: text.lowercased()) == nil {
+                        failure = GoogleError.invalidArgument("Invalid apns-push-type: \(text)", field: "message.apns.headers")
+                    }
+                case "apns-topic":
+                    topic = text
+                default:
+                    break
+                }
+            }
+            if let failure { throw failure }
+            result.apnsPushType = pushType
+            result.apnsTopic = topic
+            result.apnsPriority = priority
+        }
+        if let payload = field(apns, "payload", "payload") {
+            result.apnsPayloadRange = payload.range
+            if payload.range.count > 4096 {
+                throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [
+                    .fcmError(.invalidArgument),
+                    .badRequest([.init(field: "message.apns.payload", description: "the APNs payload is \(payload.range.count) bytes; the limit is 4096")]),
+                ])
+            }
+            if let aps = scanner.member("aps", in: payload), aps.kind != .object {
+                throw GoogleError.invalidArgument("apns.payload.aps must be an object", field: "message.apns.payload")
+            }
+        }
+        if let options = field(apns, "fcm_options", "fcmOptions"), let label = field(options, "analytics_label", "analyticsLabel").flatMap(scanner.string(at:)) {
+            try checkAnalyticsLabel(label, path: "message.apns.fcm_options.analytics_label")
+        }
+        if result.isLiveActivity, let pushType = result.apnsPushType, pushType.lowercased() != "liveactivity" {
+            throw GoogleError.invalidArgument("A Live Activity message needs apns-push-type liveactivity (or none), got \(pushType)", field: "message.apns.headers")
+        }
+    }
+
+    func checkAnalyticsLabel(_ label: String, path: String) throws(GoogleError) {
+        guard !label.isEmpty, label.utf8.count <= 50, label.utf8.allSatisfy(Self.isTopicByte) else {
+            throw GoogleError.invalidArgument("Analytics label must match [a-zA-Z0-9-_.~%]{1,50}, got \"\(label)\"", field: path)
+        }
+    }
+
+    // MARK: Grammar
+
+    static func isBase64URL(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+    }
+
+    static func isTopicByte(_ byte: UInt8) -> Bool {
+        isBase64URL(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "~") || byte == UInt8(ascii: "%")
+    }
+
+    static func isTopicName(_ topic: String) -> Bool {
+        !topic.isEmpty && topic.utf8.count <= 900 && topic.utf8.allSatisfy(isTopicByte)
+    }
+
+    static func isHexColor(_ color: String) -> Bool {
+        let bytes = Array(color.utf8)
+        return bytes.count == 7 && bytes[0] == UInt8(ascii: "#") && bytes[1...].allSatisfy { JSONScanner.hexValue($0) != nil }
+    }
+
+    /// `<instance id>:<token>` in base64url; strict also wants the `APA91b` prefix and a real length.
+    static func isRegistrationToken(_ token: String, strict: Bool) -> Bool {
+        let parts = token.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+            parts[0].utf8.allSatisfy(isBase64URL), parts[1].utf8.allSatisfy(isBase64URL)
+        else { return false }
+        guard strict else { return true }
+        return parts[1].hasPrefix("APA91b") && token.utf8.count >= 100 && token.utf8.count <= 4096
+    }
+}
+
+/// `google.protobuf.Duration` text: `<seconds>[.<fraction up to 9 digits>]s`.
+enum FCMDuration {
+    static func seconds(_ text: String) -> Double? {
+        guard text.hasSuffix("s"), text.utf8.count >= 2 else { return nil }
+        let number = text.dropLast()
+        let parts = number.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count <= 2, !parts[0].isEmpty, parts[0].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        if parts.count == 2 {
+            guard !parts[1].isEmpty, parts[1].utf8.count <= 9, parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        }
+        return Double(number)
+    }
+}

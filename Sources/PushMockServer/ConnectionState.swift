@@ -1,0 +1,21 @@
+import PushMockCore
+import PushMockTransport
+
+/// What PushMock keeps per client connection (in the transport's per-connection storage).
+final class ConnectionState {
+    /// APNs binding, credential and ids, once the connection sent an APNs request.
+    var apns: APNSEndpoint.APNSState?
+    /// The last FCM `authorization` value and what it granted (a memcmp instead of a lookup).
+    var fcmAuthorization: String?
+    var fcmGrant: AccessTokenStore.Grant?
+
+    /// The state of the connection `context` belongs to, created on first use.
+    static func of(_ context: RequestContext) -> ConnectionState {
+        if let existing = context.control.storage?.value as? ConnectionState {
+            return existing
+        }
+        let state = ConnectionState()
+        context.control.storage?.value = state
+        return state
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import Logging
+import NIOCore
+import PushMockCore
+import PushMockStore
+import PushMockTransport
+import Synchronization
+
+/// `POST /v1/projects/{project}/messages:send`: Google's front end (authentication, project) then
+/// FCM (message rules, registration tokens), answering with Google's envelope and recording every
+/// request.
+final class FCMEndpoint: Sendable {
+    let validator: FCMMessageValidator
+    let accounts: [ServiceAccount]
+    let tokens: AccessTokenStore
+    let devices: DeviceRegistry
+    let store: InMemoryDeliveryStore
+    let faults: FaultPlan
+    let clock: PushMockClock
+    let logger: Logger
+    private let ids = Mutex(IDGenerator())
+    private let selfSigned = Mutex<[String: AccessTokenStore.Grant]>([:])
+
+    init(validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, store: InMemoryDeliveryStore, faults: FaultPlan, clock: PushMockClock, logger: Logger) {
+        self.validator = validator
+        self.accounts = accounts
+        self.tokens = tokens
+        self.devices = devices
+        self.store = store
+        self.faults = faults
+        self.clock = clock
+        self.logger = logger
+    }
+
+    static let invalidCredentials = "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+    static let missingCredentials = "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+    static let metadata = [("method", "google.firebase.fcm.v1.FcmService.SendMessage"), ("service", "fcm.googleapis.com")]
+
+    /// The project of a `/v1/projects/{project}/messages:send` path, or `nil` for another path.
+    static func project(in path: String) -> String? {
+        let prefix = "/v1/projects/"
+        let suffix = "/messages:send"
+        var route = Substring(path)
+        if let query = route.firstIndex(of: "?") { route = route[..<query] }
+        guard route.hasPrefix(prefix), route.hasSuffix(suffix), route.count > prefix.count + suffix.count else { return nil }
+        let project = route.dropFirst(prefix.count).dropLast(suffix.count)
+        guard !project.contains("/") else { return nil }
+        return String(project)
+    }
+
+    func respond(to request: HTTPServerRequest, project: String, context: RequestContext) -> ResponderResult {
+        let now = clock.nowMilliseconds
+        var identity: String?
+        var outcome: (status: Int, body: String, headers: HTTPHeaderList, reason: String?, explanation: String?)
+        var result: FCMSendResult?
+        var fault: FaultRule?
+        do throws(GoogleError) {
+            let grant = try authenticate(request, project: project, context: context, now: now / 1000)
+            identity = grant.clientEmail
+            guard request.method == "POST" else {
+                throw GoogleError(code: 404, message: "Method not found.", status: "NOT_FOUND")
+            }
+            if request.limitExceeded != nil {
+                throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [.fcmError(.invalidArgument)])
+            }
+            let sent = try validator.validate(request.body)
+            result = sent
+            if case .token(let token) = sent.target, let record = devices.record(for: token) {
+                if let owner = record.fcmProject, owner != project {
+                    throw GoogleError.fcm(.senderIDMismatch)
+                }
+                switch record.state {
+                case .active: break
+                case .unregistered, .expired: throw GoogleError.fcm(.unregistered)
+                }
+            }
+            fault = faults.fire(service: "fcm", path: request.path, token: sent.target?.value, topic: nil, project: project)
+            if let fault, case .reject(let status, let reason) = fault.action {
+                let code = FCMErrorCode(rawValue: reason)
+                throw GoogleError(code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status), details: code.map { [.fcmError($0)] } ?? [])
+            }
+            let id = sent.validateOnly ? "fake_message_id" : messageID(for: sent.target, now: now)
+            outcome = (200, "{\n  \"name\": \"projects/\(project)/messages/\(id)\"\n}\n", [], nil, nil)
+        } catch {
+            var headers: HTTPHeaderList = []
+            if error.code == 401 {
+                headers.append("www-authenticate", #"Bearer realm="https://accounts.google.com/", error="invalid_token""#)
+            }
+            if let fault, error.code == 429 || error.code == 503 {
+                headers.append("retry-after", "60")
+                _ = fault
+            }
+            outcome = (error.code, error.json, headers, error.recordedReason, error.message)
+            logger.debug("FCM request rejected", metadata: ["status": "\(error.code)", "reason": "\(error.recordedReason)", "message": "\(error.message)"])
+        }
+        var diagnostics: [String] = []
+        if let target = result?.target {
+            diagnostics.append("target \(target.kind)")
+        }
+        if let result, result.validateOnly {
+            diagnostics.append("validate_only: checked, not delivered")
+        }
+        if let token = result?.liveActivityToken {
+            diagnostics.append("APNs request: liveactivity to \(token)\(result?.apnsTopic.map { " topic \($0)" } ?? "")")
+        }
+        store.record(Delivery(
+            receivedAt: now, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
+            service: .fcm, method: request.method, path: request.path,
+            headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,
+            bodyIsJSON: result != nil, identity: identity,
+            pushType: result?.isLiveActivity == true ? "liveactivity" : nil,
+            topic: result?.target.flatMap { if case .topic(let topic) = $0 { topic } else if case .condition(let condition) = $0 { condition } else { nil } },
+            deviceToken: result?.target.flatMap { if case .token(let token) = $0 { token } else if case .fid(let fid) = $0 { fid } else { nil } },
+            outcome: outcome.reason == nil ? .accepted : .rejected, status: outcome.status, reason: outcome.reason,
+            explanation: outcome.explanation, diagnostics: diagnostics, fault: fault?.id, project: project
+        ))
+        let response = GooglePages.json(status: outcome.status, outcome.body, extraHeaders: outcome.headers)
+        switch fault?.action {
+        case .delay(let milliseconds):
+            let promise = context.eventLoop.makePromise(of: HTTPServerResponse.self)
+            context.eventLoop.scheduleTask(in: .milliseconds(Int64(milliseconds))) { promise.succeed(response) }
+            return .deferred(promise.futureResult)
+        case .goAway(let reason):
+            context.control.goAway(errorCode: .noError, debugData: Array(reason.utf8))
+            return .response(response)
+        case .resetStream:
+            return .resetStream(.cancel)
+        case .reject, nil:
+            return .response(response)
+        }
+    }
+
+    /// Google's front end: a bearer access token PushMock issued, or a self-signed service-account JWT.
+    func authenticate(_ request: HTTPServerRequest, project: String, context: RequestContext, now: Int64) throws(GoogleError) -> AccessTokenStore.Grant {
+        guard let authorization = request.headers["authorization"], !authorization.isEmpty else {
+            throw GoogleError(code: 401, message: Self.missingCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "CREDENTIALS_MISSING", metadata: Self.metadata)])
+        }
+        let connection = ConnectionState.of(context)
+        let grant: AccessTokenStore.Grant
+        if connection.fcmAuthorization == authorization, let cached = connection.fcmGrant {
+            grant = cached
+        } else {
+            let bytes = authorization.utf8
+            guard bytes.count > 7, zip(bytes.prefix(7), "bearer ".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
+                throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: Self.metadata)])
+            }
+            let token = String(Substring(bytes.dropFirst(7))).trimmingCharacters(in: .whitespaces)
+            if let issued = tokens.grant(for: token) {
+                grant = issued
+            } else if let signed = selfSignedGrant(token, now: now) {
+                grant = signed
+            } else {
+                throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: Self.metadata)])
+            }
+            connection.fcmAuthorization = authorization
+            connection.fcmGrant = grant
+        }
+        guard grant.expiresAt > now else {
+            throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_EXPIRED", metadata: Self.metadata)])
+        }
+        guard grant.projectID == project else {
+            let resource = "//cloudresourcemanager.googleapis.com/projects/\(project)"
+            throw GoogleError(
+                code: 403, message: "Permission 'cloudmessaging.messages.create' denied on resource '\(resource)' (or it may not exist).", status: "PERMISSION_DENIED",
+                details: [.errorInfo(reason: "IAM_PERMISSION_DENIED", metadata: [("permission", "cloudmessaging.messages.create"), ("resource", "projects/\(project)")])]
+            )
+        }
+        return grant
+    }
+
+    /// A JWT a service account signed itself, with audience `https://fcm.googleapis.com/` or a
+    /// sending scope (fcm.md §8), verified once and cached until it expires.
+    func selfSignedGrant(_ token: String, now: Int64) -> AccessTokenStore.Grant? {
+        if let cached = selfSigned.withLock({ $0[token] }) {
+            return cached
+        }
+        guard token.utf8.count(where: { $0 == UInt8(ascii: ".") }) == 2,
+            let assertion = try? OAuthAssertion.parse(Substring(token)),
+            let account = accounts.first(where: { $0.clientEmail == assertion.issuer })
+        else { return nil }
+        do {
+            try assertion.verify(with: account.publicKey)
+            try assertion.checkTimeframe(now: now)
+        } catch {
+            return nil
+        }
+        let audienceOK = assertion.audience.map { $0.hasPrefix("https://fcm.googleapis.com") } ?? false
+        let scopeOK = (assertion.scope ?? "").split(separator: " ").contains { OAuthTokenEndpoint.sendScopes.contains(String($0)) }
+        guard audienceOK || scopeOK else { return nil }
+        let grant = AccessTokenStore.Grant(clientEmail: account.clientEmail, projectID: account.projectID, scope: assertion.scope ?? "", expiresAt: assertion.expiresAt)
+        selfSigned.withLock { cache in
+            if cache.count > 10_000 { cache.removeAll() }
+            cache[token] = grant
+        }
+        return grant
+    }
+
+    /// `0:<µs since the epoch>%<8 hex twice>` for token sends (fcm.md §5); the bare digits otherwise.
+    func messageID(for target: FCMSendResult.Target?, now: Int64) -> String {
+        let micros = now * 1000 + Int64(ids.withLock { $0.next() } % 1000)
+        guard case .token = target else { return String(micros) }
+        let hex = String(UInt32(truncatingIfNeeded: ids.withLock { $0.next() }), radix: 16)
+        let padded = String(repeating: "0", count: 8 - hex.count) + hex
+        return "0:\(micros)%\(padded)\(padded)"
+    }
+
+    static func statusName(_ status: Int) -> String {
+        switch status {
+        case 400: "INVALID_ARGUMENT"
+        case 401: "UNAUTHENTICATED"
+        case 403: "PERMISSION_DENIED"
+        case 404: "NOT_FOUND"
+        case 429: "RESOURCE_EXHAUSTED"
+        case 500: "INTERNAL"
+        case 503: "UNAVAILABLE"
+        default: "UNKNOWN"
+        }
+    }
+}

@@ -23,9 +23,12 @@ struct PackedDelivery {
         outcome = delivery.outcome
         service = delivery.service
         bodyIsJSON = delivery.bodyIsJSON
-        var size = delivery.body.count + delivery.path.utf8.count + 256
+        var size = delivery.body.count + delivery.path.utf8.count + (delivery.explanation?.utf8.count ?? 0) + 512
         for field in delivery.headers {
             size += field.name.utf8.count + field.value.utf8.count + 8
+        }
+        for diagnostic in delivery.diagnostics {
+            size += diagnostic.utf8.count + 4
         }
         var writer = ArenaWriter(capacity: size)
         writer.put(delivery.httpVersion)

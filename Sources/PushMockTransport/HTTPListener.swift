@@ -104,6 +104,7 @@ public final class HTTPListener: Service, Sendable {
     /// grace period), then closes what is left. Safe to call more than once.
     public func shutdown() async {
         stopAccepting()
+        try? await serverChannel.closeFuture.get()
         for channel in registry.channels {
             channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         }

@@ -1,7 +1,7 @@
 /// Validates a `messages:send` body like FCM (fcm.md §2–§4, §7): proto3 JSON with snake_case or
 /// lowerCamelCase names, last duplicate key wins, unknown names and wrong types refused with Google's
 /// texts, exactly one target, target grammar, data rules, Android/Webpush/APNs options, sizes and
-/// the Live Activity message rules. Works on bytes with ``JSONScanner``; no Foundation.
+/// the Live Activity message rules. Parses once into a ``JSONTape``; no Foundation.
 public struct FCMMessageValidator: Sendable {
     /// Require registration tokens shaped like real ones (`<instance id>:APA91b…`); when false any
     /// `<a>:<b>` of base64url characters passes.
@@ -17,128 +17,141 @@ public struct FCMMessageValidator: Sendable {
     /// Validates `body`.
     public func validate(_ body: [UInt8]) throws(GoogleError) -> FCMSendResult {
         try body.withUnsafeBufferPointer { bytes throws(GoogleError) -> FCMSendResult in
-            let scanner = JSONScanner(bytes)
-            guard let root = scanner.root else {
+            guard let tape = JSONTape(JSONScanner(bytes)) else {
                 throw GoogleError(code: 400, message: "Invalid JSON payload received. Unexpected token.", status: "INVALID_ARGUMENT", details: [
                     .badRequest([.init(field: "", description: "Invalid JSON payload received. Unexpected token.")]),
                 ])
             }
-            var walker = FCMWalker(scanner: scanner, validator: self)
-            return try walker.request(root)
+            var walker = FCMWalker(tape: tape, validator: self)
+            return try walker.request()
         }
     }
 }
 
-/// One validation pass over a request body.
+/// One validation pass over a request body's tape.
 struct FCMWalker {
-    let scanner: JSONScanner
+    let tape: JSONTape
     let validator: FCMMessageValidator
     var result = FCMSendResult()
 
-    init(scanner: JSONScanner, validator: FCMMessageValidator) {
-        self.scanner = scanner
+    init(tape: JSONTape, validator: FCMMessageValidator) {
+        self.tape = tape
         self.validator = validator
     }
 
     // MARK: Structure
 
-    /// An object's members resolved to schema field names, last duplicate winning, nulls dropped.
-    func members(of object: JSONScanner.Value, schema: FCMSchema, path: String) throws(GoogleError) -> [(name: String, value: JSONScanner.Value)] {
-        guard object.kind == .object else {
-            throw typeError(path: path, type: "type.googleapis.com/\(schema.name)", value: object)
-        }
-        var result: [(name: String, value: JSONScanner.Value)] = []
-        var failure: GoogleError?
-        scanner.forEachMember(of: object) { keyRange, value in
-            guard failure == nil else { return }
-            let key = scanner.keys(ofRange: keyRange)
-            guard let name = schema.fieldName(for: key) else {
-                let message = path.isEmpty
-                    ? "Invalid JSON payload received. Unknown name \"\(key)\": Cannot find field."
-                    : "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field."
-                failure = GoogleError(code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: path, description: message)])])
-                return
-            }
-            result.removeAll { $0.name == name }
-            if value.kind != .null {
-                result.append((name, value))
-            }
-        }
-        if let failure { throw failure }
-        return result
+    static func join(_ parent: String, _ name: String) -> String {
+        parent.isEmpty ? name : parent + "." + name
     }
 
-    func typeError(path: String, type: String, value: JSONScanner.Value) -> GoogleError {
-        let message = "Invalid value at '\(path)' (\(type)), \(scanner.text(of: value))"
+    func typeError(path: String, type: String, value: Int) -> GoogleError {
+        let message = "Invalid value at '\(path)' (\(type)), \(tape.text(value))"
         return GoogleError(code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: path, description: message)])])
     }
 
-    /// Checks `value` against `type` recursively (structure only).
-    func check(_ value: JSONScanner.Value, _ type: FCMSchema.FieldType, path: String) throws(GoogleError) {
+    /// An object's fields: each member resolved to its schema field (unknown names refused), nulls
+    /// skipped, calling `body` in document order (a later duplicate simply comes later).
+    func forEachField(of object: Int, schema: FCMSchema, path: String, _ body: (String, FCMSchema.FieldType, Int) throws(GoogleError) -> Void) throws(GoogleError) {
+        guard tape.kind(object) == .object else {
+            throw typeError(path: path, type: "type.googleapis.com/\(schema.name)", value: object)
+        }
+        var child = object + 1
+        let end = tape.entries[object].end
+        while child < end {
+            let value = child + 1
+            guard let index = schema.fieldIndex(forKey: child, in: tape) else {
+                let key = tape.keyText(child)
+                let message = path.isEmpty
+                    ? "Invalid JSON payload received. Unknown name \"\(key)\": Cannot find field."
+                    : "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field."
+                throw GoogleError(code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: path, description: message)])])
+            }
+            if tape.kind(value) != .null {
+                let field = schema.fields[index]
+                try body(field.name, field.type, value)
+            }
+            child = tape.entries[value].end
+        }
+    }
+
+    /// Checks `value` against `type` recursively (structure only). `parent` + `name` is its path,
+    /// joined only when needed.
+    func check(_ value: Int, _ type: FCMSchema.FieldType, parent: String, name: String) throws(GoogleError) {
         switch type {
         case .string:
-            guard value.kind == .string else { throw typeError(path: path, type: "TYPE_STRING", value: value) }
+            guard tape.kind(value) == .string else { throw typeError(path: Self.join(parent, name), type: "TYPE_STRING", value: value) }
         case .bool:
-            guard value.kind == .bool else { throw typeError(path: path, type: "TYPE_BOOL", value: value) }
+            guard tape.kind(value) == .bool else { throw typeError(path: Self.join(parent, name), type: "TYPE_BOOL", value: value) }
         case .int32:
-            let parsed = value.kind == .number ? scanner.int64(at: value) : scanner.string(at: value).flatMap { Int64($0) }
+            let parsed = tape.kind(value) == .number ? tape.int64(value) : tape.string(value).flatMap { Int64($0) }
             guard let number = parsed, number >= Int64(Int32.min), number <= Int64(Int32.max) else {
-                throw typeError(path: path, type: "TYPE_INT32", value: value)
+                throw typeError(path: Self.join(parent, name), type: "TYPE_INT32", value: value)
             }
         case .float:
-            guard value.kind == .number else { throw typeError(path: path, type: "TYPE_FLOAT", value: value) }
+            guard tape.kind(value) == .number else { throw typeError(path: Self.join(parent, name), type: "TYPE_FLOAT", value: value) }
         case .duration:
-            guard value.kind == .string, let text = scanner.string(at: value), FCMDuration.seconds(text) != nil else {
-                let field = path.split(separator: ".").last.map(String.init) ?? path
-                let message = "Invalid value at '\(path)' (type.googleapis.com/google.protobuf.Duration), Field '\(FCMWalker.camel(field))', Illegal duration format"
+            guard tape.kind(value) == .string, let text = tape.string(value), FCMDuration.seconds(text) != nil else {
+                let path = Self.join(parent, name)
+                let message = "Invalid value at '\(path)' (type.googleapis.com/google.protobuf.Duration), Field '\(FCMWalker.camel(name))', Illegal duration format"
                 throw GoogleError(code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: path, description: message)])])
             }
         case .timestamp:
-            guard value.kind == .string, let text = scanner.string(at: value), FCMWalker.isRFC3339(text) else {
-                throw typeError(path: path, type: "type.googleapis.com/google.protobuf.Timestamp", value: value)
+            guard tape.kind(value) == .string, let text = tape.string(value), FCMWalker.isRFC3339(text) else {
+                throw typeError(path: Self.join(parent, name), type: "type.googleapis.com/google.protobuf.Timestamp", value: value)
             }
         case .enumeration(let allowed):
-            guard value.kind == .string, let text = scanner.string(at: value), allowed.contains(text) else {
-                throw typeError(path: path, type: "TYPE_ENUM", value: value)
+            guard tape.kind(value) == .string, let text = tape.string(value), allowed.contains(text) else {
+                throw typeError(path: Self.join(parent, name), type: "TYPE_ENUM", value: value)
             }
         case .stringMap:
-            guard value.kind == .object else { throw typeError(path: path, type: "type.googleapis.com/google.protobuf.Struct", value: value) }
+            guard tape.kind(value) == .object else { throw typeError(path: Self.join(parent, name), type: "type.googleapis.com/google.protobuf.Struct", value: value) }
             var index = 0
             var failure: GoogleError?
-            scanner.forEachMember(of: value) { _, entry in
-                if failure == nil, entry.kind != .string {
-                    failure = typeError(path: "\(path)[\(index)].value", type: "TYPE_STRING", value: entry)
+            tape.forEachMember(of: value) { _, entry in
+                if failure == nil, tape.kind(entry) != .string {
+                    failure = typeError(path: "\(Self.join(parent, name))[\(index)].value", type: "TYPE_STRING", value: entry)
                 }
                 index += 1
             }
             if let failure { throw failure }
         case .message(let schema):
-            for (name, member) in try members(of: value, schema: schema, path: path) {
-                try check(member, schema.fields[name]!, path: "\(path).\(name)")
+            let path = Self.join(parent, name)
+            try forEachField(of: value, schema: schema, path: path) { (name, type, member) throws(GoogleError) in
+                try check(member, type, parent: path, name: name)
             }
         case .repeatedString, .repeatedDuration:
-            guard value.kind == .array else { throw typeError(path: path, type: "TYPE_STRING", value: value) }
-            for (index, element) in scanner.elements(of: value).enumerated() {
-                if case .repeatedString = type {
-                    try check(element, .string, path: "\(path)[\(index)]")
-                } else {
-                    try check(element, .duration, path: "\(path)[\(index)]")
+            guard tape.kind(value) == .array else { throw typeError(path: Self.join(parent, name), type: "TYPE_STRING", value: value) }
+            var failure: GoogleError?
+            let elementType: FCMSchema.FieldType = if case .repeatedString = type { .string } else { .duration }
+            tape.forEachElement(of: value) { position, element in
+                guard failure == nil else { return }
+                do throws(GoogleError) {
+                    try check(element, elementType, parent: parent, name: "\(name)[\(position)]")
+                } catch {
+                    failure = error
                 }
             }
+            if let failure { throw failure }
         case .freeObject:
-            guard value.kind == .object else { throw typeError(path: path, type: "type.googleapis.com/google.protobuf.Struct", value: value) }
+            guard tape.kind(value) == .object else { throw typeError(path: Self.join(parent, name), type: "type.googleapis.com/google.protobuf.Struct", value: value) }
         }
     }
 
     // MARK: Request and message
 
-    mutating func request(_ root: JSONScanner.Value) throws(GoogleError) -> FCMSendResult {
-        var message: JSONScanner.Value?
-        for (name, value) in try members(of: root, schema: .request, path: "") {
-            try check(value, FCMSchema.request.fields[name]!, path: name)
-            if name == "message" { message = value }
-            if name == "validate_only" { result.validateOnly = scanner.bool(at: value) ?? false }
+    mutating func request() throws(GoogleError) -> FCMSendResult {
+        var message: Int?
+        var validateOnly = false
+        try forEachField(of: tape.root, schema: .request, path: "") { (name, type, value) throws(GoogleError) in
+            if name == "message" {
+                message = value
+            } else {
+                try check(value, type, parent: "", name: name)
+                validateOnly = tape.bool(value) ?? false
+            }
         }
+        result.validateOnly = validateOnly
         guard let message else {
             throw GoogleError.invalidArgument("Recipient of the message is not set.", field: "message")
         }
@@ -146,17 +159,42 @@ struct FCMWalker {
         return result
     }
 
-    mutating func message(_ message: JSONScanner.Value) throws(GoogleError) {
-        let fields = Dictionary(try members(of: message, schema: .message, path: "message").map { ($0.name, $0.value) }, uniquingKeysWith: { $1 })
-        // Targets: proto oneof, in Google's order of appearance.
-        var target: FCMSendResult.Target?
-        for name in ["token", "topic", "condition", "fid"] {
-            guard let value = fields[name], let text = scanner.string(at: value) else { continue }
-            if let target {
-                let message = "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(name)'"
-                _ = target
-                throw GoogleError(code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: "message", description: message)])])
+    /// The last occurrence of each message field (proto3 JSON: the last duplicate wins).
+    struct MessageFields {
+        var token, topic, condition, fid, data, notification, android, webpush, apns, fcmOptions: Int?
+        var targets: [(String, Int)] = []
+    }
+
+    mutating func message(_ message: Int) throws(GoogleError) {
+        var fields = MessageFields()
+        try forEachField(of: message, schema: .message, path: "message") { (name, type, value) throws(GoogleError) in
+            try check(value, type, parent: "message", name: name)
+            switch name {
+            case "token", "topic", "condition", "fid":
+                fields.targets.removeAll { $0.0 == name }
+                fields.targets.append((name, value))
+                switch name {
+                case "token": fields.token = value
+                case "topic": fields.topic = value
+                case "condition": fields.condition = value
+                default: fields.fid = value
+                }
+            case "data": fields.data = value
+            case "notification": fields.notification = value
+            case "android": fields.android = value
+            case "webpush": fields.webpush = value
+            case "apns": fields.apns = value
+            case "fcm_options": fields.fcmOptions = value
+            default: break
             }
+        }
+        // Targets: a proto oneof.
+        if fields.targets.count > 1 {
+            let message = "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(fields.targets[1].0)'"
+            throw GoogleError(code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: "message", description: message)])])
+        }
+        var target: FCMSendResult.Target?
+        if let (name, value) = fields.targets.first, let text = tape.string(value) {
             switch name {
             case "token": target = .token(text)
             case "topic": target = .topic(text)
@@ -164,25 +202,17 @@ struct FCMWalker {
             default: target = .fid(text)
             }
         }
-        if let data = fields["data"] { try check(data, .stringMap, path: "message.data") }
-        if let notification = fields["notification"] { try check(notification, .message(.notification), path: "message.notification") }
-        if let android = fields["android"] { try check(android, .message(.android), path: "message.android") }
-        if let webpush = fields["webpush"] { try check(webpush, .message(.webpush), path: "message.webpush") }
-        if let apns = fields["apns"] { try check(apns, .message(.apns), path: "message.apns") }
-        if let options = fields["fcm_options"] { try check(options, .message(.fcmOptions), path: "message.fcm_options") }
-        if let name = fields["name"] { try check(name, .string, path: "message.name") }
-
         // Live Activity messages (fcm.md §7 and PushMock's product rule).
-        if let apns = fields["apns"], let token = field(apns, "live_activity_token", "liveActivityToken").flatMap(scanner.string(at:)) {
+        if let apns = fields.apns, let token = field(apns, "live_activity_token", "liveActivityToken").flatMap(tape.string) {
             result.liveActivityToken = token
             guard case .token = target else {
-                if target == nil {
+                guard let target else {
                     throw GoogleError.invalidArgument("Recipient of the message is not set.", field: "message")
                 }
-                throw GoogleError.invalidArgument("A Live Activity message (apns.live_activity_token) must target a registration token, not a \(target!.kind).", field: "message.\(target!.kind)")
+                throw GoogleError.invalidArgument("A Live Activity message (apns.live_activity_token) must target a registration token, not a \(target.kind).", field: "message.\(target.kind)")
             }
-            for name in ["notification", "data"] {
-                if let value = fields[name], !isEmptyObject(value) {
+            for (name, value) in [("notification", fields.notification), ("data", fields.data)] {
+                if let value, tape.memberCount(of: value) > 0 {
                     throw GoogleError.invalidArgument(
                         "A Live Activity message must not carry message.\(name): iOS drops it; put the content in apns.payload.aps (content-state).",
                         field: "message.\(name)"
@@ -195,18 +225,18 @@ struct FCMWalker {
         }
         result.target = target
         try checkTarget(target)
-        if let data = fields["data"] { try checkData(data, path: "message.data") }
-        if let android = fields["android"] { try checkAndroid(android) }
-        if let webpush = fields["webpush"] { try checkWebpush(webpush) }
-        if let apns = fields["apns"] { try checkAPNS(apns) }
-        if let options = fields["fcm_options"], let label = field(options, "analytics_label", "analyticsLabel").flatMap(scanner.string(at:)) {
+        if let data = fields.data { try checkData(data, path: "message.data") }
+        if let android = fields.android { try checkAndroid(android) }
+        if let webpush = fields.webpush { try checkWebpush(webpush) }
+        if let apns = fields.apns { try checkAPNS(apns) }
+        if let options = fields.fcmOptions, let label = field(options, "analytics_label", "analyticsLabel").flatMap(tape.string) {
             try checkAnalyticsLabel(label, path: "message.fcm_options.analytics_label")
         }
         var size = 0
-        if let data = fields["data"] {
-            scanner.forEachMember(of: data) { key, value in size += key.count + value.range.count - 2 }
+        if let data = fields.data {
+            tape.forEachMember(of: data) { key, value in size += tape.value(key).range.count + tape.value(value).range.count - 4 }
         }
-        if let notification = fields["notification"] { size += notification.range.count }
+        if let notification = fields.notification { size += tape.value(notification).range.count }
         if size > validator.maxMessagePayloadSize {
             throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [
                 .fcmError(.invalidArgument),
@@ -215,18 +245,15 @@ struct FCMWalker {
         }
     }
 
-    /// The member `snake` or `camel` of an object, last one winning.
-    func field(_ object: JSONScanner.Value, _ snake: String, _ camel: String) -> JSONScanner.Value? {
-        var found: JSONScanner.Value?
-        scanner.forEachMember(of: object) { key, value in
-            let name = scanner.keys(ofRange: key)
-            if name == snake || name == camel { found = value.kind == .null ? nil : value }
+    /// The member `snake` or `camel` of an object, last one winning, nulls skipped.
+    func field(_ object: Int, _ snake: String, _ camel: String) -> Int? {
+        var found: Int?
+        tape.forEachMember(of: object) { key, value in
+            if tape.key(key, is: snake) || (camel != snake && tape.key(key, is: camel)) {
+                found = tape.kind(value) == .null ? nil : value
+            }
         }
         return found
-    }
-
-    func isEmptyObject(_ value: JSONScanner.Value) -> Bool {
-        value.kind == .object && scanner.keys(of: value).isEmpty
     }
 
     static func camel(_ snake: String) -> String {
@@ -241,7 +268,7 @@ struct FCMWalker {
     }
 
     static func isRFC3339(_ text: String) -> Bool {
-        // 2026-01-01T00:00:00Z or with a fraction and/or an offset.
+        // 2026-01-01T00:00:00Z, with an optional fraction and/or an offset.
         let bytes = Array(text.utf8)
         guard bytes.count >= 20 else { return false }
         let digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]

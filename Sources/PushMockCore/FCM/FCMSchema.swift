@@ -24,27 +24,59 @@ public struct FCMSchema: Sendable {
 
     /// The proto message name (for `Invalid value at … (type.googleapis.com/…)` texts).
     public let name: String
-    /// Fields by snake_case name.
-    public let fields: [String: FieldType]
+    /// Fields by snake_case name (a short list: scanned, not hashed).
+    public let fields: [(name: String, type: FieldType)]
+    /// The field names' bytes back to back, and where each one is: compared without retaining.
+    private let nameBytes: [UInt8]
+    private let nameSpans: [(start: Int, count: Int)]
 
-    init(_ name: String, _ fields: [String: FieldType]) {
+    init(_ name: String, _ fields: KeyValuePairs<String, FieldType>) {
         self.name = name
-        self.fields = fields
+        self.fields = fields.map { ($0.key, $0.value) }
+        var bytes: [UInt8] = []
+        var spans: [(Int, Int)] = []
+        for field in fields {
+            spans.append((bytes.count, field.key.utf8.count))
+            bytes += field.key.utf8
+        }
+        self.nameBytes = bytes
+        self.nameSpans = spans
     }
 
-    /// The snake_case name a JSON key stands for (`validateOnly` → `validate_only`), if it is a field.
-    func fieldName(for key: String) -> String? {
-        if fields[key] != nil { return key }
-        guard key.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return nil }
+    /// The index of the field a JSON key stands for (`validateOnly` → `validate_only`), if any.
+    func fieldIndex(forKey key: Int, in tape: JSONTape) -> Int? {
+        let range = tape.value(key).range
+        let start = range.lowerBound + 1
+        let count = range.count - 2
+        let found: Int? = nameBytes.withUnsafeBufferPointer { names in
+            let source = tape.scanner.bytes
+            outer: for (index, span) in nameSpans.enumerated() where span.count == count {
+                for offset in 0..<count where names[span.start + offset] != source[start + offset] {
+                    continue outer
+                }
+                return index
+            }
+            return nil
+        }
+        if let found { return found }
+        // Escaped keys (`"to\u006ben"`) and lowerCamelCase names take the slow path.
+        let text = tape.keyText(key)
+        if let exact = fields.firstIndex(where: { $0.name == text }) { return exact }
+        guard text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return nil }
         var snake = ""
-        for character in key.unicodeScalars {
+        for character in text.unicodeScalars {
             if character.properties.isUppercase {
                 snake += "_" + String(character).lowercased()
             } else {
                 snake.unicodeScalars.append(character)
             }
         }
-        return fields[snake] != nil ? snake : nil
+        return fields.firstIndex { $0.name == snake }
+    }
+
+    /// The type of the field `name` (snake_case).
+    func type(of name: String) -> FieldType? {
+        fields.first { $0.name == name }?.type
     }
 
     static let fcmOptions = FCMSchema("google.firebase.fcm.v1.FcmOptions", ["analytics_label": .string])

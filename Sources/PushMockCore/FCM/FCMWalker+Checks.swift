@@ -34,11 +34,11 @@ extension FCMWalker {
         }
     }
 
-    func checkData(_ data: JSONScanner.Value, path: String) throws(GoogleError) {
+    func checkData(_ data: Int, path: String) throws(GoogleError) {
         var failure: GoogleError?
-        scanner.forEachMember(of: data) { keyRange, _ in
+        tape.forEachMember(of: data) { keyIndex, _ in
             guard failure == nil else { return }
-            let key = scanner.keys(ofRange: keyRange)
+            let key = tape.keyText(keyIndex)
             if key == "from" || key == "message_type" || key.hasPrefix("google.") || key.hasPrefix("gcm.notification.") {
                 failure = GoogleError.invalidArgument("Invalid data payload key: \(key)", field: path)
             }
@@ -46,16 +46,16 @@ extension FCMWalker {
         if let failure { throw failure }
     }
 
-    func checkAndroid(_ android: JSONScanner.Value) throws(GoogleError) {
-        if let ttl = field(android, "ttl", "ttl").flatMap(scanner.string(at:)), let seconds = FCMDuration.seconds(ttl), seconds > 2_419_200 {
+    func checkAndroid(_ android: Int) throws(GoogleError) {
+        if let ttl = field(android, "ttl", "ttl").flatMap(tape.string), let seconds = FCMDuration.seconds(ttl), seconds > 2_419_200 {
             throw GoogleError.invalidArgument("The TTL must be between 0 and 2419200 seconds (4 weeks), got \(ttl)", field: "message.android.ttl")
         }
         if let data = field(android, "data", "data") { try checkData(data, path: "message.android.data") }
-        if let options = field(android, "fcm_options", "fcmOptions"), let label = field(options, "analytics_label", "analyticsLabel").flatMap(scanner.string(at:)) {
+        if let options = field(android, "fcm_options", "fcmOptions"), let label = field(options, "analytics_label", "analyticsLabel").flatMap(tape.string) {
             try checkAnalyticsLabel(label, path: "message.android.fcm_options.analytics_label")
         }
         guard let notification = field(android, "notification", "notification") else { return }
-        if let color = field(notification, "color", "color").flatMap(scanner.string(at:)), !Self.isHexColor(color) {
+        if let color = field(notification, "color", "color").flatMap(tape.string), !Self.isHexColor(color) {
             throw GoogleError.invalidArgument("Invalid color: \(color); expected #rrggbb", field: "message.android.notification.color")
         }
         for (args, key) in [("body_loc_args", "body_loc_key"), ("title_loc_args", "title_loc_key")] {
@@ -70,26 +70,26 @@ extension FCMWalker {
         }
     }
 
-    func checkWebpush(_ webpush: JSONScanner.Value) throws(GoogleError) {
+    func checkWebpush(_ webpush: Int) throws(GoogleError) {
         if let data = field(webpush, "data", "data") { try checkData(data, path: "message.webpush.data") }
         guard let options = field(webpush, "fcm_options", "fcmOptions") else { return }
-        if let link = field(options, "link", "link").flatMap(scanner.string(at:)), !link.lowercased().hasPrefix("https://") {
+        if let link = field(options, "link", "link").flatMap(tape.string), !link.lowercased().hasPrefix("https://") {
             throw GoogleError.invalidArgument("The link must be an HTTPS URL, got \(link)", field: "message.webpush.fcm_options.link")
         }
-        if let label = field(options, "analytics_label", "analyticsLabel").flatMap(scanner.string(at:)) {
+        if let label = field(options, "analytics_label", "analyticsLabel").flatMap(tape.string) {
             try checkAnalyticsLabel(label, path: "message.webpush.fcm_options.analytics_label")
         }
     }
 
-    mutating func checkAPNS(_ apns: JSONScanner.Value) throws(GoogleError) {
+    mutating func checkAPNS(_ apns: Int) throws(GoogleError) {
         if let headers = field(apns, "headers", "headers") {
             var failure: GoogleError?
             var pushType: String?
             var topic: String?
             var priority: String?
-            scanner.forEachMember(of: headers) { keyRange, value in
-                guard failure == nil, let text = scanner.string(at: value) else { return }
-                switch scanner.keys(ofRange: keyRange).lowercased() {
+            tape.forEachMember(of: headers) { keyIndex, value in
+                guard failure == nil, let text = tape.string(value) else { return }
+                switch tape.keyText(keyIndex).lowercased() {
                 case "apns-priority":
                     priority = text
                     if !["1", "5", "10"].contains(text) {
@@ -120,18 +120,19 @@ extension FCMWalker {
             result.apnsPriority = priority
         }
         if let payload = field(apns, "payload", "payload") {
-            result.apnsPayloadRange = payload.range
-            if payload.range.count > 4096 {
+            let range = tape.value(payload).range
+            result.apnsPayloadRange = range
+            if range.count > 4096 {
                 throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [
                     .fcmError(.invalidArgument),
-                    .badRequest([.init(field: "message.apns.payload", description: "the APNs payload is \(payload.range.count) bytes; the limit is 4096")]),
+                    .badRequest([.init(field: "message.apns.payload", description: "the APNs payload is \(range.count) bytes; the limit is 4096")]),
                 ])
             }
-            if let aps = scanner.member("aps", in: payload), aps.kind != .object {
+            if let aps = tape.member("aps", in: payload), tape.kind(aps) != .object {
                 throw GoogleError.invalidArgument("apns.payload.aps must be an object", field: "message.apns.payload")
             }
         }
-        if let options = field(apns, "fcm_options", "fcmOptions"), let label = field(options, "analytics_label", "analyticsLabel").flatMap(scanner.string(at:)) {
+        if let options = field(apns, "fcm_options", "fcmOptions"), let label = field(options, "analytics_label", "analyticsLabel").flatMap(tape.string) {
             try checkAnalyticsLabel(label, path: "message.apns.fcm_options.analytics_label")
         }
         if result.isLiveActivity, let pushType = result.apnsPushType, pushType.lowercased() != "liveactivity" {
@@ -167,12 +168,20 @@ extension FCMWalker {
 
     /// `<instance id>:<token>` in base64url; strict also wants the `APA91b` prefix and a real length.
     static func isRegistrationToken(_ token: String, strict: Bool) -> Bool {
-        let parts = token.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
-            parts[0].utf8.allSatisfy(isBase64URL), parts[1].utf8.allSatisfy(isBase64URL)
-        else { return false }
-        guard strict else { return true }
-        return parts[1].hasPrefix("APA91b") && token.utf8.count >= 100 && token.utf8.count <= 4096
+        var token = token
+        return token.withUTF8 { bytes in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon < bytes.count - 1 else { return false }
+            for index in 0..<bytes.count where index != colon && !isBase64URL(bytes[index]) {
+                return false
+            }
+            guard strict else { return true }
+            let marker: StaticString = "APA91b"
+            guard bytes.count >= 100, bytes.count <= 4096, bytes.count - colon - 1 >= marker.utf8CodeUnitCount else { return false }
+            for offset in 0..<marker.utf8CodeUnitCount where bytes[colon + 1 + offset] != marker.utf8Start[offset] {
+                return false
+            }
+            return true
+        }
     }
 }
 

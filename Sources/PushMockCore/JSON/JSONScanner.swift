@@ -27,7 +27,7 @@ public struct JSONScanner {
     /// Nesting deeper than this is refused (a hostile body cannot exhaust the stack).
     public static let maxDepth = 64
 
-    private let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: UnsafeBufferPointer<UInt8>
 
     /// A scanner over `bytes`, which must outlive it.
     public init(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -150,7 +150,7 @@ public struct JSONScanner {
 
     // MARK: - Parsing
 
-    private func skipWhitespace(_ start: Int) -> Int {
+    func skipWhitespace(_ start: Int) -> Int {
         var index = start
         while index < bytes.count {
             switch bytes[index] {
@@ -161,7 +161,7 @@ public struct JSONScanner {
         return index
     }
 
-    private func parseValue(_ index: inout Int, depth: Int) -> Value? {
+    func parseValue(_ index: inout Int, depth: Int) -> Value? {
         guard index < bytes.count, depth <= Self.maxDepth else { return nil }
         let start = index
         switch bytes[index] {
@@ -223,7 +223,7 @@ public struct JSONScanner {
         }
     }
 
-    private func literal(_ word: StaticString, _ index: inout Int, _ kind: Kind) -> Value? {
+    func literal(_ word: StaticString, _ index: inout Int, _ kind: Kind) -> Value? {
         let start = index
         let count = word.utf8CodeUnitCount
         guard index + count <= bytes.count else { return nil }
@@ -234,7 +234,7 @@ public struct JSONScanner {
         return Value(range: start..<index, kind: kind)
     }
 
-    private func parseString(_ index: inout Int) -> Value? {
+    func parseString(_ index: inout Int) -> Value? {
         let start = index
         index += 1
         while index < bytes.count {
@@ -295,7 +295,7 @@ public struct JSONScanner {
         return length
     }
 
-    private func parseNumber(_ index: inout Int) -> Value? {
+    func parseNumber(_ index: inout Int) -> Value? {
         let start = index
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count else { return nil }

@@ -38,14 +38,14 @@ final class FCMEndpoint: Sendable {
 
     /// The project of a `/v1/projects/{project}/messages:send` path, or `nil` for another path.
     static func project(in path: String) -> String? {
-        let prefix = "/v1/projects/"
-        let suffix = "/messages:send"
-        var route = Substring(path)
-        if let query = route.firstIndex(of: "?") { route = route[..<query] }
-        guard route.hasPrefix(prefix), route.hasSuffix(suffix), route.count > prefix.count + suffix.count else { return nil }
+        let prefix = "/v1/projects/".utf8
+        let suffix = "/messages:send".utf8
+        var route = Substring(path).utf8[...]
+        if let query = route.firstIndex(of: UInt8(ascii: "?")) { route = route[..<query] }
+        guard route.count > prefix.count + suffix.count, route.starts(with: prefix), route.reversed().starts(with: suffix.reversed()) else { return nil }
         let project = route.dropFirst(prefix.count).dropLast(suffix.count)
-        guard !project.contains("/") else { return nil }
-        return String(project)
+        guard !project.contains(UInt8(ascii: "/")) else { return nil }
+        return String(Substring(project))
     }
 
     func respond(to request: HTTPServerRequest, project: String, context: RequestContext) -> ResponderResult {
@@ -84,11 +84,11 @@ final class FCMEndpoint: Sendable {
         } catch {
             var headers: HTTPHeaderList = []
             if error.code == 401 {
-                headers.append("www-authenticate", #"Bearer realm="https://accounts.google.com/", error="invalid_token""#)
+                let missing = error.recordedReason == "CREDENTIALS_MISSING"
+                headers.append("www-authenticate", missing ? #"Bearer realm="https://accounts.google.com/""# : #"Bearer realm="https://accounts.google.com/", error="invalid_token""#)
             }
-            if let fault, error.code == 429 || error.code == 503 {
+            if fault != nil, error.code == 429 || error.code == 503 {
                 headers.append("retry-after", "60")
-                _ = fault
             }
             outcome = (error.code, error.json, headers, error.recordedReason, error.message)
             logger.debug("FCM request rejected", metadata: ["status": "\(error.code)", "reason": "\(error.recordedReason)", "message": "\(error.message)"])

@@ -1,0 +1,180 @@
+/// A JSON text parsed once into a flat list of values in document order (a "tape"), so that walking
+/// objects and arrays never parses a byte twice. Each entry knows where its subtree ends; an
+/// object's children are alternately a key (a string entry) and a value.
+///
+/// ```swift
+/// guard let tape = JSONTape(JSONScanner(bytes)) else { /* not valid JSON */ }
+/// tape.forEachMember(of: tape.root) { key, value in … }
+/// ```
+public struct JSONTape {
+    /// One value on the tape.
+    public struct Entry: Sendable {
+        /// The value (its byte range and kind).
+        public var value: JSONScanner.Value
+        /// The index after this value's subtree (its next sibling).
+        public var end: Int
+    }
+
+    /// The scanner over the bytes (string and number decoding).
+    public let scanner: JSONScanner
+    /// The entries, root first.
+    public private(set) var entries: [Entry]
+
+    /// Parses the scanner's bytes strictly (RFC 8259); `nil` if they are not one JSON value.
+    public init?(_ scanner: JSONScanner) {
+        self.scanner = scanner
+        self.entries = []
+        entries.reserveCapacity(64)
+        var index = scanner.skipWhitespace(0)
+        guard append(&index, depth: 0) else { return nil }
+        index = scanner.skipWhitespace(index)
+        guard index == scanner.bytes.count else { return nil }
+    }
+
+    /// The root entry's index.
+    public var root: Int { 0 }
+
+    /// The value at `index`.
+    public func value(_ index: Int) -> JSONScanner.Value { entries[index].value }
+
+    /// The kind at `index`.
+    public func kind(_ index: Int) -> JSONScanner.Kind { entries[index].value.kind }
+
+    /// Calls `body` with each member's key index and value index, in document order.
+    public func forEachMember(of object: Int, _ body: (_ key: Int, _ value: Int) -> Void) {
+        guard entries[object].value.kind == .object else { return }
+        var child = object + 1
+        let end = entries[object].end
+        while child < end {
+            let value = child + 1
+            body(child, value)
+            child = entries[value].end
+        }
+    }
+
+    /// The element indices of an array.
+    public func forEachElement(of array: Int, _ body: (_ position: Int, _ element: Int) -> Void) {
+        guard entries[array].value.kind == .array else { return }
+        var child = array + 1
+        var position = 0
+        while child < entries[array].end {
+            body(position, child)
+            child = entries[child].end
+            position += 1
+        }
+    }
+
+    /// The number of members of an object (0 for anything else).
+    public func memberCount(of object: Int) -> Int {
+        var count = 0
+        forEachMember(of: object) { _, _ in count += 1 }
+        return count
+    }
+
+    /// Whether the key entry at `key` spells `name` (compared on bytes; escaped keys decoded).
+    public func key(_ key: Int, is name: String) -> Bool {
+        let range = entries[key].value.range
+        let content = (range.lowerBound + 1)..<(range.upperBound - 1)
+        var name = name
+        return name.withUTF8 { expected in
+            guard content.count == expected.count else {
+                return scanner.bytes[content].contains(UInt8(ascii: "\\")) && scanner.keys(ofRange: content) == String(decoding: expected, as: UTF8.self)
+            }
+            for offset in 0..<expected.count where scanner.bytes[content.lowerBound + offset] != expected[offset] {
+                return false
+            }
+            return true
+        }
+    }
+
+    /// The decoded key text.
+    public func keyText(_ key: Int) -> String {
+        let range = entries[key].value.range
+        return scanner.keys(ofRange: (range.lowerBound + 1)..<(range.upperBound - 1))
+    }
+
+    /// The member `name` of an object (the last one when repeated), skipping nulls.
+    public func member(_ name: String, in object: Int) -> Int? {
+        var found: Int?
+        forEachMember(of: object) { key, value in
+            if self.key(key, is: name) { found = entries[value].value.kind == .null ? nil : value }
+        }
+        return found
+    }
+
+    /// The decoded text of a string entry.
+    public func string(_ index: Int) -> String? { scanner.string(at: entries[index].value) }
+
+    /// An integer entry.
+    public func int64(_ index: Int) -> Int64? { scanner.int64(at: entries[index].value) }
+
+    /// A boolean entry.
+    public func bool(_ index: Int) -> Bool? { scanner.bool(at: entries[index].value) }
+
+    /// The raw text of an entry.
+    public func text(_ index: Int) -> String { scanner.text(of: entries[index].value) }
+
+    // MARK: Building
+
+    private mutating func append(_ index: inout Int, depth: Int) -> Bool {
+        let bytes = scanner.bytes
+        guard index < bytes.count, depth <= JSONScanner.maxDepth else { return false }
+        let start = index
+        let me = entries.count
+        switch bytes[index] {
+        case UInt8(ascii: "{"):
+            entries.append(Entry(value: .init(range: start..<start, kind: .object), end: 0))
+            index = scanner.skipWhitespace(index + 1)
+            guard index < bytes.count else { return false }
+            if bytes[index] != UInt8(ascii: "}") {
+                while true {
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = scanner.parseString(&index) else { return false }
+                    entries.append(Entry(value: key, end: entries.count + 1))
+                    index = scanner.skipWhitespace(index)
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+                    index = scanner.skipWhitespace(index + 1)
+                    guard append(&index, depth: depth + 1) else { return false }
+                    index = scanner.skipWhitespace(index)
+                    guard index < bytes.count else { return false }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index = scanner.skipWhitespace(index + 1)
+                    } else if bytes[index] == UInt8(ascii: "}") {
+                        break
+                    } else {
+                        return false
+                    }
+                }
+            }
+            index += 1
+            entries[me].value.range = start..<index
+            entries[me].end = entries.count
+            return true
+        case UInt8(ascii: "["):
+            entries.append(Entry(value: .init(range: start..<start, kind: .array), end: 0))
+            index = scanner.skipWhitespace(index + 1)
+            guard index < bytes.count else { return false }
+            if bytes[index] != UInt8(ascii: "]") {
+                while true {
+                    guard append(&index, depth: depth + 1) else { return false }
+                    index = scanner.skipWhitespace(index)
+                    guard index < bytes.count else { return false }
+                    if bytes[index] == UInt8(ascii: ",") {
+                        index = scanner.skipWhitespace(index + 1)
+                    } else if bytes[index] == UInt8(ascii: "]") {
+                        break
+                    } else {
+                        return false
+                    }
+                }
+            }
+            index += 1
+            entries[me].value.range = start..<index
+            entries[me].end = entries.count
+            return true
+        default:
+            guard let value = scanner.parseValue(&index, depth: depth) else { return false }
+            entries.append(Entry(value: value, end: entries.count + 1))
+            return true
+        }
+    }
+}

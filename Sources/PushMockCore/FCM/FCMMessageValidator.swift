@@ -22,14 +22,13 @@ public struct FCMMessageValidator: Sendable {
                     .badRequest([.init(field: "", description: "Invalid JSON payload received. Unexpected token.")]),
                 ])
             }
-            var walker = FCMWalker(tape: tape, validator: self)
-            return try walker.request()
+            return try FCMWalker(tape: tape, validator: self).request()
         }
     }
 }
 
-/// One validation pass over a request body's tape.
-struct FCMWalker {
+/// One validation pass over a request body's tape (a class: closures share it instead of copying it).
+final class FCMWalker {
     let tape: JSONTape
     let validator: FCMMessageValidator
     var result = FCMSendResult()
@@ -140,7 +139,7 @@ struct FCMWalker {
 
     // MARK: Request and message
 
-    mutating func request() throws(GoogleError) -> FCMSendResult {
+    func request() throws(GoogleError) -> FCMSendResult {
         var message: Int?
         var validateOnly = false
         try forEachField(of: tape.root, schema: .request, path: "") { (name, type, value) throws(GoogleError) in
@@ -165,7 +164,7 @@ struct FCMWalker {
         var targets: [(String, Int)] = []
     }
 
-    mutating func message(_ message: Int) throws(GoogleError) {
+    func message(_ message: Int) throws(GoogleError) {
         var fields = MessageFields()
         try forEachField(of: message, schema: .message, path: "message") { (name, type, value) throws(GoogleError) in
             try check(value, type, parent: "message", name: name)

@@ -1,7 +1,7 @@
 /// The FCM rules beyond structure (fcm.md §3, §4, §6). Texts are Google's where known; where
 /// fcm.md §12 lists them as unknown, PushMock words them in Google's style (README).
 extension FCMWalker {
-    mutating func checkTarget(_ target: FCMSendResult.Target) throws(GoogleError) {
+    func checkTarget(_ target: FCMSendResult.Target) throws(GoogleError) {
         switch target {
         case .token(let token):
             guard Self.isRegistrationToken(token, strict: validator.strictRegistrationTokens) else {
@@ -81,7 +81,7 @@ extension FCMWalker {
         }
     }
 
-    mutating func checkAPNS(_ apns: Int) throws(GoogleError) {
+    func checkAPNS(_ apns: Int) throws(GoogleError) {
         if let headers = field(apns, "headers", "headers") {
             var failure: GoogleError?
             var pushType: String?
@@ -148,9 +148,14 @@ extension FCMWalker {
 
     // MARK: Grammar
 
-    static func isBase64URL(_ byte: UInt8) -> Bool {
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+    private static let base64URLTable: [Bool] = (0..<256).map { value in
+        let byte = UInt8(value)
+        return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+    }
+
+    static func isBase64URL(_ byte: UInt8) -> Bool {
+        base64URLTable.withUnsafeBufferPointer { $0[Int(byte)] }
     }
 
     static func isTopicByte(_ byte: UInt8) -> Bool {
@@ -188,13 +193,36 @@ extension FCMWalker {
 /// `google.protobuf.Duration` text: `<seconds>[.<fraction up to 9 digits>]s`.
 enum FCMDuration {
     static func seconds(_ text: String) -> Double? {
-        guard text.hasSuffix("s"), text.utf8.count >= 2 else { return nil }
-        let number = text.dropLast()
-        let parts = number.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count <= 2, !parts[0].isEmpty, parts[0].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
-        if parts.count == 2 {
-            guard !parts[1].isEmpty, parts[1].utf8.count <= 9, parts[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        var text = text
+        return text.withUTF8 { bytes -> Double? in
+            guard bytes.count >= 2, bytes[bytes.count - 1] == UInt8(ascii: "s") else { return nil }
+            var whole: Double = 0
+            var fraction: Double = 0
+            var scale: Double = 1
+            var digits = 0
+            var fractionDigits = -1
+            for index in 0..<(bytes.count - 1) {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ".") {
+                    guard fractionDigits < 0, digits > 0 else { return nil }
+                    fractionDigits = 0
+                    continue
+                }
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                let value = Double(byte - UInt8(ascii: "0"))
+                if fractionDigits >= 0 {
+                    fractionDigits += 1
+                    guard fractionDigits <= 9 else { return nil }
+                    scale /= 10
+                    fraction += value * scale
+                } else {
+                    digits += 1
+                    guard digits <= 12 else { return nil }
+                    whole = whole * 10 + value
+                }
+            }
+            guard digits > 0, fractionDigits != 0 else { return nil }
+            return whole + fraction
         }
-        return Double(number)
     }
 }

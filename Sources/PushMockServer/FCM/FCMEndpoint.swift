@@ -38,14 +38,21 @@ final class FCMEndpoint: Sendable {
 
     /// The project of a `/v1/projects/{project}/messages:send` path, or `nil` for another path.
     static func project(in path: String) -> String? {
-        let prefix = "/v1/projects/".utf8
-        let suffix = "/messages:send".utf8
-        var route = Substring(path).utf8[...]
-        if let query = route.firstIndex(of: UInt8(ascii: "?")) { route = route[..<query] }
-        guard route.count > prefix.count + suffix.count, route.starts(with: prefix), route.reversed().starts(with: suffix.reversed()) else { return nil }
-        let project = route.dropFirst(prefix.count).dropLast(suffix.count)
-        guard !project.contains(UInt8(ascii: "/")) else { return nil }
-        return String(Substring(project))
+        var path = path
+        return path.withUTF8 { bytes -> String? in
+            let prefix: StaticString = "/v1/projects/"
+            let suffix: StaticString = "/messages:send"
+            var end = bytes.count
+            if let query = bytes.firstIndex(of: UInt8(ascii: "?")) { end = query }
+            let p = prefix.utf8CodeUnitCount
+            let q = suffix.utf8CodeUnitCount
+            guard end > p + q else { return nil }
+            for offset in 0..<p where bytes[offset] != prefix.utf8Start[offset] { return nil }
+            for offset in 0..<q where bytes[end - q + offset] != suffix.utf8Start[offset] { return nil }
+            let project = UnsafeBufferPointer(rebasing: bytes[p..<(end - q)])
+            guard !project.contains(UInt8(ascii: "/")) else { return nil }
+            return String(decoding: project, as: UTF8.self)
+        }
     }
 
     func respond(to request: HTTPServerRequest, project: String, context: RequestContext) -> ResponderResult {
@@ -197,11 +204,11 @@ final class FCMEndpoint: Sendable {
 
     /// `0:<µs since the epoch>%<8 hex twice>` for token sends (fcm.md §5); the bare digits otherwise.
     func messageID(for target: FCMSendResult.Target?, now: Int64) -> String {
-        let micros = now * 1000 + Int64(ids.withLock { $0.next() } % 1000)
+        let random = ids.withLock { $0.next() }
+        let micros = now * 1000 + Int64(random % 1000)
         guard case .token = target else { return String(micros) }
-        let hex = String(UInt32(truncatingIfNeeded: ids.withLock { $0.next() }), radix: 16)
-        let padded = String(repeating: "0", count: 8 - hex.count) + hex
-        return "0:\(micros)%\(padded)\(padded)"
+        let hex = String(UInt32(truncatingIfNeeded: random >> 32) | 0x1000_0000, radix: 16)
+        return "0:\(micros)%\(hex)\(hex)"
     }
 
     static func statusName(_ status: Int) -> String {

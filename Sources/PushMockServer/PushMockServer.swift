@@ -122,7 +122,7 @@ public final class PushMockServer: Service, Sendable {
             tokens: accessTokens, store: store, clock: configuration.clock, logger: logger
         )
         let fcm = FCMEndpoint(
-            validator: FCMMessageValidator(strictRegistrationTokens: configuration.fcm.strictRegistrationTokens),
+            validator: FCMMessageValidator(strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity),
             accounts: accounts, tokens: accessTokens, devices: devices, store: store, faults: faults, clock: configuration.clock, logger: logger
         )
         return Components(

@@ -97,6 +97,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("allow-non-json-body"), help: "Accept APNs bodies that are not a JSON object (default: BadPayload).")
     var allowNonJSONBody = false
 
+    @Option(help: "Live Activity payload rules: strict (violations get 400 with the rule's reason) or apple (200, recorded as dropped by the device).")
+    var liveActivityProfile: String?
+
+    @Option(help: "Seconds a Live Activity timestamp may lag behind now before it is stale (default 3600).")
+    var liveActivityMaxAge: Int64?
+
+    @Option(help: "Seconds a Live Activity timestamp may be ahead of now (default 300).")
+    var liveActivityMaxAhead: Int64?
+
     @Option(help: "Seed for generated ids, for reproducible runs.")
     var idSeed: UInt64?
 
@@ -128,6 +137,12 @@ struct ServeCommand: AsyncParsableCommand {
             for (index, fault) in apnsFaults.enumerated() { _ = try Self.fault(fault, index: index) }
         } catch {
             throw ValidationError("\(error)")
+        }
+        if let liveActivityProfile, LiveActivityProfile(rawValue: liveActivityProfile) == nil {
+            throw ValidationError("--live-activity-profile must be strict or apple (got \(liveActivityProfile))")
+        }
+        for (name, value) in [("--live-activity-max-age", liveActivityMaxAge), ("--live-activity-max-ahead", liveActivityMaxAhead)] {
+            if let value, value < 0 { throw ValidationError("\(name) must be 0 or more") }
         }
         if let fcmTokenPath, !fcmTokenPath.hasPrefix("/") {
             throw ValidationError("--fcm-token-path must start with / (got \(fcmTokenPath))")
@@ -182,6 +197,9 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.fcm.serviceAccounts += fcmServiceAccounts.map { .file($0) }
         if let fcmTokenPath { configuration.fcm.tokenPath = fcmTokenPath }
         if fcmLenientTokens { configuration.fcm.strictRegistrationTokens = false }
+        if let liveActivityProfile { configuration.apns.options.liveActivity.profile = LiveActivityProfile(rawValue: liveActivityProfile) ?? .strict }
+        if let liveActivityMaxAge { configuration.apns.options.liveActivity.maxAge = liveActivityMaxAge }
+        if let liveActivityMaxAhead { configuration.apns.options.liveActivity.maxAhead = liveActivityMaxAhead }
         return configuration
     }
 

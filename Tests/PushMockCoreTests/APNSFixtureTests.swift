@@ -77,7 +77,12 @@ struct APNSFixtureTests {
             )
         }
         let options = fixture["options"] as? [String: Any] ?? [:]
+        var validationOptions = APNSValidationOptions()
+        if let profile = options["liveActivityProfile"] as? String {
+            validationOptions.liveActivity.profile = LiveActivityProfile(rawValue: profile)!
+        }
         let validator = APNSValidator(
+            options: validationOptions,
             tokens: keys.verifier,
             devices: DeviceRegistry(closed: options["closedRegistry"] as? Bool ?? false, records: records)
         )
@@ -93,6 +98,12 @@ struct APNSFixtureTests {
         }
         if let timestamp = expect["timestamp"] as? NSNumber {
             #expect(verdict.unregisteredTimestamp == timestamp.int64Value)
+        }
+        if let dropped = expect["dropped"] as? String {
+            #expect(verdict.droppedByDevice, "\(name) should be dropped by the device")
+            #expect(verdict.liveActivityRule?.reason == dropped)
+        } else {
+            #expect(!verdict.droppedByDevice, "\(name): \(verdict.liveActivityRule?.reason ?? "")")
         }
         if let fragment = expect["explanationContains"] as? String {
             #expect(verdict.explanation?.contains(fragment) == true, "\(verdict.explanation ?? "no explanation")")
@@ -110,11 +121,12 @@ struct APNSFixtureTests {
             let url = Bundle.module.url(forResource: "Fixtures/apns/\(name)", withExtension: "json")!
             let fixture = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
             if let reason = (fixture?["expect"] as? [String: Any])?["reason"] as? String { reached.insert(reason) }
+            if let reason = (fixture?["expect"] as? [String: Any])?["dropped"] as? String { reached.insert(reason) }
         }
         // Reachable only through faults (Forbidden, TooManyRequests, 5xx) or as a GOAWAY reason
         // (IdleTimeout): covered by the server tests.
         let elsewhere: Set<String> = ["Forbidden", "TooManyRequests", "InternalServerError", "ServiceUnavailable", "Shutdown", "IdleTimeout"]
-        let missing = Set(APNSRejectionReason.all.map(\.reason)).subtracting(reached).subtracting(elsewhere)
+        let missing = Set(APNSRejectionReason.all.map(\.reason) + LiveActivityRule.all.map(\.reason)).subtracting(reached).subtracting(elsewhere)
         #expect(missing.isEmpty, "reasons without a fixture: \(missing.sorted())")
     }
 }

@@ -295,3 +295,45 @@ extension HTTP2Frame {
         return values.last { $0.parameter == .maxConcurrentStreams }?.value
     }
 }
+
+@Suite("Live Activity payload rules on the wire, in both profiles")
+struct LiveActivityProfileTests {
+    typealias S = APNSTestServer
+    static let path = "/3/device/\(String(repeating: "cd", count: 80))"
+    static let headers: [(String, String)] = [("apns-topic", "com.example.app.push-type.liveactivity"), ("apns-push-type", "liveactivity"), ("apns-priority", "10")]
+
+    static func body(timestamp: Int64) -> [UInt8] {
+        Array(#"{"aps":{"event":"update","timestamp":\#(timestamp),"content-state":{"score":"1-0"}}}"#.utf8)
+    }
+
+    @Test("strict: a millisecond timestamp is 400 with the rule's reason and description; apple: 200, recorded as dropped", arguments: [LiveActivityProfile.strict, .apple])
+    func profiles(_ profile: LiveActivityProfile) async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        var configuration = S.configuration(clock: clock)
+        configuration.apns.options.liveActivity.profile = profile
+        try await withPushMockServer(configuration) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await client.close() } }
+            let token = S.token(issuedAt: clock.nowSeconds)
+            client.send(streamID: 1, path: Self.path, headers: Self.headers + [("authorization", "bearer \(token)")], body: Self.body(timestamp: clock.nowSeconds * 1000))
+            _ = try await client.completedStream(1)
+            switch profile {
+            case .strict:
+                #expect(try await client.status(of: 1) == "400")
+                #expect(client.json(of: 1)["reason"] as? String == "LiveActivityTimestampInMilliseconds")
+                #expect((client.json(of: 1)["description"] as? String)?.contains("seconds") == true)
+            case .apple:
+                #expect(try await client.status(of: 1) == "200")
+            }
+            client.send(streamID: 3, path: Self.path, headers: Self.headers + [("authorization", "bearer \(token)")], body: Self.body(timestamp: clock.nowSeconds))
+            #expect(try await client.status(of: 3) == "200")
+            let outcome = profile == .strict ? "rejected" : "dropped"
+            let (_, list) = try await S.inspect(server, "/api/v1/deliveries?outcome=\(outcome)&reason=LiveActivityTimestampInMilliseconds")
+            #expect(list["total"] as? Int == 1)
+            let diagnostics = ((list["deliveries"] as? [[String: Any]])?.first?["diagnostics"] as? [String]) ?? []
+            #expect(diagnostics.contains("live activity profile: \(profile.rawValue)"))
+            let (_, accepted) = try await S.inspect(server, "/api/v1/deliveries?outcome=accepted&pushType=liveactivity")
+            #expect(accepted["total"] as? Int == 1)
+        }
+    }
+}

@@ -54,6 +54,13 @@ public struct APNSVerdict: Sendable {
     public var authenticated = false
     /// The body is a JSON object.
     public var bodyIsJSONObject = false
+    /// The Live Activity rule the payload broke: the rejection in the `strict` profile, the reason a
+    /// device would drop it in the `apple` profile.
+    public var liveActivityRule: LiveActivityRule?
+    /// Set when the push is accepted on the wire but a device would drop it (`apple` profile).
+    public var droppedByDevice = false
+    /// Non-fatal findings.
+    public var diagnostics: [String] = []
 
     /// Whether the push was accepted.
     public var isAccepted: Bool { rejection == nil }

@@ -14,6 +14,9 @@ public struct APNSValidationOptions: Sendable, Hashable {
     public var rejectTopicPushTypeMismatch = true
     /// Reject a body that is not a JSON object with 400 `BadPayload` (§14 Q1).
     public var rejectNonJSONBody = true
+    /// Live Activity payload rules: profile and freshness window.
+    public var liveActivity = LiveActivityOptions()
+
     /// The defaults described above.
     public init() {}
 }

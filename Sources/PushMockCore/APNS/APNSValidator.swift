@@ -9,7 +9,8 @@
 /// 6. topic: push type vs topic suffix (`BadTopic`), ownership (`TopicDisallowed`);
 /// 7. body: `PayloadEmpty`, `PayloadTooLarge`, not a JSON object (`BadPayload`);
 /// 8. device token: syntax and environment (`BadDeviceToken`), app (`DeviceTokenNotForTopic`),
-///    state (`Unregistered`, `ExpiredToken`).
+///    state (`Unregistered`, `ExpiredToken`);
+/// 9. Live Activity payload rules (`strict`: 400 with the rule's reason; `apple`: 200, dropped).
 ///
 /// Pure apart from the token cache: time and ids come in as arguments.
 public struct APNSValidator: Sendable {
@@ -190,6 +191,25 @@ public struct APNSValidator: Sendable {
             }
         } else if devices.closed {
             return reject(.badDeviceToken, "the device registry is closed and this token is not in it; register it with PUT /api/v1/devices/\(token)")
+        }
+
+        // 9. Live Activity payload rules (what a device would drop).
+        if resolvedType == .liveactivity {
+            let finding = request.body.withUnsafeBufferPointer {
+                LiveActivityPayloadRules.check(payload: $0, now: now, options: options.liveActivity)
+            }
+            verdict.diagnostics += finding.diagnostics
+            verdict.diagnostics.append("live activity profile: \(options.liveActivity.profile.rawValue)")
+            if let rule = finding.violation {
+                verdict.liveActivityRule = rule
+                switch options.liveActivity.profile {
+                case .strict:
+                    return reject(APNSRejectionReason(rule.reason, status: rule.status), rule.explanation)
+                case .apple:
+                    verdict.droppedByDevice = true
+                    verdict.explanation = rule.explanation
+                }
+            }
         }
         return verdict
     }

@@ -8,21 +8,26 @@ public struct FCMMessageValidator: Sendable {
     public var strictRegistrationTokens: Bool
     /// The limit on `data` plus `notification` (fcm.md §3: 4096).
     public var maxMessagePayloadSize: Int
+    /// The Live Activity rules for `apns.payload.aps` of Live Activity messages.
+    public var liveActivity: LiveActivityOptions
 
-    public init(strictRegistrationTokens: Bool = true, maxMessagePayloadSize: Int = 4096) {
+    public init(strictRegistrationTokens: Bool = true, maxMessagePayloadSize: Int = 4096, liveActivity: LiveActivityOptions = .init()) {
         self.strictRegistrationTokens = strictRegistrationTokens
         self.maxMessagePayloadSize = maxMessagePayloadSize
+        self.liveActivity = liveActivity
     }
 
-    /// Validates `body`.
-    public func validate(_ body: [UInt8]) throws(GoogleError) -> FCMSendResult {
+    /// Validates `body` at `now` (seconds since the epoch; Live Activity timestamps are judged against it).
+    public func validate(_ body: [UInt8], now: Int64 = 0) throws(GoogleError) -> FCMSendResult {
         try body.withUnsafeBufferPointer { bytes throws(GoogleError) -> FCMSendResult in
             guard let tape = JSONTape(JSONScanner(bytes)) else {
                 throw GoogleError(code: 400, message: "Invalid JSON payload received. Unexpected token.", status: "INVALID_ARGUMENT", details: [
                     .badRequest([.init(field: "", description: "Invalid JSON payload received. Unexpected token.")]),
                 ])
             }
-            return try FCMWalker(tape: tape, validator: self).request()
+            let walker = FCMWalker(tape: tape, validator: self)
+            walker.now = now
+            return try walker.request()
         }
     }
 }
@@ -32,6 +37,7 @@ final class FCMWalker {
     let tape: JSONTape
     let validator: FCMMessageValidator
     var result = FCMSendResult()
+    var now: Int64 = 0
 
     init(tape: JSONTape, validator: FCMMessageValidator) {
         self.tape = tape
@@ -228,6 +234,9 @@ final class FCMWalker {
         if let android = fields.android { try checkAndroid(android) }
         if let webpush = fields.webpush { try checkWebpush(webpush) }
         if let apns = fields.apns { try checkAPNS(apns) }
+        if result.isLiveActivity {
+            try checkLiveActivityPayload()
+        }
         if let options = fields.fcmOptions, let label = field(options, "analytics_label", "analyticsLabel").flatMap(tape.string) {
             try checkAnalyticsLabel(label, path: "message.fcm_options.analytics_label")
         }
@@ -241,6 +250,27 @@ final class FCMWalker {
                 .fcmError(.invalidArgument),
                 .badRequest([.init(field: "message", description: "data and notification are \(size) bytes; the limit is \(validator.maxMessagePayloadSize)")]),
             ])
+        }
+    }
+
+    /// The APNs Live Activity rules on `apns.payload` (the same engine as `/3/device`).
+    func checkLiveActivityPayload() throws(GoogleError) {
+        let finding: LiveActivityPayloadRules.Finding
+        if let range = result.apnsPayloadRange {
+            finding = LiveActivityPayloadRules.check(payload: UnsafeBufferPointer(rebasing: tape.scanner.bytes[range]), now: now, options: validator.liveActivity)
+        } else {
+            finding = LiveActivityPayloadRules.Finding(violation: .missingAPS)
+        }
+        result.diagnostics += finding.diagnostics
+        result.diagnostics.append("live activity profile: \(validator.liveActivity.profile.rawValue)")
+        guard let rule = finding.violation else { return }
+        switch validator.liveActivity.profile {
+        case .strict:
+            var error = GoogleError.invalidArgument(rule.explanation, field: "message.apns.payload.aps")
+            error.reason = rule.reason
+            throw error
+        case .apple:
+            result.liveActivityDrop = rule
         }
     }
 

@@ -41,6 +41,8 @@ public struct FCMSendResult: Sendable, Hashable {
     public var apnsPayloadRange: Range<Int>?
     /// Non-fatal findings.
     public var diagnostics: [String] = []
+    /// The Live Activity rule a device would drop this message for (`apple` profile).
+    public var liveActivityDrop: LiveActivityRule?
 
     public init() {}
 

@@ -50,6 +50,8 @@ public struct GoogleError: Sendable, Hashable, Error {
     public var status: String
     /// The details, in order.
     public var details: [Detail]
+    /// PushMock's own reason to record instead of the FcmError code (Live Activity rules).
+    public var reason: String?
 
     public init(code: Int, message: String, status: String, details: [Detail] = []) {
         self.code = code
@@ -67,6 +69,7 @@ public struct GoogleError: Sendable, Hashable, Error {
     /// The reason this error is recorded under: the FcmError code, else the ErrorInfo reason, else
     /// the status.
     public var recordedReason: String {
+        if let reason { return reason }
         if let code = fcmErrorCode { return code.rawValue }
         for case .errorInfo(let reason, _) in details { return reason }
         return status

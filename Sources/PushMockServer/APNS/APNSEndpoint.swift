@@ -97,7 +97,9 @@ final class APNSEndpoint: Sendable {
             responseHeaders.append("content-type", "application/json")
             responseHeaders.append("apns-id", verdict.apnsID, neverIndex: true)
             let body: String
-            if rejection.reason == APNSRejectionReason.unregistered.reason {
+            if let rule = verdict.liveActivityRule, rule.reason == rejection.reason {
+                body = #"{"reason":"\#(rule.reason)","description":"\#(JSONText.escape(rule.explanation))"}"#
+            } else if rejection.reason == APNSRejectionReason.unregistered.reason {
                 let timestamp = verdict.unregisteredTimestamp ?? now
                 body = #"{"reason":"\#(rejection.reason)","timestamp":\#(timestamp)}"#
             } else {
@@ -131,10 +133,11 @@ final class APNSEndpoint: Sendable {
             topic: verdict.topic,
             deviceToken: verdict.deviceToken,
             apnsID: verdict.apnsID,
-            outcome: rejection == nil ? .accepted : .rejected,
+            outcome: rejection != nil ? .rejected : (verdict.droppedByDevice ? .dropped : .accepted),
             status: response.status,
-            reason: rejection?.reason,
+            reason: rejection?.reason ?? (verdict.droppedByDevice ? verdict.liveActivityRule?.reason : nil),
             explanation: fault.map { "fault \($0.id)" } ?? verdict.explanation,
+            diagnostics: verdict.diagnostics,
             fault: fault?.id
         ))
         switch fault?.action {

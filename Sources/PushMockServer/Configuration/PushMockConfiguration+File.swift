@@ -68,6 +68,15 @@ extension PushMockConfiguration {
             if let strict = try fcmObject.bool("strictRegistrationTokens") { fcm.strictRegistrationTokens = strict }
             try fcmObject.finish()
         }
+        if var live = try root.object("liveActivity") {
+            if let text = try live.string("profile") {
+                guard let profile = LiveActivityProfile(rawValue: text) else { throw live.error("profile", "must be strict or apple") }
+                apns.options.liveActivity.profile = profile
+            }
+            if let age = try live.int("maxAge", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAge = Int64(age) }
+            if let ahead = try live.int("maxAhead", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAhead = Int64(ahead) }
+            try live.finish()
+        }
         for (token, var device) in try root.objectMap("devices") ?? [] {
             apns.devices[token] = try Self.device(&device)
         }

@@ -70,7 +70,7 @@ final class FCMEndpoint: Sendable {
             if request.limitExceeded != nil {
                 throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [.fcmError(.invalidArgument)])
             }
-            let sent = try validator.validate(request.body)
+            let sent = try validator.validate(request.body, now: now / 1000)
             result = sent
             if case .token(let token) = sent.target, let record = devices.record(for: token) {
                 if let owner = record.fcmProject, owner != project {
@@ -110,6 +110,8 @@ final class FCMEndpoint: Sendable {
         if let token = result?.liveActivityToken {
             diagnostics.append("APNs request: liveactivity to \(token)\(result?.apnsTopic.map { " topic \($0)" } ?? "")")
         }
+        diagnostics += result?.diagnostics ?? []
+        let drop = outcome.reason == nil ? result?.liveActivityDrop : nil
         store.record(Delivery(
             receivedAt: now, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .fcm, method: request.method, path: request.path,
@@ -118,8 +120,9 @@ final class FCMEndpoint: Sendable {
             pushType: result?.isLiveActivity == true ? "liveactivity" : nil,
             topic: result?.target.flatMap { if case .topic(let topic) = $0 { topic } else if case .condition(let condition) = $0 { condition } else { nil } },
             deviceToken: result?.target.flatMap { if case .token(let token) = $0 { token } else if case .fid(let fid) = $0 { fid } else { nil } },
-            outcome: outcome.reason == nil ? .accepted : .rejected, status: outcome.status, reason: outcome.reason,
-            explanation: outcome.explanation, diagnostics: diagnostics, fault: fault?.id, project: project
+            outcome: outcome.reason != nil ? .rejected : (drop != nil ? .dropped : .accepted), status: outcome.status,
+            reason: outcome.reason ?? drop?.reason, explanation: outcome.explanation ?? drop?.explanation,
+            diagnostics: diagnostics, fault: fault?.id, project: project
         ))
         let response = GooglePages.json(status: outcome.status, outcome.body, extraHeaders: outcome.headers)
         switch fault?.action {

@@ -8,6 +8,15 @@ final class ConnectionState {
     /// The last FCM `authorization` value and what it granted (a memcmp instead of a lookup).
     var fcmAuthorization: String?
     var fcmGrant: AccessTokenStore.Grant?
+    /// Per-connection random numbers (message ids) without a shared lock.
+    private var random: IDGenerator?
+
+    func nextRandom() -> UInt64 {
+        if random == nil {
+            random = IDGenerator()
+        }
+        return random!.next()
+    }
 
     /// The state of the connection `context` belongs to, created on first use.
     static func of(_ context: RequestContext) -> ConnectionState {

@@ -176,9 +176,13 @@ extension FCMWalker {
         var token = token
         return token.withUTF8 { bytes in
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon < bytes.count - 1 else { return false }
-            for index in 0..<bytes.count where index != colon && !isBase64URL(bytes[index]) {
-                return false
+            let valid = base64URLTable.withUnsafeBufferPointer { table in
+                for index in 0..<bytes.count where index != colon && !table[Int(bytes[index])] {
+                    return false
+                }
+                return true
             }
+            guard valid else { return false }
             guard strict else { return true }
             let marker: StaticString = "APA91b"
             guard bytes.count >= 100, bytes.count <= 4096, bytes.count - colon - 1 >= marker.utf8CodeUnitCount else { return false }

@@ -86,7 +86,7 @@ final class FCMEndpoint: Sendable {
                 let code = FCMErrorCode(rawValue: reason)
                 throw GoogleError(code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status), details: code.map { [.fcmError($0)] } ?? [])
             }
-            let id = sent.validateOnly ? "fake_message_id" : messageID(for: sent.target, now: now)
+            let id = sent.validateOnly ? "fake_message_id" : messageID(for: sent.target, now: now, context: context)
             outcome = (200, "{\n  \"name\": \"projects/\(project)/messages/\(id)\"\n}\n", [], nil, nil)
         } catch {
             var headers: HTTPHeaderList = []
@@ -101,8 +101,10 @@ final class FCMEndpoint: Sendable {
             logger.debug("FCM request rejected", metadata: ["status": "\(error.code)", "reason": "\(error.recordedReason)", "message": "\(error.message)"])
         }
         var diagnostics: [String] = []
-        if let target = result?.target {
-            diagnostics.append("target \(target.kind)")
+        if let target = result?.target, case .fid = target {
+            diagnostics.append("target fid")
+        } else if let target = result?.target, case .condition = target {
+            diagnostics.append("target condition")
         }
         if let result, result.validateOnly {
             diagnostics.append("validate_only: checked, not delivered")
@@ -206,8 +208,8 @@ final class FCMEndpoint: Sendable {
     }
 
     /// `0:<µs since the epoch>%<8 hex twice>` for token sends (fcm.md §5); the bare digits otherwise.
-    func messageID(for target: FCMSendResult.Target?, now: Int64) -> String {
-        let random = ids.withLock { $0.next() }
+    func messageID(for target: FCMSendResult.Target?, now: Int64, context: RequestContext? = nil) -> String {
+        let random = context.map { ConnectionState.of($0).nextRandom() } ?? ids.withLock { $0.next() }
         let micros = now * 1000 + Int64(random % 1000)
         guard case .token = target else { return String(micros) }
         let hex = String(UInt32(truncatingIfNeeded: random >> 32) | 0x1000_0000, radix: 16)

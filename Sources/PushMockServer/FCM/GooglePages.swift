@@ -21,10 +21,15 @@ enum GooglePages {
 
     /// A JSON answer as Google sends it.
     static func json(status: Int, _ text: String, extraHeaders: HTTPHeaderList = []) -> HTTPServerResponse {
-        var headers: HTTPHeaderList = [("content-type", "application/json; charset=UTF-8")]
+        guard !extraHeaders.isEmpty else {
+            return HTTPServerResponse(status: status, headers: jsonHeaders, body: Array(text.utf8))
+        }
+        var headers = jsonHeaders
         headers.fields += extraHeaders.fields
         return HTTPServerResponse(status: status, headers: headers, body: Array(text.utf8))
     }
+
+    private static let jsonHeaders: HTTPHeaderList = [("content-type", "application/json; charset=UTF-8")]
 
     private static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")

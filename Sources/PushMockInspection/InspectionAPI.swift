@@ -56,6 +56,69 @@ public struct InspectionAPI: Sendable {
         }
     }
 
+    /// A parsed `GET /api/v1/deliveries/wait`.
+    public struct WaitSpec: Sendable {
+        public var filter: DeliveryFilter
+        public var count: Int
+        public var timeoutMilliseconds: Int64
+        public var limit: Int
+    }
+
+    /// Parses `GET /api/v1/deliveries/wait?<filters>&after=<cursor>&count=N&timeout=5s`: the wait
+    /// to perform, or the 400 to answer.
+    public func waitSpec(_ request: InspectionRequest) -> Result<WaitSpec, InspectionError> {
+        var count = 1
+        var timeout: Int64 = 5000
+        var limit = 100
+        for (name, value) in request.query {
+            switch name {
+            case "count":
+                guard let parsed = Int(value), parsed >= 1, parsed <= 100_000 else { return .failure(InspectionError("count must be an integer from 1 to 100000, got \(value)")) }
+                count = parsed
+            case "timeout":
+                guard let parsed = Self.milliseconds(value), parsed >= 0, parsed <= 300_000 else {
+                    return .failure(InspectionError("timeout must be a duration up to 300s such as 5s, 500ms or 2.5, got \(value)"))
+                }
+                timeout = parsed
+            case "limit":
+                guard let parsed = Int(value), parsed > 0, parsed <= Self.maxLimit else { return .failure(InspectionError("limit must be an integer from 1 to \(Self.maxLimit), got \(value)")) }
+                limit = parsed
+            default:
+                continue
+            }
+        }
+        switch Self.filter(from: request.query, allowing: ["count", "timeout", "limit"]) {
+        case .failure(let error): return .failure(InspectionError(error.message))
+        case .success(let filter): return .success(WaitSpec(filter: filter, count: count, timeoutMilliseconds: timeout, limit: limit))
+        }
+    }
+
+    /// The answer to a finished wait: 200 with the matches, or 408 with what there is.
+    public func waitAnswer(_ spec: WaitSpec, timedOut: Bool) -> InspectionResponse {
+        let (deliveries, total) = store.query(spec.filter, limit: spec.limit)
+        var object: [String: Any] = ["deliveries": deliveries.map(DeliveryJSON.object), "total": total, "count": spec.count, "timedOut": timedOut]
+        object["newestId"] = deliveries.first?.id
+        if timedOut {
+            object["error"] = "timed out after \(spec.timeoutMilliseconds) ms with \(total) of \(spec.count) matching deliveries"
+        }
+        return InspectionResponse(status: timedOut ? 408 : 200, body: DeliveryJSON.encode(object))
+    }
+
+    /// An error of the inspection API itself.
+    public struct InspectionError: Error, Sendable {
+        public let message: String
+        init(_ message: String) { self.message = message }
+        /// The JSON answer.
+        public var response: InspectionResponse { InspectionAPI.error(400, message) }
+    }
+
+    static func milliseconds(_ text: String) -> Int64? {
+        if text.hasSuffix("ms"), let value = Double(text.dropLast(2)) { return Int64(value) }
+        if text.hasSuffix("s"), let value = Double(text.dropLast()) { return Int64(value * 1000) }
+        if let value = Double(text) { return Int64(value * 1000) }
+        return nil
+    }
+
     private func list(_ request: InspectionRequest) -> InspectionResponse {
         var limit = 100
         if let text = request.query.last(where: { $0.name == "limit" })?.value {
@@ -121,7 +184,8 @@ public struct InspectionAPI: Sendable {
         init(_ message: String) { self.message = message }
     }
 
-    static func error(_ status: Int, _ message: String) -> InspectionResponse {
+    /// A JSON error answer `{"error":"…"}`.
+    public static func error(_ status: Int, _ message: String) -> InspectionResponse {
         InspectionResponse(status: status, body: DeliveryJSON.encode(["error": message]))
     }
 }

@@ -135,7 +135,13 @@ public final class PushMockServer: Service, Sendable {
                 mode: configuration.mode, apns: endpoint, fcm: fcm, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
                 streamsBeforeAuthentication: apns.streamsBeforeAuthentication
             ),
-            inspection: InspectionResponder(api: InspectionAPI(store: store))
+            inspection: InspectionResponder(
+                api: InspectionAPI(store: store),
+                control: ControlEndpoints(
+                    api: InspectionAPI(store: store), store: store, devices: devices, faults: faults,
+                    accessTokens: accessTokens, configuration: configuration
+                )
+            )
         )
     }
 

@@ -87,12 +87,16 @@ final class PushResponder: HTTPResponder {
 /// Serves the inspection API on the inspection port.
 struct InspectionResponder: HTTPResponder {
     let api: InspectionAPI
+    let control: ControlEndpoints
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
         if let limit = request.limitExceeded {
             return .response(PushResponder.limitResponse(limit))
         }
-        let answer = api.handle(InspectionRequest(method: request.method, target: request.path, body: request.body))
-        return .response(PushResponder.response(answer))
+        let inspection = InspectionRequest(method: request.method, target: request.path, body: request.body)
+        if let answer = control.respond(to: inspection, eventLoop: context.eventLoop) {
+            return answer
+        }
+        return .response(PushResponder.response(api.handle(inspection)))
     }
 }

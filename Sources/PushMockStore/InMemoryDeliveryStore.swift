@@ -4,7 +4,15 @@ import Synchronization
 /// Deliveries in memory, newest kept: a ring of `retention` entries. Recording takes a lock for
 /// well under a microsecond and never blocks on readers for long (they copy what they match).
 public final class InMemoryDeliveryStore: Sendable {
+    private struct Waiter {
+        var filter: DeliveryFilter
+        var remaining: Int
+        var callback: @Sendable () -> Void
+    }
+
     private struct State {
+        var waiters: [UInt64: Waiter] = [:]
+        var nextWaiter: UInt64 = 1
         var ring: [PackedDelivery] = []
         /// Index in `ring` of the oldest delivery once the ring is full.
         var head = 0
@@ -13,6 +21,7 @@ public final class InMemoryDeliveryStore: Sendable {
     }
 
     private let state = Mutex(State())
+    private let waiterCount = Atomic<Int>(0)
     /// How many deliveries are kept; older ones are evicted first.
     public let retention: Int
 
@@ -28,8 +37,24 @@ public final class InMemoryDeliveryStore: Sendable {
         // Pack outside the lock; only the id and the slot are taken inside.
         var packed = PackedDelivery(delivery)
         var evicted: PackedDelivery?
+        var fired: [@Sendable () -> Void] = []
+        let waiting = waiterCount.load(ordering: .relaxed) > 0
         let id = state.withLock { state in
             packed.id = state.nextID
+            if waiting {
+                var recorded = delivery
+                recorded.id = packed.id
+                for (key, var waiter) in state.waiters where waiter.filter.matches(recorded) {
+                    waiter.remaining -= 1
+                    if waiter.remaining <= 0 {
+                        fired.append(waiter.callback)
+                        state.waiters[key] = nil
+                    } else {
+                        state.waiters[key] = waiter
+                    }
+                }
+                waiterCount.store(state.waiters.count, ordering: .relaxed)
+            }
             state.nextID += 1
             if state.ring.count < retention {
                 state.ring.append(packed)
@@ -42,8 +67,44 @@ public final class InMemoryDeliveryStore: Sendable {
             return packed.id
         }
         _ = evicted  // freed here, outside the lock
+        for callback in fired {
+            callback()
+        }
         return id
     }
+
+    /// Calls `callback` once `count` deliveries matching `filter` exist (counting those already
+    /// kept), from whichever thread records the last one; returns nil when they already exist, else
+    /// a waiter id for ``cancelWait(_:)``. Costs recording nothing while nobody waits.
+    public func wait(for filter: DeliveryFilter, count: Int, _ callback: @escaping @Sendable () -> Void) -> UInt64? {
+        state.withLock { state in
+            var existing = 0
+            let ring = state.ring
+            let total = ring.count
+            for step in 0..<total {
+                let packed = ring[(state.head + total - 1 - step) % total]
+                if let after = filter.after, packed.id <= after { break }
+                if filter.matches(packed.unpack()) { existing += 1 }
+                if existing >= count { return nil }
+            }
+            let id = state.nextWaiter
+            state.nextWaiter += 1
+            state.waiters[id] = Waiter(filter: filter, remaining: count - existing, callback: callback)
+            waiterCount.store(state.waiters.count, ordering: .relaxed)
+            return id
+        }
+    }
+
+    /// Forgets a waiter (at its timeout).
+    public func cancelWait(_ id: UInt64) {
+        state.withLock { state in
+            state.waiters[id] = nil
+            waiterCount.store(state.waiters.count, ordering: .relaxed)
+        }
+    }
+
+    /// Waiters registered now.
+    public var waitingCount: Int { waiterCount.load(ordering: .relaxed) }
 
     /// Deliveries kept now.
     public var count: Int { state.withLock { $0.ring.count } }

@@ -1,0 +1,191 @@
+import Foundation
+import NIOCore
+import PushMockCore
+import PushMockInspection
+import PushMockStore
+import PushMockTransport
+import Synchronization
+
+/// The inspection port's control routes that change server state: devices, faults, reset, and the
+/// long-poll wait (the read-only delivery routes are ``InspectionAPI``'s).
+///
+/// | Route | |
+/// |---|---|
+/// | `GET /api/v1/deliveries/wait?<filters>&count=N&timeout=5s` | 200 once N matching deliveries exist, else 408 with what there is |
+/// | `GET /api/v1/devices`, `GET/PUT/DELETE /api/v1/devices/{token}` | the device registry (the config file's device format) |
+/// | `GET/PUT/DELETE /api/v1/faults`, `DELETE /api/v1/faults/{id}` | faults (the config file's fault format) |
+/// | `POST /api/v1/reset` | deliveries cleared, devices and faults back to the configuration, access tokens forgotten |
+struct ControlEndpoints: Sendable {
+    let api: InspectionAPI
+    let store: InMemoryDeliveryStore
+    let devices: DeviceRegistry
+    let faults: FaultPlan
+    let accessTokens: AccessTokenStore
+    let configuration: PushMockConfiguration
+
+    /// Answers a control route, or returns nil for the delivery routes.
+    func respond(to request: InspectionRequest, eventLoop: any EventLoop) -> ResponderResult? {
+        let segments = request.path.split(separator: "/").map(String.init)
+        guard segments.count >= 3, segments[0] == "api", segments[1] == "v1" else { return nil }
+        switch (request.method, segments[2], segments.count) {
+        case ("GET", "deliveries", 4) where segments[3] == "wait":
+            return wait(request, eventLoop: eventLoop)
+        case (_, "devices", _):
+            return .response(Self.http(devicesRoute(request, token: segments.count > 3 ? segments[3] : nil)))
+        case (_, "faults", _):
+            return .response(Self.http(faultsRoute(request, id: segments.count > 3 ? segments[3] : nil)))
+        case ("POST", "reset", 3):
+            reset()
+            return .response(Self.http(.json(200, #"{"reset":true}"#)))
+        case (_, "reset", 3):
+            return .response(Self.http(InspectionAPI.error(405, "use POST /api/v1/reset")))
+        default:
+            return nil
+        }
+    }
+
+    static func http(_ answer: InspectionResponse) -> HTTPServerResponse {
+        HTTPServerResponse(status: answer.status, headers: [("content-type", answer.contentType)], body: answer.body)
+    }
+
+    // MARK: Wait
+
+    private func wait(_ request: InspectionRequest, eventLoop: any EventLoop) -> ResponderResult {
+        let spec: InspectionAPI.WaitSpec
+        switch api.waitSpec(request) {
+        case .failure(let error): return .response(Self.http(error.response))
+        case .success(let parsed): spec = parsed
+        }
+        let promise = eventLoop.makePromise(of: HTTPServerResponse.self)
+        let finished = WaitCompletion(promise: promise, api: api, spec: spec)
+        guard let waiter = store.wait(for: spec.filter, count: spec.count, { finished.complete(timedOut: false) }) else {
+            // Already there: answer now (and never leave a promise behind).
+            finished.complete(timedOut: false)
+            return .deferred(promise.futureResult)
+        }
+        let store = self.store
+        eventLoop.scheduleTask(in: .milliseconds(spec.timeoutMilliseconds)) {
+            store.cancelWait(waiter)
+            finished.complete(timedOut: true)
+        }
+        return .deferred(promise.futureResult)
+    }
+
+    /// Completes a wait once, from the recording thread or the timeout.
+    final class WaitCompletion: Sendable {
+        let promise: EventLoopPromise<HTTPServerResponse>
+        let api: InspectionAPI
+        let spec: InspectionAPI.WaitSpec
+        let completed = Atomic<Bool>(false)
+
+        init(promise: EventLoopPromise<HTTPServerResponse>, api: InspectionAPI, spec: InspectionAPI.WaitSpec) {
+            self.promise = promise
+            self.api = api
+            self.spec = spec
+        }
+
+        func complete(timedOut: Bool) {
+            guard !completed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            promise.succeed(ControlEndpoints.http(api.waitAnswer(spec, timedOut: timedOut)))
+        }
+    }
+
+    // MARK: Devices
+
+    private func devicesRoute(_ request: InspectionRequest, token: String?) -> InspectionResponse {
+        switch (request.method, token) {
+        case ("GET", nil):
+            let all = devices.all.sorted { $0.key < $1.key }.map { Self.deviceJSON($0.key, $0.value) }
+            return .json(200, "{\"devices\":[" + all.joined(separator: ",") + "]}")
+        case ("GET", let token?):
+            guard let record = devices.record(for: token) else { return InspectionAPI.error(404, "no device \(token) in the registry") }
+            return .json(200, Self.deviceJSON(token, record))
+        case ("PUT", let token?):
+            guard let json = JSONValue.parse(request.body) else { return InspectionAPI.error(400, "the body is not valid JSON") }
+            do {
+                var object = try ConfigObject(file: "request body", path: "", value: json)
+                let record = try PushMockConfiguration.device(&object)
+                devices.set(record, for: token)
+                return .json(200, Self.deviceJSON(token, record))
+            } catch {
+                return InspectionAPI.error(400, "\(error)")
+            }
+        case ("DELETE", let token?):
+            guard devices.remove(token) != nil else { return InspectionAPI.error(404, "no device \(token) in the registry") }
+            return .json(200, #"{"removed":1}"#)
+        default:
+            return InspectionAPI.error(405, "\(request.method) is not allowed on \(request.path)")
+        }
+    }
+
+    static func deviceJSON(_ token: String, _ record: DeviceRecord) -> String {
+        var fields = [#""token":"\#(JSONText.escape(token))""#]
+        if let bundle = record.bundleID { fields.append(#""bundleId":"\#(JSONText.escape(bundle))""#) }
+        if let environment = record.environment { fields.append(#""environment":"\#(environment.rawValue)""#) }
+        if let project = record.fcmProject { fields.append(#""project":"\#(JSONText.escape(project))""#) }
+        switch record.state {
+        case .active: fields.append(#""state":"active""#)
+        case .expired: fields.append(#""state":"expired""#)
+        case .unregistered(let since): fields.append(#""state":"unregistered","unregisteredAt":\#(since)"#)
+        }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    // MARK: Faults
+
+    private func faultsRoute(_ request: InspectionRequest, id: String?) -> InspectionResponse {
+        switch (request.method, id) {
+        case ("GET", nil):
+            return .json(200, "{\"faults\":[" + faults.rules.map(Self.faultJSON).joined(separator: ",") + "]}")
+        case ("PUT", nil), ("POST", nil):
+            guard let json = JSONValue.parse(request.body) else { return InspectionAPI.error(400, "the body is not valid JSON") }
+            do {
+                let rule = try PushMockConfiguration.fault(try ConfigObject(file: "request body", path: "", value: json), index: faults.rules.count)
+                faults.add(rule)
+                return .json(200, Self.faultJSON(rule))
+            } catch {
+                return InspectionAPI.error(400, "\(error)")
+            }
+        case ("DELETE", nil):
+            let count = faults.rules.count
+            faults.reset(rules: [], seed: configuration.faultSeed)
+            return .json(200, #"{"removed":\#(count)}"#)
+        case ("DELETE", let id?):
+            guard faults.remove(id: id) else { return InspectionAPI.error(404, "no fault \(id)") }
+            return .json(200, #"{"removed":1}"#)
+        default:
+            return InspectionAPI.error(405, "\(request.method) is not allowed on \(request.path)")
+        }
+    }
+
+    static func faultJSON(_ rule: FaultRule) -> String {
+        var match: [String] = []
+        for (name, value) in [("service", rule.match.service), ("path", rule.match.path), ("token", rule.match.token), ("topic", rule.match.topic), ("project", rule.match.project)] {
+            if let value { match.append(#""\#(name)":"\#(JSONText.escape(value))""#) }
+        }
+        var fields = [#""id":"\#(JSONText.escape(rule.id))""#, "\"match\":{" + match.joined(separator: ",") + "}"]
+        switch rule.action {
+        case .reject(let status, let reason): fields.append(#""reject":{"status":\#(status),"reason":"\#(JSONText.escape(reason))"}"#)
+        case .delay(let milliseconds): fields.append(#""delayMilliseconds":\#(milliseconds)"#)
+        case .goAway(let reason): fields.append(#""goAway":"\#(JSONText.escape(reason))""#)
+        case .resetStream: fields.append(#""resetStream":true"#)
+        }
+        if let count = rule.count { fields.append(#""count":\#(count)"#) }
+        if let probability = rule.probability { fields.append(#""probability":\#(probability)"#) }
+        return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    // MARK: Reset
+
+    private func reset() {
+        store.remove()
+        faults.reset(rules: configuration.faults, seed: configuration.faultSeed)
+        for (token, _) in devices.all {
+            devices.remove(token)
+        }
+        for (token, record) in configuration.apns.devices {
+            devices.set(record, for: token)
+        }
+        accessTokens.removeAll()
+    }
+}

@@ -1,0 +1,129 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushMockCore
+import PushMockServer
+import PushMockStore
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+@Suite("Control API: wait, devices, faults, reset")
+struct ControlAPITests {
+    typealias S = APNSTestServer
+
+    static func call(_ client: HTTPClient, _ server: PushMockServer, _ method: HTTPMethod, _ target: String, body: String? = nil) async throws -> (Int, [String: Any]) {
+        let (response, bytes) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)\(target)", method: method, body: body.map { Array($0.utf8) })
+        return (Int(response.status.code), (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:])
+    }
+
+    static func push(_ client: HTTPClient, _ server: PushMockServer, token: String = APNSTestServer.deviceToken, issuedAt: Int64) async throws -> Int {
+        let (response, _) = try await client.send(
+            "https://localhost:\(server.pushPort)/3/device/\(token)", method: .POST,
+            headers: S.alertHeaders(token: S.token(issuedAt: issuedAt)), body: S.alertBody
+        )
+        return Int(response.status.code)
+    }
+
+    @Test("wait returns as soon as the delivery arrives, not at the timeout")
+    func waitReturnsOnArrival() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                let started = ContinuousClock.now
+                async let waited = Self.call(client, server, .GET, "/api/v1/deliveries/wait?service=apns&count=2&timeout=10s")
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                let (status, json) = try await waited
+                let elapsed = ContinuousClock.now - started
+                #expect(status == 200)
+                #expect(json["total"] as? Int == 2)
+                #expect(json["timedOut"] as? Bool == false)
+                #expect(elapsed < .seconds(5), "returned after \(elapsed), long before the 10 s timeout")
+                #expect(server.store.waitingCount == 0)
+            }
+        }
+    }
+
+    @Test("wait answers 408 with what it has at the timeout; already-present deliveries count; bad parameters are 400")
+    func waitTimeoutAndExisting() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                let (present, presentJSON) = try await Self.call(client, server, .GET, "/api/v1/deliveries/wait?count=1&timeout=1s")
+                #expect(present == 200)
+                #expect(presentJSON["total"] as? Int == 1)
+                let newest = try #require(presentJSON["newestId"] as? Int)
+                let started = ContinuousClock.now
+                let (late, lateJSON) = try await Self.call(client, server, .GET, "/api/v1/deliveries/wait?after=\(newest)&count=1&timeout=300ms")
+                #expect(late == 408)
+                #expect(lateJSON["total"] as? Int == 0)
+                #expect(ContinuousClock.now - started >= .milliseconds(250))
+                #expect(server.store.waitingCount == 0, "a timed-out waiter is removed")
+                let (bad, badJSON) = try await Self.call(client, server, .GET, "/api/v1/deliveries/wait?count=zero")
+                #expect(bad == 400)
+                #expect((badJSON["error"] as? String)?.contains("count") == true)
+                let (unknown, _) = try await Self.call(client, server, .GET, "/api/v1/deliveries/wait?colour=red")
+                #expect(unknown == 400)
+            }
+        }
+    }
+
+    @Test("devices: PUT, GET, DELETE change what pushes get")
+    func devices() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                let token = APNSTestServer.deviceToken
+                let (put, record) = try await Self.call(client, server, .PUT, "/api/v1/devices/\(token)", body: #"{"state":"unregistered","unregisteredAt":1454948015990}"#)
+                #expect(put == 200)
+                #expect(record["state"] as? String == "unregistered")
+                #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 410)
+                let (get, got) = try await Self.call(client, server, .GET, "/api/v1/devices/\(token)")
+                #expect(get == 200)
+                #expect(got["unregisteredAt"] as? Int == 1_454_948_015_990)
+                let (list, all) = try await Self.call(client, server, .GET, "/api/v1/devices")
+                #expect(list == 200)
+                #expect((all["devices"] as? [[String: Any]])?.count == 1)
+                let (bad, badJSON) = try await Self.call(client, server, .PUT, "/api/v1/devices/\(token)", body: #"{"state":"gone"}"#)
+                #expect(bad == 400)
+                #expect((badJSON["error"] as? String)?.contains("state") == true)
+                let (deleted, _) = try await Self.call(client, server, .DELETE, "/api/v1/devices/\(token)")
+                #expect(deleted == 200)
+                #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                let (missing, _) = try await Self.call(client, server, .GET, "/api/v1/devices/\(token)")
+                #expect(missing == 404)
+            }
+        }
+    }
+
+    @Test("faults: PUT fires for the next N, GET lists, DELETE clears; reset restores the configuration")
+    func faultsAndReset() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                let (put, rule) = try await Self.call(client, server, .PUT, "/api/v1/faults", body: #"{"id":"gone","match":{"service":"apns"},"reject":{"reason":"Unregistered"},"count":1}"#)
+                #expect(put == 200)
+                #expect((rule["reject"] as? [String: Any])?["status"] as? Int == 410)
+                let (_, listed) = try await Self.call(client, server, .GET, "/api/v1/faults")
+                #expect((listed["faults"] as? [[String: Any]])?.first?["id"] as? String == "gone")
+                #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 410)
+                #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                let (bad, _) = try await Self.call(client, server, .PUT, "/api/v1/faults", body: #"{"match":{}}"#)
+                #expect(bad == 400)
+                _ = try await Self.call(client, server, .PUT, "/api/v1/faults", body: #"{"id":"slow","delayMilliseconds":10}"#)
+                _ = try await Self.call(client, server, .PUT, "/api/v1/devices/abcd", body: #"{"state":"expired"}"#)
+                let (reset, _) = try await Self.call(client, server, .POST, "/api/v1/reset")
+                #expect(reset == 200)
+                #expect(server.store.count == 0)
+                #expect(server.faults.rules.isEmpty)
+                #expect(server.devices.all.isEmpty)
+                let (wrong, _) = try await Self.call(client, server, .GET, "/api/v1/reset")
+                #expect(wrong == 405)
+            }
+        }
+    }
+}

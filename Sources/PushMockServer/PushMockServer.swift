@@ -125,6 +125,7 @@ public final class PushMockServer: Service, Sendable {
             validator: FCMMessageValidator(strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity),
             accounts: accounts, tokens: accessTokens, devices: devices, store: store, faults: faults, clock: configuration.clock, logger: logger
         )
+        let metrics = ServerMetrics()
         return Components(
             store: store,
             devices: devices,
@@ -133,14 +134,15 @@ public final class PushMockServer: Service, Sendable {
             accessTokens: accessTokens,
             push: PushResponder(
                 mode: configuration.mode, apns: endpoint, fcm: fcm, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
-                streamsBeforeAuthentication: apns.streamsBeforeAuthentication
+                streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics
             ),
             inspection: InspectionResponder(
                 api: InspectionAPI(store: store),
                 control: ControlEndpoints(
                     api: InspectionAPI(store: store), store: store, devices: devices, faults: faults,
                     accessTokens: accessTokens, configuration: configuration
-                )
+                ),
+                metrics: metrics
             )
         )
     }

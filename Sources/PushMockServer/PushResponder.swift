@@ -13,8 +13,10 @@ final class PushResponder: HTTPResponder {
     private let tokenPath: String
     private let streamsBeforeAuthentication: UInt32
     private let ids = Mutex(IDGenerator())
+    let metrics: ServerMetrics
 
-    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, fcm: FCMEndpoint, oauth: OAuthEndpoint, tokenPath: String, streamsBeforeAuthentication: UInt32) {
+    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, fcm: FCMEndpoint, oauth: OAuthEndpoint, tokenPath: String, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics) {
+        self.metrics = metrics
         self.mode = mode
         self.apns = apns
         self.fcm = fcm
@@ -29,6 +31,18 @@ final class PushResponder: HTTPResponder {
         var settings = defaults
         settings.maxConcurrentStreams = min(defaults.maxConcurrentStreams, streamsBeforeAuthentication)
         return settings
+    }
+
+    func transportEvent(_ event: TransportEvent, connection: ConnectionInfo?) {
+        metrics.record(event)
+    }
+
+    func connectionOpened(_ connection: ConnectionInfo) {
+        metrics.connectionOpened()
+    }
+
+    func connectionClosed(_ connection: ConnectionInfo) {
+        metrics.connectionClosed()
     }
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
@@ -88,10 +102,15 @@ final class PushResponder: HTTPResponder {
 struct InspectionResponder: HTTPResponder {
     let api: InspectionAPI
     let control: ControlEndpoints
+    let metrics: ServerMetrics
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
         if let limit = request.limitExceeded {
             return .response(PushResponder.limitResponse(limit))
+        }
+        if request.path == "/metrics", request.method == "GET" {
+            let text = metrics.render(store: control.store)
+            return .response(HTTPServerResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4; charset=utf-8")], body: Array(text.utf8)))
         }
         let inspection = InspectionRequest(method: request.method, target: request.path, body: request.body)
         if let answer = control.respond(to: inspection, eventLoop: context.eventLoop) {

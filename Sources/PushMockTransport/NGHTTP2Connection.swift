@@ -97,6 +97,13 @@ final class NGHTTP2Connection {
         return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
     }
 
+    /// False once nghttp2 stopped reading (it terminated the session, or GOAWAY was sent and no
+    /// stream is left).
+    var wantsToRead: Bool {
+        guard let session else { return false }
+        return nghttp2_session_want_read(session) != 0
+    }
+
     /// Feeds received bytes; callbacks run synchronously inside.
     func receive(_ bytes: UnsafeRawBufferPointer) -> ReceiveResult {
         guard let session, let base = bytes.baseAddress else { return .ok }

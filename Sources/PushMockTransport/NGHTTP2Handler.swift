@@ -67,11 +67,13 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
             context.close(promise: nil)
         case .flooded:
             responder.transportEvent(.http2Flood, connection: info)
+            closing = true
             inReadBatch = false
             flushOutput()
             context.close(promise: nil)
         case .fatal:
             responder.transportEvent(.http2ProtocolError, connection: info)
+            closing = true
             inReadBatch = false
             flushOutput()
             context.close(promise: nil)
@@ -192,6 +194,11 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
         guard let context, let connection, context.channel.isActive else { return }
         var buffer = context.channel.allocator.buffer(capacity: 4096)
         let healthy = connection.drainOutput(into: &buffer)
+        if !closing, !connection.wantsToRead {
+            // nghttp2 answered a connection error itself (GOAWAY sent, reading stopped).
+            closing = true
+            responder.transportEvent(.http2ProtocolError, connection: info)
+        }
         let done = !healthy || connection.isFinished || (closing && connection.openStreamCount == 0)
         if buffer.readableBytes > 0 {
             if done {

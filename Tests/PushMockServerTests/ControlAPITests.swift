@@ -127,3 +127,30 @@ struct ControlAPITests {
         }
     }
 }
+
+@Suite("Metrics count what never became a delivery")
+struct MetricsTests {
+    @Test("/metrics counts requests by outcome and transport refusals such as protocol errors")
+    func metrics() async throws {
+        let clock = PushMockClock.manual(startingAt: APNSTestServer.start)
+        var configuration = APNSTestServer.configuration(clock: clock)
+        configuration.cleartextPort = 0
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                #expect(try await ControlAPITests.push(client, server, token: "zz", issuedAt: clock.nowSeconds) == 400)
+                let raw = try await RawClient.connect(port: server.cleartextPort!)
+                try await raw.send(RawFrame.preface + RawFrame.emptySettings + RawFrame.frame(type: 0x0, flags: 0x1, stream: 0, payload: [1]))
+                _ = try await raw.waitForClose()
+                let (response, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
+                #expect(response.status == .ok)
+                let text = String(decoding: body, as: UTF8.self)
+                #expect(text.contains(#"pushmock_requests_total{service="apns",outcome="accepted"} 1"#), "\(text)")
+                #expect(text.contains(#"pushmock_requests_total{service="apns",outcome="rejected"} 1"#))
+                let protocolErrors = text.split(separator: "\n").first { $0.hasPrefix(#"pushmock_transport_events_total{event="http2_protocol_error"}"#) }
+                #expect(protocolErrors.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 >= 1, "\(text)")
+                #expect(text.contains("pushmock_store_deliveries 2"))
+            }
+        }
+    }
+}

@@ -140,18 +140,6 @@ final class APNSEndpoint: Sendable {
             diagnostics: verdict.diagnostics,
             fault: fault?.id
         ))
-        switch fault?.action {
-        case .delay(let milliseconds):
-            let promise = context.eventLoop.makePromise(of: HTTPServerResponse.self)
-            context.eventLoop.scheduleTask(in: .milliseconds(Int64(milliseconds))) { promise.succeed(response) }
-            return .deferred(promise.futureResult)
-        case .goAway(let reason):
-            context.control.goAway(errorCode: .noError, debugData: Array(#"{"reason":"\#(JSONText.escape(reason))"}"#.utf8))
-            return .response(response)
-        case .resetStream:
-            return .resetStream(.cancel)
-        case .reject, nil:
-            return .response(response)
-        }
+        return FaultEffects.apply(fault, to: response, context: context)
     }
 }

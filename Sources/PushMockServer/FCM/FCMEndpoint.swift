@@ -127,19 +127,7 @@ final class FCMEndpoint: Sendable {
             diagnostics: diagnostics, fault: fault?.id, project: project
         ))
         let response = GooglePages.json(status: outcome.status, outcome.body, extraHeaders: outcome.headers)
-        switch fault?.action {
-        case .delay(let milliseconds):
-            let promise = context.eventLoop.makePromise(of: HTTPServerResponse.self)
-            context.eventLoop.scheduleTask(in: .milliseconds(Int64(milliseconds))) { promise.succeed(response) }
-            return .deferred(promise.futureResult)
-        case .goAway(let reason):
-            context.control.goAway(errorCode: .noError, debugData: Array(reason.utf8))
-            return .response(response)
-        case .resetStream:
-            return .resetStream(.cancel)
-        case .reject, nil:
-            return .response(response)
-        }
+        return FaultEffects.apply(fault, to: response, context: context)
     }
 
     /// Google's front end: a bearer access token PushMock issued, or a self-signed service-account JWT.

@@ -1,5 +1,6 @@
 import Foundation
 import PushMockCore
+import PushMockStore
 
 /// The JSON shape of a delivery in the inspection API (documented in the README).
 enum DeliveryJSON {
@@ -27,6 +28,8 @@ enum DeliveryJSON {
         object["explanation"] = delivery.explanation ?? NSNull()
         object["fault"] = delivery.fault ?? NSNull()
         object["project"] = delivery.project ?? NSNull()
+        object["deviceOutcome"] = DeliveryFilter.DeviceOutcome(delivery.outcome).rawValue
+        object["dropReason"] = delivery.outcome == .dropped ? (delivery.reason ?? NSNull()) : NSNull()
         if let text = String(validating: delivery.body, as: UTF8.self) {
             object["body"] = text
         } else {
@@ -44,6 +47,14 @@ enum DeliveryJSON {
     static func timestamp(_ milliseconds: Int64) -> String {
         let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+    }
+
+    /// Milliseconds since the epoch of an ISO 8601 time (fractional seconds optional).
+    static func parseTimestamp(_ text: String) -> Int64? {
+        let withFraction = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        let plain = Date.ISO8601FormatStyle()
+        guard let date = (try? withFraction.parse(text)) ?? (try? plain.parse(text)) else { return nil }
+        return Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     static func encode(_ value: Any) -> [UInt8] {

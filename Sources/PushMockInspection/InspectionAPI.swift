@@ -1,4 +1,4 @@
-import PushMockCore
+public import PushMockCore
 public import PushMockStore
 
 /// The inspection HTTP API (`/api/v1/…`) and health endpoints, transport-neutral.
@@ -12,10 +12,13 @@ public import PushMockStore
 public struct InspectionAPI: Sendable {
     /// The store it reads.
     public let store: InMemoryDeliveryStore
+    /// Where the push port listens (for `…/curl`).
+    public let pushAddress: PushAddress
 
     /// Creates the API over `store`.
-    public init(store: InMemoryDeliveryStore) {
+    public init(store: InMemoryDeliveryStore, pushAddress: PushAddress = PushAddress(host: "127.0.0.1", caFile: "Certs/ca.pem")) {
         self.store = store
+        self.pushAddress = pushAddress
     }
 
     /// The largest `limit` a list accepts.
@@ -49,6 +52,10 @@ public struct InspectionAPI: Sendable {
             guard let id = UInt64(segments[3]) else { return Self.error(400, "delivery ids are integers, got \(segments[3])") }
             guard let delivery = store.delivery(id: id) else { return Self.error(404, "no delivery \(id) (never recorded, removed, or past retention)") }
             return InspectionResponse(status: 200, body: DeliveryJSON.encode(DeliveryJSON.object(delivery)))
+        case ("GET", 5) where segments[4] == "curl":
+            guard let id = UInt64(segments[3]) else { return Self.error(400, "delivery ids are integers, got \(segments[3])") }
+            guard let delivery = store.delivery(id: id) else { return Self.error(404, "no delivery \(id) (never recorded, removed, or past retention)") }
+            return InspectionResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array(CurlCommand.command(for: delivery, address: pushAddress).utf8))
         case (_, 3), (_, 4):
             return Self.error(405, "\(request.method) is not allowed on \(request.path)")
         default:
@@ -104,6 +111,16 @@ public struct InspectionAPI: Sendable {
         return InspectionResponse(status: timedOut ? 408 : 200, body: DeliveryJSON.encode(object))
     }
 
+    /// One delivery in the API's JSON shape, on one line.
+    public static func json(_ delivery: Delivery) -> [UInt8] {
+        DeliveryJSON.encode(DeliveryJSON.object(delivery))
+    }
+
+    /// Parses the filters of `GET /api/v1/events` (the delivery filters; `after` is the first cursor).
+    public func eventFilter(_ request: InspectionRequest) -> Result<DeliveryFilter, InspectionError> {
+        Self.filter(from: request.query, allowing: []).mapError { InspectionError($0.message) }
+    }
+
     /// An error of the inspection API itself.
     public struct InspectionError: Error, Sendable {
         public let message: String
@@ -140,7 +157,10 @@ public struct InspectionAPI: Sendable {
     }
 
     /// The filter names the API accepts.
-    public static let filterNames = ["service", "environment", "token", "topic", "pushType", "project", "outcome", "reason", "status", "after", "before"]
+    public static let filterNames = [
+        "service", "environment", "token", "topic", "pushType", "project", "outcome", "reason", "status", "after", "before",
+        "since", "until", "text", "deviceOutcome", "dropReason",
+    ]
 
     static func filter(from query: [(name: String, value: String)], allowing extra: Set<String>) -> Result<DeliveryFilter, FilterError> {
         var filter = DeliveryFilter()
@@ -167,9 +187,25 @@ public struct InspectionAPI: Sendable {
             case "status":
                 guard let status = Int(value) else { return .failure(FilterError("status must be an integer, got \(value)")) }
                 filter.status = status
+            case "since", "until":
+                guard let milliseconds = Self.instant(value) else {
+                    return .failure(FilterError("\(name) must be an ISO 8601 time (2026-11-21T09:00:00Z) or milliseconds since the epoch, got \(value)"))
+                }
+                if name == "since" { filter.since = milliseconds } else { filter.until = milliseconds }
+            case "text":
+                guard !value.isEmpty else { return .failure(FilterError("text must not be empty")) }
+                filter.text = value
+            case "deviceOutcome":
+                guard let outcome = DeliveryFilter.DeviceOutcome(rawValue: value) else {
+                    return .failure(FilterError("deviceOutcome must be one of \(DeliveryFilter.DeviceOutcome.allCases.map(\.rawValue).joined(separator: ", ")), got \(value)"))
+                }
+                filter.deviceOutcome = outcome
+            case "dropReason": filter.dropReason = value
             case "after", "before":
                 guard let id = UInt64(value) else { return .failure(FilterError("\(name) must be a delivery id, got \(value)")) }
                 if name == "after" { filter.after = id } else { filter.before = id }
+            case "access_token":
+                continue  // the inspection token, checked by the server
             default:
                 guard extra.contains(name) else {
                     return .failure(FilterError("unknown filter \(name); known: \((filterNames + extra.sorted()).joined(separator: ", "))"))
@@ -177,6 +213,12 @@ public struct InspectionAPI: Sendable {
             }
         }
         return .success(filter)
+    }
+
+    /// Milliseconds since the epoch from an ISO 8601 time or a plain integer.
+    static func instant(_ text: String) -> Int64? {
+        if let milliseconds = Int64(text) { return milliseconds }
+        return DeliveryJSON.parseTimestamp(text)
     }
 
     struct FilterError: Error {

@@ -8,11 +8,14 @@ public struct InspectionRequest: Sendable {
     public var query: [(name: String, value: String)]
     /// The body.
     public var body: [UInt8]
+    /// Header fields with lower-case names.
+    public var headers: [(name: String, value: String)]
 
     /// Creates a request from a request target such as `/api/v1/deliveries?limit=5`.
-    public init(method: String, target: String, body: [UInt8] = []) {
+    public init(method: String, target: String, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.method = method
         self.body = body
+        self.headers = headers
         if let mark = target.firstIndex(of: "?") {
             self.path = String(target[..<mark])
             self.query = target[target.index(after: mark)...].split(separator: "&").map { item in
@@ -23,6 +26,11 @@ public struct InspectionRequest: Sendable {
             self.path = target
             self.query = []
         }
+    }
+
+    /// The first value of header `name` (lower-case).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name == name }?.value
     }
 
     /// Percent-decoding, with `+` as a space (form encoding).

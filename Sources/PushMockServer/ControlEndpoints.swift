@@ -22,6 +22,8 @@ struct ControlEndpoints: Sendable {
     let faults: FaultPlan
     let accessTokens: AccessTokenStore
     let configuration: PushMockConfiguration
+    /// The FCM service accounts loaded (public parts only are ever shown).
+    let serviceAccounts: [ServiceAccount]
 
     /// Answers a control route, or returns nil for the delivery routes.
     func respond(to request: InspectionRequest, eventLoop: any EventLoop) -> ResponderResult? {
@@ -30,10 +32,20 @@ struct ControlEndpoints: Sendable {
         switch (request.method, segments[2], segments.count) {
         case ("GET", "deliveries", 4) where segments[3] == "wait":
             return wait(request, eventLoop: eventLoop)
+        case ("GET", "events", 3):
+            return events(request)
+        case (_, "events", 3):
+            return .response(Self.http(InspectionAPI.error(405, "use GET /api/v1/events")))
         case (_, "devices", _):
             return .response(Self.http(devicesRoute(request, token: segments.count > 3 ? segments[3] : nil)))
         case (_, "faults", _):
             return .response(Self.http(faultsRoute(request, id: segments.count > 3 ? segments[3] : nil)))
+        case ("GET", "keys", 3):
+            return .response(Self.http(.json(200, keysJSON())))
+        case ("GET", "service-accounts", 3):
+            return .response(Self.http(.json(200, serviceAccountsJSON())))
+        case (_, "keys", 3), (_, "service-accounts", 3):
+            return .response(Self.http(InspectionAPI.error(405, "\(request.method) is not allowed on \(request.path); credentials come from the configuration")))
         case ("POST", "reset", 3):
             reset()
             return .response(Self.http(.json(200, #"{"reset":true}"#)))
@@ -87,6 +99,29 @@ struct ControlEndpoints: Sendable {
         func complete(timedOut: Bool) {
             guard !completed.exchange(true, ordering: .acquiringAndReleasing) else { return }
             promise.succeed(ControlEndpoints.http(api.waitAnswer(spec, timedOut: timedOut)))
+        }
+    }
+
+    // MARK: Events
+
+    private func events(_ request: InspectionRequest) -> ResponderResult {
+        let filter: DeliveryFilter
+        switch api.eventFilter(request) {
+        case .failure(let error): return .response(Self.http(error.response))
+        case .success(let parsed): filter = parsed
+        }
+        var cursor = filter.after ?? (store.nextID - 1)
+        if let last = request.header("last-event-id") {
+            guard let id = UInt64(last.trimmingCharacters(in: .whitespaces)) else {
+                return .response(Self.http(InspectionAPI.error(400, "Last-Event-ID must be a delivery id, got \(last)")))
+            }
+            cursor = id
+        }
+        let store = self.store
+        let start = cursor
+        let head = HTTPServerResponse(status: 200, headers: [("content-type", "text/event-stream"), ("cache-control", "no-cache")])
+        return .stream(head) { writer in
+            EventStream.start(store: store, filter: filter, cursor: start, writer: writer, keepAlive: .seconds(15))
         }
     }
 
@@ -173,6 +208,30 @@ struct ControlEndpoints: Sendable {
         if let count = rule.count { fields.append(#""count":\#(count)"#) }
         if let probability = rule.probability { fields.append(#""probability":\#(probability)"#) }
         return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    // MARK: Credentials (never private keys)
+
+    private func keysJSON() -> String {
+        let keys = configuration.apns.keys.map { key -> String in
+            var fields = [#""keyId":"\#(JSONText.escape(key.keyID))""#, #""teamId":"\#(JSONText.escape(key.teamID))""#, #""scope":"\#(key.scope.rawValue)""#]
+            if let topics = key.topics {
+                fields.append("\"topics\":[" + topics.map { "\"\(JSONText.escape($0))\"" }.joined(separator: ",") + "]")
+            }
+            if case .file(let path) = key.source {
+                fields.append(#""file":"\#(JSONText.escape(path))""#)
+            }
+            return "{" + fields.joined(separator: ",") + "}"
+        }
+        let bundles = configuration.apns.bundles.map { #"{"bundleId":"\#(JSONText.escape($0.bundleID))","teamId":"\#(JSONText.escape($0.teamID))"}"# }
+        return "{\"keys\":[" + keys.joined(separator: ",") + "],\"bundles\":[" + bundles.joined(separator: ",") + "]}"
+    }
+
+    private func serviceAccountsJSON() -> String {
+        let accounts = serviceAccounts.map { account in
+            #"{"projectId":"\#(JSONText.escape(account.projectID))","clientEmail":"\#(JSONText.escape(account.clientEmail))","privateKeyId":"\#(JSONText.escape(account.privateKeyID))"}"#
+        }
+        return "{\"serviceAccounts\":[" + accounts.joined(separator: ",") + "],\"tokenPath\":\"\(JSONText.escape(configuration.fcm.tokenPath))\"}"
     }
 
     // MARK: Reset

@@ -72,6 +72,7 @@ public final class PushMockServer: Service, Sendable {
         let accessTokens: AccessTokenStore
         let push: PushResponder
         let inspection: InspectionResponder
+        let pushAddress: PushAddress
     }
 
     static func makeComponents(_ configuration: PushMockConfiguration, logger: Logger) throws -> Components {
@@ -92,10 +93,12 @@ public final class PushMockServer: Service, Sendable {
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
         let store = InMemoryDeliveryStore(retention: max(1, configuration.retention))
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
+        let metrics = ServerMetrics()
+        let recorder = DeliveryRecorder(store: store, metrics: metrics)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
         let endpoint = APNSEndpoint(
             validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices),
-            store: store,
+            recorder: recorder,
             faults: faults,
             clock: configuration.clock,
             trust: trust,
@@ -119,13 +122,22 @@ public final class PushMockServer: Service, Sendable {
                 accounts: accounts, extraAudiences: configuration.fcm.extraTokenAudiences,
                 tokenLifetime: configuration.fcm.accessTokenLifetime, ownTokenPath: configuration.fcm.tokenPath
             ),
-            tokens: accessTokens, store: store, clock: configuration.clock, logger: logger
+            tokens: accessTokens, recorder: recorder, clock: configuration.clock, logger: logger
         )
         let fcm = FCMEndpoint(
             validator: FCMMessageValidator(strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity),
-            accounts: accounts, tokens: accessTokens, devices: devices, store: store, faults: faults, clock: configuration.clock, logger: logger
+            accounts: accounts, tokens: accessTokens, devices: devices, recorder: recorder, faults: faults, clock: configuration.clock, logger: logger
         )
-        let metrics = ServerMetrics()
+        let caFile: String
+        switch configuration.tls {
+        case .files(let chain, _):
+            let directory = (chain as NSString).deletingLastPathComponent
+            caFile = directory.isEmpty ? "ca.pem" : directory + "/ca.pem"
+        case .pem:
+            caFile = "ca.pem"
+        }
+        let pushAddress = PushAddress(host: configuration.host, caFile: caFile)
+        let api = InspectionAPI(store: store, pushAddress: pushAddress)
         return Components(
             store: store,
             devices: devices,
@@ -137,13 +149,14 @@ public final class PushMockServer: Service, Sendable {
                 streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics
             ),
             inspection: InspectionResponder(
-                api: InspectionAPI(store: store),
+                api: api,
                 control: ControlEndpoints(
-                    api: InspectionAPI(store: store), store: store, devices: devices, faults: faults,
-                    accessTokens: accessTokens, configuration: configuration
+                    api: api, store: store, devices: devices, faults: faults,
+                    accessTokens: accessTokens, configuration: configuration, serviceAccounts: accounts
                 ),
                 metrics: metrics
-            )
+            ),
+            pushAddress: pushAddress
         )
     }
 
@@ -196,6 +209,7 @@ public final class PushMockServer: Service, Sendable {
         var bound: [HTTPListener] = []
         do {
             bound.append(try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger))
+            components.pushAddress.port = bound[0].port
             if let port = configuration.cleartextPort {
                 listenerConfiguration.port = port
                 listenerConfiguration.tls = nil
@@ -212,6 +226,10 @@ public final class PushMockServer: Service, Sendable {
                 throw PushMockError(code: .listenFailed, message: "cannot listen: \(error.description)")
             }
             throw error
+        }
+        if configuration.inspectionPort != nil, configuration.inspectionToken == nil,
+           !["127.0.0.1", "::1", "localhost"].contains(configuration.inspectionHost) {
+            logger.warning("the inspection API listens on \(configuration.inspectionHost) without a token: anyone who reaches it can read every recorded push and change faults; set --inspection-token")
         }
         return PushMockServer(
             configuration: configuration,

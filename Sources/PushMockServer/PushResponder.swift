@@ -1,3 +1,5 @@
+import Foundation
+import NIOCore
 import PushMockCore
 import PushMockInspection
 import PushMockTransport
@@ -49,32 +51,54 @@ final class PushResponder: HTTPResponder {
         if mode == .acceptAll {
             return .response(acceptAll(request))
         }
+        let started = ContinuousClock.now
+        let (service, result) = route(request, context: context)
+        switch result {
+        case .deferred(let future):
+            metrics.requestDeferred()
+            let metrics = self.metrics
+            future.whenComplete { _ in
+                metrics.deferredRequestFinished()
+                metrics.observeLatency(service: service, nanoseconds: Self.nanoseconds(since: started))
+            }
+        case .response, .resetStream, .stream:
+            metrics.observeLatency(service: service, nanoseconds: Self.nanoseconds(since: started))
+        }
+        return result
+    }
+
+    private static func nanoseconds(since start: ContinuousClock.Instant) -> Int64 {
+        let elapsed = ContinuousClock.now - start
+        return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+    }
+
+    private func route(_ request: HTTPServerRequest, context: RequestContext) -> (service: String, result: ResponderResult) {
         if request.path.hasPrefix("/3/") {
-            return apns.respond(to: request, context: context)
+            return ("apns", apns.respond(to: request, context: context))
         }
         // Any other endpoint is not APNs: it never holds a connection at one stream.
         if context.control.maxConcurrentStreams < apns.raisedStreamLimit {
             context.control.setMaxConcurrentStreams(apns.raisedStreamLimit)
         }
         if let project = FCMEndpoint.project(in: request.path) {
-            return fcm.respond(to: request, project: project, context: context)
+            return ("fcm", fcm.respond(to: request, project: project, context: context))
         }
         let route = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
         if route == tokenPath {
-            return .response(oauth.respond(to: request, context: context))
+            return ("oauth", .response(oauth.respond(to: request, context: context)))
         }
         if route.hasPrefix("/v1/") || route == "/batch" || route.hasPrefix("/fcm/") || route.hasPrefix("/oauth2/") {
             // Google's front end answers unknown paths, the retired batch and legacy endpoints with HTML.
-            return .response(GooglePages.notFound(path: route))
+            return ("other", .response(GooglePages.notFound(path: route)))
         }
         if let limit = request.limitExceeded {
-            return .response(Self.limitResponse(limit))
+            return ("other", .response(Self.limitResponse(limit)))
         }
         if request.path == "/livez" && (request.method == "GET" || request.method == "HEAD") {
-            return .response(Self.response(HealthEndpoints.livez()))
+            return ("other", .response(Self.response(HealthEndpoints.livez())))
         }
         let description = "PushMock has no endpoint at \(request.method) \(request.path)"
-        return .response(.json(status: 404, #"{"reason":"BadPath","description":"\#(JSONText.escape(description))"}"#))
+        return ("other", .response(.json(status: 404, #"{"reason":"BadPath","description":"\#(JSONText.escape(description))"}"#)))
     }
 
     private func acceptAll(_ request: HTTPServerRequest) -> HTTPServerResponse {
@@ -108,14 +132,45 @@ struct InspectionResponder: HTTPResponder {
         if let limit = request.limitExceeded {
             return .response(PushResponder.limitResponse(limit))
         }
+        if let token = control.configuration.inspectionToken, !Self.isHealth(request.path), !Self.authorized(request, token: token) {
+            return .response(HTTPServerResponse(
+                status: 401,
+                headers: [("content-type", "application/json"), ("www-authenticate", #"Bearer realm="pushmock-inspection""#)],
+                body: Array(#"{"error":"this inspection API wants Authorization: Bearer <token> (the configured inspectionToken)"}"#.utf8)
+            ))
+        }
         if request.path == "/metrics", request.method == "GET" {
             let text = metrics.render(store: control.store)
-            return .response(HTTPServerResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4; charset=utf-8")], body: Array(text.utf8)))
+            return .response(HTTPServerResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4; charset=utf-8")], body: text))
         }
-        let inspection = InspectionRequest(method: request.method, target: request.path, body: request.body)
+        let inspection = InspectionRequest(method: request.method, target: request.path, headers: request.headers.fields.map { ($0.name, $0.value) }, body: request.body)
         if let answer = control.respond(to: inspection, eventLoop: context.eventLoop) {
             return answer
         }
         return .response(PushResponder.response(api.handle(inspection)))
+    }
+
+    static func isHealth(_ target: String) -> Bool {
+        target == "/livez" || target == "/readyz"
+    }
+
+    /// `Authorization: Bearer <token>`, or `access_token=<token>` in the query (EventSource cannot
+    /// send headers). Compared in constant time.
+    static func authorized(_ request: HTTPServerRequest, token: String) -> Bool {
+        var presented: String?
+        if let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") {
+            presented = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        } else if request.path.contains("access_token=") {
+            presented = InspectionRequest(method: request.method, target: request.path).query.last { $0.name == "access_token" }?.value
+        }
+        guard let presented else { return false }
+        let a = Array(presented.utf8)
+        let b = Array(token.utf8)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in 0..<a.count {
+            difference |= a[index] ^ b[index]
+        }
+        return difference == 0
     }
 }

@@ -1,42 +1,109 @@
+import CoreMetrics
+import PushMockCore
 import PushMockStore
 import PushMockTransport
+import Prometheus
 import Synchronization
 
-/// What the transport and endpoints count, rendered at `GET /metrics` in the Prometheus text format:
-/// requests by service and outcome, transport refusals (protocol errors, floods, refused streams,
-/// TLS failures) that never became a delivery, connections, store size.
+/// What the transport and endpoints count, through swift-metrics into a swift-prometheus registry
+/// owned by this server (never the global `MetricsSystem`, so several in-process servers in one
+/// test run keep their own numbers), rendered at `GET /metrics` in the Prometheus text format.
+///
+/// Requests by service, outcome and reason; faults fired; dropped-by-device reasons; transport
+/// refusals that never became a delivery; connections and requests in flight; store size; the
+/// time a push spends in PushMock (a histogram per service).
 final class ServerMetrics: Sendable {
-    private let events = Mutex<[String: Int]>([:])
-    private let opened = Atomic<Int>(0)
-    private let closed = Atomic<Int>(0)
+    let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let requests = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let faultCounters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let transport: [TransportEvent: CoreMetrics.Counter]
+    private let latency: [String: CoreMetrics.Timer]
+    private let opened: CoreMetrics.Counter
+    private let active: CoreMetrics.Meter
+    private let inFlight: CoreMetrics.Meter
+    private let storeSize: CoreMetrics.Meter
+    private let evicted: CoreMetrics.Meter
 
-    func record(_ event: TransportEvent) {
-        events.withLock { $0[event.rawValue, default: 0] += 1 }
+    /// Latency buckets: a push normally takes microseconds; injected delays take milliseconds.
+    static let latencyBuckets: [Duration] = [
+        .microseconds(5), .microseconds(10), .microseconds(25), .microseconds(50), .microseconds(100),
+        .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(5), .milliseconds(25),
+        .milliseconds(100), .milliseconds(500), .seconds(1), .seconds(5),
+    ]
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = Self.latencyBuckets
+        self.factory = factory
+        var transport: [TransportEvent: CoreMetrics.Counter] = [:]
+        for event in TransportEvent.allCases {
+            transport[event] = CoreMetrics.Counter(label: "pushmock_transport_events_total", dimensions: [("event", event.rawValue)], factory: factory)
+        }
+        self.transport = transport
+        var latency: [String: CoreMetrics.Timer] = [:]
+        for service in Delivery.Service.all.map(\.rawValue) + ["other"] {
+            latency[service] = CoreMetrics.Timer(label: "pushmock_request_duration_seconds", dimensions: [("service", service)], preferredDisplayUnit: .seconds, factory: factory)
+        }
+        self.latency = latency
+        opened = CoreMetrics.Counter(label: "pushmock_connections_opened_total", factory: factory)
+        active = CoreMetrics.Meter(label: "pushmock_connections_active", factory: factory)
+        inFlight = CoreMetrics.Meter(label: "pushmock_requests_in_flight", factory: factory)
+        storeSize = CoreMetrics.Meter(label: "pushmock_store_deliveries", factory: factory)
+        evicted = CoreMetrics.Meter(label: "pushmock_store_evicted_total", factory: factory)
     }
 
-    func connectionOpened() { opened.add(1, ordering: .relaxed) }
-    func connectionClosed() { closed.add(1, ordering: .relaxed) }
+    func record(_ event: TransportEvent) {
+        transport[event]?.increment()
+    }
+
+    func connectionOpened() {
+        opened.increment()
+        active.increment()
+    }
+
+    func connectionClosed() { active.decrement() }
+
+    /// A push that was answered later (an injected delay) started or finished.
+    func requestDeferred() { inFlight.increment() }
+    func deferredRequestFinished() { inFlight.decrement() }
+
+    /// Counts a recorded delivery: by service, outcome and reason, and the fault that fired.
+    func recorded(_ delivery: Delivery) {
+        let reason = delivery.reason ?? "none"
+        let key = delivery.service.rawValue + "|" + delivery.outcome.rawValue + "|" + reason
+        let factory = self.factory
+        let counter = requests.withLock { counters in
+            if let existing = counters[key] { return existing }
+            let made = CoreMetrics.Counter(
+                label: "pushmock_requests_total",
+                dimensions: [("service", delivery.service.rawValue), ("outcome", delivery.outcome.rawValue), ("reason", reason)],
+                factory: factory
+            )
+            counters[key] = made
+            return made
+        }
+        counter.increment()
+        if let fault = delivery.fault {
+            let faultCounter = faultCounters.withLock { counters in
+                if let existing = counters[fault] { return existing }
+                let made = CoreMetrics.Counter(label: "pushmock_faults_fired_total", dimensions: [("fault", fault), ("service", delivery.service.rawValue)], factory: factory)
+                counters[fault] = made
+                return made
+            }
+            faultCounter.increment()
+        }
+    }
+
+    /// The time one push took inside PushMock (responder entry to answer).
+    func observeLatency(service: String, nanoseconds: Int64) {
+        (latency[service] ?? latency["other"])?.recordNanoseconds(nanoseconds)
+    }
 
     /// The Prometheus text exposition.
-    func render(store: InMemoryDeliveryStore) -> String {
-        var out = "# HELP pushmock_requests_total Requests to push endpoints, by service and outcome.\n# TYPE pushmock_requests_total counter\n"
-        for total in store.totals {
-            out += "pushmock_requests_total{service=\"\(total.service)\",outcome=\"\(total.outcome)\"} \(total.count)\n"
-        }
-        out += "# HELP pushmock_transport_events_total Things the transport refused before a request existed.\n# TYPE pushmock_transport_events_total counter\n"
-        let counted = events.withLock { $0 }
-        for event in TransportEvent.allCases {
-            out += "pushmock_transport_events_total{event=\"\(event.rawValue)\"} \(counted[event.rawValue] ?? 0)\n"
-        }
-        let openedCount = opened.load(ordering: .relaxed)
-        out += "# HELP pushmock_connections_opened_total Client connections opened.\n# TYPE pushmock_connections_opened_total counter\n"
-        out += "pushmock_connections_opened_total \(openedCount)\n"
-        out += "# HELP pushmock_connections_active Client connections open now.\n# TYPE pushmock_connections_active gauge\n"
-        out += "pushmock_connections_active \(openedCount - closed.load(ordering: .relaxed))\n"
-        out += "# HELP pushmock_store_deliveries Deliveries kept in memory.\n# TYPE pushmock_store_deliveries gauge\n"
-        out += "pushmock_store_deliveries \(store.count)\n"
-        out += "# HELP pushmock_store_evicted_total Deliveries evicted by retention.\n# TYPE pushmock_store_evicted_total counter\n"
-        out += "pushmock_store_evicted_total \(store.evictedCount)\n"
-        return out
+    func render(store: InMemoryDeliveryStore) -> [UInt8] {
+        storeSize.set(store.count)
+        evicted.set(Int(store.evictedCount))
+        return registry.emitToBuffer()
     }
 }

@@ -11,6 +11,17 @@ public struct DeliveryFilter: Sendable, Hashable {
     public var reason: String?
     public var status: Int?
     public var project: String?
+    /// Only deliveries received at or after this time (milliseconds since the epoch).
+    public var since: Int64?
+    /// Only deliveries received before this time (milliseconds since the epoch).
+    public var until: Int64?
+    /// Only deliveries whose body contains this text (ASCII case-insensitive).
+    public var text: String?
+    /// Only deliveries a device would have applied (`applied`), dropped (`dropped`) or never got
+    /// (`none`: rejected on the wire).
+    public var deviceOutcome: DeviceOutcome?
+    /// Only deliveries a device dropped for this reason.
+    public var dropReason: String?
     /// Only deliveries with an id greater than this (a cursor).
     public var after: UInt64?
     /// Only deliveries with an id less than this (paging backwards).
@@ -32,6 +43,44 @@ public struct DeliveryFilter: Sendable, Hashable {
         if let reason, delivery.reason != reason { return false }
         if let status, delivery.status != status { return false }
         if let project, delivery.project != project { return false }
+        if let since, delivery.receivedAt < since { return false }
+        if let until, delivery.receivedAt >= until { return false }
+        if let deviceOutcome, DeviceOutcome(delivery.outcome) != deviceOutcome { return false }
+        if let dropReason, delivery.outcome != .dropped || delivery.reason != dropReason { return false }
+        if let text, !Self.contains(delivery.body, text) { return false }
         return true
+    }
+
+    /// What a device did with a delivery, derived from its outcome.
+    public enum DeviceOutcome: String, Sendable, Hashable, CaseIterable {
+        case applied, dropped, none
+
+        public init(_ outcome: Delivery.Outcome) {
+            switch outcome {
+            case .accepted: self = .applied
+            case .dropped: self = .dropped
+            case .rejected: self = .none
+            }
+        }
+    }
+
+    static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
+        let pattern = Array(needle.utf8).map(lower)
+        guard !pattern.isEmpty else { return true }
+        guard haystack.count >= pattern.count else { return false }
+        var start = 0
+        while start + pattern.count <= haystack.count {
+            var index = 0
+            while index < pattern.count, lower(haystack[start + index]) == pattern[index] {
+                index += 1
+            }
+            if index == pattern.count { return true }
+            start += 1
+        }
+        return false
+    }
+
+    private static func lower(_ byte: UInt8) -> UInt8 {
+        byte >= 65 && byte <= 90 ? byte + 32 : byte
     }
 }

@@ -163,6 +163,28 @@ public final class InMemoryDeliveryStore: Sendable {
         return (result, total)
     }
 
+    /// Matching deliveries with an id greater than `after`, oldest first, at most `limit`: what an
+    /// event stream sends next.
+    public func deliveries(after: UInt64, matching filter: DeliveryFilter, limit: Int) -> [Delivery] {
+        let (ring, head) = state.withLock { ($0.ring, $0.head) }
+        let count = ring.count
+        // Ids increase from the oldest entry on: find the first one past the cursor.
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if ring[(head + middle) % count].id <= after { low = middle + 1 } else { high = middle }
+        }
+        var result: [Delivery] = []
+        var index = low
+        while index < count, result.count < limit {
+            let delivery = ring[(head + index) % count].unpack()
+            if filter.matches(delivery) { result.append(delivery) }
+            index += 1
+        }
+        return result
+    }
+
     /// Removes the matching deliveries (all of them for an empty filter); returns how many.
     @discardableResult
     public func remove(_ filter: DeliveryFilter = DeliveryFilter()) -> Int {

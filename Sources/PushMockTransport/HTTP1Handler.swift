@@ -15,6 +15,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     private var keepAlive = true
     private var closeAfterResponse = false
     private var context: ChannelHandlerContext?
+    private var streaming: ResponseBodyWriter?
     let storage = ConnectionStorage()
 
     init(responder: any HTTPResponder, info: ConnectionInfo, maxBodySize: Int) {
@@ -33,6 +34,8 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        streaming?.closed()
+        streaming = nil
         responder.connectionClosed(info)
         context.fireChannelInactive()
     }
@@ -66,7 +69,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
                 request!.body.append(contentsOf: chunk.readableBytesView)
             }
         case .end:
-            guard let request else { return }
+            guard let request, streaming == nil else { return }
             self.request = nil
             respond(to: request, context: context)
         }
@@ -79,6 +82,8 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
             write(response, context: context)
         case .resetStream:
             context.close(promise: nil)
+        case .stream(let response, let start):
+            startStream(response, start: start, context: context)
         case .deferred(let future):
             future.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
                 switch result {
@@ -108,6 +113,35 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
         if close {
             done.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         }
+    }
+
+    /// Writes the head (chunked, no content-length), then hands a writer to `start`; the connection
+    /// closes when the stream finishes.
+    private func startStream(_ response: HTTPServerResponse, start: @Sendable (ResponseBodyWriter) -> Void, context: ChannelHandlerContext) {
+        var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status))
+        for field in response.headers {
+            head.headers.add(name: field.name, value: field.value)
+        }
+        head.headers.replaceOrAdd(name: "transfer-encoding", value: "chunked")
+        head.headers.replaceOrAdd(name: "connection", value: "close")
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if let body = response.body, !body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        }
+        context.flush()
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let writer = ResponseBodyWriter(eventLoop: context.eventLoop) { chunk in
+            let context = bound.value
+            guard context.channel.isActive else { return }
+            if let chunk {
+                context.writeAndFlush(handler.value.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: chunk)))), promise: nil)
+            } else {
+                context.writeAndFlush(handler.value.wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            }
+        }
+        streaming = writer
+        start(writer)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -47,6 +47,10 @@ public enum ResponderResult: Sendable {
     case deferred(EventLoopFuture<HTTPServerResponse>)
     /// Reset the HTTP/2 stream with this error code (HTTP/1.1: close the connection).
     case resetStream(HTTP2ErrorCode)
+    /// Send this head now (its body, if any, first), then call `start` on the event loop with a
+    /// writer for the rest of the body, until it finishes or the client goes away (Server-Sent
+    /// Events). HTTP/1.1 only: on HTTP/2 the transport answers 505 with a JSON error instead.
+    case stream(HTTPServerResponse, start: @Sendable (ResponseBodyWriter) -> Void)
 }
 
 /// The per-request view of the connection a responder gets.

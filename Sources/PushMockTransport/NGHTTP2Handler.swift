@@ -135,6 +135,10 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
             connection.submitResponse(streamID: streamID, response: response)
         case .resetStream(let code):
             connection.submitReset(streamID: streamID, errorCode: code.rawValue)
+        case .stream:
+            connection.submitResponse(streamID: streamID, response: .json(
+                status: 505, #"{"error":"this endpoint streams its answer over HTTP/1.1 only; connect with HTTP/1.1 (curl --http1.1, a browser's EventSource)"}"#
+            ))
         case .deferred(let future):
             future.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
                 guard let connection = self.connection else { return }

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import Logging
 import PushMockCore
@@ -54,6 +55,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Address of the inspection API; keep it on loopback (default 127.0.0.1).")
     var inspectionHost: String?
+
+    @Option(help: "Require `Authorization: Bearer <token>` on the inspection API (also read from PUSHMOCK_INSPECTION_TOKEN).")
+    var inspectionToken: String?
 
     @Option(help: "Deliveries kept in memory, oldest evicted first (default 10000).")
     var retention: Int?
@@ -179,6 +183,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let inspectionHost { configuration.inspectionHost = inspectionHost }
         if let inspectionPort { configuration.inspectionPort = inspectionPort }
         if noInspection { configuration.inspectionPort = nil }
+        if let token = inspectionToken ?? ProcessInfo.processInfo.environment["PUSHMOCK_INSPECTION_TOKEN"], !token.isEmpty {
+            configuration.inspectionToken = token
+        }
         if let retention { configuration.retention = retention }
         if let idSeed { configuration.idSeed = idSeed }
         configuration.apns.keys += try apnsKeys.map { try APNSConfiguration.Key(flag: $0) }

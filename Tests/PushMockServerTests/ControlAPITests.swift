@@ -145,8 +145,10 @@ struct MetricsTests {
                 let (response, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
                 #expect(response.status == .ok)
                 let text = String(decoding: body, as: UTF8.self)
-                #expect(text.contains(#"pushmock_requests_total{service="apns",outcome="accepted"} 1"#), "\(text)")
-                #expect(text.contains(#"pushmock_requests_total{service="apns",outcome="rejected"} 1"#))
+                #expect(text.contains(#"pushmock_requests_total{service="apns",outcome="accepted",reason="none"} 1"#), "\(text)")
+                #expect(text.contains(#"pushmock_requests_total{service="apns",outcome="rejected",reason="BadDeviceToken"} 1"#))
+                #expect(text.contains(#"pushmock_request_duration_seconds_count{service="apns"} 2"#), "one latency sample per push")
+                #expect(text.contains(#"pushmock_connections_opened_total"#))
                 let protocolErrors = text.split(separator: "\n").first { $0.hasPrefix(#"pushmock_transport_events_total{event="http2_protocol_error"}"#) }
                 #expect(protocolErrors.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 >= 1, "\(text)")
                 #expect(text.contains("pushmock_store_deliveries 2"))

@@ -11,7 +11,7 @@ import Synchronization
 /// credential.
 final class APNSEndpoint: Sendable {
     let validator: APNSValidator
-    let store: InMemoryDeliveryStore
+    let recorder: DeliveryRecorder
     let faults: FaultPlan
     let clock: PushMockClock
     let trust: ClientCertificateTrust
@@ -20,9 +20,9 @@ final class APNSEndpoint: Sendable {
     let logger: Logger
     private let seeds: Mutex<IDGenerator>
 
-    init(validator: APNSValidator, store: InMemoryDeliveryStore, faults: FaultPlan, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
+    init(validator: APNSValidator, recorder: DeliveryRecorder, faults: FaultPlan, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
         self.validator = validator
-        self.store = store
+        self.recorder = recorder
         self.faults = faults
         self.clock = clock
         self.trust = trust
@@ -117,7 +117,7 @@ final class APNSEndpoint: Sendable {
             }
             response = HTTPServerResponse(status: 200, headers: responseHeaders)
         }
-        store.record(Delivery(
+        recorder.record(Delivery(
             receivedAt: now,
             connectionID: context.connection.id,
             httpVersion: context.connection.httpVersion.rawValue,

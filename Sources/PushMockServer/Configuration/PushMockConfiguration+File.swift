@@ -38,6 +38,10 @@ extension PushMockConfiguration {
         } else if let port = try root.int("inspectionPort", in: 0...65535) {
             inspectionPort = port
         }
+        if let token = try root.string("inspectionToken") {
+            guard !token.isEmpty else { throw root.error("inspectionToken", "must not be empty (leave it out for no token)") }
+            inspectionToken = token
+        }
         if let retention = try root.int("retention", in: 1...10_000_000) { self.retention = retention }
         if let size = try root.int("maxBodySize", in: 1...(64 << 20)) { maxRequestBodySize = size }
         if root.isNull("idleTimeout") {

@@ -45,6 +45,10 @@ public struct PushMockConfiguration: Sendable {
     public var inspectionHost: String = "127.0.0.1"
     /// Inspection port (0 picks a free one; `nil` disables the inspection API).
     public var inspectionPort: Int? = 2198
+    /// When set, the inspection API (`/api/v1/…`, `/metrics`) wants `Authorization: Bearer <token>`
+    /// (or `?access_token=` for a browser's EventSource); `/livez` and `/readyz` stay open. Set it
+    /// whenever the inspection host is not loopback.
+    public var inspectionToken: String?
     /// Deliveries kept in memory; the oldest are evicted first.
     public var retention = 10_000
     /// APNs keys, bundles, trust roots, environment and choices.

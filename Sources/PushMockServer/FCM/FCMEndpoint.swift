@@ -14,19 +14,19 @@ final class FCMEndpoint: Sendable {
     let accounts: [ServiceAccount]
     let tokens: AccessTokenStore
     let devices: DeviceRegistry
-    let store: InMemoryDeliveryStore
+    let recorder: DeliveryRecorder
     let faults: FaultPlan
     let clock: PushMockClock
     let logger: Logger
     private let ids = Mutex(IDGenerator())
     private let selfSigned = Mutex<[String: AccessTokenStore.Grant]>([:])
 
-    init(validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, store: InMemoryDeliveryStore, faults: FaultPlan, clock: PushMockClock, logger: Logger) {
+    init(validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, recorder: DeliveryRecorder, faults: FaultPlan, clock: PushMockClock, logger: Logger) {
         self.validator = validator
         self.accounts = accounts
         self.tokens = tokens
         self.devices = devices
-        self.store = store
+        self.recorder = recorder
         self.faults = faults
         self.clock = clock
         self.logger = logger
@@ -114,7 +114,7 @@ final class FCMEndpoint: Sendable {
         }
         diagnostics += result?.diagnostics ?? []
         let drop = outcome.reason == nil ? result?.liveActivityDrop : nil
-        store.record(Delivery(
+        recorder.record(Delivery(
             receivedAt: now, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .fcm, method: request.method, path: request.path,
             headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,

@@ -7,14 +7,14 @@ import PushMockTransport
 final class OAuthEndpoint: Sendable {
     let endpoint: OAuthTokenEndpoint
     let tokens: AccessTokenStore
-    let store: InMemoryDeliveryStore
+    let recorder: DeliveryRecorder
     let clock: PushMockClock
     let logger: Logger
 
-    init(endpoint: OAuthTokenEndpoint, tokens: AccessTokenStore, store: InMemoryDeliveryStore, clock: PushMockClock, logger: Logger) {
+    init(endpoint: OAuthTokenEndpoint, tokens: AccessTokenStore, recorder: DeliveryRecorder, clock: PushMockClock, logger: Logger) {
         self.endpoint = endpoint
         self.tokens = tokens
-        self.store = store
+        self.recorder = recorder
         self.clock = clock
         self.logger = logger
     }
@@ -41,7 +41,7 @@ final class OAuthEndpoint: Sendable {
             explanation = problem.description
             logger.debug("OAuth token refused", metadata: ["error": "\(problem.error)", "description": "\(problem.description)"])
         }
-        store.record(Delivery(
+        recorder.record(Delivery(
             receivedAt: now, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .oauth, method: request.method, path: request.path,
             headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,

@@ -1,0 +1,69 @@
+public import NIOCore
+import Synchronization
+
+/// Writes the body of a streamed response (Server-Sent Events) after its head went out. Usable
+/// from any thread: writes hop to the connection's event loop. HTTP/1.1 only.
+///
+/// ```swift
+/// return .stream(HTTPServerResponse(status: 200, headers: [("content-type", "text/event-stream")])) { writer in
+///     writer.onClose { /* stop producing */ }
+///     writer.write(Array("data: hello\n\n".utf8))
+/// }
+/// ```
+public final class ResponseBodyWriter: Sendable {
+    /// The connection's event loop.
+    public let eventLoop: any EventLoop
+    private let sink: @Sendable ([UInt8]?) -> Void
+    private let state = Mutex(State())
+
+    private struct State {
+        var closed = false
+        var onClose: [@Sendable () -> Void] = []
+    }
+
+    /// Creates a writer whose `sink` gets each chunk on `eventLoop`, and nil to finish.
+    package init(eventLoop: any EventLoop, sink: @escaping @Sendable ([UInt8]?) -> Void) {
+        self.eventLoop = eventLoop
+        self.sink = sink
+    }
+
+    /// Whether the client has gone away or the stream finished.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// Sends `bytes` to the client (dropped once closed).
+    public func write(_ bytes: [UInt8]) {
+        guard !isClosed else { return }
+        let sink = self.sink
+        eventLoop.execute { sink(bytes) }
+    }
+
+    /// Ends the response; the connection closes after it.
+    public func finish() {
+        guard !isClosed else { return }
+        let sink = self.sink
+        eventLoop.execute { sink(nil) }
+        closed()
+    }
+
+    /// Calls `callback` once when the client goes away or the stream finishes (at once if it
+    /// already has).
+    public func onClose(_ callback: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            if state.closed { return true }
+            state.onClose.append(callback)
+            return false
+        }
+        if runNow { callback() }
+    }
+
+    /// The transport reports the connection closed.
+    package func closed() {
+        let callbacks = state.withLock { state -> [@Sendable () -> Void] in
+            guard !state.closed else { return [] }
+            state.closed = true
+            defer { state.onClose = [] }
+            return state.onClose
+        }
+        for callback in callbacks { callback() }
+    }
+}

@@ -1,0 +1,192 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushMockCore
+import PushMockServer
+import PushMockStore
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+@Suite("Inspection API v1: events, curl, credentials, filters, token")
+struct InspectionV1Tests {
+    typealias S = APNSTestServer
+
+    /// Reads a Server-Sent Events stream over a raw HTTP/1.1 socket until `count` events arrived.
+    static func readEvents(port: Int, target: String, headers: [String] = [], count: Int) async throws -> (head: String, events: [(id: String, type: String, data: [String: Any])]) {
+        let raw = try await RawClient.connect(port: port)
+        let request = (["GET \(target) HTTP/1.1", "Host: 127.0.0.1", "Accept: text/event-stream"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
+        try await raw.send(Array(request.utf8))
+        var text = ""
+        var events: [(id: String, type: String, data: [String: Any])] = []
+        let deadline = ContinuousClock.now + .seconds(10)
+        while events.count < count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+            text = String(decoding: raw.bytes, as: UTF8.self)
+            // Byte-level: Swift treats "\r\n" as one character, which would hide the "\n\n" separators.
+            events = parse(String(decoding: raw.bytes.filter { $0 != 13 }, as: UTF8.self))
+        }
+        try? await raw.channel.close()
+        let head = text.components(separatedBy: "\r\n\r\n").first ?? ""
+        return (head, events)
+    }
+
+    static func parse(_ text: String) -> [(id: String, type: String, data: [String: Any])] {
+        var result: [(id: String, type: String, data: [String: Any])] = []
+        for block in text.components(separatedBy: "\n\n") {
+            var id = ""
+            var type = ""
+            var data = ""
+            for line in block.split(separator: "\n") {
+                let cleaned = String(line)
+                // Chunked framing lines (sizes) and comments are skipped.
+                if cleaned.hasPrefix("id: ") { id = String(cleaned.dropFirst(4)) }
+                if cleaned.hasPrefix("event: ") { type = String(cleaned.dropFirst(7)) }
+                if cleaned.hasPrefix("data: ") { data = String(cleaned.dropFirst(6)) }
+            }
+            if !id.isEmpty, let object = (try? JSONSerialization.jsonObject(with: Data(data.utf8))) as? [String: Any] {
+                result.append((id, type, object))
+            }
+        }
+        return result
+    }
+
+    @Test("events stream deliveries in order as they are recorded, and Last-Event-ID resumes after the last one seen")
+    func eventsStreamAndResume() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                let port = server.inspectionPort!
+                async let live = Self.readEvents(port: port, target: "/api/v1/events?service=apns", count: 3)
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                #expect(try await ControlAPITests.push(client, server, token: "zz", issuedAt: clock.nowSeconds) == 400)
+                #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                let (head, events) = try await live
+                #expect(head.contains("text/event-stream"), "\(head)")
+                #expect(events.map(\.type) == ["delivery", "delivery", "delivery"])
+                let ids = events.compactMap { UInt64($0.id) }
+                #expect(ids.count == 3 && ids == ids.sorted(), "in recording order: \(ids)")
+                #expect(events.map { $0.data["outcome"] as? String } == ["accepted", "rejected", "accepted"])
+                #expect(events[1].data["reason"] as? String == "BadDeviceToken")
+
+                // A client that saw only the first event resumes with the other two, then a new one.
+                async let resumed = Self.readEvents(port: port, target: "/api/v1/events", headers: ["Last-Event-ID: \(ids[0])"], count: 3)
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                let again = try await resumed.events.compactMap { UInt64($0.id) }
+                #expect(again.count == 3)
+                #expect(Array(again.prefix(2)) == Array(ids.dropFirst()))
+                #expect(again.last! > ids.last!)
+                try await Task.sleep(for: .milliseconds(100))
+                #expect(server.store.waitingCount == 0, "closed streams leave no waiter behind")
+
+                let (bad, badJSON) = try await ControlAPITests.call(client, server, .GET, "/api/v1/events?colour=red")
+                #expect(bad == 400)
+                #expect((badJSON["error"] as? String)?.contains("unknown filter colour") == true)
+            }
+        }
+    }
+
+    @Test("curl reproduces a recorded push: same headers, body, HTTP version and host name")
+    func curlCommand() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                let (_, list) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?limit=1")
+                let id = try #require(((list["deliveries"] as? [[String: Any]])?.first?["id"]) as? Int)
+                let (response, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/deliveries/\(id)/curl")
+                #expect(response.status == .ok)
+                let command = String(decoding: body, as: UTF8.self)
+                #expect(command.contains("--resolve 'api.sandbox.push.apple.com:\(server.pushPort):127.0.0.1'"), "\(command)")
+                #expect(command.contains("-H 'apns-topic: com.example.app'"))
+                #expect(command.contains(#"--data-binary '{"aps":{"alert":{"title":"Hi","body":"There"}}}'"#))
+                #expect(command.contains("https://api.sandbox.push.apple.com:\(server.pushPort)/3/device/\(S.deviceToken)"))
+                #expect(!command.contains("content-length"))
+                let (missing, _) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries/999999/curl")
+                #expect(missing == 404)
+            }
+        }
+    }
+
+    @Test("keys and service accounts are listed without private keys")
+    func credentials() async throws {
+        var configuration = S.configuration()
+        configuration.fcm.serviceAccounts = [.pem(FCMEndToEndTests.material.fcmServiceAccountJSON)]
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let (status, keys) = try await ControlAPITests.call(client, server, .GET, "/api/v1/keys")
+                #expect(status == 200)
+                let keyIDs = (keys["keys"] as? [[String: Any]])?.compactMap { $0["keyId"] as? String }
+                #expect(keyIDs == [DevCertificates.sampleAPNSKeyID, "SECONDKEY1", "PRODKEY001"])
+                #expect((keys["bundles"] as? [[String: Any]])?.first?["bundleId"] as? String == "com.example.app")
+                let (accountsStatus, accounts) = try await ControlAPITests.call(client, server, .GET, "/api/v1/service-accounts")
+                #expect(accountsStatus == 200)
+                let account = try #require((accounts["serviceAccounts"] as? [[String: Any]])?.first)
+                #expect(account["projectId"] as? String == FCMEndToEndTests.project)
+                #expect(account["privateKey"] == nil)
+                let (_, raw) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/service-accounts")
+                #expect(!String(decoding: raw, as: UTF8.self).contains("PRIVATE KEY"))
+                let (_, rawKeys) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/keys")
+                #expect(!String(decoding: rawKeys, as: UTF8.self).contains("PRIVATE KEY"))
+            }
+        }
+    }
+
+    @Test("filters: time range, text in payload, device outcome; bad values are 400")
+    func newFilters() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                clock.advance(byMilliseconds: 60_000)
+                #expect(try await ControlAPITests.push(client, server, token: "zz", issuedAt: S.start / 1000) == 400)
+                let (_, late) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?since=2026-01-01T00:00:30Z")
+                #expect(late["total"] as? Int == 1)
+                let (_, early) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?until=\(S.start + 30_000)")
+                #expect(early["total"] as? Int == 1)
+                #expect((early["deliveries"] as? [[String: Any]])?.first?["outcome"] as? String == "accepted")
+                let (_, text) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?text=THERE")
+                #expect(text["total"] as? Int == 2, "case-insensitive search in the body")
+                let (_, none) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?text=nowhere")
+                #expect(none["total"] as? Int == 0)
+                let (_, applied) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?deviceOutcome=applied")
+                #expect(applied["total"] as? Int == 1)
+                #expect((applied["deliveries"] as? [[String: Any]])?.first?["deviceOutcome"] as? String == "applied")
+                let (_, notDelivered) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?deviceOutcome=none")
+                #expect(notDelivered["total"] as? Int == 1)
+                for bad in ["since=yesterday", "deviceOutcome=maybe", "text="] {
+                    let (status, json) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?\(bad)")
+                    #expect(status == 400, "\(bad)")
+                    #expect(json["error"] != nil)
+                }
+            }
+        }
+    }
+
+    @Test("an inspection token guards the API but not the health checks")
+    func bearerToken() async throws {
+        var configuration = S.configuration()
+        configuration.inspectionToken = "s3cret"
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let base = "http://127.0.0.1:\(server.inspectionPort!)"
+                let (denied, _) = try await client.send(base + "/api/v1/deliveries")
+                #expect(denied.status == .unauthorized)
+                #expect(denied.headers.first(name: "www-authenticate")?.contains("Bearer") == true)
+                let (wrong, _) = try await client.send(base + "/api/v1/deliveries", headers: [("authorization", "Bearer nope!!")])
+                #expect(wrong.status == .unauthorized)
+                let (allowed, _) = try await client.send(base + "/api/v1/deliveries", headers: [("authorization", "Bearer s3cret")])
+                #expect(allowed.status == .ok)
+                let (query, _) = try await client.send(base + "/api/v1/deliveries?access_token=s3cret")
+                #expect(query.status == .ok)
+                let (metrics, _) = try await client.send(base + "/metrics")
+                #expect(metrics.status == .unauthorized)
+                let (health, _) = try await client.send(base + "/livez")
+                #expect(health.status == .ok)
+            }
+        }
+    }
+}

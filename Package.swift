@@ -108,6 +108,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                "PushMockStore",
             ],
             swiftSettings: swiftSettings
         ),
@@ -171,6 +173,22 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Tests/PushMockTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushMockTestingTests",
+            dependencies: [
+                "PushMockTesting",
+                "PushMockServer",
+                "PushMockStore",
+                "PushMockCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

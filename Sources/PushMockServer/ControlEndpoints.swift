@@ -1,6 +1,6 @@
 import Foundation
 import NIOCore
-import PushMockCore
+public import PushMockCore
 import PushMockInspection
 import PushMockStore
 import PushMockTransport
@@ -237,6 +237,11 @@ struct ControlEndpoints: Sendable {
     // MARK: Reset
 
     private func reset() {
+        Self.reset(store: store, faults: faults, devices: devices, accessTokens: accessTokens, configuration: configuration)
+    }
+
+    /// Deliveries cleared, faults and devices back to the configuration, access tokens forgotten.
+    static func reset(store: InMemoryDeliveryStore, faults: FaultPlan, devices: DeviceRegistry, accessTokens: AccessTokenStore, configuration: PushMockConfiguration) {
         store.remove()
         faults.reset(rules: configuration.faults, seed: configuration.faultSeed)
         for (token, _) in devices.all {
@@ -246,5 +251,26 @@ struct ControlEndpoints: Sendable {
             devices.set(record, for: token)
         }
         accessTokens.removeAll()
+    }
+}
+
+extension FaultRule {
+    /// The rule in the configuration file's and the faults API's JSON format.
+    public var configurationJSON: String { ControlEndpoints.faultJSON(self) }
+}
+
+extension DeviceRecord {
+    /// The record in the configuration file's and the devices API's JSON format (`PUT /api/v1/devices/{token}`).
+    public var configurationJSON: String {
+        var fields: [String] = []
+        if let bundle = bundleID { fields.append(#""bundleId":"\#(JSONText.escape(bundle))""#) }
+        if let environment { fields.append(#""environment":"\#(environment.rawValue)""#) }
+        if let project = fcmProject { fields.append(#""project":"\#(JSONText.escape(project))""#) }
+        switch state {
+        case .active: fields.append(#""state":"active""#)
+        case .expired: fields.append(#""state":"expired""#)
+        case .unregistered(let since): fields.append(#""state":"unregistered","unregisteredAt":\#(since)"#)
+        }
+        return "{" + fields.joined(separator: ",") + "}"
     }
 }

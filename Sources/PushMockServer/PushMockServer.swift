@@ -254,6 +254,12 @@ public final class PushMockServer: Service, Sendable {
         }
     }
 
+    /// Back to the configured state, as `POST /api/v1/reset` does: deliveries cleared, faults and
+    /// devices as configured, access tokens forgotten.
+    public func reset() {
+        ControlEndpoints.reset(store: store, faults: faults, devices: devices, accessTokens: accessTokens, configuration: configuration)
+    }
+
     /// Stops every listener gracefully (GOAWAY, in-flight streams finish).
     public func shutdown() async {
         for listener in listeners {

@@ -30,6 +30,25 @@ public struct DeliveryFilter: Sendable, Hashable {
     /// A filter that matches everything.
     public init() {}
 
+    /// A filter on the common fields; `nil` matches anything.
+    ///
+    /// ```swift
+    /// DeliveryFilter(service: .apns, deviceToken: token, pushType: "liveactivity", outcome: .accepted)
+    /// ```
+    public init(
+        service: Delivery.Service? = nil, deviceToken: String? = nil, topic: String? = nil, pushType: String? = nil,
+        project: String? = nil, outcome: Delivery.Outcome? = nil, reason: String? = nil, after: UInt64? = nil
+    ) {
+        self.service = service
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.pushType = pushType
+        self.project = project
+        self.outcome = outcome
+        self.reason = reason
+        self.after = after
+    }
+
     /// Whether `delivery` matches.
     public func matches(_ delivery: Delivery) -> Bool {
         if let after, delivery.id <= after { return false }

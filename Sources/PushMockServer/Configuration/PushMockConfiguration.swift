@@ -64,6 +64,11 @@ public struct PushMockConfiguration: Sendable {
     /// Seed for fault probabilities.
     public var faultSeed: UInt64 = 0
 
+    /// The development material (CA, server certificate, APNs key, FCM service account) this
+    /// configuration was built from, when it was minted in memory (`PushMockConfiguration.testing()`
+    /// in `PushMockTesting` sets it): clients need the CA and the private keys to talk to the server.
+    public var developmentMaterial: DevCertificates?
+
     /// The defaults.
     public init() {}
 }

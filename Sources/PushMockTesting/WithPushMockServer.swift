@@ -1,15 +1,17 @@
 public import PushMockServer
 
 /// Runs `body` with a PushMock server started in-process on free ports, and always shuts it down,
-/// even when `body` throws.
+/// even when `body` throws. The default configuration needs no files (``PushMockConfiguration/testing(clock:)``).
 ///
 /// ```swift
-/// try await withPushMockServer(configuration) { server in
-///     // send to https://127.0.0.1:\(server.pushPort)
+/// try await withPushMockServer { server in
+///     let jwt = try server.credentials.apnsToken()
+///     // POST https://localhost:\(server.pushPort)/3/device/<token> trusting server.credentials.caCertificatePEM
+///     let arrived = try await server.waitForDeliveries(matching: DeliveryFilter(service: .apns), count: 1)
 /// }
 /// ```
 public func withPushMockServer<Result: Sendable>(
-    _ configuration: PushMockConfiguration,
+    _ configuration: PushMockConfiguration = .testing(),
     _ body: (PushMockServer) async throws -> Result
 ) async throws -> Result {
     var configuration = configuration

@@ -1,0 +1,216 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOPosix
+import NIOHTTP1
+import NIOSSL
+import PushMockCore
+import PushMockServer
+import PushMockStore
+import PushMockTesting
+import Testing
+
+/// These tests use PushMockTesting the way an app's test suite would: start a server, send with an
+/// ordinary HTTP client, wait, assert.
+@Suite("PushMockTesting, used as a user would")
+struct PushMockTestingExampleTests {
+    static let activityToken = String(repeating: "5f", count: 80)
+
+    /// An AsyncHTTPClient that trusts the server's CA.
+    static func withClient<T>(_ server: PushMockServer, _ body: (HTTPClient) async throws -> T) async throws -> T {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(try server.credentials.caCertificatePEM.utf8)))
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            let result = try await body(client)
+            try await client.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    static func post(_ client: HTTPClient, _ url: String, headers: [(String, String)], body: String) async throws -> (status: Int, body: String, version: HTTPVersion) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(string: body))
+        let response = try await client.execute(request, timeout: .seconds(10))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), String(buffer: bytes), response.version)
+    }
+
+    @Test("a Live Activity update sent with AsyncHTTPClient arrives, and its content-state can be asserted")
+    func liveActivityUpdateArrives() async throws {
+        try await withPushMockServer { server in
+            try await Self.withClient(server) { client in
+                let now = Int(Date().timeIntervalSince1970)
+                let payload = #"{"aps":{"event":"update","timestamp":\#(now),"content-state":{"home":2,"away":1}}}"#
+                let answer = try await Self.post(client, "\(server.pushURL)/3/device/\(Self.activityToken)", headers: [
+                    ("authorization", "bearer \(try server.credentials.apnsToken())"),
+                    ("apns-topic", "com.example.app.push-type.liveactivity"),
+                    ("apns-push-type", "liveactivity"),
+                    ("apns-priority", "10"),
+                ], body: payload)
+                #expect(answer.status == 200, "\(answer.body)")
+                #expect(answer.version == .http2, "APNs is HTTP/2")
+
+                let updates = try await server.waitForDeliveries(matching: DeliveryFilter(deviceToken: Self.activityToken, pushType: "liveactivity"), count: 1)
+                #expect(updates.count == 1)
+                let update = try #require(updates.first)
+                #expect(update.outcome == .accepted)
+                #expect(update.apnsPayload?.event == "update")
+                #expect(update.apnsPayload?.timestamp == Int64(now))
+                #expect(update.apnsPayload?.contentState?["home"] == .number("2"))
+                #expect(update.header("apns-priority") == "10")
+            }
+        }
+    }
+
+    @Test("minted credentials: a valid token is accepted, an expired one and one signed by the wrong key are not")
+    func credentials() async throws {
+        try await withPushMockServer { server in
+            try await Self.withClient(server) { client in
+                let credentials = try server.credentials
+                let body = #"{"aps":{"alert":"hello"}}"#
+                func send(_ jwt: String) async throws -> (Int, String) {
+                    let answer = try await Self.post(client, "\(server.pushURL)/3/device/\(String(repeating: "ab", count: 32))", headers: [
+                        ("authorization", "bearer \(jwt)"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
+                    ], body: body)
+                    return (answer.status, answer.body)
+                }
+                #expect(try await send(credentials.apnsToken()).0 == 200)
+                let expired = try await send(credentials.expiredAPNSToken())
+                #expect(expired.0 == 403)
+                #expect(expired.1.contains("ExpiredProviderToken"))
+                let wrongKey = try await send(credentials.apnsTokenSignedWithWrongKey())
+                #expect(wrongKey.0 == 403)
+                #expect(wrongKey.1.contains("InvalidProviderToken"))
+                let rejected = try await server.waitForDeliveries(matching: DeliveryFilter(outcome: .rejected), count: 2)
+                #expect(Set(rejected.compactMap(\.reason)) == ["ExpiredProviderToken", "InvalidProviderToken"])
+            }
+        }
+    }
+
+    @Test("FCM: exchange a minted assertion for an access token, send, read the message back typed")
+    func fcmMessage() async throws {
+        try await withPushMockServer { server in
+            try await Self.withClient(server) { client in
+                let credentials = try server.credentials
+                #expect(credentials.serviceAccountJSON.contains(#""token_uri":"\#(server.pushURL)/token""#))
+                let exchange = try await Self.post(client, credentials.tokenURL, headers: [("content-type", "application/x-www-form-urlencoded")], body: try credentials.tokenRequestBody())
+                #expect(exchange.status == 200, "\(exchange.body)")
+                let accessToken = try #require((try JSONSerialization.jsonObject(with: Data(exchange.body.utf8)) as? [String: Any])?["access_token"] as? String)
+                let registration = "dGVzdC1pbnN0YW5jZS0wMDAx:APA91b" + String(repeating: "Xy9", count: 40)
+                let message = #"{"message":{"token":"\#(registration)","notification":{"title":"Goal","body":"2-1"},"data":{"match":"42"}}}"#
+                let sent = try await Self.post(client, "\(server.pushURL)/v1/projects/\(credentials.fcmProjectID)/messages:send", headers: [
+                    ("authorization", "Bearer \(accessToken)"), ("content-type", "application/json"),
+                ], body: message)
+                #expect(sent.status == 200, "\(sent.body)")
+                let fcm = try await server.waitForDeliveries(matching: DeliveryFilter(service: .fcm), count: 1)
+                let view = try #require(fcm.first?.fcmMessage)
+                #expect(view.token == registration)
+                #expect(view.notificationTitle == "Goal")
+                #expect(view.data == ["match": "42"])
+            }
+        }
+    }
+
+    @Test("faults, devices and reset from the test: a 410 is injected, a token unregistered, then everything reset")
+    func faultsDevicesReset() async throws {
+        try await withPushMockServer { server in
+            try await Self.withClient(server) { client in
+                let token = String(repeating: "cd", count: 32)
+                func send() async throws -> (Int, String) {
+                    let answer = try await Self.post(client, "\(server.pushURL)/3/device/\(token)", headers: [
+                        ("authorization", "bearer \(try server.credentials.apnsToken())"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
+                    ], body: #"{"aps":{"alert":"hi"}}"#)
+                    return (answer.status, answer.body)
+                }
+                server.injectFault("gone", match: .init(service: "apns", token: token), reject: 410, reason: "Unregistered", count: 1)
+                #expect(try await send().0 == 410)
+                #expect(try await send().0 == 200, "the fault fired once")
+                let faulted = server.deliveries(matching: DeliveryFilter(reason: "Unregistered"))
+                #expect(faulted.first?.fault == "gone")
+
+                server.devices.unregister(token: token, at: 1_767_225_600_000)
+                let unregistered = try await send()
+                #expect(unregistered.0 == 410)
+                #expect(unregistered.1.contains("1767225600000"))
+
+                server.reset()
+                #expect(server.deliveries().isEmpty)
+                #expect(try await send().0 == 200, "reset brings the registry back to the configuration")
+            }
+        }
+    }
+
+    @Test("waitForDeliveries throws at the timeout with what it found")
+    func waitTimeout() async throws {
+        try await withPushMockServer { server in
+            let started = ContinuousClock.now
+            do {
+                try await server.waitForDeliveries(matching: DeliveryFilter(service: .fcm), count: 1, timeout: .milliseconds(300))
+                Issue.record("expected a timeout")
+            } catch let error as PushMockTestingError {
+                #expect(error.found.isEmpty)
+                #expect(error.description.contains("0 of 1"))
+            }
+            #expect(ContinuousClock.now - started >= .milliseconds(250))
+        }
+    }
+
+    @Test("PushMockClient drives a server over HTTP as it would a separate process")
+    func remoteClient() async throws {
+        try await withPushMockServer { server in
+            try await Self.withClient(server) { client in
+                let remote = PushMockClient(inspectionURL: try #require(server.inspectionURL), httpClient: client)
+                try await remote.reset()
+                try await remote.addFault(FaultRule(id: "busy", match: .init(service: "apns"), action: .reject(status: 429, reason: "TooManyRequests"), count: 1))
+                async let waited = remote.waitForDeliveries(["service": "apns"], count: 2, timeout: .seconds(10))
+                try await Task.sleep(for: .milliseconds(100))
+                for expected in [429, 200] {
+                    let answer = try await Self.post(client, "\(server.pushURL)/3/device/\(String(repeating: "ef", count: 32))", headers: [
+                        ("authorization", "bearer \(try server.credentials.apnsToken())"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
+                    ], body: #"{"aps":{"alert":"hi"}}"#)
+                    #expect(answer.status == expected)
+                }
+                let deliveries = try await waited
+                #expect(deliveries.map(\.status) == [429, 200], "oldest first")
+                #expect(deliveries[0].fault == "busy")
+                #expect(deliveries[1].apnsPayload?.alertBody == "hi")
+                #expect(try await remote.deliveries(["outcome": "rejected"]).count == 1)
+                await #expect(throws: PushMockTestingError.self) {
+                    try await remote.deliveries(["colour": "red"])
+                }
+                await #expect(throws: PushMockTestingError.self) {
+                    try await remote.waitForDeliveries(["service": "fcm"], count: 1, timeout: .milliseconds(200))
+                }
+                #expect(try await remote.clearDeliveries() == 2)
+            }
+        }
+    }
+
+    @Test("the server is shut down even when the test body throws")
+    func shutsDownOnThrow() async throws {
+        struct Boom: Error {}
+        var port = 0
+        do {
+            try await withPushMockServer { server in
+                port = server.pushPort
+                throw Boom()
+            }
+            Issue.record("the error should propagate")
+        } catch is Boom {}
+        #expect(port > 0)
+        let refused = await #expect(throws: (any Error).self) {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).connect(host: "127.0.0.1", port: port).get()
+            try await channel.close()
+        }
+        #expect(refused != nil)
+    }
+}

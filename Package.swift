@@ -145,6 +145,7 @@ let package = Package(
             name: "PushMockServerTests",
             dependencies: [
                 "PushMockServer",
+                "PushMockInspection",
                 "PushMockTestSupport",
                 "PushMockCore",
                 "PushMockStore",

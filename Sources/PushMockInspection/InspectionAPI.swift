@@ -21,6 +21,9 @@ public struct InspectionAPI: Sendable {
         self.pushAddress = pushAddress
     }
 
+    /// The largest delivery id the API accepts (JSON-safe integers).
+    public static let maxID: UInt64 = (1 << 53) - 1
+
     /// The largest `limit` a list accepts.
     public static let maxLimit = 1000
 
@@ -30,10 +33,15 @@ public struct InspectionAPI: Sendable {
         switch (request.method, segments.count) {
         case ("GET", 1) where segments[0] == "livez", ("HEAD", 1) where segments[0] == "livez":
             return HealthEndpoints.livez()
-        case ("GET", 1) where segments[0] == "readyz":
+        case ("GET", 1) where segments[0] == "readyz", ("HEAD", 1) where segments[0] == "readyz":
             return HealthEndpoints.readyz(ready: true)
         default:
             break
+        }
+        if segments.count == 3, segments[0] == "api", segments[1] == "v1", segments[2] == "openapi.yaml" {
+            guard request.method == "GET" else { return Self.error(405, "use GET \(request.path)") }
+            guard let yaml = OpenAPIDocument.yaml else { return Self.error(500, "openapi.yaml is missing from the PushMock resource bundle") }
+            return InspectionResponse(status: 200, contentType: "application/yaml", body: yaml)
         }
         guard segments.count >= 3, segments[0] == "api", segments[1] == "v1", segments[2] == "deliveries" else {
             return Self.error(404, "no such endpoint: \(request.method) \(request.path)")
@@ -49,11 +57,11 @@ public struct InspectionAPI: Sendable {
                 return InspectionResponse(status: 200, body: DeliveryJSON.encode(["removed": removed]))
             }
         case ("GET", 4):
-            guard let id = UInt64(segments[3]) else { return Self.error(400, "delivery ids are integers, got \(segments[3])") }
+            guard let id = UInt64(segments[3]), id <= Self.maxID else { return Self.error(400, "delivery ids are integers from 0 to 2^53-1, got \(segments[3])") }
             guard let delivery = store.delivery(id: id) else { return Self.error(404, "no delivery \(id) (never recorded, removed, or past retention)") }
             return InspectionResponse(status: 200, body: DeliveryJSON.encode(DeliveryJSON.object(delivery)))
         case ("GET", 5) where segments[4] == "curl":
-            guard let id = UInt64(segments[3]) else { return Self.error(400, "delivery ids are integers, got \(segments[3])") }
+            guard let id = UInt64(segments[3]), id <= Self.maxID else { return Self.error(400, "delivery ids are integers from 0 to 2^53-1, got \(segments[3])") }
             guard let delivery = store.delivery(id: id) else { return Self.error(404, "no delivery \(id) (never recorded, removed, or past retention)") }
             return InspectionResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array(CurlCommand.command(for: delivery, address: pushAddress).utf8))
         case (_, 3), (_, 4):
@@ -185,7 +193,7 @@ public struct InspectionAPI: Sendable {
             case "reason": filter.reason = value
             case "project": filter.project = value
             case "status":
-                guard let status = Int(value) else { return .failure(FilterError("status must be an integer, got \(value)")) }
+                guard let status = Int(value), (100...599).contains(status) else { return .failure(FilterError("status must be an HTTP status from 100 to 599, got \(value)")) }
                 filter.status = status
             case "since", "until":
                 guard let milliseconds = Self.instant(value) else {
@@ -202,7 +210,7 @@ public struct InspectionAPI: Sendable {
                 filter.deviceOutcome = outcome
             case "dropReason": filter.dropReason = value
             case "after", "before":
-                guard let id = UInt64(value) else { return .failure(FilterError("\(name) must be a delivery id, got \(value)")) }
+                guard let id = UInt64(value), id <= Self.maxID else { return .failure(FilterError("\(name) must be a delivery id (0 to 2^53-1), got \(value)")) }
                 if name == "after" { filter.after = id } else { filter.before = id }
             case "access_token":
                 continue  // the inspection token, checked by the server
@@ -217,7 +225,8 @@ public struct InspectionAPI: Sendable {
 
     /// Milliseconds since the epoch from an ISO 8601 time or a plain integer.
     static func instant(_ text: String) -> Int64? {
-        if let milliseconds = Int64(text) { return milliseconds }
+        // Years 1 to 9999, as RFC 3339 allows.
+        if let milliseconds = Int64(text) { return (-62_135_596_800_000...253_402_300_799_999).contains(milliseconds) ? milliseconds : nil }
         return DeliveryJSON.parseTimestamp(text)
     }
 

@@ -139,7 +139,7 @@ struct ControlEndpoints: Sendable {
             guard let json = JSONValue.parse(request.body) else { return InspectionAPI.error(400, "the body is not valid JSON") }
             do {
                 var object = try ConfigObject(file: "request body", path: "", value: json)
-                let record = try PushMockConfiguration.device(&object)
+                let record = try PushMockConfiguration.device(&object, now: configuration.clock.nowMilliseconds)
                 devices.set(record, for: token)
                 return .json(200, Self.deviceJSON(token, record))
             } catch {
@@ -172,7 +172,7 @@ struct ControlEndpoints: Sendable {
         switch (request.method, id) {
         case ("GET", nil):
             return .json(200, "{\"faults\":[" + faults.rules.map(Self.faultJSON).joined(separator: ",") + "]}")
-        case ("PUT", nil), ("POST", nil):
+        case ("PUT", nil):
             guard let json = JSONValue.parse(request.body) else { return InspectionAPI.error(400, "the body is not valid JSON") }
             do {
                 let rule = try PushMockConfiguration.fault(try ConfigObject(file: "request body", path: "", value: json), index: faults.rules.count)

@@ -139,6 +139,12 @@ struct InspectionResponder: HTTPResponder {
                 body: Array(#"{"error":"this inspection API wants Authorization: Bearer <token> (the configured inspectionToken)"}"#.utf8)
             ))
         }
+        let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
+        if let (refusal, allow) = InspectionRoutes.refusal(method: request.method, path: path) {
+            var headers: HTTPHeaderList = [("content-type", refusal.contentType)]
+            if let allow { headers.append("allow", allow) }
+            return .response(HTTPServerResponse(status: refusal.status, headers: headers, body: refusal.body))
+        }
         if request.path == "/metrics", request.method == "GET" {
             let text = metrics.render(store: control.store)
             return .response(HTTPServerResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4; charset=utf-8")], body: text))

@@ -16,6 +16,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     private var closeAfterResponse = false
     private var context: ChannelHandlerContext?
     private var streaming: ResponseBodyWriter?
+    private var isHeadRequest = false
     let storage = ConnectionStorage()
 
     init(responder: any HTTPResponder, info: ConnectionInfo, maxBodySize: Int) {
@@ -53,6 +54,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
                 headers.append(lowered, value)
             }
             keepAlive = head.isKeepAlive
+            isHeadRequest = head.method == .HEAD
             request = HTTPServerRequest(
                 method: head.method.rawValue,
                 scheme: info.isTLS ? "https" : "http",
@@ -106,7 +108,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
             head.headers.replaceOrAdd(name: "connection", value: "close")
         }
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if let body = response.body, !body.isEmpty {
+        if let body = response.body, !body.isEmpty, !isHeadRequest {
             context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         }
         let done = context.writeAndFlush(wrapOutboundOut(.end(nil)))

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockStore
 import PushMockTestSupport
@@ -186,6 +187,57 @@ struct InspectionV1Tests {
                 #expect(metrics.status == .unauthorized)
                 let (health, _) = try await client.send(base + "/livez")
                 #expect(health.status == .ok)
+            }
+        }
+    }
+
+    @Test("openapi.yaml is served and names every route, method and known fault reason the server has")
+    func openAPIDocument() async throws {
+        try await withPushMockServer(S.configuration()) { server in
+            try await withHTTPClient { client in
+                let (response, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/openapi.yaml")
+                #expect(response.status == .ok)
+                let yaml = String(decoding: body, as: UTF8.self)
+                #expect(yaml.hasPrefix("openapi: 3.0.3"))
+                // The paths block: "  /path:" then methods at four spaces.
+                var documented: [String: Set<String>] = [:]
+                var current: String?
+                for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
+                    if line.hasPrefix("  /"), line.hasSuffix(":") {
+                        current = String(line.dropFirst(2).dropLast())
+                    } else if !line.hasPrefix(" "), !line.isEmpty {
+                        current = nil
+                    } else if let path = current, line.hasPrefix("    "), !line.hasPrefix("     "), line.hasSuffix(":") {
+                        let method = line.trimmingCharacters(in: .whitespaces).dropLast().uppercased()
+                        if ["GET", "PUT", "POST", "DELETE", "HEAD"].contains(method) { documented[path, default: []].insert(method) }
+                    }
+                }
+                for route in InspectionRoutes.routes {
+                    // Live Activity routes are documented with their issue; HEAD is implied by GET.
+                    let path = route.path.replacingOccurrences(of: "/*", with: "/{}")
+                    let match = documented.first { $0.key.replacingOccurrences(of: #"\{[^}]+\}"#, with: "{}", options: .regularExpression) == path }
+                    #expect(match != nil, "\(route.path) is not in openapi.yaml")
+                    #expect(match.map { Set(route.methods.filter { $0 != "HEAD" }) == $0.value } ?? false, "\(route.path): server \(route.methods), document \(match?.value ?? [])")
+                }
+                #expect(documented.count == InspectionRoutes.routes.count, "documented paths the server does not have: \(documented.keys.sorted())")
+                let known = APNSRejectionReason.all.map(\.reason) + FCMErrorCode.all.map(\.rawValue)
+                #expect(yaml.contains("enum: [" + known.joined(separator: ", ") + "]"), "KnownReason lists every APNs reason and FCM error code")
+            }
+        }
+    }
+
+    @Test("undeclared methods on known paths are 405 with Allow; unknown paths 404")
+    func methodNotAllowed() async throws {
+        try await withPushMockServer(S.configuration()) { server in
+            try await withHTTPClient { client in
+                let base = "http://127.0.0.1:\(server.inspectionPort!)"
+                let (patch, _) = try await client.send(base + "/api/v1/deliveries", method: .PATCH)
+                #expect(patch.status == .methodNotAllowed)
+                #expect(patch.headers.first(name: "allow") == "GET, DELETE")
+                let (post, _) = try await client.send(base + "/metrics", method: .POST)
+                #expect(post.status == .methodNotAllowed)
+                let (unknown, _) = try await client.send(base + "/api/v2/anything")
+                #expect(unknown.status == .notFound)
             }
         }
     }

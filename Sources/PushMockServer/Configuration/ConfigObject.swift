@@ -7,6 +7,8 @@ struct ConfigObject {
     let path: String
     private let members: [(key: String, value: JSONValue)]
     private var asked: Set<String> = []
+    /// Keys whose `null` was asked for with ``isNull(_:)`` (it means "off" there).
+    private var nullable: Set<String> = []
 
     init(file: String, path: String, value: JSONValue) throws {
         guard case .object(let members) = value else {
@@ -29,62 +31,69 @@ struct ConfigObject {
         path.isEmpty ? key : "\(path).\(key)"
     }
 
-    private mutating func raw(_ key: String) -> JSONValue? {
+    /// The value of `key`; `null` is an error unless ``isNull(_:)`` gave it a meaning (leave a key
+    /// out to mean "not set").
+    private mutating func raw(_ key: String) throws -> JSONValue? {
         asked.insert(key)
-        guard let value = members.last(where: { $0.key == key })?.value, value != .null else { return nil }
+        guard let value = members.last(where: { $0.key == key })?.value else { return nil }
+        if value == .null {
+            guard nullable.contains(key) else { throw error(key, "null is not allowed here; leave the key out instead") }
+            return nil
+        }
         return value
     }
 
     /// Whether the key is present with `null` (to turn something off).
     mutating func isNull(_ key: String) -> Bool {
         asked.insert(key)
+        nullable.insert(key)
         return members.last(where: { $0.key == key })?.value == .null
     }
 
     mutating func string(_ key: String) throws -> String? {
-        guard let value = raw(key) else { return nil }
+        guard let value = try raw(key) else { return nil }
         guard case .string(let text) = value else { throw error(key, "expected a string") }
         return text
     }
 
     mutating func int(_ key: String, in range: ClosedRange<Int> = Int.min...Int.max) throws -> Int? {
-        guard let value = raw(key) else { return nil }
+        guard let value = try raw(key) else { return nil }
         guard case .number(let text) = value, let integer = Int(text) else { throw error(key, "expected an integer") }
         guard range.contains(integer) else { throw error(key, "must be between \(range.lowerBound) and \(range.upperBound), got \(integer)") }
         return integer
     }
 
     mutating func uint64(_ key: String) throws -> UInt64? {
-        guard let value = raw(key) else { return nil }
+        guard let value = try raw(key) else { return nil }
         guard case .number(let text) = value, let integer = UInt64(text) else { throw error(key, "expected a non-negative integer") }
         return integer
     }
 
     mutating func double(_ key: String) throws -> Double? {
-        guard let value = raw(key) else { return nil }
+        guard let value = try raw(key) else { return nil }
         guard case .number(let text) = value, let number = Double(text) else { throw error(key, "expected a number") }
         return number
     }
 
     mutating func bool(_ key: String) throws -> Bool? {
-        guard let value = raw(key) else { return nil }
+        guard let value = try raw(key) else { return nil }
         guard case .bool(let flag) = value else { throw error(key, "expected true or false") }
         return flag
     }
 
     mutating func object(_ key: String) throws -> ConfigObject? {
-        guard let value = raw(key) else { return nil }
+        guard let value = try raw(key) else { return nil }
         return try ConfigObject(file: file, path: child(key), value: value)
     }
 
     mutating func objects(_ key: String) throws -> [ConfigObject]? {
-        guard let value = raw(key) else { return nil }
+        guard let value = try raw(key) else { return nil }
         guard case .array(let values) = value else { throw error(key, "expected an array") }
         return try values.enumerated().map { try ConfigObject(file: file, path: "\(child(key))[\($0.offset)]", value: $0.element) }
     }
 
     mutating func strings(_ key: String) throws -> [String]? {
-        guard let value = raw(key) else { return nil }
+        guard let value = try raw(key) else { return nil }
         guard case .array(let values) = value else { throw error(key, "expected an array of strings") }
         return try values.map {
             guard case .string(let text) = $0 else { throw error(key, "expected an array of strings") }
@@ -94,7 +103,7 @@ struct ConfigObject {
 
     /// Members as objects keyed by name (`devices`).
     mutating func objectMap(_ key: String) throws -> [(String, ConfigObject)]? {
-        guard let value = raw(key) else { return nil }
+        guard let value = try raw(key) else { return nil }
         guard case .object(let map) = value else { throw error(key, "expected an object") }
         return try map.map { ($0.key, try ConfigObject(file: file, path: "\(child(key)).\($0.key)", value: $0.value)) }
     }

@@ -136,7 +136,8 @@ extension PushMockConfiguration {
         try object.finish()
     }
 
-    static func device(_ device: inout ConfigObject) throws -> DeviceRecord {
+    /// A device record; an `unregistered` one without `unregisteredAt` is unregistered since `now`.
+    static func device(_ device: inout ConfigObject, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> DeviceRecord {
         var record = DeviceRecord()
         record.bundleID = try device.string("bundleId")
         record.fcmProject = try device.string("project")
@@ -148,12 +149,12 @@ extension PushMockConfiguration {
         case "active": record.state = .active
         case "expired": record.state = .expired
         case "unregistered":
-            guard let since = try device.int("unregisteredAt") else { throw device.error("unregisteredAt", "required for unregistered devices (milliseconds since the epoch)") }
+            let since = try device.int("unregisteredAt", in: 0...((1 << 53) - 1)) ?? Int(now)
             record.state = .unregistered(sinceMilliseconds: Int64(since))
         case let other:
             throw device.error("state", "must be active, unregistered or expired, got \(other)")
         }
-        _ = try device.int("unregisteredAt")
+        _ = try device.int("unregisteredAt", in: 0...((1 << 53) - 1))
         try device.finish()
         return record
     }
@@ -163,6 +164,9 @@ extension PushMockConfiguration {
         var match = FaultRule.Match()
         if var matchObject = try object.object("match") {
             match.service = try matchObject.string("service")
+            if let service = match.service, !Delivery.Service.all.map(\.rawValue).contains(service) {
+                throw matchObject.error("service", "must be one of \(Delivery.Service.all.map(\.rawValue).joined(separator: ", ")), got \(service)")
+            }
             match.path = try matchObject.string("path")
             match.token = try matchObject.string("token")
             match.topic = try matchObject.string("topic")
@@ -172,8 +176,11 @@ extension PushMockConfiguration {
         var actions: [FaultRule.Action] = []
         if var reject = try object.object("reject") {
             guard let reason = try reject.string("reason") else { throw ConfigObject.error(reject.file, reject.path, "reason is required") }
-            let status = try reject.int("status", in: 100...599) ?? APNSRejectionReason.named(reason)?.status
-            guard let status else { throw ConfigObject.error(reject.file, reject.path, "status is required for a reason PushMock does not know (\(reason))") }
+            guard !reason.isEmpty else { throw reject.error("reason", "must not be empty") }
+            let status = try reject.int("status", in: 100...599) ?? APNSRejectionReason.named(reason)?.status ?? FCMErrorCode(rawValue: reason)?.httpStatus
+            guard let status else {
+                throw ConfigObject.error(reject.file, reject.path, "status is required for a reason that is neither an APNs reason nor an FCM error code PushMock knows (\(reason))")
+            }
             try reject.finish()
             actions.append(.reject(status: status, reason: reason))
         }
@@ -183,14 +190,18 @@ extension PushMockConfiguration {
         if let reason = try object.string("goAway") {
             actions.append(.goAway(reason: reason))
         }
-        if try object.bool("resetStream") == true {
+        if let reset = try object.bool("resetStream") {
+            guard reset else { throw object.error("resetStream", "can only be true (leave it out otherwise)") }
             actions.append(.resetStream)
         }
         guard actions.count == 1, let action = actions.first else {
             throw ConfigObject.error(object.file, object.path, "exactly one action is required: reject {status, reason}, delayMilliseconds, goAway, or resetStream: true")
         }
         let id = try object.string("id") ?? "config-\(index + 1)"
-        let count = try object.int("count", in: 1...Int.max)
+        guard !id.isEmpty, id.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x2E || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+            throw object.error("id", "must be letters, digits, '.', '-' or '_' (it appears in URLs), got \(id)")
+        }
+        let count = try object.int("count", in: 1...((1 << 53) - 1))
         let probability = try object.double("probability")
         if let probability, !(0...1).contains(probability) {
             throw object.error("probability", "must be between 0 and 1")

@@ -28,6 +28,8 @@ enum DeliveryJSON {
         object["explanation"] = delivery.explanation ?? NSNull()
         object["fault"] = delivery.fault ?? NSNull()
         object["project"] = delivery.project ?? NSNull()
+        object["activityId"] = delivery.activityID ?? NSNull()
+        object["issuedActivityToken"] = delivery.issuedActivityToken ?? NSNull()
         object["deviceOutcome"] = DeliveryFilter.DeviceOutcome(delivery.outcome).rawValue
         object["dropReason"] = delivery.outcome == .dropped ? (delivery.reason ?? NSNull()) : NSNull()
         if let text = String(validating: delivery.body, as: UTF8.self) {

@@ -19,6 +19,9 @@ public enum InspectionRoutes {
         ("api/v1/reset", ["POST"]),
         ("api/v1/keys", ["GET"]),
         ("api/v1/service-accounts", ["GET"]),
+        ("api/v1/activities", ["GET"]),
+        ("api/v1/activities/*", ["GET"]),
+        ("api/v1/channels", ["GET"]),
     ].map { ($0.0.split(separator: "/"), $0.1) }
 
     /// Every route as `(path with * for a segment, methods)`.

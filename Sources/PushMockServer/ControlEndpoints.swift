@@ -24,6 +24,8 @@ struct ControlEndpoints: Sendable {
     let configuration: PushMockConfiguration
     /// The FCM service accounts loaded (public parts only are ever shown).
     let serviceAccounts: [ServiceAccount]
+    /// Simulated Live Activities and broadcast channels.
+    let activities: ActivityEndpoints
 
     /// Answers a control route, or returns nil for the delivery routes.
     func respond(to request: InspectionRequest, eventLoop: any EventLoop) -> ResponderResult? {
@@ -40,6 +42,12 @@ struct ControlEndpoints: Sendable {
             return .response(Self.http(devicesRoute(request, token: segments.count > 3 ? segments[3] : nil)))
         case (_, "faults", _):
             return .response(Self.http(faultsRoute(request, id: segments.count > 3 ? segments[3] : nil)))
+        case ("GET", "activities", 3):
+            return .response(Self.http(activities.list(request)))
+        case ("GET", "activities", 4):
+            return .response(Self.http(activities.one(segments[3])))
+        case ("GET", "channels", 3):
+            return .response(Self.http(activities.channelList(request)))
         case ("GET", "keys", 3):
             return .response(Self.http(.json(200, keysJSON())))
         case ("GET", "service-accounts", 3):
@@ -154,16 +162,8 @@ struct ControlEndpoints: Sendable {
     }
 
     static func deviceJSON(_ token: String, _ record: DeviceRecord) -> String {
-        var fields = [#""token":"\#(JSONText.escape(token))""#]
-        if let bundle = record.bundleID { fields.append(#""bundleId":"\#(JSONText.escape(bundle))""#) }
-        if let environment = record.environment { fields.append(#""environment":"\#(environment.rawValue)""#) }
-        if let project = record.fcmProject { fields.append(#""project":"\#(JSONText.escape(project))""#) }
-        switch record.state {
-        case .active: fields.append(#""state":"active""#)
-        case .expired: fields.append(#""state":"expired""#)
-        case .unregistered(let since): fields.append(#""state":"unregistered","unregisteredAt":\#(since)"#)
-        }
-        return "{" + fields.joined(separator: ",") + "}"
+        let fields = record.configurationJSON.dropFirst()
+        return #"{"token":"\#(JSONText.escape(token))""# + (fields == "}" ? "}" : "," + fields)
     }
 
     // MARK: Faults
@@ -238,6 +238,8 @@ struct ControlEndpoints: Sendable {
 
     private func reset() {
         Self.reset(store: store, faults: faults, devices: devices, accessTokens: accessTokens, configuration: configuration)
+        activities.activities.removeAll()
+        activities.channels.removeAll()
     }
 
     /// Deliveries cleared, faults and devices back to the configuration, access tokens forgotten.
@@ -270,6 +272,13 @@ extension DeviceRecord {
         case .active: fields.append(#""state":"active""#)
         case .expired: fields.append(#""state":"expired""#)
         case .unregistered(let since): fields.append(#""state":"unregistered","unregisteredAt":\#(since)"#)
+        }
+        switch liveActivity {
+        case nil: break
+        case .activity: fields.append(#""liveActivity":"activity""#)
+        case .pushToStart(let type):
+            fields.append(#""liveActivity":"pushToStart""#)
+            if let type { fields.append(#""attributesType":"\#(JSONText.escape(type))""#) }
         }
         return "{" + fields.joined(separator: ",") + "}"
     }

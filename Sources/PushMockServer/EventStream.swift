@@ -67,6 +67,9 @@ final class EventStream: Sendable {
             var chunk: [UInt8] = []
             for delivery in batch {
                 chunk += Self.event(id: delivery.id, type: "delivery", json: InspectionAPI.json(delivery))
+                for activity in Self.activityEvents(delivery) {
+                    chunk += Self.event(id: delivery.id, type: "activity", json: activity)
+                }
             }
             writer.write(chunk)
             state.withLock { $0.cursor = last.id }
@@ -88,6 +91,24 @@ final class EventStream: Sendable {
         if writer.isClosed {
             store.cancelWait(waiter)
         }
+    }
+
+    /// The Live Activity events a delivery caused: a simulated device issuing an activity push
+    /// token (as the app would report it to its server), and what the device did with the push.
+    static func activityEvents(_ delivery: Delivery) -> [[UInt8]] {
+        guard let activityID = delivery.activityID else { return [] }
+        var events: [[UInt8]] = []
+        if let token = delivery.issuedActivityToken {
+            var attributesType = "null"
+            if case .string(let type)? = JSONValue.parse(delivery.body)?["aps"]?["attributes-type"] {
+                attributesType = "\"\(JSONText.escape(type))\""
+            }
+            events.append(Array(#"{"type":"activityTokenIssued","activityToken":"\#(token)","pushToStartToken":"\#(JSONText.escape(delivery.deviceToken ?? ""))","attributesType":\#(attributesType),"deliveryId":\#(delivery.id)}"#.utf8))
+        }
+        let outcome = delivery.outcome == .dropped ? "dropped" : "applied"
+        let reason = delivery.outcome == .dropped ? "\"\(JSONText.escape(delivery.reason ?? ""))\"" : "null"
+        events.append(Array(#"{"type":"activityPush","activityId":"\#(JSONText.escape(activityID))","deviceOutcome":"\#(outcome)","dropReason":\#(reason),"deliveryId":\#(delivery.id)}"#.utf8))
+        return events
     }
 
     /// One event in the SSE wire format.

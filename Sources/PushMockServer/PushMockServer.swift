@@ -36,6 +36,8 @@ public final class PushMockServer: Service, Sendable {
     public let faults: FaultPlan
     /// OAuth access tokens issued.
     public let accessTokens: AccessTokenStore
+    let activities: LiveActivities
+    let channels: BroadcastChannelStore
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
 
@@ -56,6 +58,8 @@ public final class PushMockServer: Service, Sendable {
         self.tokens = components.tokens
         self.faults = components.faults
         self.accessTokens = components.accessTokens
+        self.activities = components.activities
+        self.channels = components.channels
         self.group = group
         self.ownsGroup = ownsGroup
     }
@@ -70,6 +74,8 @@ public final class PushMockServer: Service, Sendable {
         let tokens: ProviderTokenVerifier
         let faults: FaultPlan
         let accessTokens: AccessTokenStore
+        let activities: LiveActivities
+        let channels: BroadcastChannelStore
         let push: PushResponder
         let inspection: InspectionResponder
         let pushAddress: PushAddress
@@ -94,11 +100,14 @@ public final class PushMockServer: Service, Sendable {
         let store = InMemoryDeliveryStore(retention: max(1, configuration.retention))
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
         let metrics = ServerMetrics()
+        let activities = LiveActivities(limits: configuration.liveActivityLimits, devices: devices, seed: configuration.idSeed)
         let recorder = DeliveryRecorder(store: store, metrics: metrics)
+        let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
         let endpoint = APNSEndpoint(
             validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices),
             recorder: recorder,
+            activities: activities,
             faults: faults,
             clock: configuration.clock,
             trust: trust,
@@ -126,7 +135,7 @@ public final class PushMockServer: Service, Sendable {
         )
         let fcm = FCMEndpoint(
             validator: FCMMessageValidator(strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity),
-            accounts: accounts, tokens: accessTokens, devices: devices, recorder: recorder, faults: faults, clock: configuration.clock, logger: logger
+            accounts: accounts, tokens: accessTokens, devices: devices, recorder: recorder, activities: activities, faults: faults, clock: configuration.clock, logger: logger
         )
         let caFile: String
         switch configuration.tls {
@@ -144,15 +153,18 @@ public final class PushMockServer: Service, Sendable {
             tokens: tokens,
             faults: faults,
             accessTokens: accessTokens,
+            activities: activities,
+            channels: channels,
             push: PushResponder(
-                mode: configuration.mode, apns: endpoint, fcm: fcm, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
+                mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
                 streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics
             ),
             inspection: InspectionResponder(
                 api: api,
                 control: ControlEndpoints(
                     api: api, store: store, devices: devices, faults: faults,
-                    accessTokens: accessTokens, configuration: configuration, serviceAccounts: accounts
+                    accessTokens: accessTokens, configuration: configuration, serviceAccounts: accounts,
+                    activities: ActivityEndpoints(activities: activities, channels: channels, clock: configuration.clock)
                 ),
                 metrics: metrics
             ),
@@ -258,7 +270,23 @@ public final class PushMockServer: Service, Sendable {
     /// devices as configured, access tokens forgotten.
     public func reset() {
         ControlEndpoints.reset(store: store, faults: faults, devices: devices, accessTokens: accessTokens, configuration: configuration)
+        activities.removeAll()
+        channels.removeAll()
     }
+
+    /// The simulated Live Activity with push token (or id) `token`, with its timeline.
+    public func activity(_ token: String) -> SimulatedActivity? {
+        activities.activity(token)
+    }
+
+    /// Every simulated Live Activity.
+    public var liveActivities: [SimulatedActivity] { activities.all }
+
+    /// Every broadcast channel.
+    public var broadcastChannels: [BroadcastChannel] { channels.all }
+
+    /// The simulated devices' limits (for ``SimulatedActivity/state(at:limits:)``).
+    public var liveActivityLimits: LiveActivityDevice.Limits { activities.limits }
 
     /// Stops every listener gracefully (GOAWAY, in-flight streams finish).
     public func shutdown() async {

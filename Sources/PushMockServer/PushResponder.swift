@@ -10,6 +10,7 @@ import Synchronization
 final class PushResponder: HTTPResponder {
     private let mode: PushMockConfiguration.Mode
     private let apns: APNSEndpoint
+    private let broadcast: BroadcastEndpoint
     private let fcm: FCMEndpoint
     private let oauth: OAuthEndpoint
     private let tokenPath: String
@@ -17,10 +18,11 @@ final class PushResponder: HTTPResponder {
     private let ids = Mutex(IDGenerator())
     let metrics: ServerMetrics
 
-    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, fcm: FCMEndpoint, oauth: OAuthEndpoint, tokenPath: String, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics) {
+    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, broadcast: BroadcastEndpoint, fcm: FCMEndpoint, oauth: OAuthEndpoint, tokenPath: String, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics) {
         self.metrics = metrics
         self.mode = mode
         self.apns = apns
+        self.broadcast = broadcast
         self.fcm = fcm
         self.oauth = oauth
         self.tokenPath = tokenPath
@@ -75,6 +77,9 @@ final class PushResponder: HTTPResponder {
     private func route(_ request: HTTPServerRequest, context: RequestContext) -> (service: String, result: ResponderResult) {
         if request.path.hasPrefix("/3/") {
             return ("apns", apns.respond(to: request, context: context))
+        }
+        if request.path.hasPrefix("/1/apps/") || request.path.hasPrefix("/4/broadcasts/") {
+            return ("broadcast", broadcast.respond(to: request, context: context))
         }
         // Any other endpoint is not APNs: it never holds a connection at one stream.
         if context.control.maxConcurrentStreams < apns.raisedStreamLimit {

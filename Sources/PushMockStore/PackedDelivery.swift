@@ -44,6 +44,8 @@ struct PackedDelivery {
         writer.put(delivery.explanation)
         writer.put(delivery.fault)
         writer.put(delivery.project)
+        writer.put(delivery.activityID)
+        writer.put(delivery.issuedActivityToken)
         writer.putLength(UInt32(delivery.headers.count))
         for field in delivery.headers {
             writer.put(field.name)
@@ -114,6 +116,8 @@ struct PackedDelivery {
             let explanation = string()
             let fault = string()
             let project = string()
+            let activityID = string()
+            let issuedActivityToken = string()
             let headerCount = Int(length())
             var headers: [HeaderField] = []
             headers.reserveCapacity(headerCount)
@@ -136,6 +140,8 @@ struct PackedDelivery {
                 project: project
             )
             delivery.id = id
+            delivery.activityID = activityID
+            delivery.issuedActivityToken = issuedActivityToken
             return delivery
         }
     }

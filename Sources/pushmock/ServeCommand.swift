@@ -110,6 +110,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds a Live Activity timestamp may be ahead of now (default 300).")
     var liveActivityMaxAhead: Int64?
 
+    @Option(help: "Priority-10 Live Activity updates a simulated device applies per activity per hour (default: no budget).")
+    var liveActivityBudget: Int?
+
     @Option(help: "Seed for generated ids, for reproducible runs.")
     var idSeed: UInt64?
 
@@ -144,6 +147,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let liveActivityProfile, LiveActivityProfile(rawValue: liveActivityProfile) == nil {
             throw ValidationError("--live-activity-profile must be strict or apple (got \(liveActivityProfile))")
+        }
+        if let liveActivityBudget, liveActivityBudget < 1 {
+            throw ValidationError("--live-activity-budget must be at least 1 (got \(liveActivityBudget))")
         }
         for (name, value) in [("--live-activity-max-age", liveActivityMaxAge), ("--live-activity-max-ahead", liveActivityMaxAhead)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 or more") }
@@ -207,6 +213,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let liveActivityProfile { configuration.apns.options.liveActivity.profile = LiveActivityProfile(rawValue: liveActivityProfile) ?? .strict }
         if let liveActivityMaxAge { configuration.apns.options.liveActivity.maxAge = liveActivityMaxAge }
         if let liveActivityMaxAhead { configuration.apns.options.liveActivity.maxAhead = liveActivityMaxAhead }
+        if let liveActivityBudget { configuration.liveActivityLimits.priorityBudgetPerHour = liveActivityBudget }
         return configuration
     }
 

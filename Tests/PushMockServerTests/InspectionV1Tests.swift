@@ -59,7 +59,7 @@ struct InspectionV1Tests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 let port = server.inspectionPort!
-                async let live = Self.readEvents(port: port, target: "/api/v1/events?service=apns", count: 3)
+                async let live = Self.readEvents(port: port, target: "/api/v1/events?service=apns&after=0", count: 3)
                 try await Task.sleep(for: .milliseconds(200))
                 #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
                 #expect(try await ControlAPITests.push(client, server, token: "zz", issuedAt: clock.nowSeconds) == 400)

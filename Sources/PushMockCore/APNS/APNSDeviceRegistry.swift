@@ -22,13 +22,17 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
     /// For FCM registration tokens: the project (sender) the token belongs to
     /// (`SENDER_ID_MISMATCH` for another).
     public var fcmProject: String?
+    /// For Live Activities: a push-to-start token (for an attributes type) or an activity token;
+    /// `nil` accepts both kinds.
+    public var liveActivity: LiveActivityTokenKind?
 
     /// Creates a record.
-    public init(bundleID: String? = nil, environment: APNSEnvironment? = nil, state: State = .active, fcmProject: String? = nil) {
+    public init(bundleID: String? = nil, environment: APNSEnvironment? = nil, state: State = .active, fcmProject: String? = nil, liveActivity: LiveActivityTokenKind? = nil) {
         self.bundleID = bundleID
         self.environment = environment
         self.state = state
         self.fcmProject = fcmProject
+        self.liveActivity = liveActivity
     }
 }
 

@@ -62,6 +62,25 @@ public struct APNSRejectionReason: Sendable, Hashable, CustomStringConvertible {
 
     /// The reason with this wire string, if PushMock knows it.
     public static func named(_ reason: String) -> APNSRejectionReason? {
-        all.first { $0.reason == reason }
+        all.first { $0.reason == reason } ?? broadcast.first { $0.reason == reason }
     }
+
+    // Broadcast push and channel management only (apns.md §10).
+    public static let featureNotEnabled = APNSRejectionReason("FeatureNotEnabled", status: 400)
+    public static let missingChannelID = APNSRejectionReason("MissingChannelId", status: 400)
+    public static let badChannelID = APNSRejectionReason("BadChannelId", status: 400)
+    public static let channelNotRegistered = APNSRejectionReason("ChannelNotRegistered", status: 400)
+    public static let badRequestParams = APNSRejectionReason("BadRequestParams", status: 400)
+    public static let badRequestPayload = APNSRejectionReason("BadRequestPayload", status: 400)
+    public static let missingPushType = APNSRejectionReason("MissingPushType", status: 400)
+    public static let cannotCreateChannelConfig = APNSRejectionReason("CannotCreateChannelConfig", status: 400)
+    /// Reported by a client, not documented by Apple: a missing or invalid `message-storage-policy`.
+    public static let missingChannelQueueSize = APNSRejectionReason("MissingChannelQueueSize", status: 400)
+    public static let topicMismatch = APNSRejectionReason("TopicMismatch", status: 403)
+
+    /// The reasons only broadcast and channel management answer.
+    public static let broadcast: [APNSRejectionReason] = [
+        .featureNotEnabled, .missingChannelID, .badChannelID, .channelNotRegistered, .badRequestParams, .badRequestPayload,
+        .missingPushType, .cannotCreateChannelConfig, .missingChannelQueueSize, .topicMismatch,
+    ]
 }

@@ -72,6 +72,11 @@ public struct Delivery: Sendable, Identifiable {
     public var fault: String?
     /// The FCM project (FCM and OAuth deliveries).
     public var project: String?
+    /// The simulated Live Activity the push reached (its push token, or `local-<n>`).
+    public var activityID: String?
+    /// The activity push token a simulated device issued for a start with `input-push-token: 1`,
+    /// as the app would report it to its server.
+    public var issuedActivityToken: String?
 
     /// Creates a delivery (the store assigns `id`).
     public init(

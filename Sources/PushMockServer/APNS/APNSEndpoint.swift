@@ -12,6 +12,7 @@ import Synchronization
 final class APNSEndpoint: Sendable {
     let validator: APNSValidator
     let recorder: DeliveryRecorder
+    let activities: LiveActivities
     let faults: FaultPlan
     let clock: PushMockClock
     let trust: ClientCertificateTrust
@@ -20,9 +21,10 @@ final class APNSEndpoint: Sendable {
     let logger: Logger
     private let seeds: Mutex<IDGenerator>
 
-    init(validator: APNSValidator, recorder: DeliveryRecorder, faults: FaultPlan, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
+    init(validator: APNSValidator, recorder: DeliveryRecorder, activities: LiveActivities, faults: FaultPlan, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
         self.validator = validator
         self.recorder = recorder
+        self.activities = activities
         self.faults = faults
         self.clock = clock
         self.trust = trust
@@ -66,6 +68,12 @@ final class APNSEndpoint: Sendable {
         (request.authority ?? request.headers["host"]).flatMap(APNSEnvironment.init(host:))
             ?? connection.serverName.flatMap(APNSEnvironment.init(host:))
             ?? defaultEnvironment
+    }
+
+    /// `com.example.app` of `com.example.app.push-type.liveactivity`.
+    static func bundleID(ofTopic topic: String) -> String {
+        guard let range = topic.range(of: ".push-type.") else { return topic }
+        return String(topic[..<range.lowerBound])
     }
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
@@ -117,7 +125,17 @@ final class APNSEndpoint: Sendable {
             }
             response = HTTPServerResponse(status: 200, headers: responseHeaders)
         }
-        recorder.record(Delivery(
+        // What a device does with an accepted Live Activity push (both profiles).
+        var device: LiveActivityDevice.Outcome?
+        if rejection == nil, verdict.pushType == .liveactivity, let token = verdict.deviceToken {
+            device = activities.receive(
+                payload: request.body, token: token, bundleID: verdict.topic.map(Self.bundleID(ofTopic:)),
+                priority: request.headers["apns-priority"].flatMap { Int($0) } ?? 10, service: "apns", now: now,
+                payloadDrop: verdict.droppedByDevice ? verdict.liveActivityRule : nil
+            )
+        }
+        let fields = device?.deliveryFields
+        var delivery = Delivery(
             receivedAt: now,
             connectionID: context.connection.id,
             httpVersion: context.connection.httpVersion.rawValue,
@@ -133,13 +151,19 @@ final class APNSEndpoint: Sendable {
             topic: verdict.topic,
             deviceToken: verdict.deviceToken,
             apnsID: verdict.apnsID,
-            outcome: rejection != nil ? .rejected : (verdict.droppedByDevice ? .dropped : .accepted),
+            outcome: rejection != nil ? .rejected : (fields?.outcome ?? (verdict.droppedByDevice ? .dropped : .accepted)),
             status: response.status,
-            reason: rejection?.reason ?? (verdict.droppedByDevice ? verdict.liveActivityRule?.reason : nil),
-            explanation: fault.map { "fault \($0.id)" } ?? verdict.explanation,
+            reason: rejection?.reason ?? fields?.reason ?? (verdict.droppedByDevice ? verdict.liveActivityRule?.reason : nil),
+            explanation: fault.map { "fault \($0.id)" } ?? fields?.explanation ?? verdict.explanation,
             diagnostics: verdict.diagnostics,
             fault: fault?.id
-        ))
+        )
+        delivery.activityID = device?.activityID
+        delivery.issuedActivityToken = device?.issuedToken
+        let id = recorder.record(delivery)
+        if let device {
+            activities.attach(deliveryID: id, to: [device])
+        }
         return FaultEffects.apply(fault, to: response, context: context)
     }
 }

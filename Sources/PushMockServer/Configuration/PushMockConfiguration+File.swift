@@ -79,6 +79,11 @@ extension PushMockConfiguration {
             }
             if let age = try live.int("maxAge", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAge = Int64(age) }
             if let ahead = try live.int("maxAhead", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAhead = Int64(ahead) }
+            if let budget = try live.int("priorityBudgetPerHour", in: 1...100_000) { liveActivityLimits.priorityBudgetPerHour = budget }
+            if let hours = try live.double("endAfterHours"), hours > 0 { liveActivityLimits.endAfterStart = Int64(hours * 3_600_000) }
+            if let hours = try live.double("removeAfterHours"), hours > 0 { liveActivityLimits.removeAfterStart = Int64(hours * 3_600_000) }
+            if let hours = try live.double("dismissAfterEndHours"), hours >= 0 { liveActivityLimits.dismissAfterEnd = Int64(hours * 3_600_000) }
+            if let count = try live.int("maxActivities", in: 1...1_000_000) { liveActivityLimits.maxActivities = count }
             try live.finish()
         }
         for (token, var device) in try root.objectMap("devices") ?? [] {
@@ -141,6 +146,18 @@ extension PushMockConfiguration {
         var record = DeviceRecord()
         record.bundleID = try device.string("bundleId")
         record.fcmProject = try device.string("project")
+        let attributesType = try device.string("attributesType")
+        switch try device.string("liveActivity") {
+        case nil:
+            if attributesType != nil { throw device.error("attributesType", "goes with liveActivity: pushToStart") }
+        case "pushToStart":
+            record.liveActivity = .pushToStart(attributesType: attributesType)
+        case "activity":
+            if attributesType != nil { throw device.error("attributesType", "goes with liveActivity: pushToStart") }
+            record.liveActivity = .activity
+        case let other?:
+            throw device.error("liveActivity", "must be pushToStart or activity, got \(other)")
+        }
         if let text = try device.string("environment") {
             guard let environment = APNSEnvironment(rawValue: text) else { throw device.error("environment", "must be sandbox or production") }
             record.environment = environment

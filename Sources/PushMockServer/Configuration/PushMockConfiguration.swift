@@ -49,6 +49,11 @@ public struct PushMockConfiguration: Sendable {
     /// (or `?access_token=` for a browser's EventSource); `/livez` and `/readyz` stay open. Set it
     /// whenever the inspection host is not loopback.
     public var inspectionToken: String?
+    /// The simulated devices' Live Activity limits (8 h / 12 h / 4 h, an optional priority-10
+    /// budget, how many activities are kept).
+    public var liveActivityLimits = LiveActivityDevice.Limits()
+    /// Broadcast channels per app and environment (Apple: 10 000; `CannotCreateChannelConfig` past it).
+    public var broadcastChannelLimit = 10_000
     /// Deliveries kept in memory; the oldest are evicted first.
     public var retention = 10_000
     /// APNs keys, bundles, trust roots, environment and choices.

@@ -15,18 +15,20 @@ final class FCMEndpoint: Sendable {
     let tokens: AccessTokenStore
     let devices: DeviceRegistry
     let recorder: DeliveryRecorder
+    let activities: LiveActivities
     let faults: FaultPlan
     let clock: PushMockClock
     let logger: Logger
     private let ids = Mutex(IDGenerator())
     private let selfSigned = Mutex<[String: AccessTokenStore.Grant]>([:])
 
-    init(validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, recorder: DeliveryRecorder, faults: FaultPlan, clock: PushMockClock, logger: Logger) {
+    init(validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, recorder: DeliveryRecorder, activities: LiveActivities, faults: FaultPlan, clock: PushMockClock, logger: Logger) {
         self.validator = validator
         self.accounts = accounts
         self.tokens = tokens
         self.devices = devices
         self.recorder = recorder
+        self.activities = activities
         self.faults = faults
         self.clock = clock
         self.logger = logger
@@ -114,7 +116,19 @@ final class FCMEndpoint: Sendable {
         }
         diagnostics += result?.diagnostics ?? []
         let drop = outcome.reason == nil ? result?.liveActivityDrop : nil
-        recorder.record(Delivery(
+        // The APNs request FCM makes for a Live Activity message reaches the same simulated device.
+        var device: LiveActivityDevice.Outcome?
+        if outcome.reason == nil, let result, !result.validateOnly, let token = result.liveActivityToken,
+           let apns = JSONValue.parse(request.body)?["message"]?["apns"], let payload = apns["payload"] {
+            var priority = 10
+            if case .string(let text)? = apns["headers"]?["apns-priority"], let value = Int(text) { priority = value }
+            device = activities.receive(
+                json: payload, token: token, bundleID: result.apnsTopic.map(APNSEndpoint.bundleID(ofTopic:)), priority: priority,
+                service: "fcm", now: now, payloadDrop: drop
+            )
+        }
+        let fields = device?.deliveryFields
+        var delivery = Delivery(
             receivedAt: now, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .fcm, method: request.method, path: request.path,
             headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,
@@ -122,10 +136,16 @@ final class FCMEndpoint: Sendable {
             pushType: result?.isLiveActivity == true ? "liveactivity" : nil,
             topic: result?.target.flatMap { if case .topic(let topic) = $0 { topic } else if case .condition(let condition) = $0 { condition } else { nil } },
             deviceToken: result?.target.flatMap { if case .token(let token) = $0 { token } else if case .fid(let fid) = $0 { fid } else { nil } },
-            outcome: outcome.reason != nil ? .rejected : (drop != nil ? .dropped : .accepted), status: outcome.status,
-            reason: outcome.reason ?? drop?.reason, explanation: outcome.explanation ?? drop?.explanation,
+            outcome: outcome.reason != nil ? .rejected : (fields?.outcome ?? (drop != nil ? .dropped : .accepted)), status: outcome.status,
+            reason: outcome.reason ?? fields?.reason ?? drop?.reason, explanation: outcome.explanation ?? fields?.explanation ?? drop?.explanation,
             diagnostics: diagnostics, fault: fault?.id, project: project
-        ))
+        )
+        delivery.activityID = device?.activityID
+        delivery.issuedActivityToken = device?.issuedToken
+        let deliveryID = recorder.record(delivery)
+        if let device {
+            activities.attach(deliveryID: deliveryID, to: [device])
+        }
         let response = GooglePages.json(status: outcome.status, outcome.body, extraHeaders: outcome.headers)
         return FaultEffects.apply(fault, to: response, context: context)
     }

@@ -33,7 +33,10 @@ public struct LiveActivityRule: Sendable, Hashable, CustomStringConvertible {
     public static let invalidRelevanceScore = LiveActivityRule("LiveActivityInvalidRelevanceScore", "aps.relevance-score must be a number")
     public static let missingAPS = LiveActivityRule("LiveActivityMissingAPS", "a Live Activity payload needs an aps object")
 
-    /// Every rule.
+    /// Broadcast only: a broadcast updates or ends the activities on a channel; it cannot start one.
+    public static let broadcastCannotStart = LiveActivityRule("LiveActivityBroadcastCannotStart", "a broadcast can only update or end activities; start one with push-to-start")
+
+    /// Every rule of device pushes (the broadcast-only rule is ``broadcastCannotStart``).
     public static let all: [LiveActivityRule] = [
         .missingEvent, .invalidEvent, .missingTimestamp, .timestampNotInteger, .timestampInMilliseconds, .timestampStale,
         .timestampInFuture, .missingContentState, .contentStateNotObject, .missingAttributesType, .missingAttributes,

@@ -1,0 +1,226 @@
+/// The device side of Live Activities, simulated (apns.md §9; DESIGN.md "Outcomes"): activities
+/// keyed by token, what a device applies and what it drops, push-to-start with issued tokens, and
+/// broadcast channel fan-out. A pure value: time comes in as an argument, so tests can jump 8 hours.
+///
+/// ```swift
+/// var device = LiveActivityDevice(limits: .init(), seed: 1)
+/// let started = device.receive(startPush, token: pushToStartToken, kind: nil, bundleID: "com.example.app", service: "apns", now: t)
+/// let update = device.receive(updatePush, token: started.issuedToken!, kind: nil, bundleID: "com.example.app", service: "apns", now: t + 1000)
+/// ```
+public struct LiveActivityDevice: Sendable {
+    /// Device-side limits (apns.md §9), configurable.
+    public struct Limits: Sendable, Hashable {
+        /// An activity ends this long after its start (8 h).
+        public var endAfterStart: Int64 = 8 * 3_600_000
+        /// And is removed this long after its start (12 h).
+        public var removeAfterStart: Int64 = 12 * 3_600_000
+        /// An ended activity without `dismissal-date` stays this long (4 h).
+        public var dismissAfterEnd: Int64 = 4 * 3_600_000
+        /// Priority-10 updates allowed per hour per activity; `nil` (the default) never throttles,
+        /// because Apple does not publish the budget.
+        public var priorityBudgetPerHour: Int?
+        /// Activities kept; the oldest are forgotten first.
+        public var maxActivities = 10_000
+        /// Timeline entries kept per activity.
+        public var maxTimeline = 1000
+
+        public init() {}
+    }
+
+    /// What happened to one push on one activity.
+    public struct Outcome: Sendable, Hashable {
+        /// The activity it reached (nil when dropped before reaching one).
+        public var activityID: String?
+        /// Why the device dropped it, if it did.
+        public var drop: LiveActivityDeviceRule?
+        /// A payload-rule drop (the `apple` profile) passed in.
+        public var payloadDrop: LiveActivityRule?
+        /// The activity push token issued by a start with `input-push-token: 1`.
+        public var issuedToken: String?
+        /// Index of its timeline entry.
+        var entry: Int?
+
+        /// The reason recorded on the delivery when dropped.
+        public var dropReason: String? { payloadDrop?.reason ?? drop?.reason }
+    }
+
+    public let limits: Limits
+    /// Activities by id.
+    public private(set) var activities: [String: SimulatedActivity] = [:]
+    private var order: [String] = []
+    private var orderStart = 0
+    private var ids: IDGenerator
+    private var localCount = 0
+
+    /// A device with `limits`; `seed` fixes the issued tokens.
+    public init(limits: Limits = Limits(), seed: UInt64? = nil) {
+        self.limits = limits
+        self.ids = seed.map(IDGenerator.init(seed:)) ?? IDGenerator()
+    }
+
+    /// The activity with push token or id `key`.
+    public func activity(_ key: String) -> SimulatedActivity? {
+        activities[key.lowercased()] ?? activities[key]
+    }
+
+    /// Forgets every activity.
+    public mutating func removeAll() {
+        activities = [:]
+        order = []
+        orderStart = 0
+    }
+
+    /// A Live Activity push to `token` (the path's device token, or FCM's `live_activity_token`)
+    /// that APNs accepted. `payloadDrop` is a payload rule the `apple` profile let through: the
+    /// device drops the push, and it is recorded on the timeline.
+    public mutating func receive(
+        _ push: LiveActivityPush, token: String, kind: LiveActivityTokenKind?, bundleID: String?, service: String, now: Int64,
+        payloadDrop: LiveActivityRule? = nil
+    ) -> Outcome {
+        let key = token.lowercased()
+        if push.event == "start" {
+            if kind == .activity { return Outcome(drop: .startToActivityToken) }
+            if case .pushToStart(let type?) = kind, push.attributesType != type { return Outcome(drop: .attributesTypeMismatch) }
+            if let payloadDrop { return Outcome(payloadDrop: payloadDrop) }
+            return start(push, pushToStartToken: key, bundleID: bundleID, service: service, now: now)
+        }
+        if case .pushToStart = kind { return Outcome(drop: .updateToPushToStartToken) }
+        if activities[key] == nil {
+            // An activity started elsewhere (or before PushMock ran): the device has it.
+            insert(SimulatedActivity(id: key, token: key, bundleID: bundleID, startedAt: now, implicit: true))
+        }
+        return deliver(push, to: key, service: service, now: now, payloadDrop: payloadDrop)
+    }
+
+    /// A broadcast update or end on `channelID`: reaches every activity of `bundleID` that joined
+    /// the channel, oldest first.
+    public mutating func broadcast(_ push: LiveActivityPush, channelID: String, bundleID: String, now: Int64) -> [Outcome] {
+        let subscribed = activities.values.filter { $0.channelID == channelID && ($0.bundleID == nil || $0.bundleID == bundleID) }
+            .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        return subscribed.map { deliver(push, to: $0.id, service: "broadcast", now: now, payloadDrop: nil) }
+    }
+
+    /// Links a timeline entry to the delivery recorded for it.
+    public mutating func attach(deliveryID: UInt64, to outcome: Outcome) {
+        guard let id = outcome.activityID, let entry = outcome.entry, var activity = activities[id], entry < activity.timeline.count else { return }
+        activity.timeline[entry].deliveryID = deliveryID
+        activities[id] = activity
+    }
+
+    // MARK: Rules
+
+    private mutating func start(_ push: LiveActivityPush, pushToStartToken: String, bundleID: String?, service: String, now: Int64) -> Outcome {
+        var issued: String?
+        let id: String
+        if push.inputPushToken {
+            let token = nextToken()
+            issued = token
+            id = token
+        } else {
+            localCount += 1
+            id = "local-\(localCount)"
+        }
+        var activity = SimulatedActivity(
+            id: id, token: issued, pushToStartToken: pushToStartToken, bundleID: bundleID, attributesType: push.attributesType,
+            attributes: push.attributes, contentState: push.contentState, lastTimestamp: push.timestamp, staleDate: push.staleDate,
+            relevanceScore: push.relevanceScore, startedAt: now, channelID: push.inputPushChannel, implicit: false
+        )
+        activity.timeline.append(entry(push, service: service, now: now, drop: nil))
+        insert(activity)
+        return Outcome(activityID: id, issuedToken: issued, entry: 0)
+    }
+
+    private mutating func deliver(_ push: LiveActivityPush, to id: String, service: String, now: Int64, payloadDrop: LiveActivityRule?) -> Outcome {
+        guard var activity = activities[id] else { return Outcome() }
+        var drop: LiveActivityDeviceRule?
+        if payloadDrop == nil {
+            drop = check(push, activity, now: now)
+        }
+        if payloadDrop == nil, drop == nil {
+            apply(push, to: &activity, now: now)
+        }
+        var recorded = entry(push, service: service, now: now, drop: drop)
+        if let payloadDrop {
+            recorded.applied = false
+            recorded.reason = payloadDrop.reason
+            recorded.explanation = payloadDrop.explanation
+        }
+        activity.timeline.append(recorded)
+        if activity.timeline.count > limits.maxTimeline {
+            activity.timeline.removeFirst(activity.timeline.count - limits.maxTimeline)
+        }
+        let index = activity.timeline.count - 1
+        activities[id] = activity
+        return Outcome(activityID: id, drop: drop, payloadDrop: payloadDrop, entry: index)
+    }
+
+    /// The first device rule an update or end breaks, in the order a device meets them.
+    private func check(_ push: LiveActivityPush, _ activity: SimulatedActivity, now: Int64) -> LiveActivityDeviceRule? {
+        if now >= activity.startedAt + limits.removeAfterStart { return .removed }
+        if let dismissAt = activity.dismissAt, now >= dismissAt { return .dismissed }
+        if activity.endedAt != nil { return .afterEnd }
+        if now >= activity.startedAt + limits.endAfterStart { return .expired }
+        if let last = activity.lastTimestamp, let timestamp = push.timestamp, timestamp <= last { return .olderThanCurrentContent }
+        if let budget = limits.priorityBudgetPerHour, push.priority == 10,
+           activity.priority10.filter({ $0 > now - 3_600_000 }).count >= budget {
+            return .priorityBudgetExceeded
+        }
+        return nil
+    }
+
+    private func apply(_ push: LiveActivityPush, to activity: inout SimulatedActivity, now: Int64) {
+        if let state = push.contentState { activity.contentState = state }
+        if let timestamp = push.timestamp { activity.lastTimestamp = timestamp }
+        if let stale = push.staleDate { activity.staleDate = stale }
+        if let relevance = push.relevanceScore { activity.relevanceScore = relevance }
+        if push.priority == 10 {
+            activity.priority10 = activity.priority10.filter { $0 > now - 3_600_000 } + [now]
+        }
+        if push.event == "end" {
+            activity.endedAt = now
+            // A past dismissal date removes it at once; none keeps it up to 4 hours.
+            activity.dismissAt = push.dismissalDate.map { $0 * 1000 } ?? now + limits.dismissAfterEnd
+        }
+    }
+
+    private func entry(_ push: LiveActivityPush, service: String, now: Int64, drop: LiveActivityDeviceRule?) -> SimulatedActivity.TimelineEntry {
+        SimulatedActivity.TimelineEntry(
+            receivedAt: now, service: service, event: push.event, timestamp: push.timestamp, priority: push.priority,
+            applied: drop == nil, reason: drop?.reason, explanation: drop?.explanation, contentState: push.contentState
+        )
+    }
+
+    private mutating func insert(_ activity: SimulatedActivity) {
+        if activities[activity.id] == nil {
+            order.append(activity.id)
+        }
+        activities[activity.id] = activity
+        while activities.count > limits.maxActivities, orderStart < order.count {
+            activities[order[orderStart]] = nil
+            orderStart += 1
+        }
+        if orderStart > 4096, orderStart * 2 > order.count {
+            order.removeFirst(orderStart)
+            orderStart = 0
+        }
+    }
+
+    /// A new 80-byte (160 hex) activity push token.
+    private mutating func nextToken() -> String {
+        var hex = ""
+        hex.reserveCapacity(160)
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = []
+        for _ in 0..<10 {
+            var word = ids.next()
+            for _ in 0..<8 {
+                let byte = UInt8(truncatingIfNeeded: word)
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 0xF)])
+                word >>= 8
+            }
+        }
+        hex = String(decoding: bytes, as: UTF8.self)
+        return hex
+    }
+}

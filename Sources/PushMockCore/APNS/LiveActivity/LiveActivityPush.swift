@@ -1,0 +1,46 @@
+/// The parts of a Live Activity payload a device acts on, read from `aps` (payload rules have run
+/// before: values that break them are simply absent here).
+public struct LiveActivityPush: Sendable, Hashable {
+    /// `start`, `update` or `end`.
+    public var event: String
+    /// `aps.timestamp` in seconds.
+    public var timestamp: Int64?
+    public var contentState: JSONValue?
+    public var attributesType: String?
+    public var attributes: JSONValue?
+    /// Seconds.
+    public var staleDate: Int64?
+    /// Seconds.
+    public var dismissalDate: Int64?
+    public var relevanceScore: Double?
+    /// `input-push-token: 1`.
+    public var inputPushToken: Bool
+    /// `input-push-channel`.
+    public var inputPushChannel: String?
+    /// `apns-priority` (10 when absent).
+    public var priority: Int
+    /// The alert of a start (title/body), for the timeline.
+    public var alertTitle: String?
+
+    /// Reads `payload` (the whole JSON payload); nil when it has no `aps.event`.
+    public init?(payload: JSONValue, priority: Int) {
+        guard let aps = payload["aps"], case .string(let event)? = aps["event"] else { return nil }
+        self.event = event
+        self.priority = priority
+        timestamp = Self.int(aps["timestamp"])
+        if case .object? = aps["content-state"] { contentState = aps["content-state"] }
+        if case .string(let type)? = aps["attributes-type"] { attributesType = type }
+        if case .object? = aps["attributes"] { attributes = aps["attributes"] }
+        staleDate = Self.int(aps["stale-date"])
+        dismissalDate = Self.int(aps["dismissal-date"])
+        if case .number(let text)? = aps["relevance-score"] { relevanceScore = Double(text) }
+        inputPushToken = Self.int(aps["input-push-token"]) == 1
+        if case .string(let channel)? = aps["input-push-channel"] { inputPushChannel = channel }
+        if case .string(let title)? = aps["alert"]?["title"] { alertTitle = title }
+    }
+
+    static func int(_ value: JSONValue?) -> Int64? {
+        guard case .number(let text)? = value else { return nil }
+        return Int64(text)
+    }
+}

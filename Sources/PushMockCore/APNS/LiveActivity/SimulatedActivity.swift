@@ -1,0 +1,76 @@
+/// A Live Activity as a simulated device holds it: its attributes, current content, dates, state,
+/// and the timeline of every push that reached it with what the device did.
+public struct SimulatedActivity: Sendable, Hashable {
+    /// Where an activity is in its life.
+    public enum State: String, Sendable, Hashable, CaseIterable {
+        /// Shown and updating.
+        case active
+        /// Shown, past its `stale-date`.
+        case stale
+        /// Ended (an `end`, or 8 hours after the start); still on the Lock Screen.
+        case ended
+        /// Gone from the Lock Screen (`dismissal-date`, 4 h after the end, or 12 h after the start).
+        case dismissed
+    }
+
+    /// One push as the device saw it.
+    public struct TimelineEntry: Sendable, Hashable {
+        /// The delivery that carried it (set once recorded).
+        public var deliveryID: UInt64?
+        /// When it reached the device, milliseconds since the epoch.
+        public var receivedAt: Int64
+        /// `apns`, `fcm` or `broadcast`.
+        public var service: String
+        public var event: String
+        public var timestamp: Int64?
+        public var priority: Int
+        /// The device applied it.
+        public var applied: Bool
+        /// Why it was dropped.
+        public var reason: String?
+        public var explanation: String?
+        /// The content-state it carried.
+        public var contentState: JSONValue?
+    }
+
+    /// The key: the activity push token, or `local-<n>` for an activity started without
+    /// `input-push-token` (the server never learns a token for it).
+    public var id: String
+    /// The activity's push token (160 hex), when one was issued or the activity was first seen
+    /// through it.
+    public var token: String?
+    /// The push-to-start token that started it.
+    public var pushToStartToken: String?
+    public var bundleID: String?
+    public var attributesType: String?
+    public var attributes: JSONValue?
+    public var contentState: JSONValue?
+    /// The `timestamp` of the content shown (seconds).
+    public var lastTimestamp: Int64?
+    /// Seconds.
+    public var staleDate: Int64?
+    public var relevanceScore: Double?
+    /// Milliseconds since the epoch.
+    public var startedAt: Int64
+    /// Milliseconds since the epoch.
+    public var endedAt: Int64?
+    /// When the device removes it (milliseconds since the epoch).
+    public var dismissAt: Int64?
+    /// The broadcast channel it joined (`input-push-channel`).
+    public var channelID: String?
+    /// First seen through an update or end to an unknown token (its start happened elsewhere).
+    public var implicit: Bool
+    /// Every push that reached it, oldest first (the newest 1000).
+    public var timeline: [TimelineEntry] = []
+    /// Arrival times (ms) of applied priority-10 updates in the last hour, for the budget.
+    var priority10: [Int64] = []
+
+    /// Its state at `now` (milliseconds since the epoch).
+    public func state(at now: Int64, limits: LiveActivityDevice.Limits) -> State {
+        if now >= startedAt + limits.removeAfterStart { return .dismissed }
+        if let dismissAt, now >= dismissAt { return .dismissed }
+        if endedAt != nil || now >= startedAt + limits.endAfterStart { return .ended }
+        if let staleDate, now >= staleDate * 1000 { return .stale }
+        return .active
+    }
+}

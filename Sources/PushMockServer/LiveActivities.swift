@@ -1,0 +1,79 @@
+import PushMockCore
+import Synchronization
+
+/// The simulated devices' Live Activities, shared by the APNs, FCM and broadcast endpoints and
+/// the inspection API (`/api/v1/activities`). A `Mutex` around the pure ``LiveActivityDevice``;
+/// only Live Activity pushes take it.
+final class LiveActivities: Sendable {
+    private let device: Mutex<LiveActivityDevice>
+    let devices: DeviceRegistry
+    let limits: LiveActivityDevice.Limits
+    private let seed: UInt64?
+
+    init(limits: LiveActivityDevice.Limits, devices: DeviceRegistry, seed: UInt64?) {
+        self.device = Mutex(LiveActivityDevice(limits: limits, seed: seed))
+        self.devices = devices
+        self.limits = limits
+        self.seed = seed
+    }
+
+    /// An accepted Live Activity push to `token` with `payload` (the APNs payload bytes). Returns
+    /// nil when the payload carries no `aps.event` (a payload rule already said why).
+    func receive(
+        payload: [UInt8], token: String, bundleID: String?, priority: Int, service: String, now: Int64, payloadDrop: LiveActivityRule?
+    ) -> LiveActivityDevice.Outcome? {
+        guard let json = JSONValue.parse(payload) else { return nil }
+        return receive(json: json, token: token, bundleID: bundleID, priority: priority, service: service, now: now, payloadDrop: payloadDrop)
+    }
+
+    /// The same for a parsed payload (FCM's `apns.payload`).
+    func receive(
+        json: JSONValue, token: String, bundleID: String?, priority: Int, service: String, now: Int64, payloadDrop: LiveActivityRule?
+    ) -> LiveActivityDevice.Outcome? {
+        guard let push = LiveActivityPush(payload: json, priority: priority) else { return nil }
+        let kind = devices.record(for: token)?.liveActivity
+        return device.withLock {
+            $0.receive(push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop)
+        }
+    }
+
+    /// A broadcast on `channelID`: one outcome per subscribed activity.
+    func broadcast(payload: [UInt8], channelID: String, bundleID: String, priority: Int, now: Int64) -> [LiveActivityDevice.Outcome] {
+        guard let json = JSONValue.parse(payload), let push = LiveActivityPush(payload: json, priority: priority) else { return [] }
+        return device.withLock { $0.broadcast(push, channelID: channelID, bundleID: bundleID, now: now) }
+    }
+
+    /// Links timeline entries to their recorded delivery.
+    func attach(deliveryID: UInt64, to outcomes: [LiveActivityDevice.Outcome]) {
+        guard !outcomes.isEmpty else { return }
+        device.withLock { device in
+            for outcome in outcomes {
+                device.attach(deliveryID: deliveryID, to: outcome)
+            }
+        }
+    }
+
+    /// A copy of every activity.
+    var all: [SimulatedActivity] {
+        device.withLock { Array($0.activities.values) }
+    }
+
+    /// The activity with push token or id `key`.
+    func activity(_ key: String) -> SimulatedActivity? {
+        device.withLock { $0.activity(key) }
+    }
+
+    /// Forgets every activity.
+    func removeAll() {
+        device.withLock { $0.removeAll() }
+    }
+}
+
+extension LiveActivityDevice.Outcome {
+    /// How the delivery records this outcome: dropped with the reason, or accepted.
+    var deliveryFields: (outcome: Delivery.Outcome, reason: String?, explanation: String?) {
+        if let payloadDrop { return (.dropped, payloadDrop.reason, payloadDrop.explanation) }
+        if let drop { return (.dropped, drop.reason, drop.explanation) }
+        return (.accepted, nil, nil)
+    }
+}

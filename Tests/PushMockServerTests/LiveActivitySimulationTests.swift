@@ -1,0 +1,260 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushMockCore
+import PushMockServer
+import PushMockStore
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+@Suite("Live Activities end to end: device simulation, push-to-start, broadcast, inspection")
+struct LiveActivitySimulationTests {
+    typealias S = APNSTestServer
+    static let topic = "com.example.app.push-type.liveactivity"
+    static let pushToStart = String(repeating: "5a", count: 80)
+
+    /// A configuration on a manual clock at the real time (FCM assertions are signed with it).
+    static func configuration() -> (PushMockConfiguration, PushMockClock) {
+        let clock = PushMockClock.manual(startingAt: Int64(Date().timeIntervalSince1970) * 1000)
+        var configuration = S.configuration(clock: clock)
+        configuration.fcm.serviceAccounts = [.pem(FCMEndToEndTests.material.fcmServiceAccountJSON)]
+        configuration.idSeed = 11
+        return (configuration, clock)
+    }
+
+    static func send(_ client: HTTPClient, _ server: PushMockServer, token: String, jwt: String, aps: String, priority: String = "10") async throws -> (Int, [String: Any]) {
+        let (response, body) = try await client.send(
+            "https://localhost:\(server.pushPort)/3/device/\(token)", method: .POST,
+            headers: S.alertHeaders(token: jwt, topic: topic, extra: [("apns-push-type", "liveactivity"), ("apns-priority", priority)]).filter { $0 != ("apns-push-type", "alert") },
+            body: Array(#"{"aps":{\#(aps)}}"#.utf8)
+        )
+        return (Int(response.status.code), (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:])
+    }
+
+    static func start(_ now: Int64, channel: String? = nil) -> String {
+        var aps = #""event":"start","timestamp":\#(now),"content-state":{"score":"0-0"},"attributes-type":"MatchAttributes","attributes":{"home":"A","away":"B"},"alert":{"title":"Kick-off","body":"A v B"},"input-push-token":1"#
+        if let channel { aps += #","input-push-channel":"\#(channel)""# }
+        return aps
+    }
+
+    static func newest(_ server: PushMockServer) throws -> Delivery {
+        try #require(server.deliveries().last)
+    }
+
+    @Test("push-to-start issues a token; updates (one out of order), 8-hour expiry and an FCM message land on one timeline")
+    func pushToStartAndTimeline() async throws {
+        let (configuration, clock) = Self.configuration()
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                server.devices.set(DeviceRecord(liveActivity: .pushToStart(attributesType: "MatchAttributes")), for: Self.pushToStart)
+                let jwt = S.token(issuedAt: clock.nowSeconds)
+                let now = clock.nowSeconds
+                #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: Self.start(now)).0 == 200)
+                let start = try Self.newest(server)
+                let token = try #require(start.issuedActivityToken, "the simulated device issued an activity push token")
+                #expect(token.utf8.count == 160)
+                #expect(start.activityID == token)
+
+                clock.advance(byMilliseconds: 60_000)
+                #expect(try await Self.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 60),"content-state":{"score":"1-0"}"#).0 == 200)
+                #expect(try Self.newest(server).outcome == .accepted)
+                // Out of order: 200 on the wire, dropped by the device.
+                #expect(try await Self.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 30),"content-state":{"score":"0-1"}"#).0 == 200)
+                let older = try Self.newest(server)
+                #expect(older.outcome == .dropped)
+                #expect(older.reason == "LiveActivityOlderThanCurrentContent")
+                // A start to an activity token and an update to the push-to-start token are dropped too.
+                #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 61),"content-state":{"score":"x"}"#).0 == 200)
+                #expect(try Self.newest(server).reason == "LiveActivityUpdateToPushToStartToken")
+
+                // FCM's APNs request for a Live Activity message reaches the same activity.
+                let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
+                let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","apns":{"live_activity_token":"\#(token)","headers":{"apns-priority":"5"},"payload":{"aps":{"event":"update","timestamp":\#(now + 90),"content-state":{"score":"2-0"}}}}}}"#
+                let (fcmStatus, fcmJSON, _) = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message)
+                #expect(fcmStatus == 200, "\(fcmJSON)")
+
+                let (status, activity) = try await S.inspect(server, "/api/v1/activities/\(token)")
+                #expect(status == 200)
+                #expect(activity["state"] as? String == "active")
+                #expect(activity["attributesType"] as? String == "MatchAttributes")
+                #expect((activity["contentState"] as? [String: Any])?["score"] as? String == "2-0")
+                let timeline = try #require(activity["timeline"] as? [[String: Any]])
+                #expect(timeline.map { $0["event"] as? String } == ["start", "update", "update", "update"])
+                #expect(timeline.map { $0["deviceOutcome"] as? String } == ["applied", "applied", "dropped", "applied"])
+                #expect(timeline.map { $0["service"] as? String } == ["apns", "apns", "apns", "fcm"])
+                #expect(timeline.allSatisfy { $0["deliveryId"] is Int }, "every entry names its delivery")
+
+                // Eight hours later the system has ended it: the next update is dropped.
+                clock.advance(byMilliseconds: 8 * 3_600_000)
+                let later = clock.nowSeconds
+                #expect(try await Self.send(client, server, token: token, jwt: S.token(issuedAt: later), aps: #""event":"update","timestamp":\#(later),"content-state":{"score":"3-0"}"#).0 == 200)
+                #expect(try Self.newest(server).reason == "LiveActivityExpired")
+                let (_, ended) = try await S.inspect(server, "/api/v1/activities?state=ended&attributesType=MatchAttributes")
+                #expect(ended["total"] as? Int == 1)
+                let (_, dropped) = try await S.inspect(server, "/api/v1/deliveries?dropReason=LiveActivityExpired")
+                #expect(dropped["total"] as? Int == 1)
+                let (_, device) = try await S.inspect(server, "/api/v1/deliveries?deviceOutcome=dropped")
+                #expect(device["total"] as? Int == 3)
+                let (bad, _) = try await S.inspect(server, "/api/v1/activities?state=asleep")
+                #expect(bad == 400)
+                let (missing, _) = try await S.inspect(server, "/api/v1/activities/\(String(repeating: "0", count: 160))")
+                #expect(missing == 404)
+            }
+        }
+    }
+
+    @Test("the event stream announces the issued activity token, so a test can continue with updates to it")
+    func tokenIssuedEvent() async throws {
+        let (configuration, clock) = Self.configuration()
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                async let events = InspectionV1Tests.readEvents(port: server.inspectionPort!, target: "/api/v1/events?pushType=liveactivity&after=0", count: 3)
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: S.token(issuedAt: clock.nowSeconds), aps: Self.start(clock.nowSeconds)).0 == 200)
+                let received = try await events.events
+                let issued = try #require(received.first { $0.type == "activity" && $0.data["type"] as? String == "activityTokenIssued" })
+                let token = try #require(issued.data["activityToken"] as? String)
+                #expect(token == server.deliveries().last?.issuedActivityToken)
+                #expect(issued.data["pushToStartToken"] as? String == Self.pushToStart)
+                #expect(issued.data["attributesType"] as? String == "MatchAttributes")
+                #expect(received.first?.type == "delivery", "the delivery first, then its activity events, same id")
+                #expect(Set(received.map(\.id)).count == 1)
+            }
+        }
+    }
+
+    @Test("broadcast: channels created, read, listed, deleted; a broadcast update reaches both subscribed activities")
+    func broadcast() async throws {
+        let (configuration, clock) = Self.configuration()
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let jwt = S.token(issuedAt: clock.nowSeconds)
+                let base = "https://localhost:\(server.pushPort)"
+                let auth = [("authorization", "bearer \(jwt)")]
+                let requestID = "6a1f0b56-3e4a-4d2b-9c55-0f3c2d1e4b7a"
+                let (created, _) = try await client.send(base + "/1/apps/com.example.app/channels", method: .POST, headers: auth + [("apns-request-id", requestID)], body: Array(#"{"message-storage-policy":1,"push-type":"LiveActivity"}"#.utf8))
+                #expect(created.status == .created)
+                #expect(created.headers.first(name: "apns-request-id") == requestID)
+                let channel = try #require(created.headers.first(name: "apns-channel-id"))
+                #expect(BroadcastChannels.isWellFormedID(channel))
+                let (read, readBody) = try await client.send(base + "/1/apps/com.example.app/channels", headers: auth + [("apns-channel-id", channel)])
+                #expect(read.status == .ok)
+                #expect(String(decoding: readBody, as: UTF8.self) == #"{"message-storage-policy":1,"push-type":"LiveActivity"}"#)
+                let (_, listBody) = try await client.send(base + "/1/apps/com.example.app/all-channels", headers: auth)
+                #expect(String(decoding: listBody, as: UTF8.self) == #"{"channels":["\#(channel)"]}"#)
+
+                let now = clock.nowSeconds
+                #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: Self.start(now, channel: channel)).0 == 200)
+                #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: Self.start(now, channel: channel)).0 == 200)
+                #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: Self.start(now)).0 == 200)
+                let tokens = server.deliveries(matching: DeliveryFilter(pushType: "liveactivity")).compactMap(\.issuedActivityToken)
+                #expect(tokens.count == 3)
+
+                let broadcastHeaders = auth + [("apns-channel-id", channel), ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0")]
+                let (sent, _) = try await client.send(base + "/4/broadcasts/apps/com.example.app", method: .POST, headers: broadcastHeaders,
+                    body: Array(#"{"aps":{"event":"update","timestamp":\#(now + 10),"content-state":{"score":"1-1"}}}"#.utf8))
+                #expect(sent.status == .ok)
+                #expect(sent.headers.first(name: "apns-request-id") != nil)
+                #expect(sent.headers.first(name: "apns-unique-id") != nil)
+                for token in tokens.prefix(2) {
+                    #expect(server.activity(token)?.timeline.last?.service == "broadcast")
+                    #expect(server.activity(token)?.contentState?["score"] == .string("1-1"))
+                }
+                #expect(server.activity(tokens[2])?.timeline.count == 1, "not subscribed")
+                let recorded = try Self.newest(server)
+                #expect(recorded.service == .broadcast)
+                #expect(recorded.diagnostics.contains("reached 2 subscribed activities: 2 applied, 0 dropped"))
+                let (_, channels) = try await S.inspect(server, "/api/v1/channels")
+                let listed = try #require((channels["channels"] as? [[String: Any]])?.first)
+                #expect((listed["subscribers"] as? [String])?.count == 2)
+
+                let (deleted, _) = try await client.send(base + "/1/apps/com.example.app/channels", method: .DELETE, headers: auth + [("apns-channel-id", channel)])
+                #expect(deleted.status == .noContent)
+                let (gone, goneBody) = try await client.send(base + "/1/apps/com.example.app/channels", headers: auth + [("apns-channel-id", channel)])
+                #expect(gone.status == .badRequest)
+                #expect(String(decoding: goneBody, as: UTF8.self).contains("ChannelNotRegistered"))
+            }
+        }
+    }
+
+    @Test("broadcast and channel errors answer with Apple's reasons", arguments: [
+        ("POST", "/1/apps/com.example.app/channels", [], #"{"message-storage-policy":1,"push-type":"LiveActivity","colour":1}"#, 400, "BadRequestParams"),
+        ("POST", "/1/apps/com.example.app/channels", [], #"{"message-storage-policy":1"#, 400, "BadRequestPayload"),
+        ("POST", "/1/apps/com.example.app/channels", [], #"{"push-type":"LiveActivity"}"#, 400, "MissingChannelQueueSize"),
+        ("POST", "/1/apps/com.example.app/channels", [], #"{"message-storage-policy":1}"#, 400, "MissingPushType"),
+        ("POST", "/1/apps/com.example.app/channels", [], #"{"message-storage-policy":1,"push-type":"alert"}"#, 400, "InvalidPushType"),
+        ("POST", "/1/apps/com.example.app.push-type.liveactivity/channels", [], #"{"message-storage-policy":1,"push-type":"LiveActivity"}"#, 400, "TopicDisallowed"),
+        ("POST", "/1/apps/com.other.app/channels", [], #"{"message-storage-policy":1,"push-type":"LiveActivity"}"#, 403, "TopicMismatch"),
+        ("GET", "/1/apps/com.example.app/channels", [], "", 400, "MissingChannelId"),
+        ("GET", "/1/apps/com.example.app/channels", [("apns-channel-id", "not base64!")], "", 400, "BadChannelId"),
+        ("GET", "/1/apps/com.example.app/channels", [("apns-channel-id", "bm9wZQ==")], "", 400, "ChannelNotRegistered"),
+        ("GET", "/1/apps/com.example.app/channels", [("apns-request-id", "nope")], "", 400, "BadMessageId"),
+        ("PUT", "/1/apps/com.example.app/channels", [], "", 405, "MethodNotAllowed"),
+        ("GET", "/1/apps/com.example.app/things", [], "", 404, "BadPath"),
+        ("POST", "/1/apps/com.example.app/channels", [("x-second", "1")], #"{"message-storage-policy":1,"push-type":"LiveActivity"}"#, 400, "CannotCreateChannelConfig"),
+        ("POST", "/4/broadcasts/apps/com.example.app", [("apns-push-type", "liveactivity"), ("apns-priority", "10"), ("apns-expiration", "0")], "{}", 400, "MissingChannelId"),
+    ] as [(String, String, [(String, String)], String, Int, String)])
+    func errors(method: String, path: String, headers: [(String, String)], body: String, status: Int, reason: String) async throws {
+        var (configuration, clock) = Self.configuration()
+        configuration.broadcastChannelLimit = 1
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                if reason == "CannotCreateChannelConfig" {
+                    let (first, _) = try await client.send("https://localhost:\(server.pushPort)\(path)", method: .POST, headers: [("authorization", "bearer \(S.token(issuedAt: clock.nowSeconds))")], body: Array(body.utf8))
+                    #expect(first.status == .created, "the first channel fits the limit of 1")
+                }
+                let (response, bytes) = try await client.send(
+                    "https://localhost:\(server.pushPort)\(path)", method: HTTPMethod(rawValue: method),
+                    headers: [("authorization", "bearer \(S.token(issuedAt: clock.nowSeconds))")] + headers, body: body.isEmpty ? nil : Array(body.utf8)
+                )
+                #expect(Int(response.status.code) == status)
+                #expect((try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["reason"] as? String == reason, "\(String(decoding: bytes, as: UTF8.self))")
+                #expect(response.headers.first(name: "apns-request-id") != nil, "every channel answer carries apns-request-id")
+                #expect(server.deliveries().last?.reason == reason, "recorded")
+            }
+        }
+    }
+
+    @Test("broadcast sends: header, body and Live Activity errors on a registered channel")
+    func sendErrors() async throws {
+        var (configuration, clock) = Self.configuration()
+        configuration.liveActivityLimits.maxActivities = 100
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let auth = [("authorization", "bearer \(S.token(issuedAt: clock.nowSeconds))")]
+                let base = "https://localhost:\(server.pushPort)"
+                let (created, _) = try await client.send(base + "/1/apps/com.example.app/channels", method: .POST, headers: auth, body: Array(#"{"message-storage-policy":0,"push-type":"LiveActivity"}"#.utf8))
+                let channel = try #require(created.headers.first(name: "apns-channel-id"))
+                let now = clock.nowSeconds
+                let update = #"{"aps":{"event":"update","timestamp":\#(now),"content-state":{}}}"#
+                let good = [("apns-channel-id", channel), ("apns-push-type", "liveactivity"), ("apns-priority", "5"), ("apns-expiration", "0")]
+                func without(_ name: String, _ replacement: (String, String)? = nil) -> [(String, String)] {
+                    good.filter { $0.0 != name } + (replacement.map { [$0] } ?? [])
+                }
+                let cases: [([(String, String)], String, Int, String)] = [
+                    (without("apns-push-type"), update, 400, "MissingPushType"),
+                    (without("apns-push-type", ("apns-push-type", "alert")), update, 400, "InvalidPushType"),
+                    (without("apns-priority"), update, 400, "BadPriority"),
+                    (without("apns-priority", ("apns-priority", "7")), update, 400, "BadPriority"),
+                    (without("apns-expiration"), update, 400, "BadExpirationDate"),
+                    (without("apns-expiration", ("apns-expiration", "\(now + 60)")), update, 400, "BadExpirationDate"),
+                    (without("apns-channel-id", ("apns-channel-id", "dW5rbm93bg==")), update, 400, "ChannelNotRegistered"),
+                    (good, "", 400, "PayloadEmpty"),
+                    (good, "[1]", 400, "BadRequestPayload"),
+                    (good, #"{"aps":{"event":"update","timestamp":\#(now),"content-state":{},"pad":"\#(String(repeating: "x", count: 5200))"}}"#, 413, "PayloadTooLarge"),
+                    (good, #"{"aps":{"event":"start","timestamp":\#(now),"content-state":{}}}"#, 400, "LiveActivityBroadcastCannotStart"),
+                    (good, #"{"aps":{"event":"update","timestamp":\#(now * 1000),"content-state":{}}}"#, 400, "LiveActivityTimestampInMilliseconds"),
+                ]
+                for (headers, body, status, reason) in cases {
+                    let (response, bytes) = try await client.send(base + "/4/broadcasts/apps/com.example.app", method: .POST, headers: auth + headers, body: body.isEmpty ? nil : Array(body.utf8))
+                    #expect(Int(response.status.code) == status, "\(reason)")
+                    #expect((try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["reason"] as? String == reason)
+                }
+                let (ok, _) = try await client.send(base + "/4/broadcasts/apps/com.example.app", method: .POST, headers: auth + good, body: Array(update.utf8))
+                #expect(ok.status == .ok, "the channel still takes a valid broadcast")
+            }
+        }
+    }
+}

@@ -21,7 +21,11 @@ struct ConfigurationFileTests {
         #expect(configuration.cleartextPort == 2196)
         #expect(configuration.idSeed == 42)
         #expect(configuration.apns.bundles.map(\.bundleID).contains("com.example.other"))
-        #expect(configuration.apns.devices.count == 5)
+        #expect(configuration.apns.devices.count == 6)
+        #expect(configuration.apns.devices.values.contains { $0.liveActivity == .pushToStart(attributesType: "MatchAttributes") })
+        #expect(configuration.liveActivityLimits.priorityBudgetPerHour == 600)
+        #expect(configuration.liveActivityLimits.endAfterStart == 8 * 3_600_000)
+        #expect(configuration.broadcastChannelLimit == 10_000)
         #expect(configuration.fcm.serviceAccounts.count == 2, "the default sample plus the file's")
         #expect(configuration.faults.map(\.id) == ["busy-device", "flaky"])
         #expect(configuration.faults.first?.action == .reject(status: 429, reason: "TooManyRequests"))
@@ -41,6 +45,9 @@ struct ConfigurationFileTests {
         (#"{"devices": {"ab": {"state": "unregistered", "unregisteredAt": -1}}}"#, "devices.ab.unregisteredAt: must be between 0"),
         (#"{"devices": {"ab": {"state": null}}}"#, "devices.ab.state: null is not allowed here"),
         (#"{"faults": [{"resetStream": false}]}"#, "faults[0].resetStream: can only be true"),
+        (#"{"devices": {"ab": {"liveActivity": "start"}}}"#, "devices.ab.liveActivity: must be pushToStart or activity"),
+        (#"{"devices": {"ab": {"attributesType": "T"}}}"#, "devices.ab.attributesType: goes with liveActivity: pushToStart"),
+        (#"{"liveActivity": {"priorityBudgetPerHour": 0}}"#, "liveActivity.priorityBudgetPerHour: must be between 1"),
         (#"{"faults": [{"id": "a b", "resetStream": true}]}"#, "faults[0].id: must be letters, digits"),
         (#"{"faults": [{"match": {"service": "apn"}, "resetStream": true}]}"#, "faults[0].match.service: must be one of apns"),
         (#"{"fcm": {"tokenPath": "token"}}"#, "fcm.tokenPath: must start with /"),

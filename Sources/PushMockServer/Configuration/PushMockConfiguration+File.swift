@@ -42,6 +42,7 @@ extension PushMockConfiguration {
             guard !token.isEmpty else { throw root.error("inspectionToken", "must not be empty (leave it out for no token)") }
             inspectionToken = token
         }
+        if let limit = try root.int("broadcastChannelLimit", in: 1...1_000_000) { broadcastChannelLimit = limit }
         if let retention = try root.int("retention", in: 1...10_000_000) { self.retention = retention }
         if let size = try root.int("maxBodySize", in: 1...(64 << 20)) { maxRequestBodySize = size }
         if root.isNull("idleTimeout") {

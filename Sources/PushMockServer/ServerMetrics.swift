@@ -18,7 +18,10 @@ final class ServerMetrics: Sendable {
     private let requests = Mutex<[String: CoreMetrics.Counter]>([:])
     private let faultCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let transport: [TransportEvent: CoreMetrics.Counter]
-    private let latency: [String: CoreMetrics.Timer]
+    /// Per service, in `Delivery.Service.all` order, then "other": looked up by index, not hashed.
+    private let latency: [CoreMetrics.Timer]
+    /// `{service, outcome="accepted", reason="none"}` per service: the common case takes no lock.
+    private let acceptedCounters: [CoreMetrics.Counter]
     private let opened: CoreMetrics.Counter
     private let active: CoreMetrics.Meter
     private let inFlight: CoreMetrics.Meter
@@ -41,11 +44,22 @@ final class ServerMetrics: Sendable {
             transport[event] = CoreMetrics.Counter(label: "pushmock_transport_events_total", dimensions: [("event", event.rawValue)], factory: factory)
         }
         self.transport = transport
-        var latency: [String: CoreMetrics.Timer] = [:]
-        for service in Delivery.Service.all.map(\.rawValue) + ["other"] {
-            latency[service] = CoreMetrics.Timer(label: "pushmock_request_duration_seconds", dimensions: [("service", service)], preferredDisplayUnit: .seconds, factory: factory)
+        latency = (Delivery.Service.all.map(\.rawValue) + ["other"]).map { service in
+            CoreMetrics.Timer(label: "pushmock_request_duration_seconds", dimensions: [("service", service)], preferredDisplayUnit: .seconds, factory: factory)
         }
-        self.latency = latency
+        let accepted = Delivery.Service.all.map { service in
+            CoreMetrics.Counter(
+                label: "pushmock_requests_total",
+                dimensions: [("service", service.rawValue), ("outcome", Delivery.Outcome.accepted.rawValue), ("reason", "none")],
+                factory: factory
+            )
+        }
+        acceptedCounters = accepted
+        var seeded: [String: CoreMetrics.Counter] = [:]
+        for (service, counter) in zip(Delivery.Service.all, accepted) {
+            seeded[service.rawValue + "|accepted|none"] = counter
+        }
+        requests.withLock { $0 = seeded }
         opened = CoreMetrics.Counter(label: "pushmock_connections_opened_total", factory: factory)
         active = CoreMetrics.Meter(label: "pushmock_connections_active", factory: factory)
         inFlight = CoreMetrics.Meter(label: "pushmock_requests_in_flight", factory: factory)
@@ -70,6 +84,11 @@ final class ServerMetrics: Sendable {
 
     /// Counts a recorded delivery: by service, outcome and reason, and the fault that fired.
     func recorded(_ delivery: Delivery) {
+        if delivery.outcome == .accepted, delivery.reason == nil, delivery.fault == nil,
+           let index = Self.serviceIndex(delivery.service.rawValue), index < acceptedCounters.count {
+            acceptedCounters[index].increment()
+            return
+        }
         let reason = delivery.reason ?? "none"
         let key = delivery.service.rawValue + "|" + delivery.outcome.rawValue + "|" + reason
         let factory = self.factory
@@ -97,7 +116,18 @@ final class ServerMetrics: Sendable {
 
     /// The time one push took inside PushMock (responder entry to answer).
     func observeLatency(service: String, nanoseconds: Int64) {
-        (latency[service] ?? latency["other"])?.recordNanoseconds(nanoseconds)
+        latency[Self.serviceIndex(service) ?? latency.count - 1].recordNanoseconds(nanoseconds)
+    }
+
+    /// The index of a service in `Delivery.Service.all` (small-string compares, no hashing).
+    static func serviceIndex(_ service: String) -> Int? {
+        switch service {
+        case "apns": 0
+        case "fcm": 1
+        case "oauth": 2
+        case "broadcast": 3
+        default: nil
+        }
     }
 
     /// The Prometheus text exposition.

@@ -18,8 +18,6 @@ public final class InMemoryDeliveryStore: Sendable {
         var head = 0
         var nextID: UInt64 = 1
         var evicted: UInt64 = 0
-        /// Deliveries ever recorded, by service and outcome (never reset by removals).
-        var totals: [String: Int] = [:]
     }
 
     private let state = Mutex(State())
@@ -41,9 +39,7 @@ public final class InMemoryDeliveryStore: Sendable {
         var evicted: PackedDelivery?
         var fired: [@Sendable () -> Void] = []
         let waiting = waiterCount.load(ordering: .relaxed) > 0
-        let totalKey = delivery.service.rawValue + "|" + delivery.outcome.rawValue
         let id = state.withLock { state in
-            state.totals[totalKey, default: 0] += 1
             packed.id = state.nextID
             if waiting {
                 var recorded = delivery
@@ -104,14 +100,6 @@ public final class InMemoryDeliveryStore: Sendable {
         state.withLock { state in
             state.waiters[id] = nil
             waiterCount.store(state.waiters.count, ordering: .relaxed)
-        }
-    }
-
-    /// Deliveries ever recorded, by `(service, outcome)`.
-    public var totals: [(service: String, outcome: String, count: Int)] {
-        state.withLock { $0.totals }.sorted { $0.key < $1.key }.map { key, count in
-            let parts = key.split(separator: "|", maxSplits: 1).map(String.init)
-            return (parts[0], parts.count > 1 ? parts[1] : "", count)
         }
     }
 

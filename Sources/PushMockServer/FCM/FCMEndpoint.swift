@@ -19,7 +19,6 @@ final class FCMEndpoint: Sendable {
     let faults: FaultPlan
     let clock: PushMockClock
     let logger: Logger
-    private let ids = Mutex(IDGenerator())
     private let selfSigned = Mutex<[String: AccessTokenStore.Grant]>([:])
 
     init(validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, recorder: DeliveryRecorder, activities: LiveActivities, faults: FaultPlan, clock: PushMockClock, logger: Logger) {
@@ -60,7 +59,7 @@ final class FCMEndpoint: Sendable {
     func respond(to request: HTTPServerRequest, project: String, context: RequestContext) -> ResponderResult {
         let now = clock.nowMilliseconds
         var identity: String?
-        var outcome: (status: Int, body: String, headers: HTTPHeaderList, reason: String?, explanation: String?)
+        var outcome: (status: Int, body: [UInt8], headers: HTTPHeaderList, reason: String?, explanation: String?)
         var result: FCMSendResult?
         var fault: FaultRule?
         do throws(GoogleError) {
@@ -88,8 +87,7 @@ final class FCMEndpoint: Sendable {
                 let code = FCMErrorCode(rawValue: reason)
                 throw GoogleError(code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status), details: code.map { [.fcmError($0)] } ?? [])
             }
-            let id = sent.validateOnly ? "fake_message_id" : messageID(for: sent.target, now: now, context: context)
-            outcome = (200, "{\n  \"name\": \"projects/\(project)/messages/\(id)\"\n}\n", [], nil, nil)
+            outcome = (200, successBody(project: project, target: sent.target, validateOnly: sent.validateOnly, now: now, context: context), [], nil, nil)
         } catch {
             var headers: HTTPHeaderList = []
             if error.code == 401 {
@@ -99,7 +97,7 @@ final class FCMEndpoint: Sendable {
             if fault != nil, error.code == 429 || error.code == 503 {
                 headers.append("retry-after", "60")
             }
-            outcome = (error.code, error.json, headers, error.recordedReason, error.message)
+            outcome = (error.code, Array(error.json.utf8), headers, error.recordedReason, error.message)
             logger.debug("FCM request rejected", metadata: ["status": "\(error.code)", "reason": "\(error.recordedReason)", "message": "\(error.message)"])
         }
         var diagnostics: [String] = []
@@ -146,7 +144,7 @@ final class FCMEndpoint: Sendable {
         if let device {
             activities.attach(deliveryID: deliveryID, to: [device])
         }
-        let response = GooglePages.json(status: outcome.status, outcome.body, extraHeaders: outcome.headers)
+        let response = GooglePages.json(status: outcome.status, bytes: outcome.body, extraHeaders: outcome.headers)
         return FaultEffects.apply(fault, to: response, context: context)
     }
 
@@ -216,12 +214,68 @@ final class FCMEndpoint: Sendable {
     }
 
     /// `0:<µs since the epoch>%<8 hex twice>` for token sends (fcm.md §5); the bare digits otherwise.
-    func messageID(for target: FCMSendResult.Target?, now: Int64, context: RequestContext? = nil) -> String {
-        let random = context.map { ConnectionState.of($0).nextRandom() } ?? ids.withLock { $0.next() }
-        let micros = now * 1000 + Int64(random % 1000)
-        guard case .token = target else { return String(micros) }
-        let hex = String(UInt32(truncatingIfNeeded: random >> 32) | 0x1000_0000, radix: 16)
-        return "0:\(micros)%\(hex)\(hex)"
+    /// `{"name": "projects/<p>/messages/<id>"}` pretty-printed as Google does, written as bytes
+    /// (the hot path: no string interpolation). A token target gets `0:<microseconds>%<hex><hex>` as FCM's ids look; a topic or condition the microseconds.
+    func successBody(project: String, target: FCMSendResult.Target?, validateOnly: Bool, now: Int64, context: RequestContext) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(64 + project.utf8.count)
+        body.append(contentsOf: Self.namePrefix)
+        body.append(contentsOf: project.utf8)
+        body.append(contentsOf: Self.messagesInfix)
+        if validateOnly {
+            body.append(contentsOf: Self.fakeMessageID)
+        } else {
+            let random = ConnectionState.of(context).nextRandom()
+            let micros = now * 1000 + Int64(random % 1000)
+            if case .token = target {
+                body.append(UInt8(ascii: "0"))
+                body.append(UInt8(ascii: ":"))
+                Self.appendDecimal(micros, to: &body)
+                body.append(UInt8(ascii: "%"))
+                let hex = UInt32(truncatingIfNeeded: random >> 32) | 0x1000_0000
+                Self.appendHex(hex, to: &body)
+                Self.appendHex(hex, to: &body)
+            } else {
+                Self.appendDecimal(micros, to: &body)
+            }
+        }
+        body.append(contentsOf: Self.nameSuffix)
+        return body
+    }
+
+    private static let namePrefix = Array("{\n  \"name\": \"projects/".utf8)
+    private static let messagesInfix = Array("/messages/".utf8)
+    private static let fakeMessageID = Array("fake_message_id".utf8)
+    private static let nameSuffix = Array("\"\n}\n".utf8)
+
+    static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        guard value > 0 else {
+            bytes.append(contentsOf: String(value).utf8)
+            return
+        }
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                buffer[19 - count] = UInt8(truncatingIfNeeded: rest % 10) + 48
+                rest /= 10
+                count += 1
+            }
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    static func appendHex(_ value: UInt32, to bytes: inout [UInt8]) {
+        let digits: StaticString = "0123456789abcdef"
+        var started = false
+        for shift in stride(from: 28, through: 0, by: -4) {
+            let nibble = Int((value >> UInt32(shift)) & 0xF)
+            if nibble != 0 { started = true }
+            if started { bytes.append(digits.utf8Start[nibble]) }
+        }
+        if !started { bytes.append(UInt8(ascii: "0")) }
     }
 
     static func statusName(_ status: Int) -> String {

@@ -29,6 +29,16 @@ enum GooglePages {
         return HTTPServerResponse(status: status, headers: headers, body: Array(text.utf8))
     }
 
+    /// The same with the body already in bytes.
+    static func json(status: Int, bytes: [UInt8], extraHeaders: HTTPHeaderList = []) -> HTTPServerResponse {
+        guard !extraHeaders.isEmpty else {
+            return HTTPServerResponse(status: status, headers: jsonHeaders, body: bytes)
+        }
+        var headers = jsonHeaders
+        headers.fields += extraHeaders.fields
+        return HTTPServerResponse(status: status, headers: headers, body: bytes)
+    }
+
     private static let jsonHeaders: HTTPHeaderList = [("content-type", "application/json; charset=UTF-8")]
 
     private static func escape(_ text: String) -> String {

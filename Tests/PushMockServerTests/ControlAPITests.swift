@@ -139,6 +139,8 @@ struct MetricsTests {
             try await withHTTPClient { client in
                 #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
                 #expect(try await ControlAPITests.push(client, server, token: "zz", issuedAt: clock.nowSeconds) == 400)
+                server.injectFault("busy", match: .init(service: "apns"), reject: 429, reason: "TooManyRequests", count: 1)
+                #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 429)
                 let raw = try await RawClient.connect(port: server.cleartextPort!)
                 try await raw.send(RawFrame.preface + RawFrame.emptySettings + RawFrame.frame(type: 0x0, flags: 0x1, stream: 0, payload: [1]))
                 _ = try await raw.waitForClose()
@@ -147,11 +149,13 @@ struct MetricsTests {
                 let text = String(decoding: body, as: UTF8.self)
                 #expect(text.contains(#"pushmock_requests_total{service="apns",outcome="accepted",reason="none"} 1"#), "\(text)")
                 #expect(text.contains(#"pushmock_requests_total{service="apns",outcome="rejected",reason="BadDeviceToken"} 1"#))
-                #expect(text.contains(#"pushmock_request_duration_seconds_count{service="apns"} 2"#), "one latency sample per push")
+                #expect(text.contains(#"pushmock_request_duration_seconds_count{service="apns"} 3"#), "one latency sample per push")
+                #expect(text.contains(#"pushmock_faults_fired_total{fault="busy",service="apns"} 1"#))
+                #expect(text.contains(#"pushmock_requests_total{service="apns",outcome="rejected",reason="TooManyRequests"} 1"#))
                 #expect(text.contains(#"pushmock_connections_opened_total"#))
                 let protocolErrors = text.split(separator: "\n").first { $0.hasPrefix(#"pushmock_transport_events_total{event="http2_protocol_error"}"#) }
                 #expect(protocolErrors.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 >= 1, "\(text)")
-                #expect(text.contains("pushmock_store_deliveries 2"))
+                #expect(text.contains("pushmock_store_deliveries 3"))
             }
         }
     }

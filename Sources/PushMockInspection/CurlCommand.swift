@@ -1,5 +1,5 @@
 import Foundation
-public import PushMockCore
+import PushMockCore
 import Synchronization
 
 /// Where the push port listens, for commands that reproduce a request (set once it is bound).

@@ -131,7 +131,9 @@ struct ActivityEndpoints: Sendable {
             return object
         case .array(let elements): return elements.map(any)
         case .string(let text): return text
-        case .number(let text): return Int64(text).map { $0 as Any } ?? Double(text) ?? 0
+        case .number(let text):
+            if let integer = Int64(text) { return integer }
+            return Double(text) ?? 0
         case .bool(let flag): return flag
         case .null: return NSNull()
         }

@@ -1,5 +1,5 @@
 import _CryptoExtras
-public import Crypto
+import Crypto
 public import Foundation
 public import PushMockCore
 public import PushMockServer

@@ -138,7 +138,7 @@ struct BroadcastEndpoint: Sendable {
             apns.logger.debug("broadcast request rejected", metadata: ["reason": "\(rejection.reason)", "path": "\(request.path)"])
         } else {
             for field in responseHeaders { answerHeaders.append(field.name, field.value) }
-            if let body { answerHeaders.append("content-type", "application/json") }
+            if body != nil { answerHeaders.append("content-type", "application/json") }
             response = HTTPServerResponse(status: status, headers: answerHeaders, body: body.map { Array($0.utf8) })
         }
         let dropped = verdict.rejection == nil && payloadDrop != nil

@@ -241,4 +241,16 @@ struct InspectionV1Tests {
             }
         }
     }
+
+    @Test("the event stream over HTTP/2 (h2c) answers 505 with how to connect instead")
+    func eventsOverHTTP2() async throws {
+        try await withPushMockServer(S.configuration()) { server in
+            let client = try await H2FrameClient.connect(port: server.inspectionPort!, tls: false)
+            client.send(streamID: 1, method: "GET", path: "/api/v1/events")
+            #expect(try await client.status(of: 1) == "505")
+            _ = try await client.completedStream(1)
+            #expect(String(decoding: client.body(of: 1), as: UTF8.self).contains("HTTP/1.1"))
+            await client.close()
+        }
+    }
 }

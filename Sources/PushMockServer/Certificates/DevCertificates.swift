@@ -16,6 +16,8 @@ public struct DevCertificates: Sendable {
     /// The host names and addresses the server certificate covers.
     public static let serverNames = [
         "localhost", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
+        "api-broadcast.push.apple.com", "api-broadcast.sandbox.push.apple.com",
+        "api-manage-broadcast.push.apple.com", "api-manage-broadcast.sandbox.push.apple.com",
         "fcm.googleapis.com", "oauth2.googleapis.com",
     ]
     /// The IP addresses the server certificate covers.

@@ -26,6 +26,8 @@ struct ControlEndpoints: Sendable {
     let serviceAccounts: [ServiceAccount]
     /// Simulated Live Activities and broadcast channels.
     let activities: ActivityEndpoints
+    /// Bumped on reset so connections drop their APNs token binding.
+    let bindings: APNSEndpoint
 
     /// Answers a control route, or returns nil for the delivery routes.
     func respond(to request: InspectionRequest, eventLoop: any EventLoop) -> ResponderResult? {
@@ -240,6 +242,7 @@ struct ControlEndpoints: Sendable {
         Self.reset(store: store, faults: faults, devices: devices, accessTokens: accessTokens, configuration: configuration)
         activities.activities.removeAll()
         activities.channels.removeAll()
+        bindings.bindingGeneration.add(1, ordering: .relaxed)
     }
 
     /// Deliveries cleared, faults and devices back to the configuration, access tokens forgotten.

@@ -8,6 +8,7 @@ public import PushMockCore
 public import PushMockStore
 public import PushMockTransport
 public import ServiceLifecycle
+import Synchronization
 
 /// The composition root: binds the push listeners for a configuration and runs them as one
 /// `Service`.
@@ -38,6 +39,7 @@ public final class PushMockServer: Service, Sendable {
     public let accessTokens: AccessTokenStore
     let activities: LiveActivities
     let channels: BroadcastChannelStore
+    let apns: APNSEndpoint
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
 
@@ -60,6 +62,7 @@ public final class PushMockServer: Service, Sendable {
         self.accessTokens = components.accessTokens
         self.activities = components.activities
         self.channels = components.channels
+        self.apns = components.apns
         self.group = group
         self.ownsGroup = ownsGroup
     }
@@ -79,6 +82,7 @@ public final class PushMockServer: Service, Sendable {
         let push: PushResponder
         let inspection: InspectionResponder
         let pushAddress: PushAddress
+        let apns: APNSEndpoint
     }
 
     static func makeComponents(_ configuration: PushMockConfiguration, logger: Logger) throws -> Components {
@@ -164,11 +168,13 @@ public final class PushMockServer: Service, Sendable {
                 control: ControlEndpoints(
                     api: api, store: store, devices: devices, faults: faults,
                     accessTokens: accessTokens, configuration: configuration, serviceAccounts: accounts,
-                    activities: ActivityEndpoints(activities: activities, channels: channels, clock: configuration.clock)
+                    activities: ActivityEndpoints(activities: activities, channels: channels, clock: configuration.clock),
+                    bindings: endpoint
                 ),
                 metrics: metrics
             ),
-            pushAddress: pushAddress
+            pushAddress: pushAddress,
+            apns: endpoint
         )
     }
 
@@ -267,11 +273,13 @@ public final class PushMockServer: Service, Sendable {
     }
 
     /// Back to the configured state, as `POST /api/v1/reset` does: deliveries cleared, faults and
-    /// devices as configured, access tokens forgotten.
+    /// devices as configured, simulated activities and channels, access tokens and connections'
+    /// APNs token bindings forgotten.
     public func reset() {
         ControlEndpoints.reset(store: store, faults: faults, devices: devices, accessTokens: accessTokens, configuration: configuration)
         activities.removeAll()
         channels.removeAll()
+        apns.bindingGeneration.add(1, ordering: .relaxed)
     }
 
     /// The simulated Live Activity with push token (or id) `token`, with its timeline.

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -123,6 +124,32 @@ struct ControlAPITests {
                 #expect(server.devices.all.isEmpty)
                 let (wrong, _) = try await Self.call(client, server, .GET, "/api/v1/reset")
                 #expect(wrong == 405)
+            }
+        }
+    }
+}
+
+extension ControlAPITests {
+    @Test("reset releases open connections' token bindings: another key of the team works on the same connection")
+    func resetReleasesBindings() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                func send(keyID: String, key: P256.Signing.PrivateKey) async throws -> Int {
+                    let (response, _) = try await client.send(
+                        "https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST,
+                        headers: S.alertHeaders(token: S.token(keyID: keyID, key: key, issuedAt: clock.nowSeconds)), body: S.alertBody
+                    )
+                    return Int(response.status.code)
+                }
+                #expect(try await send(keyID: DevCertificates.sampleAPNSKeyID, key: S.sampleKey) == 200)
+                #expect(try await send(keyID: "SECONDKEY1", key: S.secondKey) == 403, "bound to the first key")
+                #expect(server.deliveries().last?.reason == "UnrelatedKeyIdInToken")
+                let connection = server.deliveries().last?.connectionID
+                let (status, _) = try await Self.call(client, server, .POST, "/api/v1/reset")
+                #expect(status == 200)
+                #expect(try await send(keyID: "SECONDKEY1", key: S.secondKey) == 200, "the binding started over")
+                #expect(server.deliveries().last?.connectionID == connection, "on the same HTTP/2 connection")
             }
         }
     }

@@ -20,6 +20,8 @@ final class APNSEndpoint: Sendable {
     let raisedStreamLimit: UInt32
     let logger: Logger
     private let seeds: Mutex<IDGenerator>
+    /// Bumped by a reset: connections then forget their token binding and stream-limit raise.
+    let bindingGeneration = Atomic<UInt64>(0)
 
     init(validator: APNSValidator, recorder: DeliveryRecorder, activities: LiveActivities, faults: FaultPlan, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
         self.validator = validator
@@ -40,6 +42,7 @@ final class APNSEndpoint: Sendable {
         let credential: APNSConnectionCredential
         var ids: IDGenerator
         var raised = false
+        var generation: UInt64 = 0
 
         init(credential: APNSConnectionCredential, ids: IDGenerator) {
             self.credential = credential
@@ -49,7 +52,14 @@ final class APNSEndpoint: Sendable {
 
     func state(for context: RequestContext) -> APNSState {
         let connection = ConnectionState.of(context)
+        let generation = bindingGeneration.load(ordering: .relaxed)
         if let existing = connection.apns {
+            if existing.generation == generation {
+                return existing
+            }
+            // A reset: the connection keeps its credential and ids, the token binding starts over.
+            existing.auth = APNSConnectionAuth()
+            existing.generation = generation
             return existing
         }
         let credential = context.connection.clientCertificateChain.isEmpty
@@ -60,6 +70,7 @@ final class APNSEndpoint: Sendable {
         if case .certificate = credential {
             state.raised = true
         }
+        state.generation = generation
         connection.apns = state
         return state
     }

@@ -119,6 +119,16 @@ public struct InspectionAPI: Sendable {
         return InspectionResponse(status: timedOut ? 408 : 200, body: DeliveryJSON.encode(object))
     }
 
+    /// A time in the API's shape: ISO 8601 with milliseconds, UTC.
+    public static func timestamp(_ milliseconds: Int64) -> String {
+        DeliveryJSON.timestamp(milliseconds)
+    }
+
+    /// Foundation JSON objects encoded as the API does (sorted keys, unescaped slashes).
+    public static func encode(_ value: Any) -> [UInt8] {
+        DeliveryJSON.encode(value)
+    }
+
     /// One delivery in the API's JSON shape, on one line.
     public static func json(_ delivery: Delivery) -> [UInt8] {
         DeliveryJSON.encode(DeliveryJSON.object(delivery))

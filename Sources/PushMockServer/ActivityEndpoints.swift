@@ -46,7 +46,7 @@ struct ActivityEndpoints: Sendable {
             "activities": matching.prefix(limit).map { summary($0, now: now) },
             "total": matching.count,
         ]
-        return InspectionResponse(status: 200, body: Self.encode(object))
+        return InspectionResponse(status: 200, body: InspectionAPI.encode(object))
     }
 
     func one(_ key: String) -> InspectionResponse {
@@ -59,7 +59,7 @@ struct ActivityEndpoints: Sendable {
         object["timeline"] = activity.timeline.map { entry -> [String: Any] in
             [
                 "deliveryId": entry.deliveryID.map { $0 as Any } ?? NSNull(),
-                "receivedAt": Self.timestamp(entry.receivedAt),
+                "receivedAt": InspectionAPI.timestamp(entry.receivedAt),
                 "service": entry.service,
                 "event": entry.event,
                 "timestamp": entry.timestamp.map { $0 as Any } ?? NSNull(),
@@ -70,7 +70,7 @@ struct ActivityEndpoints: Sendable {
                 "contentState": entry.contentState.map(Self.any) ?? NSNull(),
             ]
         }
-        return InspectionResponse(status: 200, body: Self.encode(object))
+        return InspectionResponse(status: 200, body: InspectionAPI.encode(object))
     }
 
     func channelList(_ request: InspectionRequest) -> InspectionResponse {
@@ -89,11 +89,11 @@ struct ActivityEndpoints: Sendable {
                 "bundleId": channel.bundleID,
                 "environment": channel.environment.rawValue,
                 "messageStoragePolicy": channel.messageStoragePolicy,
-                "createdAt": Self.timestamp(channel.createdAt),
+                "createdAt": InspectionAPI.timestamp(channel.createdAt),
                 "subscribers": (subscribers[channel.id] ?? []).map(\.id).sorted(),
             ]
         }
-        return InspectionResponse(status: 200, body: Self.encode(["channels": list, "total": list.count]))
+        return InspectionResponse(status: 200, body: InspectionAPI.encode(["channels": list, "total": list.count]))
     }
 
     private func summary(_ activity: SimulatedActivity, now: Int64) -> [String: Any] {
@@ -108,18 +108,13 @@ struct ActivityEndpoints: Sendable {
             "timestamp": activity.lastTimestamp.map { $0 as Any } ?? NSNull(),
             "staleDate": activity.staleDate.map { $0 as Any } ?? NSNull(),
             "relevanceScore": activity.relevanceScore.map { $0 as Any } ?? NSNull(),
-            "startedAt": Self.timestamp(activity.startedAt),
-            "endedAt": activity.endedAt.map { Self.timestamp($0) as Any } ?? NSNull(),
-            "dismissAt": activity.dismissAt.map { Self.timestamp($0) as Any } ?? NSNull(),
+            "startedAt": InspectionAPI.timestamp(activity.startedAt),
+            "endedAt": activity.endedAt.map { InspectionAPI.timestamp($0) as Any } ?? NSNull(),
+            "dismissAt": activity.dismissAt.map { InspectionAPI.timestamp($0) as Any } ?? NSNull(),
             "channelId": activity.channelID ?? NSNull(),
             "implicit": activity.implicit,
             "pushes": activity.timeline.count,
         ]
-    }
-
-    static func timestamp(_ milliseconds: Int64) -> String {
-        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
-        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 
     /// A JSON value as Foundation objects (numbers keep integers exact).
@@ -137,10 +132,5 @@ struct ActivityEndpoints: Sendable {
         case .bool(let flag): return flag
         case .null: return NSNull()
         }
-    }
-
-    static func encode(_ object: Any) -> [UInt8] {
-        (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])).map { Array($0) }
-            ?? Array(#"{"error":"could not encode the response"}"#.utf8)
     }
 }

@@ -38,8 +38,8 @@ final class LiveActivities: Sendable {
     }
 
     /// A broadcast on `channelID`: one outcome per subscribed activity.
-    func broadcast(payload: [UInt8], channelID: String, bundleID: String, priority: Int, now: Int64) -> [LiveActivityDevice.Outcome] {
-        guard let json = JSONValue.parse(payload), let push = LiveActivityPush(payload: json, priority: priority) else { return [] }
+    func broadcast(json: JSONValue?, channelID: String, bundleID: String, priority: Int, now: Int64) -> [LiveActivityDevice.Outcome] {
+        guard let json, let push = LiveActivityPush(payload: json, priority: priority) else { return [] }
         return device.withLock { $0.broadcast(push, channelID: channelID, bundleID: bundleID, now: now) }
     }
 

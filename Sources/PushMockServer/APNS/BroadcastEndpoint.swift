@@ -31,6 +31,8 @@ struct BroadcastEndpoint: Sendable {
             bundleID = segments[3]
         }
         let headers = request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }
+        // Parsed once for the channel config, the send checks, the fan-out and the recording.
+        let json = request.body.isEmpty ? nil : JSONValue.parse(request.body)
         var verdict = apns.validator.authorizeBroadcast(
             headers: headers, bundleID: bundleID, environment: environment, credential: state.credential, auth: &state.auth,
             now: now / 1000, ids: &state.ids
@@ -57,7 +59,7 @@ struct BroadcastEndpoint: Sendable {
             if verdict.rejection == nil {
                 switch request.method {
                 case "POST":
-                    switch Self.channelConfig(request.body) {
+                    switch Self.channelConfig(json) {
                     case .failure(let problem): reject(problem.reason, problem.explanation)
                     case .success(let policy):
                         if let channel = channels.create(bundleID: bundleID, environment: environment, policy: policy, now: now) {
@@ -96,7 +98,7 @@ struct BroadcastEndpoint: Sendable {
                 if request.method != "POST" {
                     reject(.methodNotAllowed)
                 } else {
-                    switch checkSend(request, channelHeader: channelHeader, bundleID: bundleID, environment: environment, now: now) {
+                    switch checkSend(request, json: json, channelHeader: channelHeader, bundleID: bundleID, environment: environment, now: now) {
                     case .failure(let problem):
                         reject(problem.reason, problem.explanation)
                         payloadDrop = problem.rule
@@ -105,7 +107,7 @@ struct BroadcastEndpoint: Sendable {
                         diagnostics = result.diagnostics
                         if result.drop == nil {
                             outcomes = apns.activities.broadcast(
-                                payload: request.body, channelID: result.channel.id, bundleID: bundleID,
+                                json: json, channelID: result.channel.id, bundleID: bundleID,
                                 priority: Int(request.headers["apns-priority"] ?? "") ?? 10, now: now
                             )
                             let applied = outcomes.filter { $0.dropReason == nil }.count
@@ -145,7 +147,7 @@ struct BroadcastEndpoint: Sendable {
         var delivery = Delivery(
             receivedAt: now, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .broadcast, environment: environment.rawValue, method: request.method, path: request.path, headers: headers,
-            body: request.body, bodyIsJSON: JSONValue.parse(request.body).map { if case .object = $0 { true } else { false } } ?? false,
+            body: request.body, bodyIsJSON: json.map { if case .object = $0 { true } else { false } } ?? false,
             identity: verdict.identity, pushType: route == .send ? "liveactivity" : nil, topic: bundleID.isEmpty ? nil : bundleID,
             deviceToken: channelHeader, apnsID: verdict.requestID,
             outcome: verdict.rejection != nil ? .rejected : (dropped ? .dropped : .accepted), status: response.status,
@@ -182,8 +184,8 @@ struct BroadcastEndpoint: Sendable {
     }
 
     /// The body of a channel creation: `{"message-storage-policy": 0|1, "push-type": "LiveActivity"}`.
-    static func channelConfig(_ body: [UInt8]) -> Result<Int, Problem> {
-        guard let json = JSONValue.parse(body), case .object(let members) = json else {
+    static func channelConfig(_ json: JSONValue?) -> Result<Int, Problem> {
+        guard let json, case .object(let members) = json else {
             return .failure(Problem(.badRequestPayload, "the body must be a JSON object"))
         }
         for (key, _) in members where key != "message-storage-policy" && key != "push-type" {
@@ -205,7 +207,7 @@ struct BroadcastEndpoint: Sendable {
     }
 
     /// Headers, body and Live Activity rules of `POST /4/broadcasts/apps/<bundleId>`.
-    private func checkSend(_ request: HTTPServerRequest, channelHeader: String?, bundleID: String, environment: APNSEnvironment, now: Int64) -> Result<Accepted, Problem> {
+    private func checkSend(_ request: HTTPServerRequest, json: JSONValue?, channelHeader: String?, bundleID: String, environment: APNSEnvironment, now: Int64) -> Result<Accepted, Problem> {
         func fail(_ reason: APNSRejectionReason, _ explanation: String, _ rule: LiveActivityRule? = nil) -> Result<Accepted, Problem> {
             .failure(Problem(reason, explanation, rule))
         }
@@ -229,7 +231,7 @@ struct BroadcastEndpoint: Sendable {
             return fail(.payloadTooLarge, "broadcast payloads are at most \(Self.maxPayload) bytes")
         }
         guard !request.body.isEmpty else { return fail(.payloadEmpty, "the body is empty") }
-        guard let json = JSONValue.parse(request.body), case .object = json else { return fail(.badRequestPayload, "the body must be a JSON object") }
+        guard let json, case .object = json else { return fail(.badRequestPayload, "the body must be a JSON object") }
         var drop: LiveActivityRule?
         var diagnostics: [String] = []
         let options = apns.validator.options.liveActivity

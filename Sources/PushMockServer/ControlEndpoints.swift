@@ -26,8 +26,8 @@ struct ControlEndpoints: Sendable {
     let serviceAccounts: [ServiceAccount]
     /// Simulated Live Activities and broadcast channels.
     let activities: ActivityEndpoints
-    /// Bumped on reset so connections drop their APNs token binding.
-    let bindings: APNSEndpoint
+    /// What `POST /api/v1/reset` puts back.
+    let reset: ServerReset
 
     /// Answers a control route, or returns nil for the delivery routes.
     func respond(to request: InspectionRequest, eventLoop: any EventLoop) -> ResponderResult? {
@@ -234,28 +234,6 @@ struct ControlEndpoints: Sendable {
             #"{"projectId":"\#(JSONText.escape(account.projectID))","clientEmail":"\#(JSONText.escape(account.clientEmail))","privateKeyId":"\#(JSONText.escape(account.privateKeyID))"}"#
         }
         return "{\"serviceAccounts\":[" + accounts.joined(separator: ",") + "],\"tokenPath\":\"\(JSONText.escape(configuration.fcm.tokenPath))\"}"
-    }
-
-    // MARK: Reset
-
-    private func reset() {
-        Self.reset(store: store, faults: faults, devices: devices, accessTokens: accessTokens, configuration: configuration)
-        activities.activities.removeAll()
-        activities.channels.removeAll()
-        bindings.bindingGeneration.add(1, ordering: .relaxed)
-    }
-
-    /// Deliveries cleared, faults and devices back to the configuration, access tokens forgotten.
-    static func reset(store: InMemoryDeliveryStore, faults: FaultPlan, devices: DeviceRegistry, accessTokens: AccessTokenStore, configuration: PushMockConfiguration) {
-        store.remove()
-        faults.reset(rules: configuration.faults, seed: configuration.faultSeed)
-        for (token, _) in devices.all {
-            devices.remove(token)
-        }
-        for (token, record) in configuration.apns.devices {
-            devices.set(record, for: token)
-        }
-        accessTokens.removeAll()
     }
 }
 

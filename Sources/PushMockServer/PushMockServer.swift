@@ -8,7 +8,6 @@ public import PushMockCore
 public import PushMockStore
 public import PushMockTransport
 public import ServiceLifecycle
-import Synchronization
 
 /// The composition root: binds the push listeners for a configuration and runs them as one
 /// `Service`.
@@ -39,7 +38,7 @@ public final class PushMockServer: Service, Sendable {
     public let accessTokens: AccessTokenStore
     let activities: LiveActivities
     let channels: BroadcastChannelStore
-    let apns: APNSEndpoint
+    private let resetAll: ServerReset
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
 
@@ -62,7 +61,7 @@ public final class PushMockServer: Service, Sendable {
         self.accessTokens = components.accessTokens
         self.activities = components.activities
         self.channels = components.channels
-        self.apns = components.apns
+        self.resetAll = components.reset
         self.group = group
         self.ownsGroup = ownsGroup
     }
@@ -82,7 +81,7 @@ public final class PushMockServer: Service, Sendable {
         let push: PushResponder
         let inspection: InspectionResponder
         let pushAddress: PushAddress
-        let apns: APNSEndpoint
+        let reset: ServerReset
     }
 
     static func makeComponents(_ configuration: PushMockConfiguration, logger: Logger) throws -> Components {
@@ -151,6 +150,10 @@ public final class PushMockServer: Service, Sendable {
         }
         let pushAddress = PushAddress(host: configuration.host, caFile: caFile)
         let api = InspectionAPI(store: store, pushAddress: pushAddress)
+        let reset = ServerReset(
+            store: store, faults: faults, devices: devices, accessTokens: accessTokens, activities: activities,
+            channels: channels, apns: endpoint, configuration: configuration
+        )
         return Components(
             store: store,
             devices: devices,
@@ -169,12 +172,12 @@ public final class PushMockServer: Service, Sendable {
                     api: api, store: store, devices: devices, faults: faults,
                     accessTokens: accessTokens, configuration: configuration, serviceAccounts: accounts,
                     activities: ActivityEndpoints(activities: activities, channels: channels, clock: configuration.clock),
-                    bindings: endpoint
+                    reset: reset
                 ),
                 metrics: metrics
             ),
             pushAddress: pushAddress,
-            apns: endpoint
+            reset: reset
         )
     }
 
@@ -276,10 +279,7 @@ public final class PushMockServer: Service, Sendable {
     /// devices as configured, simulated activities and channels, access tokens and connections'
     /// APNs token bindings forgotten.
     public func reset() {
-        ControlEndpoints.reset(store: store, faults: faults, devices: devices, accessTokens: accessTokens, configuration: configuration)
-        activities.removeAll()
-        channels.removeAll()
-        apns.bindingGeneration.add(1, ordering: .relaxed)
+        resetAll()
     }
 
     /// The simulated Live Activity with push token (or id) `token`, with its timeline.

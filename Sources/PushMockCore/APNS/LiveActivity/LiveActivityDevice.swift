@@ -207,10 +207,9 @@ public struct LiveActivityDevice: Sendable {
 
     /// A new 80-byte (160 hex) activity push token.
     private mutating func nextToken() -> String {
-        var hex = ""
-        hex.reserveCapacity(160)
         let digits = Array("0123456789abcdef".utf8)
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(160)
         for _ in 0..<10 {
             var word = ids.next()
             for _ in 0..<8 {
@@ -220,7 +219,6 @@ public struct LiveActivityDevice: Sendable {
                 word >>= 8
             }
         }
-        hex = String(decoding: bytes, as: UTF8.self)
-        return hex
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -37,17 +37,40 @@ enum DeliveryJSON {
         } else {
             object["bodyBase64"] = Data(delivery.body).base64EncodedString()
         }
-        if delivery.bodyIsJSON, let payload = try? JSONSerialization.jsonObject(with: Data(delivery.body), options: [.fragmentsAllowed]) {
-            object["payload"] = payload
+        if delivery.bodyIsJSON, let payload = JSONValue.parse(delivery.body) {
+            object["payload"] = foundation(payload)
         } else {
             object["payload"] = NSNull()
         }
         return object
     }
 
+    /// A parsed JSON value as Foundation objects for encoding: integers stay exact, and a number
+    /// that is not a finite Double (`1e400`) is kept as its text, so one hostile payload can never
+    /// make a response unencodable (issue 10, defect 8).
+    static func foundation(_ value: JSONValue) -> Any {
+        switch value {
+        case .object(let members):
+            var object: [String: Any] = [:]
+            for (key, member) in members { object[key] = foundation(member) }
+            return object
+        case .array(let elements): return elements.map(foundation)
+        case .string(let text): return text
+        case .number(let text):
+            if let integer = Int64(text) { return integer }
+            return SafeNumber.finiteDouble(jsonNumber: text) ?? text
+        case .bool(let flag): return flag
+        case .null: return NSNull()
+        }
+    }
+
+    /// The instants a timestamp may show: years 1 to 9999 (RFC 3339); others are clamped.
+    static let timestampRange: ClosedRange<Int64> = -62_135_596_800_000...253_402_300_799_999
+
     /// ISO 8601 with milliseconds, UTC.
     static func timestamp(_ milliseconds: Int64) -> String {
-        let date = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        let clamped = min(max(milliseconds, timestampRange.lowerBound), timestampRange.upperBound)
+        let date = Date(timeIntervalSince1970: Double(clamped) / 1000)
         return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 
@@ -122,10 +145,24 @@ enum DeliveryJSON {
         return era * 146_097 + dayOfEra - 719_468
     }
 
+    /// The body that stands for a value that could not be encoded (answered with status 500).
+    static let encodingFailure = Array(#"{"error":"could not encode the response"}"#.utf8)
+
     static func encode(_ value: Any) -> [UInt8] {
-        guard let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            return Array(#"{"error":"could not encode the response"}"#.utf8)
-        }
+        encodeIfPossible(value) ?? encodingFailure
+    }
+
+    static func encodeIfPossible(_ value: Any) -> [UInt8]? {
+        guard JSONSerialization.isValidJSONObject(value),
+            let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return nil }
         return Array(data)
+    }
+
+    /// `value` encoded with `status`, or a 500 when it cannot be encoded: an encoding failure is a
+    /// server error, never a 200.
+    static func response(status: Int, _ value: Any) -> InspectionResponse {
+        guard let body = encodeIfPossible(value) else { return InspectionResponse(status: 500, body: encodingFailure) }
+        return InspectionResponse(status: status, body: body)
     }
 }

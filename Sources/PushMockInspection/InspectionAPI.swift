@@ -54,12 +54,12 @@ public struct InspectionAPI: Sendable {
             case .failure(let error): return Self.error(400, error.message)
             case .success(let filter):
                 let removed = store.remove(filter)
-                return InspectionResponse(status: 200, body: DeliveryJSON.encode(["removed": removed]))
+                return DeliveryJSON.response(status: 200, ["removed": removed])
             }
         case ("GET", 4):
             guard let id = UInt64(segments[3]), id <= Self.maxID else { return Self.error(400, "delivery ids are integers from 0 to 2^53-1, got \(segments[3])") }
             guard let delivery = store.delivery(id: id) else { return Self.error(404, "no delivery \(id) (never recorded, removed, or past retention)") }
-            return InspectionResponse(status: 200, body: DeliveryJSON.encode(DeliveryJSON.object(delivery)))
+            return DeliveryJSON.response(status: 200, DeliveryJSON.object(delivery))
         case ("GET", 5) where segments[4] == "curl":
             guard let id = UInt64(segments[3]), id <= Self.maxID else { return Self.error(400, "delivery ids are integers from 0 to 2^53-1, got \(segments[3])") }
             guard let delivery = store.delivery(id: id) else { return Self.error(404, "no delivery \(id) (never recorded, removed, or past retention)") }
@@ -116,7 +116,7 @@ public struct InspectionAPI: Sendable {
         if timedOut {
             object["error"] = "timed out after \(spec.timeoutMilliseconds) ms with \(total) of \(spec.count) matching deliveries"
         }
-        return InspectionResponse(status: timedOut ? 408 : 200, body: DeliveryJSON.encode(object))
+        return DeliveryJSON.response(status: timedOut ? 408 : 200, object)
     }
 
     /// A time in the API's shape: ISO 8601 with milliseconds, UTC.
@@ -127,6 +127,16 @@ public struct InspectionAPI: Sendable {
     /// Foundation JSON objects encoded as the API does (sorted keys, unescaped slashes).
     public static func encode(_ value: Any) -> [UInt8] {
         DeliveryJSON.encode(value)
+    }
+
+    /// `value` encoded as the API does with `status`, or a 500 when it cannot be encoded.
+    public static func response(status: Int, _ value: Any) -> InspectionResponse {
+        DeliveryJSON.response(status: status, value)
+    }
+
+    /// A parsed JSON value as Foundation objects, safe to encode (non-finite numbers as text).
+    public static func foundation(_ value: JSONValue) -> Any {
+        DeliveryJSON.foundation(value)
     }
 
     /// One delivery in the API's JSON shape, on one line.
@@ -147,11 +157,20 @@ public struct InspectionAPI: Sendable {
         public var response: InspectionResponse { InspectionAPI.error(400, message) }
     }
 
+    /// A duration such as `5s`, `500ms` or `2.5` (seconds) in milliseconds; nil for anything that
+    /// is not a finite number in range (`NaN`, `inf`, `1e20`, `1e400`): never a trapping conversion.
     static func milliseconds(_ text: String) -> Int64? {
-        if text.hasSuffix("ms"), let value = Double(text.dropLast(2)) { return Int64(value) }
-        if text.hasSuffix("s"), let value = Double(text.dropLast()) { return Int64(value * 1000) }
-        if let value = Double(text) { return Int64(value * 1000) }
-        return nil
+        let number: Substring
+        let scale: Double
+        if text.hasSuffix("ms") {
+            (number, scale) = (text.dropLast(2), 1)
+        } else if text.hasSuffix("s") {
+            (number, scale) = (text.dropLast(), 1000)
+        } else {
+            (number, scale) = (Substring(text), 1000)
+        }
+        guard let value = Double(number), value.isFinite else { return nil }
+        return SafeNumber.int64(value * scale)
     }
 
     private func list(_ request: InspectionRequest) -> InspectionResponse {
@@ -170,7 +189,7 @@ public struct InspectionAPI: Sendable {
             var object: [String: Any] = ["deliveries": deliveries.map(DeliveryJSON.object), "total": total]
             object["newestId"] = deliveries.first?.id
             object["oldestId"] = deliveries.last?.id
-            return InspectionResponse(status: 200, body: DeliveryJSON.encode(object))
+            return DeliveryJSON.response(status: 200, object)
         }
     }
 

@@ -46,7 +46,7 @@ struct ActivityEndpoints: Sendable {
             "activities": matching.prefix(limit).map { summary($0, now: now) },
             "total": matching.count,
         ]
-        return InspectionResponse(status: 200, body: InspectionAPI.encode(object))
+        return InspectionAPI.response(status: 200, object)
     }
 
     func one(_ key: String) -> InspectionResponse {
@@ -70,7 +70,7 @@ struct ActivityEndpoints: Sendable {
                 "contentState": entry.contentState.map(Self.any) ?? NSNull(),
             ]
         }
-        return InspectionResponse(status: 200, body: InspectionAPI.encode(object))
+        return InspectionAPI.response(status: 200, object)
     }
 
     func channelList(_ request: InspectionRequest) -> InspectionResponse {
@@ -93,7 +93,7 @@ struct ActivityEndpoints: Sendable {
                 "subscribers": (subscribers[channel.id] ?? []).map(\.id).sorted(),
             ]
         }
-        return InspectionResponse(status: 200, body: InspectionAPI.encode(["channels": list, "total": list.count]))
+        return InspectionAPI.response(status: 200, ["channels": list, "total": list.count])
     }
 
     private func summary(_ activity: SimulatedActivity, now: Int64) -> [String: Any] {
@@ -117,20 +117,8 @@ struct ActivityEndpoints: Sendable {
         ]
     }
 
-    /// A JSON value as Foundation objects (numbers keep integers exact).
+    /// A JSON value as Foundation objects (numbers keep integers exact; non-finite ones as text).
     static func any(_ value: JSONValue) -> Any {
-        switch value {
-        case .object(let members):
-            var object: [String: Any] = [:]
-            for (key, member) in members { object[key] = any(member) }
-            return object
-        case .array(let elements): return elements.map(any)
-        case .string(let text): return text
-        case .number(let text):
-            if let integer = Int64(text) { return integer }
-            return Double(text) ?? 0
-        case .bool(let flag): return flag
-        case .null: return NSNull()
-        }
+        InspectionAPI.foundation(value)
     }
 }

@@ -41,11 +41,11 @@ final class PushResponder: HTTPResponder {
         metrics.record(event)
     }
 
-    func connectionOpened(_ connection: ConnectionInfo) {
+    func connectionAccepted() {
         metrics.connectionOpened()
     }
 
-    func connectionClosed(_ connection: ConnectionInfo) {
+    func connectionReleased() {
         metrics.connectionClosed()
     }
 
@@ -75,6 +75,11 @@ final class PushResponder: HTTPResponder {
     }
 
     private func route(_ request: HTTPServerRequest, context: RequestContext) -> (service: String, result: ResponderResult) {
+        // A header list over the limit is a transport refusal (431) on every endpoint: the headers
+        // it has are incomplete, so no validator sees it (it is counted in /metrics).
+        if let limit = request.limitExceeded, case .headerListSize = limit {
+            return ("other", .response(Self.limitResponse(limit)))
+        }
         if request.path.hasPrefix("/3/") {
             return ("apns", apns.respond(to: request, context: context))
         }
@@ -150,7 +155,8 @@ struct InspectionResponder: HTTPResponder {
             if let allow { headers.append("allow", allow) }
             return .response(HTTPServerResponse(status: refusal.status, headers: headers, body: refusal.body))
         }
-        if request.path == "/metrics", request.method == "GET" {
+        if path == "/metrics", request.method == "GET" {
+            // Query parameters (a scraper's, or anything) are ignored here.
             let text = metrics.render(store: control.store)
             return .response(HTTPServerResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4; charset=utf-8")], body: text))
         }

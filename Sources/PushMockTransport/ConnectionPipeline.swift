@@ -18,6 +18,14 @@ struct ConnectionPipeline: Sendable {
     /// Per-connection facts gathered before the protocol is known.
     private final class Setup {
         var serverName: String?
+        /// Closes the connection unless a protocol handler is installed in time.
+        var deadline: Scheduled<Void>?
+
+        /// The protocol is known: the idle timeout takes over from the deadline.
+        func protocolChosen() {
+            deadline?.cancel()
+            deadline = nil
+        }
     }
 
     func configure(_ channel: any Channel) throws {
@@ -26,6 +34,16 @@ struct ConnectionPipeline: Sendable {
             responder.transportEvent(.tlsHandshakeFailed, connection: nil)
         }
         let setup = Setup()
+        if let limit = configuration.protocolDeadline {
+            // No ClientHello, a handshake that never ends, no ALPN and no preface: closed after
+            // `limit` (issue 10: such sockets were kept forever, even with --idle-timeout).
+            setup.deadline = channel.eventLoop.scheduleTask(in: limit) { [responder] in
+                guard channel.isActive else { return }
+                responder.transportEvent(.protocolDeadline, connection: nil)
+                channel.close(promise: nil)
+            }
+            channel.closeFuture.whenComplete { _ in setup.deadline?.cancel() }
+        }
         guard let sslContext else {
             try sync.addHandler(makeSniffer(channel: channel, setup: setup, alpn: nil, tls: false, before: errorHandler))
             try sync.addHandler(errorHandler)
@@ -76,6 +94,7 @@ struct ConnectionPipeline: Sendable {
     }
 
     private func installHTTP2(channel: any Channel, setup: Setup, alpn: String?, tls: Bool, before errorHandler: ConnectionErrorHandler) throws {
+        // The deadline stays until the client's preface has been read (ALPN h2 alone proves nothing).
         let info = makeInfo(channel: channel, setup: setup, version: .http2, alpn: alpn, tls: tls)
         let sync = channel.pipeline.syncOperations
         if let idle = configuration.idleTimeout {
@@ -86,12 +105,16 @@ struct ConnectionPipeline: Sendable {
             info: info,
             settings: responder.http2Settings(for: info, defaults: configuration.http2),
             maxBodySize: configuration.maxRequestBodySize,
-            idleGoAwayDebugData: configuration.idleGoAwayDebugData
+            idleGoAwayDebugData: configuration.idleGoAwayDebugData,
+            lenientFieldWhitespace: configuration.lenientFieldWhitespace,
+            prefaceReceived: { setup.protocolChosen() }
         )
         try sync.addHandler(handler, position: .before(errorHandler))
     }
 
     private func installHTTP1(channel: any Channel, setup: Setup, alpn: String?, tls: Bool, before errorHandler: ConnectionErrorHandler) throws {
+        // The HTTP/1.1 deadline stays until the first request head is complete (a client that
+        // sends a request line and then nothing is closed like one that sends nothing at all).
         let info = makeInfo(channel: channel, setup: setup, version: .http1_1, alpn: alpn, tls: tls)
         let sync = channel.pipeline.syncOperations
         try sync.configureHTTPServerPipeline(position: .before(errorHandler), withErrorHandling: true)
@@ -99,7 +122,10 @@ struct ConnectionPipeline: Sendable {
             try sync.addHandler(IdleStateHandler(allTimeout: idle), position: .before(errorHandler))
         }
         try sync.addHandler(
-            HTTP1Handler(responder: responder, info: info, maxBodySize: configuration.maxRequestBodySize),
+            HTTP1Handler(
+                responder: responder, info: info, maxBodySize: configuration.maxRequestBodySize,
+                maxHeaderListSize: Int(configuration.http2.maxHeaderListSize), firstHead: { setup.protocolChosen() }
+            ),
             position: .before(errorHandler)
         )
     }

@@ -20,11 +20,18 @@ final class ConnectionRegistry: Sendable {
     /// Open connections.
     var count: Int { state.withLock { $0.channels.count } }
 
-    /// Tracks `channel` until it closes.
-    func register(_ channel: any Channel) {
+    /// Tracks `channel` until it closes, unless `limit` connections are open already: then it
+    /// returns false and does not track it (the caller closes it).
+    func register(_ channel: any Channel, limit: Int? = nil, onClose: @escaping @Sendable () -> Void = {}) -> Bool {
         let key = ObjectIdentifier(channel)
-        state.withLock { $0.channels[key] = channel }
+        let admitted = state.withLock { state -> Bool in
+            if let limit, state.channels.count >= limit { return false }
+            state.channels[key] = channel
+            return true
+        }
+        guard admitted else { return false }
         channel.closeFuture.whenComplete { _ in
+            onClose()
             let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.channels[key] = nil
                 guard state.channels.isEmpty else { return [] }
@@ -33,6 +40,7 @@ final class ConnectionRegistry: Sendable {
             }
             waiters.forEach { $0.resume() }
         }
+        return true
     }
 
     /// Every open channel.

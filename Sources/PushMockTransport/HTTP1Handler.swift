@@ -11,6 +11,12 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     private let responder: any HTTPResponder
     private let info: ConnectionInfo
     private let maxBodySize: Int
+    private let maxHeaderListSize: Int
+    /// Called once, when the first request head is complete (the protocol deadline ends).
+    private var firstHead: (() -> Void)?
+    /// A limit was broken and answered: the rest of the connection's input is ignored and the
+    /// connection closes after the answer.
+    private var refusing = false
     private var request: HTTPServerRequest?
     private var keepAlive = true
     private var closeAfterResponse = false
@@ -19,10 +25,12 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     private var isHeadRequest = false
     let storage = ConnectionStorage()
 
-    init(responder: any HTTPResponder, info: ConnectionInfo, maxBodySize: Int) {
+    init(responder: any HTTPResponder, info: ConnectionInfo, maxBodySize: Int, maxHeaderListSize: Int = 8000, firstHead: (() -> Void)? = nil) {
         self.responder = responder
         self.info = info
         self.maxBodySize = maxBodySize
+        self.maxHeaderListSize = maxHeaderListSize
+        self.firstHead = firstHead
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -42,8 +50,22 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refusing else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
+            if let firstHead {
+                self.firstHead = nil
+                firstHead()
+            }
+            // The same header-list limit as HTTP/2 (name + value + 32 per field, RFC 9113 §6.5.2).
+            var size = 0
+            for (name, value) in head.headers {
+                size += name.utf8.count + value.utf8.count + 32
+            }
+            if size > maxHeaderListSize {
+                refuse(.headerListSize(limit: maxHeaderListSize), head: head, context: context)
+                return
+            }
             var headers = HTTPHeaderList(capacity: head.headers.count)
             var authority: String?
             for (name, value) in head.headers {
@@ -63,18 +85,42 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
                 headers: headers
             )
         case .body(let chunk):
-            guard request != nil, request?.limitExceeded == nil else { return }
-            if request!.body.count + chunk.readableBytes > maxBodySize {
-                request!.limitExceeded = .bodySize(limit: maxBodySize)
-                request!.body = []
-            } else {
-                request!.body.append(contentsOf: chunk.readableBytesView)
+            guard var pending = request else { return }
+            if pending.body.count + chunk.readableBytes > maxBodySize {
+                // Answered now, before the body ends, and the connection closes: an endless
+                // chunked body is never read to its end (issue 10: 13.8 GB in 30 s).
+                pending.limitExceeded = .bodySize(limit: maxBodySize)
+                pending.body = []
+                request = nil
+                responder.transportEvent(.bodyTooLarge, connection: info)
+                refusing = true
+                closeAfterResponse = true
+                respond(to: pending, context: context)
+                return
             }
+            request = nil  // keep the body uniquely referenced while appending
+            pending.body.append(contentsOf: chunk.readableBytesView)
+            request = pending
         case .end:
             guard let request, streaming == nil else { return }
             self.request = nil
             respond(to: request, context: context)
         }
+    }
+
+    /// Answers a request head that broke a limit without asking for its body, then closes.
+    private func refuse(_ limit: RequestLimit, head: HTTPRequestHead, context: ChannelHandlerContext) {
+        responder.transportEvent(.headerListTooLarge, connection: info)
+        refusing = true
+        closeAfterResponse = true
+        request = nil
+        var headers = HTTPHeaderList(capacity: 1)
+        if let host = head.headers.first(name: "host") { headers.append("host", host) }
+        let refused = HTTPServerRequest(
+            method: head.method.rawValue, scheme: info.isTLS ? "https" : "http", authority: headers["host"], path: head.uri,
+            headers: headers, limitExceeded: limit
+        )
+        respond(to: refused, context: context)
     }
 
     private func respond(to request: HTTPServerRequest, context: ChannelHandlerContext) {
@@ -144,6 +190,17 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
         }
         streaming = writer
         start(writer)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // Idle past the idle timeout (a content-length larger than the body sent, a client that
+        // went quiet): closed. A stream in progress (SSE) writes keep-alives, so it is not idle.
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .all, streaming == nil {
+            responder.transportEvent(.idleTimeout, connection: info)
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

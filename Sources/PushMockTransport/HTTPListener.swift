@@ -71,7 +71,14 @@ public final class HTTPListener: Service, Sendable {
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
-                registry.register(channel)
+                // Over the cap: closed at once, before TLS, so that descriptors never run out and
+                // the other port keeps answering (issue 10: 20 000 idle sockets took both down).
+                guard registry.register(channel, limit: configuration.maxConnections, onClose: { responder.connectionReleased() }) else {
+                    responder.transportEvent(.connectionOverCap, connection: nil)
+                    // A failed initializer makes NIO close the accepted socket without registering it.
+                    return channel.eventLoop.makeFailedFuture(TransportError(code: .overConnectionCap, message: "over \(configuration.maxConnections ?? 0) connections"))
+                }
+                responder.connectionAccepted()
                 return channel.eventLoop.makeCompletedFuture {
                     try pipeline.configure(channel)
                 }

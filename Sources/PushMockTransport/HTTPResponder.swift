@@ -26,6 +26,13 @@ public protocol HTTPResponder: Sendable {
     /// Called on the event loop when a connection closed.
     func connectionClosed(_ connection: ConnectionInfo)
 
+    /// Called on the event loop when a TCP connection was accepted (before TLS or any protocol):
+    /// what `pushmock_connections_active` counts.
+    func connectionAccepted()
+
+    /// Called when a connection that ``connectionAccepted()`` announced has closed.
+    func connectionReleased()
+
     /// Called when the transport dropped something before a complete request existed (a protocol
     /// error, a flood, a TLS failure), so that it can be counted rather than lost silently.
     func transportEvent(_ event: TransportEvent, connection: ConnectionInfo?)
@@ -35,6 +42,8 @@ extension HTTPResponder {
     public func http2Settings(for connection: ConnectionInfo, defaults: HTTP2Settings) -> HTTP2Settings { defaults }
     public func connectionOpened(_ connection: ConnectionInfo) {}
     public func connectionClosed(_ connection: ConnectionInfo) {}
+    public func connectionAccepted() {}
+    public func connectionReleased() {}
     public func transportEvent(_ event: TransportEvent, connection: ConnectionInfo?) {}
 }
 
@@ -87,6 +96,15 @@ public enum TransportEvent: String, Sendable, Hashable, CaseIterable {
     case tlsHandshakeFailed = "tls_handshake_failed"
     /// The client was idle past the idle timeout and got GOAWAY.
     case idleTimeout = "idle_timeout"
+    /// A connection accepted over the connection cap was closed at once.
+    case connectionOverCap = "connection_over_cap"
+    /// A connection did not finish its handshake or show its protocol in time and was closed.
+    case protocolDeadline = "protocol_deadline"
+    /// A request's header list was over the limit: 431 on HTTP/2 (stream), 431 and close on HTTP/1.1.
+    case headerListTooLarge = "header_list_too_large"
+    /// A request body was over the limit: 413, then the stream reset (HTTP/2) or the connection
+    /// closed (HTTP/1.1), so the rest is never read.
+    case bodyTooLarge = "body_too_large"
 }
 
 /// An HTTP/2 error code (RFC 9113 §7).

@@ -11,7 +11,8 @@ public struct HTTP2Settings: Sendable, Hashable {
     public var initialWindowSize: UInt32 = 65535
     /// SETTINGS_MAX_FRAME_SIZE.
     public var maxFrameSize: UInt32 = 16384
-    /// SETTINGS_MAX_HEADER_LIST_SIZE; a larger header list gets 431 on that stream only.
+    /// SETTINGS_MAX_HEADER_LIST_SIZE; a larger header list gets 431 on that stream only (and the
+    /// same limit applies to HTTP/1.1 request heads, which get 431 and a close).
     public var maxHeaderListSize: UInt32 = 8000
 
     /// APNs-like defaults.
@@ -42,6 +43,17 @@ public struct ListenerConfiguration: Sendable {
     /// responder judges it from ``ConnectionInfo/clientCertificateChain`` (so an untrusted
     /// certificate gets an HTTP answer, not a failed handshake).
     public var requestClientCertificates: Bool
+    /// At most this many connections are open at once; one accepted over the cap is closed at
+    /// once and reported as ``TransportEvent/connectionOverCap``. `nil`: no cap.
+    public var maxConnections: Int?
+    /// A connection that has not finished its TLS handshake and shown its protocol (ALPN, the
+    /// HTTP/2 preface or an HTTP/1.1 request line) within this time is closed
+    /// (``TransportEvent/protocolDeadline``). `nil`: no deadline.
+    public var protocolDeadline: TimeAmount?
+    /// Accept header values with leading or trailing whitespace instead of resetting the stream
+    /// (nghttp2's RFC 9113 field check), so that the responder can answer them: APNs answers
+    /// `authorization: bearer ` at the application level.
+    public var lenientFieldWhitespace: Bool
 
     /// Creates a configuration.
     public init(
@@ -53,8 +65,14 @@ public struct ListenerConfiguration: Sendable {
         idleTimeout: TimeAmount? = nil,
         idleGoAwayDebugData: [UInt8] = [],
         shutdownGracePeriod: TimeAmount = .seconds(5),
-        requestClientCertificates: Bool = false
+        requestClientCertificates: Bool = false,
+        maxConnections: Int? = nil,
+        protocolDeadline: TimeAmount? = .seconds(10),
+        lenientFieldWhitespace: Bool = false
     ) {
+        self.maxConnections = maxConnections
+        self.protocolDeadline = protocolDeadline
+        self.lenientFieldWhitespace = lenientFieldWhitespace
         self.host = host
         self.port = port
         self.tls = tls

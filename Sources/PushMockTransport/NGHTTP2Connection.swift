@@ -12,6 +12,8 @@ protocol NGHTTP2ConnectionDelegate: AnyObject {
     /// A stream was refused with REFUSED_STREAM before any request existed (over the advertised
     /// concurrency, or after GOAWAY): the client may retry it.
     func streamRefused(_ streamID: Int32)
+    /// A request broke a header-list or body limit (it is still dispatched and answered).
+    func limitExceeded(_ limit: RequestLimit)
 }
 
 /// One nghttp2 server session. **All unsafe pointer code of the transport lives in this file**
@@ -45,9 +47,16 @@ final class NGHTTP2Connection {
     let maxBodySize: Int
     let maxHeaderListSize: Int
     private(set) var maxConcurrentStreams: UInt32
+    /// Bytes nghttp2 accepted so far (the first 24 are the client preface).
+    private var received = 0
 
-    /// Creates a server session and queues the server's SETTINGS.
-    init(settings: HTTP2Settings, maxBodySize: Int, delegate: any NGHTTP2ConnectionDelegate) {
+    /// Whether the client preface has been read and accepted.
+    var prefaceSeen: Bool { received >= 24 }
+
+    /// Creates a server session and queues the server's SETTINGS. `lenientFieldWhitespace` turns
+    /// off nghttp2's RFC 9113 check of leading/trailing whitespace in field values, so that the
+    /// responder answers such requests itself (APNs does).
+    init(settings: HTTP2Settings, maxBodySize: Int, lenientFieldWhitespace: Bool = false, delegate: any NGHTTP2ConnectionDelegate) {
         self.delegate = delegate
         self.maxBodySize = maxBodySize
         self.maxHeaderListSize = Int(settings.maxHeaderListSize)
@@ -57,7 +66,7 @@ final class NGHTTP2Connection {
             &created,
             NGHTTP2Shared.callbacks,
             Unmanaged.passUnretained(self).toOpaque(),
-            NGHTTP2Shared.options
+            lenientFieldWhitespace ? NGHTTP2Shared.lenientOptions : NGHTTP2Shared.options
         )
         precondition(rv == 0 && created != nil, "nghttp2_session_server_new2 failed: \(rv)")
         self.session = created
@@ -107,8 +116,21 @@ final class NGHTTP2Connection {
     /// Feeds received bytes; callbacks run synchronously inside.
     func receive(_ bytes: UnsafeRawBufferPointer) -> ReceiveResult {
         guard let session, let base = bytes.baseAddress else { return .ok }
-        let rv = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
-        if rv >= 0 { return .ok }
+        var offset = 0
+        var rv = 0
+        while true {
+            rv = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self) + offset, bytes.count - offset)
+            guard rv >= 0 else { break }
+            received &+= rv
+            offset += rv
+            if !pausedForAnswer, rv == 0 { return .ok }  // nothing consumed and no pause: never spin
+            if pausedForAnswer {
+                // A 431 was submitted: put it on the wire before the rest of the block resets the stream.
+                pausedForAnswer = false
+                produce(into: &earlyOutput)
+            }
+            if offset >= bytes.count { return .ok }
+        }
         switch Int32(rv) {
         case NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue:
             return .notHTTP2
@@ -123,8 +145,23 @@ final class NGHTTP2Connection {
         }
     }
 
+    /// Runs nghttp2's send loop into `bytes` (used while `mem_recv` is paused).
+    private func produce(into bytes: inout [UInt8]) {
+        guard let session else { return }
+        while true {
+            var pointer: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &pointer)
+            guard count > 0, let pointer else { return }
+            bytes.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
+        }
+    }
+
     /// Appends everything nghttp2 has queued to `buffer`. Returns false on a fatal session error.
     func drainOutput(into buffer: inout ByteBuffer) -> Bool {
+        if !earlyOutput.isEmpty {
+            buffer.writeBytes(earlyOutput)
+            earlyOutput.removeAll()
+        }
         guard let session else { return true }
         while true {
             var pointer: UnsafePointer<UInt8>?
@@ -157,7 +194,11 @@ final class NGHTTP2Connection {
         for field in response.headers {
             add(field.name, field.value, UInt8(field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
         }
-        if let contentLength {
+        // After an aborted header block nghttp2 resets the stream: only HEADERS can still go out.
+        let body = stream.headersAborted ? nil : response.body
+        if stream.headersAborted, contentLength != nil {
+            add("content-length", "0", UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        } else if let contentLength {
             add("content-length", contentLength, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
         }
         byteScratch.withUnsafeMutableBufferPointer { bytes in
@@ -171,7 +212,7 @@ final class NGHTTP2Connection {
                     flags: span.flags
                 ))
             }
-            if let body = response.body {
+            if let body {
                 stream.responseBody = body
                 stream.responseOffset = 0
                 var provider = nghttp2_data_provider()
@@ -234,9 +275,46 @@ final class NGHTTP2Connection {
         return recent
     }
 
-    fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        guard let stream = stream(streamID), !stream.dispatched else { return }
+    /// What the header callback tells nghttp2.
+    enum HeaderVerdict {
+        case proceed
+        /// Stop `mem_recv` here, so that the 431 just submitted goes out before the stream is reset.
+        case pause
+        /// Reset the stream and decode the rest of its block without checking or reporting the
+        /// fields (TEMPORAL_CALLBACK_FAILURE): an HPACK bomb then costs little more than its bytes.
+        case skipRest
+
+        var rawValue: Int32 {
+            switch self {
+            case .proceed: 0
+            case .pause: NGHTTP2_ERR_PAUSE.rawValue
+            case .skipRest: NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+            }
+        }
+    }
+
+    /// Set when the header callback paused `mem_recv` to send a 431 first.
+    private var pausedForAnswer = false
+    /// Frames produced while `mem_recv` was paused, sent before anything else.
+    private var earlyOutput: [UInt8] = []
+
+    /// Takes one header field. Over the header-list limit the request is answered 431 at once
+    /// (HEADERS only, END_STREAM), `mem_recv` pauses so that it is written, and the rest of the
+    /// block is skipped.
+    fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> HeaderVerdict {
+        guard let stream = stream(streamID) else { return .proceed }
+        if stream.headersAborted { return .skipRest }
+        guard !stream.dispatched else { return .proceed }
         stream.headerListSize += name.count + value.count + 32
+        if stream.headerListSize > maxHeaderListSize {
+            stream.limitExceeded = .headerListSize(limit: maxHeaderListSize)
+            stream.headersAborted = true
+            stream.resetAfterResponse = true
+            delegate.limitExceeded(.headerListSize(limit: maxHeaderListSize))
+            dispatch(stream)
+            pausedForAnswer = true
+            return .pause
+        }
         if name.first == UInt8(ascii: ":") {
             let text = String(decoding: value, as: UTF8.self)
             switch name.count {
@@ -246,19 +324,18 @@ final class NGHTTP2Connection {
             case 10 where name[1] == UInt8(ascii: "a"): stream.authority = text
             default: break  // nghttp2's message checks refuse unknown pseudo-headers
             }
-            return
-        }
-        if stream.headerListSize > maxHeaderListSize {
-            stream.limitExceeded = .headerListSize(limit: maxHeaderListSize)
-            return
+            return .proceed
         }
         stream.headers.append(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        return .proceed
     }
 
     fileprivate func dataChunk(streamID: Int32, data: UnsafeBufferPointer<UInt8>) {
         guard let stream = stream(streamID), !stream.dispatched else { return }
         if stream.body.count + data.count > maxBodySize {
             stream.limitExceeded = .bodySize(limit: maxBodySize)
+            stream.resetAfterResponse = true
+            delegate.limitExceeded(.bodySize(limit: maxBodySize))
             dispatch(stream)
             return
         }
@@ -285,6 +362,16 @@ final class NGHTTP2Connection {
 
     fileprivate func refused(streamID: Int32) {
         delegate.streamRefused(streamID)
+    }
+
+    /// The last frame of an answer went out: a stream whose body broke the limit is reset with
+    /// NO_ERROR if the client is still sending, so it stops and gets no more window.
+    fileprivate func responseFinished(streamID: Int32) {
+        guard let session, let stream = stream(streamID), stream.resetAfterResponse else { return }
+        stream.resetAfterResponse = false
+        if nghttp2_session_get_stream_remote_close(session, streamID) == 0 {
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue)
+        }
     }
 
     fileprivate func invalidFrame(streamID: Int32, error: Int32) {
@@ -326,14 +413,14 @@ private enum NGHTTP2Shared {
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, userData in
             guard let frame else { return 0 }
-            NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef {
+            let proceed = NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef {
                 $0.header(
                     streamID: frame.pointee.hd.stream_id,
                     name: UnsafeBufferPointer(start: name, count: nameLength),
                     value: UnsafeBufferPointer(start: value, count: valueLength)
                 )
             }
-            return 0
+            return proceed.rawValue
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, userData in
             NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef {
@@ -357,10 +444,14 @@ private enum NGHTTP2Shared {
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, userData in
-            guard let frame, frame.pointee.hd.type == UInt8(NGHTTP2_RST_STREAM.rawValue),
-                frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue
-            else { return 0 }
-            NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef { $0.refused(streamID: frame.pointee.hd.stream_id) }
+            guard let frame else { return 0 }
+            let type = frame.pointee.hd.type
+            if type == UInt8(NGHTTP2_RST_STREAM.rawValue), frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue {
+                NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef { $0.refused(streamID: frame.pointee.hd.stream_id) }
+            } else if type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
+                frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+                NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef { $0.responseFinished(streamID: frame.pointee.hd.stream_id) }
+            }
             return 0
         }
         nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks) { _, frame, error, userData in
@@ -372,9 +463,17 @@ private enum NGHTTP2Shared {
         return callbacks!
     }()
 
-    nonisolated(unsafe) static let options: OpaquePointer = {
+    nonisolated(unsafe) static let options: OpaquePointer = makeOptions(lenientFieldWhitespace: false)
+
+    /// The same, without the RFC 9113 leading/trailing whitespace check of field values.
+    nonisolated(unsafe) static let lenientOptions: OpaquePointer = makeOptions(lenientFieldWhitespace: true)
+
+    private static func makeOptions(lenientFieldWhitespace: Bool) -> OpaquePointer {
         var options: OpaquePointer?
         precondition(nghttp2_option_new(&options) == 0)
+        if lenientFieldWhitespace {
+            nghttp2_option_set_no_rfc9113_leading_and_trailing_ws_validation(options, 1)
+        }
         // The server answers every stream itself; it never needs closed streams for priority.
         nghttp2_option_set_no_closed_streams(options, 1)
         // Rapid-reset protection (CVE-2023-44487): nghttp2's own defaults, stated explicitly.
@@ -382,7 +481,7 @@ private enum NGHTTP2Shared {
         nghttp2_option_set_max_outbound_ack(options, 1000)
         nghttp2_option_set_max_settings(options, 32)
         return options!
-    }()
+    }
 
     static let readResponseBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, dataFlags, _, userData in
         let (count, eof) = NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef {

@@ -18,21 +18,29 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     private var inReadBatch = false
     private var pendingRead = false
     private var closing = false
+    private let lenientFieldWhitespace: Bool
+    /// Called once, when the first bytes (the client preface) were accepted by nghttp2.
+    private var prefaceReceived: (() -> Void)?
     let storage = ConnectionStorage()
 
-    init(responder: any HTTPResponder, info: ConnectionInfo, settings: HTTP2Settings, maxBodySize: Int, idleGoAwayDebugData: [UInt8]) {
+    init(
+        responder: any HTTPResponder, info: ConnectionInfo, settings: HTTP2Settings, maxBodySize: Int, idleGoAwayDebugData: [UInt8],
+        lenientFieldWhitespace: Bool = false, prefaceReceived: (() -> Void)? = nil
+    ) {
         self.responder = responder
         self.info = info
         self.settings = settings
         self.maxBodySize = maxBodySize
         self.idleGoAwayDebugData = idleGoAwayDebugData
+        self.lenientFieldWhitespace = lenientFieldWhitespace
+        self.prefaceReceived = prefaceReceived
     }
 
     // MARK: Channel events
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        connection = NGHTTP2Connection(settings: settings, maxBodySize: maxBodySize, delegate: self)
+        connection = NGHTTP2Connection(settings: settings, maxBodySize: maxBodySize, lenientFieldWhitespace: lenientFieldWhitespace, delegate: self)
         responder.connectionOpened(info)
         if context.channel.isActive {
             flushOutput()
@@ -61,6 +69,10 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
         let result = buffer.withUnsafeReadableBytes { connection.receive($0) }
         switch result {
         case .ok:
+            if let prefaceReceived, connection.prefaceSeen {
+                self.prefaceReceived = nil
+                prefaceReceived()
+            }
             return
         case .notHTTP2:
             inReadBatch = false
@@ -157,6 +169,13 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     }
 
     func streamClosed(_ streamID: Int32, errorCode: UInt32) {}
+
+    func limitExceeded(_ limit: RequestLimit) {
+        switch limit {
+        case .headerListSize: responder.transportEvent(.headerListTooLarge, connection: info)
+        case .bodySize: responder.transportEvent(.bodyTooLarge, connection: info)
+        }
+    }
 
     func invalidFrameReceived(_ streamID: Int32, error: Int32) {
         responder.transportEvent(.http2InvalidStream, connection: info)

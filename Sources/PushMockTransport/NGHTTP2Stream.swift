@@ -15,6 +15,12 @@ final class NGHTTP2Stream {
     var dispatched = false
     /// A response was submitted (so a late deferred completion is ignored).
     var responded = false
+    /// The header list broke the limit: the rest of the block is not read (nghttp2 resets the
+    /// stream after it), so the answer goes out as HEADERS only.
+    var headersAborted = false
+    /// The body broke the limit: once the answer is out, the stream is reset with NO_ERROR so
+    /// the client stops sending (RFC 9113 §8.1) and no more window is granted for it.
+    var resetAfterResponse = false
     /// The body of the submitted response, read by nghttp2's data provider.
     var responseBody: [UInt8] = []
     var responseOffset = 0
@@ -51,6 +57,8 @@ final class NGHTTP2Stream {
         limitExceeded = nil
         dispatched = false
         responded = false
+        headersAborted = false
+        resetAfterResponse = false
         responseBody = []
         responseOffset = 0
     }

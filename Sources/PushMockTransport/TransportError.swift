@@ -10,6 +10,8 @@ public struct TransportError: Error, Hashable, CustomStringConvertible {
         public static let bindFailed = Code("bindFailed")
         /// The TLS material could not be loaded.
         public static let invalidTLSConfiguration = Code("invalidTLSConfiguration")
+        /// A connection was accepted over the connection cap (and closed).
+        public static let overConnectionCap = Code("overConnectionCap")
     }
 
     /// The error code.

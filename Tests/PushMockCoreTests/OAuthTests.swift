@@ -66,7 +66,6 @@ struct OAuthTests {
         ("unknown kid", form(assertion(keyID: "ffffffffffffffffffffffffffffffffffffffff")), "invalid_grant", "Invalid JWT Signature."),
         ("unknown account", form(assertion(issuer: "nobody@demo.iam.gserviceaccount.com")), "invalid_grant", "Invalid grant: account not found"),
         ("no scope", form(assertion(scope: nil)), "invalid_scope", "Invalid OAuth scope or ID token audience provided."),
-        ("other scope", form(assertion(scope: "https://www.googleapis.com/auth/userinfo.email")), "invalid_scope", "Invalid OAuth scope or ID token audience provided."),
         ("not a JWT", form("garbage"), "invalid_grant", "Invalid JWT Signature."),
         ("no assertion", Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer".utf8), "invalid_request", "Missing required parameter: assertion"),
     ])
@@ -82,6 +81,56 @@ struct OAuthTests {
         #expect(status == 400)
         let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String]
         #expect(object == ["error": error, "error_description": description])
+    }
+
+    @Test("a scope list without FCM's scopes still gets a token, as Google issues one (refused later, at messages:send)")
+    func otherScopeIssued() {
+        let store = AccessTokenStore()
+        guard case .issued(let token, _, _, _) = Self.handle(Self.form(Self.assertion(scope: "https://www.googleapis.com/auth/userinfo.email")), store: store) else {
+            Issue.record("a token with another scope was refused at /token")
+            return
+        }
+        #expect(store.grant(for: token)?.scope == "https://www.googleapis.com/auth/userinfo.email")
+        #expect(!OAuthTokenEndpoint.allowsSending(scope: "https://www.googleapis.com/auth/userinfo.email"))
+        #expect(OAuthTokenEndpoint.allowsSending(scope: "openid https://www.googleapis.com/auth/cloud-platform"))
+    }
+
+    /// A compact JWT with `claims` as given and a signature that is not one (issue 10, defect 1).
+    static func unsigned(claims: String, alg: String = "RS256") -> String {
+        Base64URL.encode(Array(#"{"alg":"\#(alg)","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + ".c2lnbmF0dXJl"
+    }
+
+    @Test("hostile numeric claims are refused, never trapped on (regression: iat 1e300 killed the process)", arguments: [
+        #"{"iss":"a","iat":1e300,"exp":1}"#,
+        #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":1e300,"exp":1}"#,
+        #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":-1e400,"exp":1e400}"#,
+        #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":-9223372036854775808,"exp":9223372036854775807}"#,
+        #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":9.3e18,"exp":-9.3e18,"scope":"x"}"#,
+    ])
+    func hostileClaims(_ claims: String) {
+        let outcome = Self.handle(Self.form(Self.unsigned(claims: claims)))
+        guard case .refused(let problem, _) = outcome else {
+            Issue.record("\(claims) was accepted")
+            return
+        }
+        #expect(problem.error == "invalid_grant")
+        #expect(["Invalid JWT Signature.", "Invalid grant: account not found"].contains(problem.description))
+    }
+
+    @Test("a correctly signed assertion with extreme iat/exp fails the timeframe check without overflowing")
+    func extremeSignedClaims() throws {
+        for (iat, exp) in [(Int64.min, Int64.max), (Int64.max - 1, Int64.max), (-1, Int64.max)] {
+            var assertion = try OAuthAssertion.parse(Substring(Self.assertion()))
+            assertion.issuedAt = iat
+            assertion.expiresAt = exp
+            #expect(throws: OAuthAssertion.Problem(error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.")) { try assertion.checkTimeframe(now: Self.now) }
+        }
+        for text in ["1e300", "-1e400", "1e400", "NaN", "9223372036854775808"] {
+            #expect(SafeNumber.int64(jsonNumber: text) == nil, "\(text)")
+        }
+        #expect(SafeNumber.int64(jsonNumber: "1.5e9") == 1_500_000_000)
+        #expect(SafeNumber.milliseconds(seconds: .max) == .max)
+        #expect(SafeNumber.milliseconds(seconds: .min) == .min)
     }
 
     @Test("service account key files are read as Google writes them, and refused clearly otherwise")

@@ -21,6 +21,8 @@ struct NGHTTP2ConnectionTests {
         func invalidFrameReceived(_ streamID: Int32, error: Int32) { invalid += 1 }
         var refused: [Int32] = []
         func streamRefused(_ streamID: Int32) { refused.append(streamID) }
+        var limits: [RequestLimit] = []
+        func limitExceeded(_ limit: RequestLimit) { limits.append(limit) }
     }
 
     /// HPACK "literal header field without indexing — new name" (RFC 7541 §6.2.2), short strings only.
@@ -221,6 +223,95 @@ struct NGHTTP2ConnectionTests {
         let frames = Self.frames(in: Self.output(connection))
         #expect(frames.contains { $0.type == 0x3 && $0.stream == 1 })  // RST_STREAM on stream 1
         #expect(recorder.invalid >= 1)
+    }
+
+    @Test("an HPACK bomb (one big table entry referenced thousands of times) is answered 431 at the limit; the rest of the block is skipped")
+    func hpackBomb() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        recorder.respond = { stream in
+            connection.submitResponse(streamID: stream.id, response: .json(status: 431, #"{"reason":"HeaderListTooLarge"}"#))
+        }
+        _ = Self.output(connection)
+        // "literal with incremental indexing, new name" puts x-big (4000 bytes) at dynamic index
+        // 62; each 0xBE byte (indexed field 62) then adds 4000 + 5 + 32 bytes to the header list.
+        let big = [UInt8](repeating: 0x61, count: 4000)
+        var block = Self.requestBlock(path: "/3/device/a")
+        block += [0x40, 5] + Array("x-big".utf8) + Self.hpackLength(4000, prefixBits: 7) + big
+        block += [UInt8](repeating: 0xBE, count: 110_000)
+        // Split into HEADERS + CONTINUATION frames of 16 KiB.
+        var frames: [UInt8] = []
+        var offset = 0
+        var first = true
+        while offset < block.count {
+            let end = min(offset + 16_384, block.count)
+            let last = end == block.count
+            let flags: UInt8 = (first ? 0x1 : 0) | (last ? 0x4 : 0)
+            frames += RawFrame.frame(type: first ? 0x1 : 0x9, flags: flags, stream: 1, payload: Array(block[offset..<end]))
+            first = false
+            offset = end
+        }
+        // (Its cost is measured by scripts/attacks, not here: the rest of the block is skipped.)
+        #expect(Self.feed(connection, Self.start + frames) == .ok)
+        #expect(recorder.requests.count == 1)
+        #expect(recorder.requests.first?.limitExceeded == .headerListSize(limit: 8000))
+        #expect(recorder.limits == [.headerListSize(limit: 8000)])
+        let out = Self.frames(in: Self.output(connection)).filter { $0.stream == 1 }
+        // HEADERS :status 431 with END_STREAM (no DATA), then the stream is reset.
+        #expect(out.first?.type == 0x1)
+        #expect(out.first.map { $0.flags & 0x1 != 0 } == true)
+        #expect(!out.contains { $0.type == 0x0 })
+        #expect(out.last?.type == 0x3)
+        // The connection goes on: a normal request on stream 3 is still served.
+        #expect(Self.feed(connection, Self.headers(stream: 3, block: Self.requestBlock(path: "/ok"), endStream: true)) == .ok)
+        #expect(recorder.requests.last?.path == "/ok")
+    }
+
+    /// An HPACK prefix integer (RFC 7541 §5.1) with the first byte's flag bits clear.
+    static func hpackLength(_ value: Int, prefixBits: Int) -> [UInt8] {
+        let max = (1 << prefixBits) - 1
+        guard value >= max else { return [UInt8(value)] }
+        var bytes: [UInt8] = [UInt8(max)]
+        var rest = value - max
+        while rest >= 128 {
+            bytes.append(UInt8(rest % 128 + 128))
+            rest /= 128
+        }
+        bytes.append(UInt8(rest))
+        return bytes
+    }
+
+    @Test("after a 413 the stream is reset with NO_ERROR once the answer is out, so the client stops sending")
+    func bodyCapResets() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 10, delegate: recorder)
+        recorder.respond = { stream in
+            connection.submitResponse(streamID: stream.id, response: .json(status: 413, #"{"reason":"PayloadTooLarge"}"#))
+        }
+        _ = Self.output(connection)
+        let bytes = Self.start + Self.headers(stream: 1, block: Self.requestBlock(path: "/big"), endStream: false)
+            + Self.data(stream: 1, bytes: [UInt8](repeating: 0x61, count: 20), endStream: false)
+        #expect(Self.feed(connection, bytes) == .ok)
+        #expect(recorder.limits == [.bodySize(limit: 10)])
+        let out = Self.frames(in: Self.output(connection)).filter { $0.stream == 1 }
+        #expect(out.map(\.type) == [0x1, 0x0, 0x3])  // HEADERS, DATA (END_STREAM), RST_STREAM
+        #expect(out.last.map { Array($0.payload) } == [0, 0, 0, 0])  // NO_ERROR
+        #expect(String(decoding: out[1].payload, as: UTF8.self).contains("PayloadTooLarge"))
+    }
+
+    @Test("a field value with trailing whitespace resets the stream by default and reaches the responder when lenient")
+    func trailingWhitespace() {
+        for lenient in [false, true] {
+            let recorder = Recorder()
+            let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, lenientFieldWhitespace: lenient, delegate: recorder)
+            _ = Self.output(connection)
+            let block = Self.requestBlock(path: "/3/device/a", extra: [("authorization", "bearer ")])
+            #expect(Self.feed(connection, Self.start + Self.headers(stream: 1, block: block, endStream: true)) == .ok)
+            #expect(recorder.requests.count == (lenient ? 1 : 0), "lenient: \(lenient)")
+            if lenient {
+                #expect(recorder.requests.first?.headers["authorization"] == "bearer ")
+            }
+        }
     }
 
     struct Frame {

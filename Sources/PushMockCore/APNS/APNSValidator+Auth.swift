@@ -43,11 +43,14 @@ extension APNSValidator {
         } else {
             verdict.identity = "\(token.teamID)/\(token.keyID)"
         }
-        if now - token.issuedAt > options.tokenLifetime {
-            return (.expiredProviderToken, "iat \(token.issuedAt) is \(now - token.issuedAt) s old; tokens last \(options.tokenLifetime) s")
+        // Any signer of the (public) sample key can put any iat in a token: the age is computed
+        // without trapping (an overflow means "absurdly far" in that direction).
+        let (age, ageOverflow) = now.subtractingReportingOverflow(token.issuedAt)
+        if (ageOverflow && token.issuedAt < 0) || (!ageOverflow && age > options.tokenLifetime) {
+            return (.expiredProviderToken, ageOverflow ? "iat \(token.issuedAt) is not a time" : "iat \(token.issuedAt) is \(age) s old; tokens last \(options.tokenLifetime) s")
         }
-        if token.issuedAt - now > options.futureIssuedAtTolerance {
-            return (.invalidProviderToken, "iat \(token.issuedAt) is \(token.issuedAt - now) s in the future")
+        if (ageOverflow && token.issuedAt > 0) || (!ageOverflow && -age > options.futureIssuedAtTolerance) {
+            return (.invalidProviderToken, ageOverflow ? "iat \(token.issuedAt) is not a time" : "iat \(token.issuedAt) is \(-age) s in the future")
         }
         guard scope.allows(environment) else {
             return (.badEnvironmentKeyInToken, "key \(token.keyID) is for \(scope.rawValue) only; this request went to \(environment.rawValue)")

@@ -8,8 +8,11 @@ public struct OAuthAssertion: Sendable, Hashable {
     public var subject: String?
     public var audience: String?
     public var scope: String?
-    public var issuedAt: Int64
-    public var expiresAt: Int64
+    /// `iat` in seconds, or nil when absent or not a number PushMock can hold (then the timeframe
+    /// check fails). Read without trapping: the claims are not trusted until ``verify(with:)``.
+    public var issuedAt: Int64?
+    /// `exp` in seconds; nil as for ``issuedAt``.
+    public var expiresAt: Int64?
     var signingInput: Substring
     var signature: [UInt8]
 
@@ -32,7 +35,8 @@ public struct OAuthAssertion: Sendable, Hashable {
         static let scope = Problem(error: "invalid_scope", description: "Invalid OAuth scope or ID token audience provided.")
     }
 
-    /// Parses the compact JWT (signature not yet checked).
+    /// Parses the compact JWT (signature not yet checked). Numeric claims are read with
+    /// ``SafeNumber``, never with a trapping conversion: nothing here may fail on hostile input.
     public static func parse(_ jwt: Substring) throws(Problem) -> OAuthAssertion {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let header = Base64URL.decode(parts[0]), let claims = Base64URL.decode(parts[1]),
@@ -46,18 +50,17 @@ public struct OAuthAssertion: Sendable, Hashable {
         }
         func integer(_ key: String) -> Int64? {
             switch claimsJSON[key] {
-            case .number(let text)?: return Int64(text) ?? Double(text).map { Int64($0) }
+            case .number(let text)?: return SafeNumber.int64(jsonNumber: text)
             case .string(let text)?: return Int64(text)
             default: return nil
             }
         }
         guard let issuer = string("iss") else { throw .email }
-        guard let issuedAt = integer("iat"), let expiresAt = integer("exp") else { throw .timeframe }
         var keyID: String?
         if case .string(let kid)? = headerJSON["kid"] { keyID = kid }
         return OAuthAssertion(
             keyID: keyID, issuer: issuer, subject: string("sub"), audience: string("aud"), scope: string("scope"),
-            issuedAt: issuedAt, expiresAt: expiresAt,
+            issuedAt: integer("iat"), expiresAt: integer("exp"),
             signingInput: jwt[jwt.startIndex..<parts[2].startIndex].dropLast(), signature: signature
         )
     }
@@ -71,9 +74,12 @@ public struct OAuthAssertion: Sendable, Hashable {
     }
 
     /// The lifetime and clock rules: `exp - iat` at most 3600 s, `iat` not in the future and `exp`
-    /// not past (with `skew` seconds of tolerance).
+    /// not past (with `skew` seconds of tolerance). Call it after ``verify(with:)``; no claim
+    /// value can make it trap (the arithmetic reports overflow instead).
     public func checkTimeframe(now: Int64, skew: Int64 = 300) throws(Problem) {
-        guard expiresAt > issuedAt, expiresAt - issuedAt <= 3600, issuedAt <= now + skew, expiresAt >= now - skew else {
+        guard let issuedAt, let expiresAt, expiresAt > issuedAt else { throw .timeframe }
+        let (lifetime, overflow) = expiresAt.subtractingReportingOverflow(issuedAt)
+        guard !overflow, lifetime <= 3600, issuedAt <= now &+ skew, expiresAt >= now &- skew else {
             throw .timeframe
         }
     }

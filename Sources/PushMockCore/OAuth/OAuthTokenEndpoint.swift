@@ -8,6 +8,11 @@ public struct OAuthTokenEndpoint: Sendable {
     /// Scopes that allow sending (either one).
     public static let sendScopes = ["https://www.googleapis.com/auth/firebase.messaging", "https://www.googleapis.com/auth/cloud-platform"]
 
+    /// Whether a space-separated scope list holds a sending scope.
+    public static func allowsSending(scope: String) -> Bool {
+        scope.split(separator: " ").contains { sendScopes.contains(String($0)) }
+    }
+
     /// Registered service accounts.
     public var accounts: [ServiceAccount]
     /// Audiences accepted besides Google's (the mock's own token URLs).
@@ -80,8 +85,9 @@ public struct OAuthTokenEndpoint: Sendable {
             guard let audience = assertion.audience, accepts(audience: audience) else {
                 throw .audience
             }
-            let scopes = (assertion.scope ?? "").split(separator: " ").map(String.init)
-            guard scopes.contains(where: Self.sendScopes.contains) else {
+            // Google issues a token for any non-empty scope list; a token without a sending scope
+            // is refused where it is used (`messages:send`: 403 ACCESS_TOKEN_SCOPE_INSUFFICIENT).
+            guard !(assertion.scope ?? "").split(separator: " ").isEmpty else {
                 throw .scope
             }
             let token = store.issue(.init(clientEmail: account.clientEmail, projectID: account.projectID, scope: assertion.scope ?? "", expiresAt: now + tokenLifetime))

@@ -176,6 +176,12 @@ final class FCMEndpoint: Sendable {
         guard grant.expiresAt > now else {
             throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_EXPIRED", metadata: Self.metadata)])
         }
+        guard OAuthTokenEndpoint.allowsSending(scope: grant.scope) else {
+            throw GoogleError(
+                code: 403, message: "Request had insufficient authentication scopes.", status: "PERMISSION_DENIED",
+                details: [.errorInfo(reason: "ACCESS_TOKEN_SCOPE_INSUFFICIENT", metadata: Self.metadata)]
+            )
+        }
         guard grant.projectID == project else {
             let resource = "//cloudresourcemanager.googleapis.com/projects/\(project)"
             throw GoogleError(
@@ -203,9 +209,13 @@ final class FCMEndpoint: Sendable {
             return nil
         }
         let audienceOK = assertion.audience.map { $0.hasPrefix("https://fcm.googleapis.com") } ?? false
-        let scopeOK = (assertion.scope ?? "").split(separator: " ").contains { OAuthTokenEndpoint.sendScopes.contains(String($0)) }
-        guard audienceOK || scopeOK else { return nil }
-        let grant = AccessTokenStore.Grant(clientEmail: account.clientEmail, projectID: account.projectID, scope: assertion.scope ?? "", expiresAt: assertion.expiresAt)
+        let scopeOK = OAuthTokenEndpoint.allowsSending(scope: assertion.scope ?? "")
+        guard audienceOK || scopeOK, let expiresAt = assertion.expiresAt else { return nil }
+        // An audience-only JWT (no scope claim) is FCM's own kind of self-signed credential.
+        let grant = AccessTokenStore.Grant(
+            clientEmail: account.clientEmail, projectID: account.projectID,
+            scope: scopeOK ? assertion.scope ?? "" : OAuthTokenEndpoint.sendScopes[0], expiresAt: expiresAt
+        )
         selfSigned.withLock { cache in
             if cache.count > 10_000 { cache.removeAll() }
             cache[token] = grant

@@ -156,10 +156,10 @@ public struct LiveActivityDevice: Sendable {
 
     /// The first device rule an update or end breaks, in the order a device meets them.
     private func check(_ push: LiveActivityPush, _ activity: SimulatedActivity, now: Int64) -> LiveActivityDeviceRule? {
-        if now >= activity.startedAt + limits.removeAfterStart { return .removed }
+        if now >= activity.startedAt &+ limits.removeAfterStart { return .removed }
         if let dismissAt = activity.dismissAt, now >= dismissAt { return .dismissed }
         if activity.endedAt != nil { return .afterEnd }
-        if now >= activity.startedAt + limits.endAfterStart { return .expired }
+        if now >= activity.startedAt &+ limits.endAfterStart { return .expired }
         if let last = activity.lastTimestamp, let timestamp = push.timestamp, timestamp <= last { return .olderThanCurrentContent }
         if let budget = limits.priorityBudgetPerHour, push.priority == 10,
            activity.priority10.filter({ $0 > now - 3_600_000 }).count >= budget {
@@ -179,7 +179,7 @@ public struct LiveActivityDevice: Sendable {
         if push.event == "end" {
             activity.endedAt = now
             // A past dismissal date removes it at once; none keeps it up to 4 hours.
-            activity.dismissAt = push.dismissalDate.map { $0 * 1000 } ?? now + limits.dismissAfterEnd
+            activity.dismissAt = push.dismissalDate.map(SafeNumber.milliseconds(seconds:)) ?? now + limits.dismissAfterEnd
         }
     }
 

@@ -33,7 +33,8 @@ public struct LiveActivityPush: Sendable, Hashable {
         if case .object? = aps["attributes"] { attributes = aps["attributes"] }
         staleDate = Self.int(aps["stale-date"])
         dismissalDate = Self.int(aps["dismissal-date"])
-        if case .number(let text)? = aps["relevance-score"] { relevanceScore = Double(text) }
+        // A non-finite score (`1e400`) is ignored as a device ignores it; it is never stored.
+        if case .number(let text)? = aps["relevance-score"] { relevanceScore = SafeNumber.finiteDouble(jsonNumber: text) }
         inputPushToken = Self.int(aps["input-push-token"]) == 1
         if case .string(let channel)? = aps["input-push-channel"] { inputPushChannel = channel }
         if case .string(let title)? = aps["alert"]?["title"] { alertTitle = title }

@@ -70,7 +70,7 @@ public struct SimulatedActivity: Sendable, Hashable {
         if now >= startedAt + limits.removeAfterStart { return .dismissed }
         if let dismissAt, now >= dismissAt { return .dismissed }
         if endedAt != nil || now >= startedAt + limits.endAfterStart { return .ended }
-        if let staleDate, now >= staleDate * 1000 { return .stale }
+        if let staleDate, now >= SafeNumber.milliseconds(seconds: staleDate) { return .stale }
         return .active
     }
 }

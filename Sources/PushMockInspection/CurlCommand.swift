@@ -29,10 +29,13 @@ public final class PushAddress: Sendable {
 enum CurlCommand {
     static let skippedHeaders: Set<String> = ["host", "content-length", "connection", "transfer-encoding", "te", "upgrade", "accept-encoding"]
 
-    static func command(for delivery: Delivery, address: PushAddress) -> String {
+    static func command(for delivery: Delivery, address: PushAddress, reveal: Bool = false) -> String {
         var lines: [String] = []
         if delivery.headers.contains(where: { $0.name == "authorization" }) {
             lines.append("# The recorded credential may have expired since; mint a new one with `pushmock token apns` or `pushmock token fcm`.")
+            if !reveal {
+                lines.append("# Its signature is elided: ask for …/curl?reveal=1 to get the header as received.")
+            }
         }
         var parts = ["curl", "-sS", "-i"]
         parts.append(delivery.httpVersion == "HTTP/1.1" ? "--http1.1" : "--http2")
@@ -50,7 +53,8 @@ enum CurlCommand {
             parts += ["-X", delivery.method]
         }
         for field in delivery.headers where !skippedHeaders.contains(field.name) && !field.name.hasPrefix(":") {
-            parts += ["-H", quote("\(field.name): \(field.value)")]
+            let value = field.name == "authorization" && !reveal ? CredentialView.value(field.value) : field.value
+            parts += ["-H", quote("\(field.name): \(value)")]
         }
         if !delivery.body.isEmpty {
             if let text = String(validating: delivery.body, as: UTF8.self) {

@@ -4,7 +4,16 @@ import PushMockStore
 
 /// The JSON shape of a delivery in the inspection API (documented in the README).
 enum DeliveryJSON {
-    static func object(_ delivery: Delivery) -> [String: Any] {
+    /// The delivery's JSON object; `reveal` shows the `authorization` header as received instead
+    /// of with its signature elided (``CredentialView``).
+    static func object(_ delivery: Delivery, reveal: Bool = false) -> [String: Any] {
+        var headers = delivery.headers.map { [$0.name, $0.value] }
+        var credential: Any = NSNull()
+        if !reveal, let index = delivery.headers.firstIndex(where: { $0.name == "authorization" }) {
+            let value = delivery.headers[index].value
+            headers[index][1] = CredentialView.value(value)
+            credential = CredentialView.decoded(value) ?? NSNull()
+        }
         var object: [String: Any] = [
             "id": delivery.id,
             "receivedAt": timestamp(delivery.receivedAt),
@@ -13,7 +22,8 @@ enum DeliveryJSON {
             "service": delivery.service.rawValue,
             "method": delivery.method,
             "path": delivery.path,
-            "headers": delivery.headers.map { [$0.name, $0.value] },
+            "headers": headers,
+            "authorization": credential,
             "outcome": delivery.outcome.rawValue,
             "status": delivery.status,
             "diagnostics": delivery.diagnostics,

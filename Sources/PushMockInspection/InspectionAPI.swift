@@ -59,11 +59,11 @@ public struct InspectionAPI: Sendable {
         case ("GET", 4):
             guard let id = UInt64(segments[3]), id <= Self.maxID else { return Self.error(400, "delivery ids are integers from 0 to 2^53-1, got \(segments[3])") }
             guard let delivery = store.delivery(id: id) else { return Self.error(404, "no delivery \(id) (never recorded, removed, or past retention)") }
-            return DeliveryJSON.response(status: 200, DeliveryJSON.object(delivery))
+            return DeliveryJSON.response(status: 200, DeliveryJSON.object(delivery, reveal: request.reveal))
         case ("GET", 5) where segments[4] == "curl":
             guard let id = UInt64(segments[3]), id <= Self.maxID else { return Self.error(400, "delivery ids are integers from 0 to 2^53-1, got \(segments[3])") }
             guard let delivery = store.delivery(id: id) else { return Self.error(404, "no delivery \(id) (never recorded, removed, or past retention)") }
-            return InspectionResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array(CurlCommand.command(for: delivery, address: pushAddress).utf8))
+            return InspectionResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array(CurlCommand.command(for: delivery, address: pushAddress, reveal: request.reveal).utf8))
         case (_, 3), (_, 4):
             return Self.error(405, "\(request.method) is not allowed on \(request.path)")
         default:
@@ -77,6 +77,8 @@ public struct InspectionAPI: Sendable {
         public var count: Int
         public var timeoutMilliseconds: Int64
         public var limit: Int
+        /// `reveal=1`: credentials as received.
+        public var reveal = false
     }
 
     /// Parses `GET /api/v1/deliveries/wait?<filters>&after=<cursor>&count=N&timeout=5s`: the wait
@@ -104,14 +106,14 @@ public struct InspectionAPI: Sendable {
         }
         switch Self.filter(from: request.query, allowing: ["count", "timeout", "limit"]) {
         case .failure(let error): return .failure(InspectionError(error.message))
-        case .success(let filter): return .success(WaitSpec(filter: filter, count: count, timeoutMilliseconds: timeout, limit: limit))
+        case .success(let filter): return .success(WaitSpec(filter: filter, count: count, timeoutMilliseconds: timeout, limit: limit, reveal: request.reveal))
         }
     }
 
     /// The answer to a finished wait: 200 with the matches, or 408 with what there is.
     public func waitAnswer(_ spec: WaitSpec, timedOut: Bool) -> InspectionResponse {
         let (deliveries, total) = store.query(spec.filter, limit: spec.limit)
-        var object: [String: Any] = ["deliveries": deliveries.map(DeliveryJSON.object), "total": total, "count": spec.count, "timedOut": timedOut]
+        var object: [String: Any] = ["deliveries": deliveries.map { DeliveryJSON.object($0, reveal: spec.reveal) }, "total": total, "count": spec.count, "timedOut": timedOut]
         object["newestId"] = deliveries.first?.id
         if timedOut {
             object["error"] = "timed out after \(spec.timeoutMilliseconds) ms with \(total) of \(spec.count) matching deliveries"
@@ -140,8 +142,8 @@ public struct InspectionAPI: Sendable {
     }
 
     /// One delivery in the API's JSON shape, on one line.
-    public static func json(_ delivery: Delivery) -> [UInt8] {
-        DeliveryJSON.encode(DeliveryJSON.object(delivery))
+    public static func json(_ delivery: Delivery, reveal: Bool = false) -> [UInt8] {
+        DeliveryJSON.encode(DeliveryJSON.object(delivery, reveal: reveal))
     }
 
     /// Parses the filters of `GET /api/v1/events` (the delivery filters; `after` is the first cursor).
@@ -186,7 +188,7 @@ public struct InspectionAPI: Sendable {
             return Self.error(400, error.message)
         case .success(let filter):
             let (deliveries, total) = store.query(filter, limit: limit)
-            var object: [String: Any] = ["deliveries": deliveries.map(DeliveryJSON.object), "total": total]
+            var object: [String: Any] = ["deliveries": deliveries.map { DeliveryJSON.object($0, reveal: request.reveal) }, "total": total]
             object["newestId"] = deliveries.first?.id
             object["oldestId"] = deliveries.last?.id
             return DeliveryJSON.response(status: 200, object)
@@ -241,8 +243,8 @@ public struct InspectionAPI: Sendable {
             case "after", "before":
                 guard let id = UInt64(value), id <= Self.maxID else { return .failure(FilterError("\(name) must be a delivery id (0 to 2^53-1), got \(value)")) }
                 if name == "after" { filter.after = id } else { filter.before = id }
-            case "access_token":
-                continue  // the inspection token, checked by the server
+            case "access_token", "reveal":
+                continue  // the inspection token, checked by the server; credentials shown as received
             default:
                 guard extra.contains(name) else {
                     return .failure(FilterError("unknown filter \(name); known: \((filterNames + extra.sorted()).joined(separator: ", "))"))

@@ -28,6 +28,12 @@ public struct InspectionRequest: Sendable {
         }
     }
 
+    /// `reveal=1` (or `true`): show recorded credentials as received. With an inspection token
+    /// configured, only requests that presented it get this far.
+    public var reveal: Bool {
+        query.contains { $0.name == "reveal" && ($0.value == "1" || $0.value == "true") }
+    }
+
     /// The first value of header `name` (lower-case).
     public func header(_ name: String) -> String? {
         headers.first { $0.name == name }?.value

@@ -174,7 +174,8 @@ public final class PushMockServer: Service, Sendable {
                     activities: ActivityEndpoints(activities: activities, channels: channels, clock: configuration.clock),
                     reset: reset
                 ),
-                metrics: metrics
+                metrics: metrics,
+                browserGuard: InspectionGuard(inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts)
             ),
             pushAddress: pushAddress,
             reset: reset
@@ -225,8 +226,14 @@ public final class PushMockServer: Service, Sendable {
             idleTimeout: configuration.idleTimeoutSeconds.map { .seconds($0) },
             idleGoAwayDebugData: Array(#"{"reason":"IdleTimeout"}"#.utf8),
             shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds),
-            requestClientCertificates: configuration.mode == .push
+            requestClientCertificates: configuration.mode == .push,
+            protocolDeadline: configuration.protocolDeadlineSeconds.map { .seconds($0) },
+            // APNs answers `authorization: bearer ` itself (MissingProviderToken), so nghttp2's
+            // RFC 9113 whitespace check must not reset such streams first.
+            lenientFieldWhitespace: true
         )
+        let caps = DescriptorLimit.caps(descriptors: DescriptorLimit.raiseToHardLimit(), cleartext: configuration.cleartextPort != nil)
+        listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.tls
         var bound: [HTTPListener] = []
         do {
             bound.append(try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger))
@@ -234,10 +241,17 @@ public final class PushMockServer: Service, Sendable {
             if let port = configuration.cleartextPort {
                 listenerConfiguration.port = port
                 listenerConfiguration.tls = nil
+                listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.cleartext
                 bound.append(try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger))
             }
             if let port = configuration.inspectionPort {
-                let inspection = ListenerConfiguration(host: configuration.inspectionHost, port: port, tls: nil, maxRequestBodySize: 1 << 20, shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds))
+                // Its own cap, so a flooded push port never takes the inspection port with it;
+                // idle connections close after a minute (a long-poll in progress is not idle).
+                let inspection = ListenerConfiguration(
+                    host: configuration.inspectionHost, port: port, tls: nil, maxRequestBodySize: 1 << 20, idleTimeout: .seconds(60),
+                    shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds), maxConnections: caps.inspection,
+                    protocolDeadline: configuration.protocolDeadlineSeconds.map { .seconds($0) }
+                )
                 bound.append(try await HTTPListener.bind(configuration: inspection, responder: components.inspection, group: group, logger: logger))
             }
         } catch {

@@ -137,10 +137,16 @@ struct InspectionResponder: HTTPResponder {
     let api: InspectionAPI
     let control: ControlEndpoints
     let metrics: ServerMetrics
+    /// The DNS-rebinding and cross-site guards.
+    let browserGuard: InspectionGuard
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
         if let limit = request.limitExceeded {
             return .response(PushResponder.limitResponse(limit))
+        }
+        let target = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
+        if let refusal = browserGuard.hostRefusal(path: target, host: request.authority ?? request.headers["host"]) {
+            return .response(PushResponder.response(refusal))
         }
         if let token = control.configuration.inspectionToken, !Self.isHealth(request.path), !Self.authorized(request, token: token) {
             return .response(HTTPServerResponse(
@@ -149,11 +155,14 @@ struct InspectionResponder: HTTPResponder {
                 body: Array(#"{"error":"this inspection API wants Authorization: Bearer <token> (the configured inspectionToken)"}"#.utf8)
             ))
         }
-        let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
+        let path = target
         if let (refusal, allow) = InspectionRoutes.refusal(method: request.method, path: path) {
             var headers: HTTPHeaderList = [("content-type", refusal.contentType)]
             if let allow { headers.append("allow", allow) }
             return .response(HTTPServerResponse(status: refusal.status, headers: headers, body: refusal.body))
+        }
+        if let refusal = browserGuard.crossSiteRefusal(method: request.method, path: path, headers: request.headers.fields.map { ($0.name, $0.value) }) {
+            return .response(PushResponder.response(refusal))
         }
         if path == "/metrics", request.method == "GET" {
             // Query parameters (a scraper's, or anything) are ignored here.

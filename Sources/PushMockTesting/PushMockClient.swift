@@ -36,6 +36,7 @@ public struct PushMockClient: Sendable {
     public func deliveries(_ filters: [String: String] = [:], limit: Int = 1000) async throws -> [Delivery] {
         var query = filters
         query["limit"] = String(limit)
+        query["reveal"] = "1"  // the records as received, as the in-process store gives them
         let (_, json) = try await call("GET", "/api/v1/deliveries", query: query, expecting: [200])
         return try Self.deliveries(in: json).reversed()
     }
@@ -48,6 +49,7 @@ public struct PushMockClient: Sendable {
         query["count"] = String(count)
         query["timeout"] = "\(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)ms"
         query["limit"] = String(max(count, 100))
+        query["reveal"] = "1"
         let (status, json) = try await call("GET", "/api/v1/deliveries/wait", query: query, expecting: [200, 408])
         let found = try Self.deliveries(in: json).reversed().map { $0 }
         guard status == 200 else {
@@ -96,6 +98,8 @@ public struct PushMockClient: Sendable {
         var request = HTTPClientRequest(url: components.string!)
         request.method = .init(rawValue: method)
         if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
+        // Passes the inspection port's cross-site guard for bodiless state changes (DELETE, reset).
+        request.headers.add(name: "x-pushmock-client", value: "PushMockClient")
         if let body {
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(string: body))

@@ -23,6 +23,8 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     private var context: ChannelHandlerContext?
     private var streaming: ResponseBodyWriter?
     private var isHeadRequest = false
+    /// A deferred answer (a long-poll wait, a delay) is pending: the connection is not idle.
+    private var awaitingResponse = false
     let storage = ConnectionStorage()
 
     init(responder: any HTTPResponder, info: ConnectionInfo, maxBodySize: Int, maxHeaderListSize: Int = 8000, firstHead: (() -> Void)? = nil) {
@@ -133,7 +135,9 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
         case .stream(let response, let start):
             startStream(response, start: start, context: context)
         case .deferred(let future):
+            awaitingResponse = true
             future.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
+                self.awaitingResponse = false
                 switch result {
                 case .success(let response): self.write(response, context: context)
                 case .failure: context.close(promise: nil)
@@ -195,7 +199,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         // Idle past the idle timeout (a content-length larger than the body sent, a client that
         // went quiet): closed. A stream in progress (SSE) writes keep-alives, so it is not idle.
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .all, streaming == nil {
+        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .all, streaming == nil, !awaitingResponse {
             responder.transportEvent(.idleTimeout, connection: info)
             context.close(promise: nil)
             return

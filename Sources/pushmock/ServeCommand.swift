@@ -38,6 +38,18 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds before an idle connection gets GOAWAY, 0 never (default 3600).")
     var idleTimeout: Int64?
 
+    @Option(help: "Connections the push port keeps open at once; more are closed at once (default: from the descriptor limit, RLIMIT_NOFILE).")
+    var maxConnections: Int?
+
+    @Option(help: "Seconds a new connection has to finish TLS and show its protocol before it is closed, 0 never (default 10).")
+    var protocolDeadline: Int64?
+
+    @Option(name: .customLong("inspection-allowed-host"), help: "A Host name the inspection port answers besides loopback names and --inspection-host (DNS-rebinding guard). Repeatable.")
+    var inspectionAllowedHosts: [String] = []
+
+    @Option(help: "Open /api/v1/events streams at most; more get 503 (default 1000).")
+    var maxEventSubscribers: Int?
+
     @Option(help: "Event loop threads (default: one per core).")
     var threads: Int?
 
@@ -132,6 +144,9 @@ struct ServeCommand: AsyncParsableCommand {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let retention, retention < 1 { throw ValidationError("--retention must be positive") }
         if let idleTimeout, idleTimeout < 0 { throw ValidationError("--idle-timeout must be 0 or more") }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1 (got \(maxConnections))") }
+        if let protocolDeadline, !(0...3600).contains(protocolDeadline) { throw ValidationError("--protocol-deadline must be 0 to 3600 seconds (got \(protocolDeadline))") }
+        if let maxEventSubscribers, maxEventSubscribers < 1 { throw ValidationError("--max-event-subscribers must be at least 1 (got \(maxEventSubscribers))") }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
         if let apnsEnvironment, APNSEnvironment(rawValue: apnsEnvironment) == nil {
             throw ValidationError("--apns-environment must be sandbox or production (got \(apnsEnvironment))")
@@ -185,6 +200,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let maxBodySize { configuration.maxRequestBodySize = maxBodySize }
         if let idleTimeout { configuration.idleTimeoutSeconds = idleTimeout > 0 ? idleTimeout : nil }
         if let threads { configuration.threads = threads }
+        if let maxConnections { configuration.maxConnections = maxConnections }
+        if let protocolDeadline { configuration.protocolDeadlineSeconds = protocolDeadline > 0 ? protocolDeadline : nil }
+        configuration.inspectionAllowedHosts += inspectionAllowedHosts
+        if let maxEventSubscribers { configuration.maxEventSubscribers = maxEventSubscribers }
         if let mode { configuration.mode = PushMockConfiguration.Mode(rawValue: mode) ?? .push }
         if let inspectionHost { configuration.inspectionHost = inspectionHost }
         if let inspectionPort { configuration.inspectionPort = inspectionPort }

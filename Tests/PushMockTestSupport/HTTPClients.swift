@@ -30,6 +30,11 @@ extension HTTPClient {
         for (name, value) in headers {
             request.headers.add(name: name, value: value)
         }
+        // Inspection API state changes need a JSON content type or this header (the cross-site
+        // guard); tests that check the guard itself send raw requests through `sendRaw`.
+        if url.contains("/api/v1/"), method != .GET, !headers.contains(where: { $0.0.lowercased() == "content-type" || $0.0.lowercased() == "x-pushmock-client" }) {
+            request.headers.add(name: "x-pushmock-client", value: "tests")
+        }
         if let body {
             request.body = .bytes(ByteBuffer(bytes: body))
         }

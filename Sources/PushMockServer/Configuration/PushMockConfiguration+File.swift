@@ -51,6 +51,14 @@ extension PushMockConfiguration {
             idleTimeoutSeconds = seconds == 0 ? nil : Int64(seconds)
         }
         if let threads = try root.int("threads", in: 1...256) { self.threads = threads }
+        if let cap = try root.int("maxConnections", in: 1...10_000_000) { maxConnections = cap }
+        if root.isNull("protocolDeadline") {
+            protocolDeadlineSeconds = nil
+        } else if let seconds = try root.int("protocolDeadline", in: 1...3600) {
+            protocolDeadlineSeconds = Int64(seconds)
+        }
+        if let hosts = try root.strings("inspectionAllowedHosts") { inspectionAllowedHosts += hosts }
+        if let cap = try root.int("maxEventSubscribers", in: 1...100_000) { maxEventSubscribers = cap }
         if let text = try root.string("mode") {
             guard let mode = Mode(rawValue: text) else { throw root.error("mode", "must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))") }
             self.mode = mode

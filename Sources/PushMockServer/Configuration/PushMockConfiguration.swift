@@ -35,6 +35,19 @@ public struct PushMockConfiguration: Sendable {
     public var maxRequestBodySize = 64 * 1024
     /// Seconds a connection may stay idle before GOAWAY `{"reason":"IdleTimeout"}`; `nil` never.
     public var idleTimeoutSeconds: Int64? = 3600
+    /// Connections the push port keeps open at once; one over it is closed at once and counted
+    /// (`pushmock_transport_events_total{event="connection_over_cap"}`). `nil`: sized from the
+    /// process's descriptor limit (RLIMIT_NOFILE), leaving room for the inspection port.
+    public var maxConnections: Int?
+    /// Seconds a new connection has to finish its TLS handshake and show its protocol (ALPN and
+    /// the HTTP/2 preface, or an HTTP/1.1 request head) before it is closed; `nil` never.
+    public var protocolDeadlineSeconds: Int64? = 10
+    /// Host names (without port) the inspection port answers besides loopback names and
+    /// `inspectionHost`: a browser page whose DNS name was rebound to 127.0.0.1 sends its own
+    /// name, which is refused (421).
+    public var inspectionAllowedHosts: [String] = []
+    /// Open `/api/v1/events` streams at most; one more gets 503.
+    public var maxEventSubscribers = 1000
     /// Seconds graceful shutdown waits for streams in flight.
     public var shutdownGracePeriodSeconds: Int64 = 5
     /// Event loop threads; `nil` uses one per core.

@@ -28,6 +28,8 @@ struct ControlEndpoints: Sendable {
     let activities: ActivityEndpoints
     /// What `POST /api/v1/reset` puts back.
     let reset: ServerReset
+    /// What the event streams share (the subscriber cap, events encoded once).
+    let events: EventStream.Hub
 
     /// Answers a control route, or returns nil for the delivery routes.
     func respond(to request: InspectionRequest, eventLoop: any EventLoop) -> ResponderResult? {
@@ -127,11 +129,16 @@ struct ControlEndpoints: Sendable {
             }
             cursor = id
         }
+        guard events.join() else {
+            return .response(Self.http(InspectionAPI.error(503, "\(events.maxSubscribers) event streams are open, the most this server takes (--max-event-subscribers); close one or raise the limit")))
+        }
         let store = self.store
         let start = cursor
+        let hub = events
+        let reveal = request.reveal
         let head = HTTPServerResponse(status: 200, headers: [("content-type", "text/event-stream"), ("cache-control", "no-cache")])
         return .stream(head) { writer in
-            EventStream.start(store: store, filter: filter, cursor: start, writer: writer, keepAlive: .seconds(15))
+            EventStream.start(store: store, filter: filter, cursor: start, writer: writer, keepAlive: .seconds(15), hub: hub, reveal: reveal)
         }
     }
 

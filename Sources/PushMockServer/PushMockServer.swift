@@ -172,7 +172,8 @@ public final class PushMockServer: Service, Sendable {
                     api: api, store: store, devices: devices, faults: faults,
                     accessTokens: accessTokens, configuration: configuration, serviceAccounts: accounts,
                     activities: ActivityEndpoints(activities: activities, channels: channels, clock: configuration.clock),
-                    reset: reset
+                    reset: reset,
+                    events: EventStream.Hub(maxSubscribers: configuration.maxEventSubscribers)
                 ),
                 metrics: metrics,
                 browserGuard: InspectionGuard(inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts)

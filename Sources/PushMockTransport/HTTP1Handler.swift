@@ -183,12 +183,14 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
         context.flush()
         let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-        let writer = ResponseBodyWriter(eventLoop: context.eventLoop) { chunk in
+        let writer = ResponseBodyWriter(eventLoop: context.eventLoop) { chunk, written in
             let context = bound.value
-            guard context.channel.isActive else { return }
+            guard context.channel.isActive else { return written() }
             if let chunk {
-                context.writeAndFlush(handler.value.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: chunk)))), promise: nil)
+                context.writeAndFlush(handler.value.wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: chunk)))))
+                    .whenComplete { _ in written() }
             } else {
+                written()
                 context.writeAndFlush(handler.value.wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             }
         }

@@ -147,7 +147,12 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
             connection.submitResponse(streamID: streamID, response: response)
         case .resetStream(let code):
             connection.submitReset(streamID: streamID, errorCode: code.rawValue)
-        case .stream:
+        case .stream(_, let start):
+            // Not served over HTTP/2: the producer starts on a closed writer, so it stops at once
+            // and gives back whatever it took (an event-stream subscriber slot).
+            let closed = ResponseBodyWriter(eventLoop: context.eventLoop) { _, written in written() }
+            closed.closed()
+            start(closed)
             connection.submitResponse(streamID: streamID, response: .json(
                 status: 505, #"{"error":"this endpoint streams its answer over HTTP/1.1 only; connect with HTTP/1.1 (curl --http1.1, a browser's EventSource)"}"#
             ))

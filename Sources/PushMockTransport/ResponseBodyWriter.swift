@@ -13,8 +13,9 @@ import Synchronization
 public final class ResponseBodyWriter: Sendable {
     /// The connection's event loop.
     public let eventLoop: any EventLoop
-    private let sink: @Sendable ([UInt8]?) -> Void
+    private let sink: @Sendable ([UInt8]?, _ written: @escaping @Sendable () -> Void) -> Void
     private let state = Mutex(State())
+    private let pending = Atomic<Int>(0)
 
     private struct State {
         var closed = false
@@ -22,10 +23,16 @@ public final class ResponseBodyWriter: Sendable {
     }
 
     /// Creates a writer whose `sink` gets each chunk on `eventLoop`, and nil to finish.
-    package init(eventLoop: any EventLoop, sink: @escaping @Sendable ([UInt8]?) -> Void) {
+    /// Creates a writer whose `sink` gets each chunk on `eventLoop` (and nil to finish), and calls
+    /// `written` once the chunk has left (or can no longer leave) the process.
+    package init(eventLoop: any EventLoop, sink: @escaping @Sendable ([UInt8]?, _ written: @escaping @Sendable () -> Void) -> Void) {
         self.eventLoop = eventLoop
         self.sink = sink
     }
+
+    /// Bytes handed to ``write(_:)`` that the client has not taken yet: a reader that does not
+    /// read lets this grow, and a producer can drop it (Server-Sent Events resume with Last-Event-ID).
+    public var backlog: Int { pending.load(ordering: .relaxed) }
 
     /// Whether the client has gone away or the stream finished.
     public var isClosed: Bool { state.withLock { $0.closed } }
@@ -34,14 +41,16 @@ public final class ResponseBodyWriter: Sendable {
     public func write(_ bytes: [UInt8]) {
         guard !isClosed else { return }
         let sink = self.sink
-        eventLoop.execute { sink(bytes) }
+        let count = bytes.count
+        pending.add(count, ordering: .relaxed)
+        eventLoop.execute { sink(bytes) { self.pending.subtract(count, ordering: .relaxed) } }
     }
 
     /// Ends the response; the connection closes after it.
     public func finish() {
         guard !isClosed else { return }
         let sink = self.sink
-        eventLoop.execute { sink(nil) }
+        eventLoop.execute { sink(nil) {} }
         closed()
     }
 

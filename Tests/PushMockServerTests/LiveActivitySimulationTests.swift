@@ -182,6 +182,7 @@ struct LiveActivitySimulationTests {
     @Test("broadcast and channel errors answer with Apple's reasons", arguments: [
         ("POST", "/1/apps/com.example.app/channels", [], #"{"message-storage-policy":1,"push-type":"LiveActivity","colour":1}"#, 400, "BadRequestParams"),
         ("POST", "/1/apps/com.example.app/channels", [], #"{"message-storage-policy":1"#, 400, "BadRequestPayload"),
+        ("POST", "/1/apps/com.example.app/channels", [], "", 400, "PayloadEmpty"),
         ("POST", "/1/apps/com.example.app/channels", [], #"{"push-type":"LiveActivity"}"#, 400, "MissingChannelQueueSize"),
         ("POST", "/1/apps/com.example.app/channels", [], #"{"message-storage-policy":1}"#, 400, "MissingPushType"),
         ("POST", "/1/apps/com.example.app/channels", [], #"{"message-storage-policy":1,"push-type":"alert"}"#, 400, "InvalidPushType"),

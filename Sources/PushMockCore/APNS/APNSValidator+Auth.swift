@@ -7,7 +7,7 @@ extension APNSValidator {
         now: Int64,
         verdict: inout APNSVerdict
     ) -> (APNSRejectionReason, String)? {
-        guard let authorization = headers.authorization, !authorization.isEmpty else {
+        guard let authorization = headers.authorization, !Self.isBlankBearer(authorization) else {
             return (.missingProviderToken, "send authorization: bearer <provider token JWT>")
         }
         let bytes = authorization.utf8
@@ -98,5 +98,14 @@ extension APNSValidator {
         }
         auth.lastAuthorizedBundle = .init(bundleID: bundleID, generation: generation)
         return nil
+    }
+
+    /// `""`, `"bearer"`, `"bearer "` and the like: an authorization header that carries no token
+    /// (APNs answers MissingProviderToken at the application level, not a stream reset).
+    static func isBlankBearer(_ value: String) -> Bool {
+        let trimmed = value.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
+        if trimmed.isEmpty { return true }
+        let word = Array(trimmed.reversed())
+        return word.count == 6 && zip(word, "bearer".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 }

@@ -59,7 +59,7 @@ struct BroadcastEndpoint: Sendable {
             if verdict.rejection == nil {
                 switch request.method {
                 case "POST":
-                    switch Self.channelConfig(json) {
+                    switch request.body.isEmpty ? .failure(Problem(.payloadEmpty, "the body is empty; send {\"message-storage-policy\": 0|1, \"push-type\": \"LiveActivity\"}")) : Self.channelConfig(json) {
                     case .failure(let problem): reject(problem.reason, problem.explanation)
                     case .success(let policy):
                         if let channel = channels.create(bundleID: bundleID, environment: environment, policy: policy, now: now) {

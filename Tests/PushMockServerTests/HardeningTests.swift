@@ -1,0 +1,265 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushMockCore
+import PushMockServer
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+/// Regression tests for the attack pass of issue 10: each reproduces a defect that took PushMock
+/// down or starved its clients, then checks that the server still answers.
+@Suite("Hardening: hostile input never crashes or starves PushMock")
+struct HardeningTests {
+    typealias S = APNSTestServer
+
+    static func alive(_ server: PushMockServer, _ client: HTTPClient) async throws {
+        let (push, _) = try await client.send("https://localhost:\(server.pushPort)/livez")
+        #expect(push.status == .ok, "the push port stopped answering")
+        let (inspection, _) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/deliveries?limit=1")
+        #expect(inspection.status == .ok, "the inspection port stopped answering")
+    }
+
+    static func unsigned(_ claims: String) -> String {
+        Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + ".c2ln"
+    }
+
+    @Test("an OAuth assertion with iat 1e300 and any signature is refused at /token and as an FCM bearer (regression: exit 132)")
+    func oauthHostileClaims() async throws {
+        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+            try await withHTTPClient { client in
+                for claims in [#"{"iss":"a","iat":1e300,"exp":1}"#, #"{"iss":"\#(FCMEndToEndTests.account["client_email"]!)","iat":-1e400,"exp":1e400}"#] {
+                    let jwt = Self.unsigned(claims)
+                    let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(jwt)"
+                    let (token, body) = try await client.send("https://localhost:\(server.pushPort)/token", method: .POST,
+                                                              headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
+                    #expect(token.status == .badRequest)
+                    #expect(String(decoding: body, as: UTF8.self).contains("invalid_grant"))
+                    let (status, _, _) = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: jwt, body: #"{"message":{"topic":"news"}}"#)
+                    #expect(status == 401)
+                }
+                try await Self.alive(server, client)
+            }
+        }
+    }
+
+    @Test("wait?timeout=NaN, inf, 1e20 and 1e400 get a 400 naming timeout (regression: Int64(Double) trapped)", arguments: ["NaN", "inf", "1e20", "1e400", "-inf", "1e20ms"])
+    func waitTimeouts(_ timeout: String) async throws {
+        try await withPushMockServer(S.configuration()) { server in
+            try await withHTTPClient { client in
+                let (response, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/deliveries/wait?timeout=\(timeout)")
+                #expect(response.status == .badRequest)
+                #expect(String(decoding: body, as: UTF8.self).contains("timeout must be"))
+                try await Self.alive(server, client)
+            }
+        }
+    }
+
+    @Test("a Live Activity update with relevance-score 1e400 leaves every API encodable; /metrics ignores query parameters")
+    func nonFiniteNumbers() async throws {
+        var configuration = S.configuration(clock: .system)
+        configuration.apns.options.liveActivity.profile = .apple
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let now = Int(Date().timeIntervalSince1970)
+                let body = #"{"aps":{"event":"update","timestamp":\#(now),"relevance-score":1e400,"content-state":{"n":1e400}}}"#
+                let token = S.token(issuedAt: Int64(now))
+                let (push, _) = try await client.send(
+                    "https://localhost:\(server.pushPort)/3/device/\(String(repeating: "cd", count: 40))", method: .POST,
+                    headers: S.alertHeaders(token: token, topic: "com.example.app.push-type.liveactivity").filter { $0.0 != "apns-push-type" } + [("apns-push-type", "liveactivity")],
+                    body: Array(body.utf8)
+                )
+                #expect(push.status == .ok)
+                for target in ["/api/v1/activities", "/api/v1/deliveries", "/metrics?x=1&format=anything"] {
+                    let (response, bytes) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)\(target)")
+                    #expect(response.status == .ok, "\(target)")
+                    if target.hasPrefix("/api") {
+                        #expect((try? JSONSerialization.jsonObject(with: Data(bytes))) != nil, "\(target) is not JSON")
+                        #expect(!String(decoding: bytes, as: UTF8.self).contains("could not encode"))
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a header list over 8000 bytes gets 431 on HTTP/2 and HTTP/1.1, even with a tiny body", arguments: [false, true])
+    func headerListTooLarge(http1: Bool) async throws {
+        try await withPushMockServer(S.configuration()) { server in
+            try await withHTTPClient(http1Only: http1) { client in
+                let headers = S.alertHeaders(token: S.token(issuedAt: S.start / 1000), extra: [("x-padding", String(repeating: "p", count: 9000))])
+                let (response, _) = try await client.send("https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: headers, body: Array(#"{"aps":{}}"#.utf8))
+                #expect(response.status.code == 431)
+            }
+            try await withHTTPClient { client in try await Self.alive(server, client) }
+        }
+    }
+
+    @Test("authorization: bearer with nothing after it is answered MissingProviderToken, not reset by the HTTP/2 layer")
+    func blankBearer() async throws {
+        try await withPushMockServer(S.configuration()) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            client.send(streamID: 1, path: "/3/device/\(S.deviceToken)", headers: [("apns-topic", "com.example.app"), ("authorization", "bearer ")], body: S.alertBody)
+            #expect(try await client.status(of: 1) == "403")
+            _ = try await client.completedStream(1)
+            #expect(client.json(of: 1)["reason"] as? String == "MissingProviderToken")
+            await client.close()
+        }
+    }
+
+    @Test("a token whose scopes lack FCM's is issued, then refused at messages:send with ACCESS_TOKEN_SCOPE_INSUFFICIENT")
+    func insufficientScope() async throws {
+        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+            try await withHTTPClient { client in
+                let assertion = FCMEndToEndTests.assertion(scope: "https://www.googleapis.com/auth/userinfo.email")
+                let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
+                let (issued, body) = try await client.send("https://localhost:\(server.pushPort)/token", method: .POST,
+                                                           headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
+                #expect(issued.status == .ok)
+                let bearer = try #require((try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["access_token"] as? String)
+                let (status, json, _) = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"topic":"news"}}"#)
+                #expect(status == 403)
+                let error = json["error"] as? [String: Any]
+                #expect(error?["status"] as? String == "PERMISSION_DENIED")
+                #expect(error?["message"] as? String == "Request had insufficient authentication scopes.")
+                let details = error?["details"] as? [[String: Any]]
+                #expect(details?.contains { $0["reason"] as? String == "ACCESS_TOKEN_SCOPE_INSUFFICIENT" } == true)
+            }
+        }
+    }
+
+    @Test("connections over --max-connections are closed at once and counted; the inspection port keeps answering")
+    func connectionCap() async throws {
+        var configuration = S.configuration()
+        configuration.maxConnections = 2
+        try await withPushMockServer(configuration) { server in
+            let first = try await RawClient.connect(port: server.pushPort)
+            let second = try await RawClient.connect(port: server.pushPort)
+            let third = try await RawClient.connect(port: server.pushPort)
+            _ = try await third.waitForClose(timeout: .seconds(5))
+            #expect(first.channel.isActive && second.channel.isActive)
+            try await withHTTPClient { client in
+                let (metrics, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
+                #expect(metrics.status == .ok)
+                let text = String(decoding: body, as: UTF8.self)
+                #expect(text.contains(#"event="connection_over_cap"} 1"#), "\(text.split(separator: "\n").filter { $0.contains("transport") })")
+                #expect(text.contains("pushmock_connections_active 2"), "idle sockets count as active connections")
+            }
+            try await first.channel.close()
+            try await second.channel.close()
+        }
+    }
+
+    @Test("a connection that never sends a ClientHello, or a request line, is closed at the protocol deadline")
+    func protocolDeadline() async throws {
+        var configuration = S.configuration()
+        configuration.protocolDeadlineSeconds = 1
+        configuration.cleartextPort = 0
+        try await withPushMockServer(configuration) { server in
+            let silentTLS = try await RawClient.connect(port: server.pushPort)
+            let silentCleartext = try await RawClient.connect(port: server.cleartextPort!)
+            try await silentCleartext.send(Array("GET /li".utf8))  // half a request line: no protocol yet
+            _ = try await silentTLS.waitForClose(timeout: .seconds(8))
+            _ = try await silentCleartext.waitForClose(timeout: .seconds(8))
+        }
+    }
+
+    @Test("an endless chunked HTTP/1.1 body gets 413 at the cap and the connection closes")
+    func endlessChunkedBody() async throws {
+        var configuration = S.configuration()
+        configuration.cleartextPort = 0
+        try await withPushMockServer(configuration) { server in
+            let raw = try await RawClient.connect(port: server.cleartextPort!)
+            let token = S.token(issuedAt: S.start / 1000)
+            try await raw.send(Array("POST /3/device/\(S.deviceToken) HTTP/1.1\r\nhost: localhost\r\napns-topic: com.example.app\r\nauthorization: bearer \(token)\r\ntransfer-encoding: chunked\r\n\r\n".utf8))
+            let chunk = Array("4000\r\n".utf8) + [UInt8](repeating: 0x61, count: 0x4000) + Array("\r\n".utf8)
+            for _ in 0..<8 where raw.channel.isActive {
+                try? await raw.send(chunk)
+            }
+            let answer = String(decoding: try await raw.waitForClose(timeout: .seconds(5)), as: UTF8.self)
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
+            #expect(answer.lowercased().contains("connection: close"))
+        }
+    }
+
+    @Test("a content-length larger than the body sent is closed at the idle timeout (HTTP/1.1)")
+    func shortBody() async throws {
+        var configuration = S.configuration()
+        configuration.cleartextPort = 0
+        configuration.idleTimeoutSeconds = 1
+        try await withPushMockServer(configuration) { server in
+            let raw = try await RawClient.connect(port: server.cleartextPort!)
+            try await raw.send(Array("POST /3/device/\(S.deviceToken) HTTP/1.1\r\nhost: localhost\r\ncontent-length: 100\r\n\r\n{}".utf8))
+            _ = try await raw.waitForClose(timeout: .seconds(8))
+        }
+    }
+
+    @Test("cross-site requests cannot change state; a foreign Host is refused; credentials are elided unless reveal=1")
+    func browserGuards() async throws {
+        try await withPushMockServer(S.configuration()) { server in
+            try await withHTTPClient { client in
+                let base = "http://127.0.0.1:\(server.inspectionPort!)"
+                let (simple, _) = try await client.send(base + "/api/v1/reset", method: .POST, headers: [("content-type", "text/plain"), ("origin", "http://evil.example")], body: Array("{}".utf8))
+                #expect(simple.status == .forbidden)
+                let (plain, _) = try await client.send(base + "/api/v1/reset", method: .POST, headers: [("content-type", "text/plain")], body: Array("{}".utf8))
+                #expect(plain.status == .forbidden, "a text/plain POST without the client header is what a page can send")
+                let (json, _) = try await client.send(base + "/api/v1/reset", method: .POST, headers: [("content-type", "application/json")], body: Array("{}".utf8))
+                #expect(json.status == .ok)
+                let (rebound, _) = try await client.send(base + "/api/v1/deliveries", headers: [("host", "attacker.example:2198")])
+                #expect(rebound.status.code == 421)
+                let (health, _) = try await client.send(base + "/livez", headers: [("host", "10.1.2.3:2198")])
+                #expect(health.status == .ok)
+                let (local, _) = try await client.send(base + "/api/v1/deliveries", headers: [("host", "localhost:2198")])
+                #expect(local.status == .ok)
+
+                let token = S.token(issuedAt: S.start / 1000)
+                _ = try await client.send("https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: S.alertHeaders(token: token), body: S.alertBody)
+                let (_, listed) = try await client.send(base + "/api/v1/deliveries?limit=1")
+                let delivery = try #require(((try JSONSerialization.jsonObject(with: Data(listed)) as? [String: Any])?["deliveries"] as? [[String: Any]])?.first)
+                let header = (delivery["headers"] as? [[String]])?.first { $0.first == "authorization" }?.last ?? ""
+                #expect(!header.contains(token.split(separator: ".")[2]), "the signature is shown")
+                #expect(header.hasPrefix("bearer " + token.split(separator: ".")[0...1].joined(separator: ".") + "."))
+                let claims = (delivery["authorization"] as? [String: Any])?["claims"] as? [String: Any]
+                #expect(claims?["iss"] as? String == DevCertificates.sampleAPNSTeamID)
+                let (_, revealed) = try await client.send(base + "/api/v1/deliveries?limit=1&reveal=1")
+                #expect(String(decoding: revealed, as: UTF8.self).contains(String(token.split(separator: ".")[2])))
+                let (_, curl) = try await client.send(base + "/api/v1/deliveries/\(delivery["id"]!)/curl")
+                #expect(!String(decoding: curl, as: UTF8.self).contains(String(token.split(separator: ".")[2])))
+            }
+        }
+    }
+
+    @Test("event streams are capped: one over --max-event-subscribers gets 503, and a closed stream frees its slot")
+    func subscriberCap() async throws {
+        var configuration = S.configuration()
+        configuration.maxEventSubscribers = 1
+        try await withPushMockServer(configuration) { server in
+            let request = Array("GET /api/v1/events HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8)
+            let first = try await RawClient.connect(port: server.inspectionPort!)
+            try await first.send(request)
+            try await withHTTPClient { client in
+                var opened = false
+                for _ in 0..<50 where !opened {
+                    opened = String(decoding: first.bytes, as: UTF8.self).contains("200 OK")
+                    if !opened { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                #expect(opened)
+                let (second, _) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/deliveries/wait?timeout=1ms")
+                #expect(second.status.code == 408, "other routes are not affected")
+                let (refused, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/events")
+                #expect(refused.status == .serviceUnavailable)
+                #expect(String(decoding: body, as: UTF8.self).contains("--max-event-subscribers"))
+                try await first.channel.close()
+                var freed = false
+                for _ in 0..<50 where !freed {
+                    let third = try await RawClient.connect(port: server.inspectionPort!)
+                    try await third.send(request)
+                    try await Task.sleep(for: .milliseconds(50))
+                    freed = String(decoding: third.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200")
+                    try? await third.channel.close()
+                }
+                #expect(freed)
+            }
+        }
+    }
+}

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "PushMockServer", targets: ["PushMockServer"]),
         .library(name: "PushMockTesting", targets: ["PushMockTesting"]),
         .library(name: "PushMockCore", targets: ["PushMockCore"]),
+        .library(name: "PushMockInspection", targets: ["PushMockInspection"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

@@ -9,7 +9,14 @@ extension PushMockConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw PushMockError(code: .invalidConfiguration, message: "\(path): cannot read the configuration file")
         }
-        guard let json = JSONValue.parse(Array(data)) else {
+        try load(contents: Array(data), path: path)
+    }
+
+    /// Reads configuration file `contents` as if from `path` (relative paths resolve against its
+    /// folder). Any input gives a configuration or an error, never a crash (`scripts/fuzz config`).
+    public mutating func load(contents: [UInt8], path: String) throws {
+        let data = Data(contents)
+        guard let json = JSONValue.parse(contents) else {
             var detail = "not valid JSON (RFC 8259: no comments, no trailing commas)"
             do {
                 _ = try JSONSerialization.jsonObject(with: data)

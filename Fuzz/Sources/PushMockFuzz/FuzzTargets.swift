@@ -1,0 +1,92 @@
+import Crypto
+import Foundation
+import PushMockCore
+import PushMockInspection
+import PushMockServer
+
+/// One libFuzzer entry point for every parser on a request path (issue 10); `PUSHMOCK_FUZZ`
+/// chooses the target: `apns`, `jwt`, `fcm`, `inspection` or `config`. A crash, trap or
+/// sanitizer report is a finding; an answer of any kind is a pass.
+enum FuzzTargets {
+    static let target = ProcessInfo.processInfo.environment["PUSHMOCK_FUZZ"] ?? "apns"
+    static let now: Int64 = 1_767_225_600
+
+    static let sampleKey = P256.Signing.PrivateKey()
+    static let validator: APNSValidator = {
+        var registry = APNSCredentialRegistry()
+        registry.add(APNSSigningKey(keyID: "KEY0000001", teamID: "TEAM000001", publicKey: sampleKey.publicKey))
+        registry.addBundle("com.example.app", team: "TEAM000001")
+        return APNSValidator(tokens: ProviderTokenVerifier(registry: registry), devices: DeviceRegistry())
+    }()
+    static let fcm = FCMMessageValidator()
+    static let api = InspectionAPI(store: .init(retention: 16))
+    static let browserGuard = InspectionGuard(inspectionHost: "127.0.0.1")
+
+    static func run(_ bytes: [UInt8]) {
+        switch target {
+        case "apns": apns(bytes)
+        case "jwt": jwt(bytes)
+        case "fcm": _ = try? fcm.validate(bytes, now: now)
+        case "inspection": inspection(bytes)
+        case "config": config(bytes)
+        default: fatalError("PUSHMOCK_FUZZ must be apns, jwt, fcm, inspection or config")
+        }
+    }
+
+    /// Input: a first byte choosing token or certificate auth, `name: value` lines (the first line
+    /// is the path), an empty line, then the body.
+    static func apns(_ bytes: [UInt8]) {
+        guard let selector = bytes.first else { return }
+        let rest = Array(bytes.dropFirst())
+        let split = rest.firstRange(of: [0x0A, 0x0A])
+        let head = String(decoding: rest[..<(split?.lowerBound ?? rest.endIndex)], as: UTF8.self)
+        let body = split.map { Array(rest[$0.upperBound...]) } ?? []
+        var lines = head.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let path = lines.isEmpty ? "/3/device/x" : lines.removeFirst()
+        let headers = lines.compactMap { line -> HeaderField? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return HeaderField(name: String(line[..<colon]).lowercased(), value: String(line[line.index(after: colon)...].drop { $0 == " " }))
+        }
+        let credential: APNSConnectionCredential = selector & 1 == 0
+            ? .token
+            : .certificate(.init(subject: "UID=com.example.app", bundleID: "com.example.app", topics: ["com.example.app"], environments: [.sandbox, .production]))
+        var auth = APNSConnectionAuth()
+        var ids = IDGenerator(seed: 1)
+        let request = APNSRequest(method: selector & 2 == 0 ? "POST" : "GET", path: path, headers: headers, body: body, environment: selector & 4 == 0 ? .sandbox : .production)
+        _ = validator.validate(request, credential: credential, auth: &auth, now: now, ids: &ids)
+    }
+
+    static func jwt(_ bytes: [UInt8]) {
+        let text = Substring(String(decoding: bytes, as: UTF8.self))
+        _ = try? ProviderToken.parse(text)
+        if let assertion = try? OAuthAssertion.parse(text) {
+            _ = try? assertion.checkTimeframe(now: now)
+        }
+        _ = OAuthTokenEndpoint(accounts: []).handle(form: bytes, now: now, store: AccessTokenStore())
+    }
+
+    /// Input: a request target (`/api/v1/deliveries/wait?…`), a newline, then a JSON body.
+    static func inspection(_ bytes: [UInt8]) {
+        let newline = bytes.firstIndex(of: 0x0A) ?? bytes.endIndex
+        let target = String(decoding: bytes[..<newline], as: UTF8.self)
+        let body = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
+        let request = InspectionRequest(method: "GET", target: target, headers: [("origin", target)], body: body)
+        _ = api.waitSpec(request)
+        _ = api.eventFilter(request)
+        _ = api.handle(request)
+        _ = browserGuard.hostRefusal(path: request.path, host: target)
+        _ = browserGuard.crossSiteRefusal(method: "POST", path: request.path, headers: request.headers)
+        _ = JSONValue.parse(body)
+    }
+
+    static func config(_ bytes: [UInt8]) {
+        var configuration = PushMockConfiguration()
+        try? configuration.load(contents: bytes, path: "/nonexistent/fuzz.json")
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    FuzzTargets.run(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}

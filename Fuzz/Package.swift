@@ -18,8 +18,7 @@ let package = Package(
                 .product(name: "PushMockServer", package: "PushMock"),
                 .product(name: "PushMockInspection", package: "PushMock"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+            ]
         )
     ]
 )

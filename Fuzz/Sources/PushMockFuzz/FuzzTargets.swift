@@ -85,8 +85,25 @@ enum FuzzTargets {
     }
 }
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    FuzzTargets.run(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
+/// libFuzzer's driver, linked by `-sanitize=fuzzer`. SwiftPM gives an executable its own entry
+/// point (`PushMockFuzz_main`), so libFuzzer's `main` is not used: this one hands over to it.
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<Int32>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
+
+@main
+enum FuzzMain {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            guard let data else { return 0 }
+            FuzzTargets.run(Array(UnsafeBufferPointer(start: data, count: size)))
+            return 0
+        }
+        exit(status)
+    }
 }

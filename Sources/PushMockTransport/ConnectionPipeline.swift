@@ -42,7 +42,9 @@ struct ConnectionPipeline: Sendable {
                 responder.transportEvent(.protocolDeadline, connection: nil)
                 channel.close(promise: nil)
             }
-            channel.closeFuture.whenComplete { _ in setup.deadline?.cancel() }
+            // closeFuture completes on the channel's event loop, where `setup` lives.
+            let bound = NIOLoopBound(setup, eventLoop: channel.eventLoop)
+            channel.closeFuture.whenComplete { _ in bound.value.deadline?.cancel() }
         }
         guard let sslContext else {
             try sync.addHandler(makeSniffer(channel: channel, setup: setup, alpn: nil, tls: false, before: errorHandler))

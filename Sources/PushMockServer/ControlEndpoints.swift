@@ -29,7 +29,7 @@ struct ControlEndpoints: Sendable {
     /// What `POST /api/v1/reset` puts back.
     let reset: ServerReset
     /// What the event streams share (the subscriber cap, events encoded once).
-    let events: EventStream.Hub
+    let events: EventHub
 
     /// Answers a control route, or returns nil for the delivery routes.
     func respond(to request: InspectionRequest, eventLoop: any EventLoop) -> ResponderResult? {

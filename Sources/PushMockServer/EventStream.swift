@@ -7,8 +7,9 @@ import Synchronization
 
 /// `GET /api/v1/events`: Server-Sent Events of recorded deliveries matching a filter, oldest first,
 /// each with its delivery id as the event id, so `Last-Event-ID` resumes exactly after the last
-/// event a client saw. Woken by recording through the store's waiters (no polling loop); a comment
-/// line every `keepAlive` keeps proxies from closing an idle stream and notices a vanished client.
+/// event a client saw. Woken by its ``EventHub`` (one store waiter for every stream, no polling
+/// loop); a comment line every `keepAlive` keeps proxies from closing an idle stream and notices a
+/// vanished client.
 ///
 /// ```
 /// id: 42
@@ -16,88 +17,30 @@ import Synchronization
 /// data: {"id":42,"service":"apns",…}
 /// ```
 final class EventStream: Sendable {
-    /// What every event stream of one server shares: the subscriber count and cap, and each
-    /// delivery's events encoded once (issue 10: encoding per subscriber cost ~0.9 ms each, so 500
-    /// subscribers took a push's p50 from 11 ms to 306 ms).
-    final class Hub: Sendable {
-        /// Open streams at most; one more gets 503.
-        let maxSubscribers: Int
-        /// A subscriber whose unsent bytes pass this is closed; it resumes with Last-Event-ID.
-        let maxBacklogBytes: Int
-        private let subscribers = Atomic<Int>(0)
-        private let encoded = Mutex(Encoded())
-
-        private struct Encoded {
-            var chunks: [UInt64: [UInt8]] = [:]
-            var newest: UInt64 = 0
-        }
-
-        /// Encoded chunks kept (the newest ids); older ones are encoded again if a late reader asks.
-        static let cacheSize: UInt64 = 4096
-
-        init(maxSubscribers: Int, maxBacklogBytes: Int = 8 << 20) {
-            self.maxSubscribers = maxSubscribers
-            self.maxBacklogBytes = maxBacklogBytes
-        }
-
-        /// Open streams now.
-        var count: Int { subscribers.load(ordering: .relaxed) }
-
-        /// Takes a subscriber slot; false when all are taken.
-        func join() -> Bool {
-            while true {
-                let current = subscribers.load(ordering: .relaxed)
-                guard current < maxSubscribers else { return false }
-                if subscribers.compareExchange(expected: current, desired: current + 1, ordering: .relaxed).exchanged { return true }
-            }
-        }
-
-        func leave() { subscribers.subtract(1, ordering: .relaxed) }
-
-        /// The SSE chunk of `delivery` (its delivery event and any activity events), encoded once
-        /// for every subscriber.
-        func chunk(for delivery: Delivery) -> [UInt8] {
-            if let cached = encoded.withLock({ $0.chunks[delivery.id] }) { return cached }
-            let chunk = EventStream.chunk(for: delivery, reveal: false)
-            encoded.withLock { state in
-                state.chunks[delivery.id] = chunk
-                if delivery.id > state.newest { state.newest = delivery.id }
-                if UInt64(state.chunks.count) > Self.cacheSize * 2 {
-                    let floor = state.newest > Self.cacheSize ? state.newest - Self.cacheSize : 0
-                    state.chunks = state.chunks.filter { $0.key > floor }
-                }
-            }
-            return chunk
-        }
-    }
-
     private let store: InMemoryDeliveryStore
     private let filter: DeliveryFilter
     private let writer: ResponseBodyWriter
-    private let state: Mutex<State>
-    private let hub: Hub
+    /// The id of the newest delivery this stream has seen (sent, or passed over by its filter).
+    /// Held while sending, so that the hub's fan-out and a catch-up never interleave.
+    private let cursor: Mutex<UInt64>
+    private let hub: EventHub
     private let reveal: Bool
-
-    private struct State {
-        var cursor: UInt64
-        var waiter: UInt64?
-    }
 
     /// Deliveries sent per batch before yielding the event loop.
     static let batchSize = 256
 
-    private init(store: InMemoryDeliveryStore, filter: DeliveryFilter, cursor: UInt64, writer: ResponseBodyWriter, hub: Hub, reveal: Bool) {
+    private init(store: InMemoryDeliveryStore, filter: DeliveryFilter, cursor: UInt64, writer: ResponseBodyWriter, hub: EventHub, reveal: Bool) {
         self.store = store
         self.filter = filter
         self.writer = writer
-        self.state = Mutex(State(cursor: cursor))
+        self.cursor = Mutex(cursor)
         self.hub = hub
         self.reveal = reveal
     }
 
     /// Starts streaming into `writer` from `cursor` (exclusive). The caller took a slot with
-    /// ``Hub/join()``; it is given back when the stream ends.
-    static func start(store: InMemoryDeliveryStore, filter: DeliveryFilter, cursor: UInt64, writer: ResponseBodyWriter, keepAlive: TimeAmount, hub: Hub, reveal: Bool = false) {
+    /// ``EventHub/join()``; it is given back when the stream ends.
+    static func start(store: InMemoryDeliveryStore, filter: DeliveryFilter, cursor: UInt64, writer: ResponseBodyWriter, keepAlive: TimeAmount, hub: EventHub, reveal: Bool = false) {
         var filter = filter
         filter.after = nil
         let stream = EventStream(store: store, filter: filter, cursor: cursor, writer: writer, hub: hub, reveal: reveal)
@@ -105,57 +48,64 @@ final class EventStream: Sendable {
         let keepAliveTask = writer.eventLoop.scheduleRepeatedTask(initialDelay: keepAlive, delay: keepAlive) { _ in
             writer.write(Array(": keep-alive\n\n".utf8))
         }
-        writer.onClose { stream.stop(keepAlive: keepAliveTask) }
-        stream.pump()
-    }
-
-    private func stop(keepAlive: RepeatedTask) {
-        keepAlive.cancel()
-        hub.leave()
-        let waiter = state.withLock { state -> UInt64? in
-            defer { state.waiter = nil }
-            return state.waiter
+        writer.onClose {
+            keepAliveTask.cancel()
+            hub.remove(stream)
         }
-        if let waiter { store.cancelWait(waiter) }
-    }
-
-    /// Sends what is new since the cursor, then waits for the next matching delivery.
-    private func pump() {
         guard !writer.isClosed else { return }
-        let cursor = state.withLock { $0.cursor }
-        let batch = store.deliveries(after: cursor, matching: filter, limit: Self.batchSize)
-        if let last = batch.last {
-            if writer.backlog > hub.maxBacklogBytes {
-                // Too far behind (a reader that does not read): closed, so that it cannot hold
-                // memory or time; it resumes exactly where it was with Last-Event-ID.
-                writer.write(Array(": closed: this reader fell more than \(hub.maxBacklogBytes) bytes behind; reconnect with Last-Event-ID \(cursor)\n\n".utf8))
-                writer.finish()
-                return
-            }
-            var chunk: [UInt8] = []
-            for delivery in batch {
-                chunk += reveal ? Self.chunk(for: delivery, reveal: true) : hub.chunk(for: delivery)
-            }
-            writer.write(chunk)
-            state.withLock { $0.cursor = last.id }
-            if batch.count == Self.batchSize {
-                writer.eventLoop.execute { self.pump() }
-                return
-            }
+        hub.add(stream, loop: writer.eventLoop)
+        stream.catchUp()
+    }
+
+    /// The hub's fan-out: `fresh` are every delivery after `previous`, oldest first. A stream that
+    /// is exactly there takes its matches from them (encoded once for all streams); any other
+    /// catches up from the store on its own.
+    func deliver(_ fresh: [Delivery], after previous: UInt64) {
+        guard !writer.isClosed else { return }
+        let aligned = cursor.withLock { cursor -> Bool in
+            guard cursor == previous else { return false }
+            send(fresh.filter(filter.matches))
+            cursor = fresh.last?.id ?? previous
+            return true
         }
-        var next = filter
-        next.after = batch.last?.id ?? cursor
-        let waiter = store.wait(for: next, count: 1) { [self] in
-            writer.eventLoop.execute { self.pump() }
+        if !aligned { catchUp() }
+    }
+
+    /// Sends what is new since the cursor, from the store, in batches.
+    private func catchUp() {
+        guard !writer.isClosed else { return }
+        let more = cursor.withLock { cursor -> Bool in
+            // Every delivery up to `horizon` is in the snapshot the query reads right after.
+            let horizon = store.nextID - 1
+            let batch = store.deliveries(after: cursor, matching: filter, limit: Self.batchSize)
+            send(batch)
+            if batch.count == Self.batchSize, let last = batch.last {
+                cursor = last.id
+                return true
+            }
+            cursor = max(cursor, horizon)
+            return false
         }
-        guard let waiter else {
-            writer.eventLoop.execute { self.pump() }
+        if more {
+            writer.eventLoop.execute { self.catchUp() }
+        }
+    }
+
+    /// Writes `batch` (called with the cursor held); closes a reader that fell too far behind.
+    private func send(_ batch: [Delivery]) {
+        guard !batch.isEmpty, !writer.isClosed else { return }
+        if writer.backlog > hub.maxBacklogBytes {
+            // A reader that does not read: closed, so that it cannot hold memory or time; it
+            // resumes exactly where it was with Last-Event-ID.
+            writer.write(Array(": closed: this reader fell more than \(hub.maxBacklogBytes) bytes behind; reconnect with Last-Event-ID\n\n".utf8))
+            writer.finish()
             return
         }
-        state.withLock { $0.waiter = waiter }
-        if writer.isClosed {
-            store.cancelWait(waiter)
+        var chunk: [UInt8] = []
+        for delivery in batch {
+            chunk += reveal ? Self.chunk(for: delivery, reveal: true) : hub.chunk(for: delivery)
         }
+        writer.write(chunk)
     }
 
     /// A delivery's events in the SSE wire format.

@@ -173,7 +173,7 @@ public final class PushMockServer: Service, Sendable {
                     accessTokens: accessTokens, configuration: configuration, serviceAccounts: accounts,
                     activities: ActivityEndpoints(activities: activities, channels: channels, clock: configuration.clock),
                     reset: reset,
-                    events: EventStream.Hub(maxSubscribers: configuration.maxEventSubscribers)
+                    events: EventHub(store: store, maxSubscribers: configuration.maxEventSubscribers)
                 ),
                 metrics: metrics,
                 browserGuard: InspectionGuard(inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts)

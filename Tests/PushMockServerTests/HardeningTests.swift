@@ -229,6 +229,45 @@ struct HardeningTests {
         }
     }
 
+    @Test("one hub fans every delivery out to 50 streams, in order, once each; a stream resumed with Last-Event-ID catches up first")
+    func fanOut() async throws {
+        try await withPushMockServer(S.configuration()) { server in
+            try await withHTTPClient { client in
+                let token = S.token(issuedAt: S.start / 1000)
+                func push() async throws {
+                    let (response, _) = try await client.send("https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: S.alertHeaders(token: token), body: S.alertBody)
+                    #expect(response.status == .ok)
+                }
+                for _ in 0..<3 { try await push() }
+                var streams: [RawClient] = []
+                for index in 0..<50 {
+                    let raw = try await RawClient.connect(port: server.inspectionPort!)
+                    let resume = index == 0 ? "last-event-id: 0\r\n" : ""
+                    try await raw.send(Array("GET /api/v1/events HTTP/1.1\r\nhost: 127.0.0.1\r\n\(resume)\r\n".utf8))
+                    streams.append(raw)
+                }
+                for _ in 0..<200 where !streams.allSatisfy({ String(decoding: $0.bytes, as: UTF8.self).contains(": PushMock event stream") }) {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                for _ in 0..<5 { try await push() }
+                func ids(_ raw: RawClient) -> [Int] {
+                    // (split on any newline: "\r\n" of the chunked framing is one Character)
+                    String(decoding: raw.bytes, as: UTF8.self).split(whereSeparator: \.isNewline).compactMap { line in
+                        line.hasPrefix("id: ") ? Int(line.dropFirst(4)) : nil
+                    }
+                }
+                for _ in 0..<500 where !(ids(streams[0]).count == 8 && streams.dropFirst().allSatisfy { ids($0).count == 5 }) {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(ids(streams[0]) == Array(1...8), "the resumed stream: \(ids(streams[0]))")
+                for (index, raw) in streams.enumerated().dropFirst() {
+                    #expect(ids(raw) == Array(4...8), "stream \(index): \(ids(raw))")
+                }
+                for raw in streams { try? await raw.channel.close() }
+            }
+        }
+    }
+
     @Test("event streams are capped: one over --max-event-subscribers gets 503, and a closed stream frees its slot")
     func subscriberCap() async throws {
         var configuration = S.configuration()

@@ -46,6 +46,7 @@ public struct InspectionAPI: Sendable {
         guard segments.count >= 3, segments[0] == "api", segments[1] == "v1", segments[2] == "deliveries" else {
             return Self.error(404, "no such endpoint: \(request.method) \(request.path)")
         }
+        if let problem = request.revealProblem { return Self.error(400, problem) }
         switch (request.method, segments.count) {
         case ("GET", 3):
             return list(request)
@@ -243,8 +244,12 @@ public struct InspectionAPI: Sendable {
             case "after", "before":
                 guard let id = UInt64(value), id <= Self.maxID else { return .failure(FilterError("\(name) must be a delivery id (0 to 2^53-1), got \(value)")) }
                 if name == "after" { filter.after = id } else { filter.before = id }
-            case "access_token", "reveal":
-                continue  // the inspection token, checked by the server; credentials shown as received
+            case "access_token":
+                continue  // the inspection token, checked by the server
+            case "reveal":
+                guard ["1", "true", "0", "false"].contains(value) else {
+                    return .failure(FilterError("reveal must be 1 or true (or 0, false), got \(value)"))
+                }
             default:
                 guard extra.contains(name) else {
                     return .failure(FilterError("unknown filter \(name); known: \((filterNames + extra.sorted()).joined(separator: ", "))"))

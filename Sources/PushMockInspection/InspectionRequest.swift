@@ -34,6 +34,14 @@ public struct InspectionRequest: Sendable {
         query.contains { $0.name == "reveal" && ($0.value == "1" || $0.value == "true") }
     }
 
+    /// The 400 message for a `reveal` that is not `1`, `true`, `0` or `false`.
+    public var revealProblem: String? {
+        for (name, value) in query where name == "reveal" && !["1", "true", "0", "false"].contains(value) {
+            return "reveal must be 1 or true (or 0, false), got \(value)"
+        }
+        return nil
+    }
+
     /// The first value of header `name` (lower-case).
     public func header(_ name: String) -> String? {
         headers.first { $0.name == name }?.value

@@ -223,6 +223,8 @@ struct HardeningTests {
                 #expect(claims?["iss"] as? String == DevCertificates.sampleAPNSTeamID)
                 let (_, revealed) = try await client.send(base + "/api/v1/deliveries?limit=1&reveal=1")
                 #expect(String(decoding: revealed, as: UTF8.self).contains(String(token.split(separator: ".")[2])))
+                let (badReveal, _) = try await client.send(base + "/api/v1/deliveries/\(delivery["id"]!)?reveal=yes")
+                #expect(badReveal.status == .badRequest)
                 let (_, curl) = try await client.send(base + "/api/v1/deliveries/\(delivery["id"]!)/curl")
                 #expect(!String(decoding: curl, as: UTF8.self).contains(String(token.split(separator: ".")[2])))
             }

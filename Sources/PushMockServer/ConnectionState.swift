@@ -9,13 +9,10 @@ final class ConnectionState {
     var fcmAuthorization: String?
     var fcmGrant: AccessTokenStore.Grant?
     /// Per-connection random numbers (message ids) without a shared lock.
-    private var random: IDGenerator?
+    private lazy var random = IDGenerator()
 
     func nextRandom() -> UInt64 {
-        if random == nil {
-            random = IDGenerator()
-        }
-        return random!.next()
+        random.next()
     }
 
     /// The state of the connection `context` belongs to, created on first use.

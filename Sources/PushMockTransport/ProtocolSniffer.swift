@@ -26,20 +26,24 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var incoming = unwrapInboundIn(data)
-        if buffered == nil {
-            buffered = incoming
+        let bytes: ByteBuffer
+        if var pending = buffered {
+            pending.writeBuffer(&incoming)
+            bytes = pending
         } else {
-            buffered!.writeBuffer(&incoming)
+            bytes = incoming
         }
-        guard let isHTTP2 = Self.classify(buffered!.readableBytesView) else { return }
+        guard let isHTTP2 = Self.classify(bytes.readableBytesView) else {
+            buffered = bytes
+            return
+        }
+        buffered = nil
         do {
             try install(context, isHTTP2)
         } catch {
             context.fireErrorCaught(error)
             return
         }
-        let bytes = buffered!
-        buffered = nil
         context.fireChannelRead(wrapInboundOut(bytes))
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }

@@ -99,15 +99,14 @@ public struct APNSValidator: Sendable {
             guard collapseID.utf8.count <= 64 else { return reject(.badCollapseID, "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64") }
             verdict.collapseID = collapseID
         }
-        var topic = headers.topic
-        if topic == nil || topic?.isEmpty == true {
-            if case .certificate(let identity) = credential, identity.topics.count <= 1 {
-                topic = identity.bundleID
-            } else {
-                return reject(.missingTopic, "apns-topic is required with token authentication and with multi-topic certificates")
-            }
+        let topicText: String
+        if let given = headers.topic, !given.isEmpty {
+            topicText = given
+        } else if case .certificate(let identity) = credential, identity.topics.count <= 1 {
+            topicText = identity.bundleID
+        } else {
+            return reject(.missingTopic, "apns-topic is required with token authentication and with multi-topic certificates")
         }
-        let topicText = topic!
         verdict.topic = topicText
         let resolvedType = pushType ?? APNSPushType.inferred(fromTopic: topicText).pushType
         verdict.pushType = resolvedType
@@ -171,10 +170,10 @@ public struct APNSValidator: Sendable {
         }
 
         // 8. Device token.
-        guard case .token(isEvenHex: true) = shape else {
+        guard case .token(isEvenHex: true) = shape, let deviceToken = verdict.deviceToken else {
             return reject(.badDeviceToken, "device tokens are a non-empty, even-length hex string")
         }
-        if let record = devices.record(for: verdict.deviceToken!) {
+        if let record = devices.record(for: deviceToken) {
             if let environment = record.environment, environment != request.environment {
                 return reject(.badDeviceToken, "the token belongs to the \(environment.rawValue) environment")
             }

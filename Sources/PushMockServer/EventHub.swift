@@ -8,7 +8,8 @@ import Synchronization
 ///
 /// - **One waiter.** The store wakes the hub, not each stream: recording a delivery costs one
 ///   filter match and one hop, however many streams are open. The hub reads the new deliveries
-///   once and hands them to every stream on one event loop, after the push has been answered.
+///   once and hands them to every stream on one event loop, ``coalescing`` after the first of them
+///   was recorded: well after the push has been answered, and in batches under load.
 /// - **Encoded once.** Each delivery's SSE bytes are encoded for the first stream and shared.
 /// - **A cap** on open streams, and a backlog bound past which a reader that does not read is
 ///   closed (it resumes with `Last-Event-ID`).
@@ -110,6 +111,11 @@ final class EventHub: Sendable {
         if stale { store.cancelWait(waiter) }
     }
 
+    /// How long the hub lets deliveries gather before it hands them out: the writes to every
+    /// stream then happen well after the push was answered (never competing with its client for
+    /// the CPU), and under load one write per stream carries many events.
+    static let coalescing = TimeAmount.milliseconds(15)
+
     /// From the recording thread: one hop to the hub's loop, whatever the number of streams.
     private func wake() {
         let loop = state.withLock { state -> (any EventLoop)? in
@@ -117,7 +123,7 @@ final class EventHub: Sendable {
             state.waiter = nil
             return state.loop
         }
-        loop?.execute { self.fanOut() }
+        loop?.scheduleTask(in: Self.coalescing) { self.fanOut() }
     }
 
     /// Reads what is new once, re-arms (so nothing recorded from now on is missed), then hands it

@@ -227,12 +227,7 @@ struct NGHTTP2ConnectionTests {
 
     @Test("an HPACK bomb (one big table entry referenced thousands of times) is answered 431 at the limit; the rest of the block is skipped")
     func hpackBomb() {
-        let recorder = Recorder()
-        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
-        recorder.respond = { stream in
-            connection.submitResponse(streamID: stream.id, response: .json(status: 431, #"{"reason":"HeaderListTooLarge"}"#))
-        }
-        _ = Self.output(connection)
+        let (connection, recorder) = Self.answering(431, reason: "HeaderListTooLarge", maxBodySize: 100)
         // "literal with incremental indexing, new name" puts x-big (4000 bytes) at dynamic index
         // 62; each 0xBE byte (indexed field 62) then adds 4000 + 5 + 32 bytes to the header list.
         let big = [UInt8](repeating: 0x61, count: 4000)
@@ -267,6 +262,17 @@ struct NGHTTP2ConnectionTests {
         #expect(recorder.requests.last?.path == "/ok")
     }
 
+    /// A session that answers every request `status` with `{"reason": reason}`, its SETTINGS drained.
+    static func answering(_ status: Int, reason: String, maxBodySize: Int) -> (NGHTTP2Connection, Recorder) {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: maxBodySize, delegate: recorder)
+        recorder.respond = { [unowned connection] stream in
+            connection.submitResponse(streamID: stream.id, response: .json(status: status, #"{"reason":"\#(reason)"}"#))
+        }
+        _ = output(connection)
+        return (connection, recorder)
+    }
+
     /// An HPACK prefix integer (RFC 7541 §5.1) with the first byte's flag bits clear.
     static func hpackLength(_ value: Int, prefixBits: Int) -> [UInt8] {
         let max = (1 << prefixBits) - 1
@@ -283,12 +289,7 @@ struct NGHTTP2ConnectionTests {
 
     @Test("after a 413 the stream is reset with NO_ERROR once the answer is out, so the client stops sending")
     func bodyCapResets() {
-        let recorder = Recorder()
-        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 10, delegate: recorder)
-        recorder.respond = { stream in
-            connection.submitResponse(streamID: stream.id, response: .json(status: 413, #"{"reason":"PayloadTooLarge"}"#))
-        }
-        _ = Self.output(connection)
+        let (connection, recorder) = Self.answering(413, reason: "PayloadTooLarge", maxBodySize: 10)
         let bytes = Self.start + Self.headers(stream: 1, block: Self.requestBlock(path: "/big"), endStream: false)
             + Self.data(stream: 1, bytes: [UInt8](repeating: 0x61, count: 20), endStream: false)
         #expect(Self.feed(connection, bytes) == .ok)

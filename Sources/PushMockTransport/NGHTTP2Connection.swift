@@ -293,6 +293,8 @@ final class NGHTTP2Connection {
         }
     }
 
+    /// Streams flagged `resetAfterResponse` (so that every other answer skips the lookup).
+    private var pendingResets = 0
     /// Set when the header callback paused `mem_recv` to send a 431 first.
     private var pausedForAnswer = false
     /// Frames produced while `mem_recv` was paused, sent before anything else.
@@ -310,6 +312,7 @@ final class NGHTTP2Connection {
             stream.limitExceeded = .headerListSize(limit: maxHeaderListSize)
             stream.headersAborted = true
             stream.resetAfterResponse = true
+            pendingResets += 1
             delegate.limitExceeded(.headerListSize(limit: maxHeaderListSize))
             dispatch(stream)
             pausedForAnswer = true
@@ -335,6 +338,7 @@ final class NGHTTP2Connection {
         if stream.body.count + data.count > maxBodySize {
             stream.limitExceeded = .bodySize(limit: maxBodySize)
             stream.resetAfterResponse = true
+            pendingResets += 1
             delegate.limitExceeded(.bodySize(limit: maxBodySize))
             dispatch(stream)
             return
@@ -353,6 +357,9 @@ final class NGHTTP2Connection {
         if recent?.id == streamID {
             recent = nil
         }
+        if let closing = streams[streamID], closing.resetAfterResponse {
+            pendingResets -= 1
+        }
         if let stream = streams.removeValue(forKey: streamID), pool.count < 64 {
             stream.reset()
             pool.append(stream)
@@ -367,8 +374,9 @@ final class NGHTTP2Connection {
     /// The last frame of an answer went out: a stream whose body broke the limit is reset with
     /// NO_ERROR if the client is still sending, so it stops and gets no more window.
     fileprivate func responseFinished(streamID: Int32) {
-        guard let session, let stream = stream(streamID), stream.resetAfterResponse else { return }
+        guard pendingResets > 0, let session, let stream = stream(streamID), stream.resetAfterResponse else { return }
         stream.resetAfterResponse = false
+        pendingResets -= 1
         if nghttp2_session_get_stream_remote_close(session, streamID) == 0 {
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue)
         }

@@ -103,9 +103,14 @@ extension APNSValidator {
     /// `""`, `"bearer"`, `"bearer "` and the like: an authorization header that carries no token
     /// (APNs answers MissingProviderToken at the application level, not a stream reset).
     static func isBlankBearer(_ value: String) -> Bool {
-        let trimmed = value.utf8.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 }
-        if trimmed.isEmpty { return true }
-        let word = Array(trimmed.reversed())
-        return word.count == 6 && zip(word, "bearer".utf8).allSatisfy { $0 | 0x20 == $1 }
+        // The hot path: a real header is far longer than "bearer" plus whitespace; no allocation.
+        var word: UInt64 = 0
+        var letters = 0
+        for byte in value.utf8 where byte != 0x20 && byte != 0x09 {
+            letters += 1
+            if letters > 6 { return false }
+            word = word << 8 | UInt64(byte | 0x20)
+        }
+        return letters == 0 || (letters == 6 && word == 0x62_65_61_72_65_72)  // "bearer"
     }
 }

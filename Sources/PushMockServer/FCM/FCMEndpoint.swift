@@ -170,17 +170,18 @@ final class FCMEndpoint: Sendable {
             } else {
                 throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: Self.metadata)])
             }
+            // Checked once per credential, before the connection caches the grant.
+            guard OAuthTokenEndpoint.allowsSending(scope: grant.scope) else {
+                throw GoogleError(
+                    code: 403, message: "Request had insufficient authentication scopes.", status: "PERMISSION_DENIED",
+                    details: [.errorInfo(reason: "ACCESS_TOKEN_SCOPE_INSUFFICIENT", metadata: Self.metadata)]
+                )
+            }
             connection.fcmAuthorization = authorization
             connection.fcmGrant = grant
         }
         guard grant.expiresAt > now else {
             throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_EXPIRED", metadata: Self.metadata)])
-        }
-        guard OAuthTokenEndpoint.allowsSending(scope: grant.scope) else {
-            throw GoogleError(
-                code: 403, message: "Request had insufficient authentication scopes.", status: "PERMISSION_DENIED",
-                details: [.errorInfo(reason: "ACCESS_TOKEN_SCOPE_INSUFFICIENT", metadata: Self.metadata)]
-            )
         }
         guard grant.projectID == project else {
             let resource = "//cloudresourcemanager.googleapis.com/projects/\(project)"

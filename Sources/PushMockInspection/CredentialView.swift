@@ -18,18 +18,13 @@ enum CredentialView {
     }
 
     /// `{"scheme","header","claims","signature":"elided"}` for a JWT credential; nil otherwise.
-    static func decoded(_ header: String) -> [String: Any]? {
+    static func decoded(_ header: String) -> DeliveryResource.AuthorizationView? {
         let (scheme, credential) = split(header)
         guard let jwt = jwtParts(credential),
             let headerBytes = Base64URL.decode(Substring(jwt.header)), let claimsBytes = Base64URL.decode(Substring(jwt.claims)),
             let headerJSON = JSONValue.parse(headerBytes), let claimsJSON = JSONValue.parse(claimsBytes)
         else { return nil }
-        return [
-            "scheme": scheme.trimmingTrailingSpaces,
-            "header": DeliveryJSON.foundation(headerJSON),
-            "claims": DeliveryJSON.foundation(claimsJSON),
-            "signature": "elided",
-        ]
+        return DeliveryResource.AuthorizationView(scheme: scheme.trimmingTrailingSpaces, header: headerJSON, claims: claimsJSON, signature: "elided")
     }
 
     private static func split(_ header: String) -> (scheme: String, credential: Substring) {

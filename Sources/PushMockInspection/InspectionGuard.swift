@@ -28,10 +28,10 @@ public struct InspectionGuard: Sendable {
     public static let clientHeader = "x-pushmock-client"
 
     /// The answer to a request whose Host is not this port's (421), checked before anything else.
-    public func hostRefusal(path: String, host: String?) -> InspectionResponse? {
+    public func hostRefusal(path: String, host: String?) -> InspectionError? {
         if path == "/livez" || path == "/readyz" { return nil }
         guard let host, !isAllowed(authority: host) else { return nil }
-        return InspectionAPI.error(
+        return InspectionError(
             421,
             "the inspection API answers only loopback Host names (localhost, 127.0.0.1, [::1]) and --inspection-host; \(host) is not one (DNS-rebinding guard). Add it with --inspection-allowed-host."
         )
@@ -39,16 +39,16 @@ public struct InspectionGuard: Sendable {
 
     /// The answer to a state-changing request that a web page of another origin could have sent
     /// (403), checked once the route is known to take the method.
-    public func crossSiteRefusal(method: String, path: String, headers: [(name: String, value: String)]) -> InspectionResponse? {
+    public func crossSiteRefusal(method: String, path: String, headers: [(name: String, value: String)]) -> InspectionError? {
         guard ["POST", "PUT", "PATCH", "DELETE"].contains(method) else { return nil }
         func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
         if let origin = header("origin"), !isAllowed(origin: origin) {
-            return InspectionAPI.error(403, "cross-origin requests may not change PushMock's state (Origin \(origin)); use the API from loopback, curl or PushMockClient")
+            return InspectionError(403, "cross-origin requests may not change PushMock's state (Origin \(origin)); use the API from loopback, curl or PushMockClient")
         }
         let contentType = header("content-type").map { $0.split(separator: ";").first.map(String.init) ?? $0 }?
             .trimmingCharacters(in: " \t").lowercased()
         guard contentType == "application/json" || header(Self.clientHeader) != nil else {
-            return InspectionAPI.error(
+            return InspectionError(
                 403,
                 "\(method) \(path) changes PushMock's state: send it with content-type: application/json or an \(Self.clientHeader) header (a guard against cross-site requests from web pages)"
             )
@@ -88,7 +88,8 @@ extension String {
         hasPrefix("[") && hasSuffix("]") ? String(dropFirst().dropLast()) : self
     }
 
-    fileprivate func trimmingCharacters(in set: String) -> String {
+    /// Without leading and trailing characters of `set`.
+    func trimmingCharacters(in set: String) -> String {
         var slice = Substring(self)
         while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
         while let last = slice.last, set.contains(last) { slice = slice.dropLast() }

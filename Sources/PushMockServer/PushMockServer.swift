@@ -3,7 +3,7 @@ public import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
-import PushMockInspection
+public import PushMockInspection
 public import PushMockCore
 public import PushMockStore
 public import PushMockTransport
@@ -27,7 +27,10 @@ public final class PushMockServer: Service, Sendable {
     /// The inspection API listener, when configured.
     public let inspectionListener: HTTPListener?
     /// Every recorded delivery.
-    public let store: InMemoryDeliveryStore
+    public let store: any DeliveryStore
+    /// The inspection port's routes, callable in-process without a socket (what the inspection
+    /// listener serves).
+    public let inspection: InspectionRouter
     /// Known device tokens (APNs and FCM).
     public let devices: DeviceRegistry
     /// APNs provider-token verification and the credential registry.
@@ -38,7 +41,7 @@ public final class PushMockServer: Service, Sendable {
     public let accessTokens: AccessTokenStore
     let activities: LiveActivities
     let channels: BroadcastChannelStore
-    private let resetAll: ServerReset
+    private let state: ServerState
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
 
@@ -55,13 +58,14 @@ public final class PushMockServer: Service, Sendable {
         self.cleartextListener = cleartext ? listeners[1] : nil
         self.inspectionListener = inspection ? listeners.last : nil
         self.store = components.store
+        self.inspection = components.inspection.router
         self.devices = components.devices
         self.tokens = components.tokens
         self.faults = components.faults
         self.accessTokens = components.accessTokens
         self.activities = components.activities
         self.channels = components.channels
-        self.resetAll = components.reset
+        self.state = components.state
         self.group = group
         self.ownsGroup = ownsGroup
     }
@@ -71,7 +75,7 @@ public final class PushMockServer: Service, Sendable {
     }
 
     struct Components {
-        let store: InMemoryDeliveryStore
+        let store: any DeliveryStore
         let devices: DeviceRegistry
         let tokens: ProviderTokenVerifier
         let faults: FaultPlan
@@ -79,9 +83,9 @@ public final class PushMockServer: Service, Sendable {
         let activities: LiveActivities
         let channels: BroadcastChannelStore
         let push: PushResponder
-        let inspection: InspectionResponder
+        let inspection: InspectionPort
         let pushAddress: PushAddress
-        let reset: ServerReset
+        let state: ServerState
     }
 
     static func makeComponents(_ configuration: PushMockConfiguration, logger: Logger) throws -> Components {
@@ -100,18 +104,17 @@ public final class PushMockServer: Service, Sendable {
         }
         let tokens = ProviderTokenVerifier(registry: registry)
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
-        let store = InMemoryDeliveryStore(retention: max(1, configuration.retention))
+        let store: any DeliveryStore = InMemoryDeliveryStore(retention: max(1, configuration.retention))
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
         let metrics = ServerMetrics()
         let activities = LiveActivities(limits: configuration.liveActivityLimits, devices: devices, seed: configuration.idSeed)
-        let recorder = DeliveryRecorder(store: store, metrics: metrics)
+        let finisher = PushFinisher(store: store, metrics: metrics, faults: faults)
         let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
         let endpoint = APNSEndpoint(
             validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices),
-            recorder: recorder,
+            finisher: finisher,
             activities: activities,
-            faults: faults,
             clock: configuration.clock,
             trust: trust,
             defaultEnvironment: apns.defaultEnvironment,
@@ -134,11 +137,11 @@ public final class PushMockServer: Service, Sendable {
                 accounts: accounts, extraAudiences: configuration.fcm.extraTokenAudiences,
                 tokenLifetime: configuration.fcm.accessTokenLifetime, ownTokenPath: configuration.fcm.tokenPath
             ),
-            tokens: accessTokens, recorder: recorder, clock: configuration.clock, logger: logger
+            tokens: accessTokens, finisher: finisher, clock: configuration.clock, logger: logger
         )
         let fcm = FCMEndpoint(
             validator: FCMMessageValidator(strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity),
-            accounts: accounts, tokens: accessTokens, devices: devices, recorder: recorder, activities: activities, faults: faults, clock: configuration.clock, logger: logger
+            accounts: accounts, tokens: accessTokens, devices: devices, finisher: finisher, activities: activities, clock: configuration.clock, logger: logger
         )
         let caFile: String
         switch configuration.tls {
@@ -149,10 +152,23 @@ public final class PushMockServer: Service, Sendable {
             caFile = "ca.pem"
         }
         let pushAddress = PushAddress(host: configuration.host, caFile: caFile)
-        let api = InspectionAPI(store: store, pushAddress: pushAddress)
-        let reset = ServerReset(
-            store: store, faults: faults, devices: devices, accessTokens: accessTokens, activities: activities,
-            channels: channels, apns: endpoint, configuration: configuration
+        let state = ServerState(
+            store: store, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
+            accessTokens: accessTokens, apns: endpoint, metricsRegistry: metrics, configuration: configuration
+        )
+        let router = InspectionRouter(
+            store: store, devices: state, faults: state, activities: state, control: state,
+            settings: InspectionSettings(
+                token: configuration.inspectionToken,
+                browserGuard: InspectionGuard(inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts),
+                maxEventSubscribers: configuration.maxEventSubscribers,
+                pushAddress: pushAddress,
+                keys: credentialList(configuration.apns),
+                serviceAccounts: ServiceAccountList(
+                    serviceAccounts: accounts.map { .init(projectId: $0.projectID, clientEmail: $0.clientEmail, privateKeyId: $0.privateKeyID) },
+                    tokenPath: configuration.fcm.tokenPath
+                )
+            )
         )
         return Components(
             store: store,
@@ -166,21 +182,20 @@ public final class PushMockServer: Service, Sendable {
                 mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
                 streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics
             ),
-            inspection: InspectionResponder(
-                api: api,
-                control: ControlEndpoints(
-                    api: api, store: store, devices: devices, faults: faults,
-                    accessTokens: accessTokens, configuration: configuration, serviceAccounts: accounts,
-                    activities: ActivityEndpoints(activities: activities, channels: channels, clock: configuration.clock),
-                    reset: reset,
-                    events: EventHub(store: store, maxSubscribers: configuration.maxEventSubscribers)
-                ),
-                metrics: metrics,
-                browserGuard: InspectionGuard(inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts)
-            ),
+            inspection: InspectionPort(router: router),
             pushAddress: pushAddress,
-            reset: reset
+            state: state
         )
+    }
+
+    /// The APNs keys and bundles configured, public facts only.
+    static func credentialList(_ apns: APNSConfiguration) -> KeyList {
+        let keys = apns.keys.map { key -> KeyList.Key in
+            var file: String?
+            if case .file(let path) = key.source { file = path }
+            return KeyList.Key(keyId: key.keyID, teamId: key.teamID, scope: key.scope.rawValue, topics: key.topics, file: file)
+        }
+        return KeyList(keys: keys, bundles: apns.bundles.map { KeyList.Bundle(bundleId: $0.bundleID, teamId: $0.teamID) })
     }
 
     static func readPEM(_ source: APNSConfiguration.Key.Source, what: String) throws -> String {
@@ -293,8 +308,8 @@ public final class PushMockServer: Service, Sendable {
     /// Back to the configured state, as `POST /api/v1/reset` does: deliveries cleared, faults and
     /// devices as configured, simulated activities and channels, access tokens and connections'
     /// APNs token bindings forgotten.
-    public func reset() {
-        resetAll()
+    public func reset() async throws {
+        try await state.reset()
     }
 
     /// The simulated Live Activity with push token (or id) `token`, with its timeline.

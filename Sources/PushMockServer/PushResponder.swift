@@ -1,7 +1,5 @@
 import Foundation
-import NIOCore
 import PushMockCore
-import PushMockInspection
 import PushMockTransport
 import Synchronization
 
@@ -56,14 +54,19 @@ final class PushResponder: HTTPResponder {
         let started = ContinuousClock.now
         let (service, result) = route(request, context: context)
         switch result {
-        case .deferred(let future):
+        case .delayed(let response, let delay):
+            // An injected delay: in flight until it is answered, and timed with it.
             metrics.requestDeferred()
             let metrics = self.metrics
-            future.whenComplete { _ in
+            let answer = DeferredResponse()
+            Task {
+                try? await Task.sleep(for: delay)
                 metrics.deferredRequestFinished()
                 metrics.observeLatency(service: service, nanoseconds: Self.nanoseconds(since: started))
+                answer.succeed(response)
             }
-        case .response, .resetStream, .stream:
+            return .deferred(answer)
+        case .response, .resetStream, .stream, .deferred:
             metrics.observeLatency(service: service, nanoseconds: Self.nanoseconds(since: started))
         }
         return result
@@ -95,7 +98,7 @@ final class PushResponder: HTTPResponder {
         }
         let route = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
         if route == tokenPath {
-            return ("oauth", .response(oauth.respond(to: request, context: context)))
+            return ("oauth", oauth.respond(to: request, context: context))
         }
         if route.hasPrefix("/v1/") || route == "/batch" || route.hasPrefix("/fcm/") || route.hasPrefix("/oauth2/") {
             // Google's front end answers unknown paths, the retired batch and legacy endpoints with HTML.
@@ -105,7 +108,7 @@ final class PushResponder: HTTPResponder {
             return ("other", .response(Self.limitResponse(limit)))
         }
         if request.path == "/livez" && (request.method == "GET" || request.method == "HEAD") {
-            return ("other", .response(Self.response(HealthEndpoints.livez())))
+            return ("other", .response(.json(status: 200, #"{"status":"ok"}"#)))
         }
         let description = "PushMock has no endpoint at \(request.method) \(request.path)"
         return ("other", .response(.json(status: 404, #"{"reason":"BadPath","description":"\#(JSONText.escape(description))"}"#)))
@@ -125,78 +128,5 @@ final class PushResponder: HTTPResponder {
         case .headerListSize(let max):
             return .json(status: 431, #"{"reason":"HeaderListTooLarge","description":"header list larger than \#(max) bytes"}"#)
         }
-    }
-
-    static func response(_ answer: InspectionResponse) -> HTTPServerResponse {
-        HTTPServerResponse(status: answer.status, headers: [("content-type", answer.contentType)], body: answer.body)
-    }
-}
-
-/// Serves the inspection API on the inspection port.
-struct InspectionResponder: HTTPResponder {
-    let api: InspectionAPI
-    let control: ControlEndpoints
-    let metrics: ServerMetrics
-    /// The DNS-rebinding and cross-site guards.
-    let browserGuard: InspectionGuard
-
-    func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
-        if let limit = request.limitExceeded {
-            return .response(PushResponder.limitResponse(limit))
-        }
-        let target = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
-        if let refusal = browserGuard.hostRefusal(path: target, host: request.authority ?? request.headers["host"]) {
-            return .response(PushResponder.response(refusal))
-        }
-        if let token = control.configuration.inspectionToken, !Self.isHealth(request.path), !Self.authorized(request, token: token) {
-            return .response(HTTPServerResponse(
-                status: 401,
-                headers: [("content-type", "application/json"), ("www-authenticate", #"Bearer realm="pushmock-inspection""#)],
-                body: Array(#"{"error":"this inspection API wants Authorization: Bearer <token> (the configured inspectionToken)"}"#.utf8)
-            ))
-        }
-        let path = target
-        if let (refusal, allow) = InspectionRoutes.refusal(method: request.method, path: path) {
-            var headers: HTTPHeaderList = [("content-type", refusal.contentType)]
-            if let allow { headers.append("allow", allow) }
-            return .response(HTTPServerResponse(status: refusal.status, headers: headers, body: refusal.body))
-        }
-        if let refusal = browserGuard.crossSiteRefusal(method: request.method, path: path, headers: request.headers.fields.map { ($0.name, $0.value) }) {
-            return .response(PushResponder.response(refusal))
-        }
-        if path == "/metrics", request.method == "GET" {
-            // Query parameters (a scraper's, or anything) are ignored here.
-            let text = metrics.render(store: control.store)
-            return .response(HTTPServerResponse(status: 200, headers: [("content-type", "text/plain; version=0.0.4; charset=utf-8")], body: text))
-        }
-        let inspection = InspectionRequest(method: request.method, target: request.path, headers: request.headers.fields.map { ($0.name, $0.value) }, body: request.body)
-        if let answer = control.respond(to: inspection, eventLoop: context.eventLoop) {
-            return answer
-        }
-        return .response(PushResponder.response(api.handle(inspection)))
-    }
-
-    static func isHealth(_ target: String) -> Bool {
-        target == "/livez" || target == "/readyz"
-    }
-
-    /// `Authorization: Bearer <token>`, or `access_token=<token>` in the query (EventSource cannot
-    /// send headers). Compared in constant time.
-    static func authorized(_ request: HTTPServerRequest, token: String) -> Bool {
-        var presented: String?
-        if let header = request.headers["authorization"], header.lowercased().hasPrefix("bearer ") {
-            presented = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        } else if request.path.contains("access_token=") {
-            presented = InspectionRequest(method: request.method, target: request.path).query.last { $0.name == "access_token" }?.value
-        }
-        guard let presented else { return false }
-        let a = Array(presented.utf8)
-        let b = Array(token.utf8)
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in 0..<a.count {
-            difference |= a[index] ^ b[index]
-        }
-        return difference == 0
     }
 }

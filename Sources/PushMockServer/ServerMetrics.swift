@@ -131,9 +131,9 @@ final class ServerMetrics: Sendable {
     }
 
     /// The Prometheus text exposition.
-    func render(store: InMemoryDeliveryStore) -> [UInt8] {
+    func render(_ store: DeliveryStoreStatistics) -> [UInt8] {
         storeSize.set(store.count)
-        evicted.set(Int(store.evictedCount))
+        evicted.set(Int(store.evicted))
         return registry.emitToBuffer()
     }
 }

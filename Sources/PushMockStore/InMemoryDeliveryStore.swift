@@ -2,8 +2,9 @@ public import PushMockCore
 import Synchronization
 
 /// Deliveries in memory, newest kept: a ring of `retention` entries. Recording takes a lock for
-/// well under a microsecond and never blocks on readers for long (they copy what they match).
-public final class InMemoryDeliveryStore: Sendable {
+/// well under a microsecond; readers copy the ring (one reference per entry) under the lock and
+/// unpack what they match outside it.
+public final class InMemoryDeliveryStore: DeliveryStore {
     private struct Waiter {
         var filter: DeliveryFilter
         var remaining: Int
@@ -18,6 +19,9 @@ public final class InMemoryDeliveryStore: Sendable {
         var head = 0
         var nextID: UInt64 = 1
         var evicted: UInt64 = 0
+
+        /// The ring oldest first.
+        var ordered: [PackedDelivery] { Array(ring[head...] + ring[..<head]) }
     }
 
     private let state = Mutex(State())
@@ -31,7 +35,6 @@ public final class InMemoryDeliveryStore: Sendable {
         self.retention = retention
     }
 
-    /// Records a delivery, assigning its id, which is returned.
     @discardableResult
     public func record(_ delivery: Delivery) -> UInt64 {
         // Pack outside the lock; only the id and the slot are taken inside.
@@ -73,51 +76,79 @@ public final class InMemoryDeliveryStore: Sendable {
         return id
     }
 
+    // MARK: Waiting
+
     /// Calls `callback` once `count` deliveries matching `filter` exist (counting those already
     /// kept), from whichever thread records the last one; returns nil when they already exist, else
-    /// a waiter id for ``cancelWait(_:)``. Costs recording nothing while nobody waits.
-    public func wait(for filter: DeliveryFilter, count: Int, _ callback: @escaping @Sendable () -> Void) -> UInt64? {
-        state.withLock { state in
-            var existing = 0
-            let ring = state.ring
-            let total = ring.count
-            for step in 0..<total {
-                let packed = ring[(state.head + total - 1 - step) % total]
-                if let after = filter.after, packed.id <= after { break }
-                if filter.matches(packed.unpack()) { existing += 1 }
-                if existing >= count { return nil }
-            }
+    /// a waiter id for ``cancelWait(_:)``. Costs recording nothing while nobody waits. The kept
+    /// deliveries are counted outside the lock: the waiter is registered first, so a delivery
+    /// recorded meanwhile is counted by `record`.
+    func register(_ filter: DeliveryFilter, count: Int, _ callback: @escaping @Sendable () -> Void) -> UInt64? {
+        let (id, snapshot) = state.withLock { state -> (UInt64, [PackedDelivery]) in
             let id = state.nextWaiter
             state.nextWaiter += 1
-            state.waiters[id] = Waiter(filter: filter, remaining: count - existing, callback: callback)
+            state.waiters[id] = Waiter(filter: filter, remaining: count, callback: callback)
             waiterCount.store(state.waiters.count, ordering: .relaxed)
-            return id
+            return (id, state.ordered)
         }
+        var existing = 0
+        for packed in snapshot.reversed() {
+            if let after = filter.after, packed.id <= after { break }
+            if filter.matches(packed.unpack()) { existing += 1 }
+            if existing >= count { break }
+        }
+        guard existing > 0 else { return id }
+        let satisfied = state.withLock { state -> Bool in
+            guard var waiter = state.waiters[id] else { return true }  // fired meanwhile
+            waiter.remaining -= existing
+            if waiter.remaining <= 0 {
+                state.waiters[id] = nil
+                waiterCount.store(state.waiters.count, ordering: .relaxed)
+                return true
+            }
+            state.waiters[id] = waiter
+            return false
+        }
+        return satisfied ? nil : id
     }
 
     /// Forgets a waiter (at its timeout).
-    public func cancelWait(_ id: UInt64) {
+    func cancelWait(_ id: UInt64) {
         state.withLock { state in
             state.waiters[id] = nil
             waiterCount.store(state.waiters.count, ordering: .relaxed)
         }
     }
 
-    /// Waiters registered now.
-    public var waitingCount: Int { waiterCount.load(ordering: .relaxed) }
+    public func wait(for filter: DeliveryFilter, count: Int, timeout: Duration) async throws -> Bool {
+        let signal = WaitSignal()
+        guard let waiter = register(filter, count: count, { signal.finish(true) }) else { return true }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            signal.finish(false)
+        }
+        let found = await withTaskCancellationHandler {
+            await signal.value()
+        } onCancel: {
+            signal.finish(false)
+        }
+        timer.cancel()
+        if !found { cancelWait(waiter) }
+        return found
+    }
 
-    /// Deliveries kept now.
-    public var count: Int { state.withLock { $0.ring.count } }
+    // MARK: Reading
 
-    /// Deliveries evicted by retention since the start.
-    public var evictedCount: UInt64 { state.withLock { $0.evicted } }
+    public func statistics() async -> DeliveryStoreStatistics {
+        state.withLock { DeliveryStoreStatistics(count: $0.ring.count, evicted: $0.evicted, waiters: $0.waiters.count) }
+    }
 
-    /// The id the next delivery will get.
-    public var nextID: UInt64 { state.withLock { $0.nextID } }
+    public func newestID() async throws -> UInt64 {
+        state.withLock { $0.nextID - 1 }
+    }
 
-    /// The delivery with `id`, if still kept.
-    public func delivery(id: UInt64) -> Delivery? {
-        state.withLock { state in
+    public func delivery(id: UInt64) async throws -> Delivery? {
+        let packed = state.withLock { state -> PackedDelivery? in
             // Ids increase from the oldest entry on, with gaps after removals: binary search.
             let count = state.ring.count
             var low = 0
@@ -125,16 +156,15 @@ public final class InMemoryDeliveryStore: Sendable {
             while low < high {
                 let middle = (low + high) / 2
                 let candidate = state.ring[(state.head + middle) % count]
-                if candidate.id == id { return candidate.unpack() }
+                if candidate.id == id { return candidate }
                 if candidate.id < id { low = middle + 1 } else { high = middle }
             }
             return nil
         }
+        return packed?.unpack()
     }
 
-    /// Matching deliveries, newest first, at most `limit`, and how many match in all.
-    public func query(_ filter: DeliveryFilter, limit: Int) -> (deliveries: [Delivery], total: Int) {
-        // Copy the ring (cheap: one reference per entry) and unpack outside the lock.
+    public func query(_ filter: DeliveryFilter, limit: Int) async throws -> DeliveryPage {
         let (ring, head) = state.withLock { ($0.ring, $0.head) }
         var result: [Delivery] = []
         var total = 0
@@ -148,12 +178,10 @@ public final class InMemoryDeliveryStore: Sendable {
             total += 1
             if result.count < limit { result.append(delivery) }
         }
-        return (result, total)
+        return DeliveryPage(deliveries: result, total: total)
     }
 
-    /// Matching deliveries with an id greater than `after`, oldest first, at most `limit`: what an
-    /// event stream sends next.
-    public func deliveries(after: UInt64, matching filter: DeliveryFilter, limit: Int) -> [Delivery] {
+    public func deliveries(after cursor: UInt64, matching filter: DeliveryFilter, limit: Int) async throws -> [Delivery] {
         let (ring, head) = state.withLock { ($0.ring, $0.head) }
         let count = ring.count
         // Ids increase from the oldest entry on: find the first one past the cursor.
@@ -161,7 +189,7 @@ public final class InMemoryDeliveryStore: Sendable {
         var high = count
         while low < high {
             let middle = (low + high) / 2
-            if ring[(head + middle) % count].id <= after { low = middle + 1 } else { high = middle }
+            if ring[(head + middle) % count].id <= cursor { low = middle + 1 } else { high = middle }
         }
         var result: [Delivery] = []
         var index = low
@@ -173,19 +201,58 @@ public final class InMemoryDeliveryStore: Sendable {
         return result
     }
 
-    /// Removes the matching deliveries (all of them for an empty filter); returns how many.
     @discardableResult
-    public func remove(_ filter: DeliveryFilter = DeliveryFilter()) -> Int {
-        state.withLock { state in
-            let ordered = Self.ordered(state)
-            let kept = filter == DeliveryFilter() ? [] : ordered.filter { !filter.matches($0.unpack()) }
-            state.ring = kept
+    public func remove(_ filter: DeliveryFilter) async throws -> Int {
+        if filter == DeliveryFilter() {
+            let removed = state.withLock { state -> [PackedDelivery] in
+                defer { state.ring = []; state.head = 0 }
+                return state.ring
+            }
+            return removed.count
+        }
+        // Match outside the lock, then remove exactly those ids: deliveries recorded meanwhile stay.
+        let snapshot = state.withLock { $0.ordered }
+        var doomed = Set<UInt64>()
+        for packed in snapshot where filter.matches(packed.unpack()) {
+            doomed.insert(packed.id)
+        }
+        guard !doomed.isEmpty else { return 0 }
+        return state.withLock { state in
+            let before = state.ring.count
+            state.ring = state.ordered.filter { !doomed.contains($0.id) }
             state.head = 0
-            return ordered.count - kept.count
+            return before - state.ring.count
         }
     }
+}
 
-    private static func ordered(_ state: State) -> [PackedDelivery] {
-        Array(state.ring[state.head...] + state.ring[..<state.head])
+/// A one-shot Bool handed from a store waiter (any thread) to the task awaiting it.
+final class WaitSignal: Sendable {
+    private enum State {
+        case waiting(CheckedContinuation<Bool, Never>?)
+        case finished(Bool)
+    }
+
+    private let state = Mutex(State.waiting(nil))
+
+    func finish(_ value: Bool) {
+        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard case .waiting(let continuation) = state else { return nil }
+            state = .finished(value)
+            return continuation
+        }
+        continuation?.resume(returning: value)
+    }
+
+    func value() async -> Bool {
+        await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> Bool? in
+                switch state {
+                case .finished(let value): return value
+                case .waiting: state = .waiting(continuation); return nil
+                }
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
     }
 }

@@ -4,6 +4,7 @@ import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
 import PushMockServer
+import PushMockInspection
 public import PushMockCore
 
 /// The inspection API of a PushMock running as a separate process (`pushmock serve`, a container),
@@ -37,8 +38,8 @@ public struct PushMockClient: Sendable {
         var query = filters
         query["limit"] = String(limit)
         query["reveal"] = "1"  // the records as received, as the in-process store gives them
-        let (_, json) = try await call("GET", "/api/v1/deliveries", query: query, expecting: [200])
-        return try Self.deliveries(in: json).reversed()
+        let (_, list) = try await call("GET", "/api/v1/deliveries", query: query, expecting: [200], as: DeliveryList.self)
+        return list.deliveries.reversed().map(\.delivery)
     }
 
     /// Waits (server side, long-poll) for `count` matching deliveries and returns them oldest
@@ -50,8 +51,8 @@ public struct PushMockClient: Sendable {
         query["timeout"] = "\(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)ms"
         query["limit"] = String(max(count, 100))
         query["reveal"] = "1"
-        let (status, json) = try await call("GET", "/api/v1/deliveries/wait", query: query, expecting: [200, 408])
-        let found = try Self.deliveries(in: json).reversed().map { $0 }
+        let (status, result) = try await call("GET", "/api/v1/deliveries/wait", query: query, expecting: [200, 408], as: WaitResult.self)
+        let found = result.deliveries.reversed().map(\.delivery)
         guard status == 200 else {
             throw PushMockTestingError("timed out after \(timeout) with \(found.count) of \(count) matching deliveries", found: found)
         }
@@ -61,28 +62,28 @@ public struct PushMockClient: Sendable {
     /// Removes matching deliveries (all without filters); returns how many.
     @discardableResult
     public func clearDeliveries(_ filters: [String: String] = [:]) async throws -> Int {
-        let (_, json) = try await call("DELETE", "/api/v1/deliveries", query: filters, expecting: [200])
-        return json["removed"] as? Int ?? 0
+        let (_, removed) = try await call("DELETE", "/api/v1/deliveries", query: filters, expecting: [200], as: RemovedCount.self)
+        return removed.removed
     }
 
     /// `POST /api/v1/reset`: deliveries, faults, devices and access tokens back to the configuration.
     public func reset() async throws {
-        _ = try await call("POST", "/api/v1/reset", expecting: [200])
+        _ = try await call("POST", "/api/v1/reset", expecting: [200], as: ResetResult.self)
     }
 
     /// Adds a fault rule.
     public func addFault(_ rule: FaultRule) async throws {
-        _ = try await call("PUT", "/api/v1/faults", body: rule.configurationJSON, expecting: [200])
+        _ = try await call("PUT", "/api/v1/faults", body: FaultResource(rule), expecting: [200], as: FaultResource.self)
     }
 
     /// Removes every fault rule.
     public func removeFaults() async throws {
-        _ = try await call("DELETE", "/api/v1/faults", expecting: [200])
+        _ = try await call("DELETE", "/api/v1/faults", expecting: [200], as: RemovedCount.self)
     }
 
     /// Registers or changes a device token.
     public func setDevice(_ token: String, _ record: DeviceRecord) async throws {
-        _ = try await call("PUT", "/api/v1/devices/\(token)", body: record.configurationJSON, expecting: [200])
+        _ = try await call("PUT", "/api/v1/devices/\(token)", body: DeviceResource(token: nil, record), expecting: [200], as: DeviceResource.self)
     }
 
     /// Marks a token unregistered since `milliseconds` (APNs 410, FCM UNREGISTERED).
@@ -90,7 +91,11 @@ public struct PushMockClient: Sendable {
         try await setDevice(token, DeviceRecord(bundleID: bundleID, state: .unregistered(sinceMilliseconds: milliseconds)))
     }
 
-    private func call(_ method: String, _ path: String, query: [String: String] = [:], body: String? = nil, expecting: Set<Int>) async throws -> (Int, [String: Any]) {
+    /// One API call: the answer decoded as `type` (the transfer types the server encodes), or
+    /// ``PushMockTestingError`` with the server's `error` message.
+    private func call<Answer: Decodable>(
+        _ method: String, _ path: String, query: [String: String] = [:], body: (some Encodable)? = nil as String?, expecting: Set<Int>, as type: Answer.Type
+    ) async throws -> (Int, Answer) {
         var components = URLComponents(string: inspectionURL + path)!
         if !query.isEmpty {
             components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
@@ -101,63 +106,22 @@ public struct PushMockClient: Sendable {
         // Passes the inspection port's cross-site guard for bodiless state changes (DELETE, reset).
         request.headers.add(name: "x-pushmock-client", value: "PushMockClient")
         if let body {
+            guard let bytes = InspectionResponse.encoded(body) else { throw PushMockTestingError("cannot encode the request body for \(method) \(path)") }
             request.headers.add(name: "content-type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: body))
+            request.body = .bytes(ByteBuffer(bytes: bytes))
         }
         let response = try await client.execute(request, timeout: .seconds(330))
         let bytes = try await response.body.collect(upTo: 64 << 20)
-        let json = (try? JSONSerialization.jsonObject(with: Data(buffer: bytes))) as? [String: Any] ?? [:]
         let status = Int(response.status.code)
+        let decoder = JSONDecoder()
         guard expecting.contains(status) else {
-            throw PushMockTestingError("\(method) \(path) answered \(status): \(json["error"] as? String ?? String(buffer: bytes))")
+            let message = (try? decoder.decode(InspectionError.Body.self, from: Data(buffer: bytes)))?.error ?? String(buffer: bytes)
+            throw PushMockTestingError("\(method) \(path) answered \(status): \(message)")
         }
-        return (status, json)
-    }
-
-    /// Decodes the API's delivery objects.
-    static func deliveries(in json: [String: Any]) throws -> [Delivery] {
-        guard let list = json["deliveries"] as? [[String: Any]] else {
-            throw PushMockTestingError("the answer holds no deliveries list")
+        do {
+            return (status, try decoder.decode(Answer.self, from: Data(buffer: bytes)))
+        } catch {
+            throw PushMockTestingError("\(method) \(path) answered \(status) with a body that is not a \(Answer.self): \(error)")
         }
-        return list.map(delivery)
-    }
-
-    static func delivery(_ object: [String: Any]) -> Delivery {
-        let headers = (object["headers"] as? [[String]] ?? []).compactMap { pair in
-            pair.count == 2 ? HeaderField(name: pair[0], value: pair[1]) : nil
-        }
-        var body: [UInt8] = []
-        if let text = object["body"] as? String {
-            body = Array(text.utf8)
-        } else if let base64 = object["bodyBase64"] as? String, let data = Data(base64Encoded: base64) {
-            body = Array(data)
-        }
-        let received = (object["receivedAt"] as? String).flatMap { try? Date($0, strategy: .iso8601) }
-        var delivery = Delivery(
-            receivedAt: received.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) } ?? 0,
-            connectionID: (object["connectionId"] as? NSNumber)?.uint64Value ?? 0,
-            httpVersion: object["protocol"] as? String ?? "",
-            service: Delivery.Service(rawValue: object["service"] as? String ?? ""),
-            environment: object["environment"] as? String,
-            method: object["method"] as? String ?? "",
-            path: object["path"] as? String ?? "",
-            headers: headers,
-            body: body,
-            bodyIsJSON: !(object["payload"] is NSNull) && object["payload"] != nil,
-            identity: object["identity"] as? String,
-            pushType: object["pushType"] as? String,
-            topic: object["topic"] as? String,
-            deviceToken: object["deviceToken"] as? String,
-            apnsID: object["apnsId"] as? String,
-            outcome: Delivery.Outcome(rawValue: object["outcome"] as? String ?? "") ?? .rejected,
-            status: object["status"] as? Int ?? 0,
-            reason: object["reason"] as? String,
-            explanation: object["explanation"] as? String,
-            diagnostics: object["diagnostics"] as? [String] ?? [],
-            fault: object["fault"] as? String,
-            project: object["project"] as? String
-        )
-        delivery.id = (object["id"] as? NSNumber)?.uint64Value ?? 0
-        return delivery
     }
 }

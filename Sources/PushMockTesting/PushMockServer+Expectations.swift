@@ -1,7 +1,6 @@
 public import PushMockCore
 public import PushMockServer
 public import PushMockStore
-import Synchronization
 
 extension PushMockServer {
     /// Credentials for talking to this server (CA, APNs tokens, FCM assertions).
@@ -26,20 +25,8 @@ extension PushMockServer {
     @discardableResult
     public func waitForDeliveries(matching filter: DeliveryFilter = DeliveryFilter(), count: Int = 1, timeout: Duration = .seconds(5)) async throws -> [Delivery] {
         precondition(count > 0, "count must be positive")
-        let store = self.store
-        let arrived: Bool = await withCheckedContinuation { continuation in
-            let once = ResumeOnce(continuation)
-            guard let waiter = store.wait(for: filter, count: count, { once.resume(true) }) else {
-                once.resume(true)
-                return
-            }
-            Task {
-                try? await Task.sleep(for: timeout)
-                store.cancelWait(waiter)
-                once.resume(false)
-            }
-        }
-        let matching = store.query(filter, limit: max(count, 1000)).deliveries.reversed().map { $0 }
+        let arrived = try await store.wait(for: filter, count: count, timeout: timeout)
+        let matching = try await store.query(filter, limit: max(count, 1000)).deliveries.reversed().map { $0 }
         guard arrived, matching.count >= count else {
             throw PushMockTestingError("timed out after \(timeout) with \(matching.count) of \(count) matching deliveries", found: matching)
         }
@@ -47,8 +34,8 @@ extension PushMockServer {
     }
 
     /// The matching deliveries recorded so far, oldest first.
-    public func deliveries(matching filter: DeliveryFilter = DeliveryFilter(), limit: Int = 1000) -> [Delivery] {
-        store.query(filter, limit: limit).deliveries.reversed()
+    public func deliveries(matching filter: DeliveryFilter = DeliveryFilter(), limit: Int = 1000) async throws -> [Delivery] {
+        try await store.query(filter, limit: limit).deliveries.reversed()
     }
 
     /// Adds a fault that answers matching requests with `status` and `reason` (APNs reason or FCM
@@ -69,22 +56,5 @@ extension DeviceRegistry {
         record.state = .unregistered(sinceMilliseconds: milliseconds)
         if let bundleID { record.bundleID = bundleID }
         set(record, for: token)
-    }
-}
-
-/// Resumes a continuation once, from whichever of recording or the timeout comes first.
-final class ResumeOnce: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Bool, Never>?>
-
-    init(_ continuation: CheckedContinuation<Bool, Never>) {
-        self.continuation = Mutex(continuation)
-    }
-
-    func resume(_ value: Bool) {
-        let taken = continuation.withLock { stored -> CheckedContinuation<Bool, Never>? in
-            defer { stored = nil }
-            return stored
-        }
-        taken?.resume(returning: value)
     }
 }

@@ -126,7 +126,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     }
 
     private func respond(to request: HTTPServerRequest, context: ChannelHandlerContext) {
-        let requestContext = RequestContext(connection: info, eventLoop: context.eventLoop, control: ConnectionControl(target: self))
+        let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
         switch responder.respond(to: request, context: requestContext) {
         case .response(let response):
             write(response, context: context)
@@ -134,15 +134,30 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
             context.close(promise: nil)
         case .stream(let response, let start):
             startStream(response, start: start, context: context)
-        case .deferred(let future):
+        case .delayed(let response, let delay):
             awaitingResponse = true
-            future.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
-                self.awaitingResponse = false
-                switch result {
-                case .success(let response): self.write(response, context: context)
-                case .failure: context.close(promise: nil)
-                }
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
+                handler.value.finishLate(.response(response))
             }
+        case .deferred(let deferred):
+            awaitingResponse = true
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let loop = context.eventLoop
+            deferred.whenComplete { completion in
+                loop.execute { handler.value.finishLate(completion) }
+            }
+        }
+    }
+
+    /// A delayed or deferred answer, on the event loop.
+    private func finishLate(_ completion: DeferredResponse.Completion) {
+        awaitingResponse = false
+        guard let context else { return }
+        switch completion {
+        case .response(let response): write(response, context: context)
+        case .stream(let response, let start): startStream(response, start: start, context: context)
+        case .failure: context.close(promise: nil)
         }
     }
 

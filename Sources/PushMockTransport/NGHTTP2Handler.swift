@@ -137,40 +137,54 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
         guard let context, let connection else { return }
         let request = stream.takeRequest()
         let streamID = stream.id
-        let requestContext = RequestContext(
-            connection: info,
-            eventLoop: context.eventLoop,
-            control: ConnectionControl(target: self)
-        )
+        let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
         switch responder.respond(to: request, context: requestContext) {
         case .response(let response):
             connection.submitResponse(streamID: streamID, response: response)
         case .resetStream(let code):
             connection.submitReset(streamID: streamID, errorCode: code.rawValue)
         case .stream(_, let start):
-            // Not served over HTTP/2: the producer starts on a closed writer, so it stops at once
-            // and gives back whatever it took (an event-stream subscriber slot).
-            let closed = ResponseBodyWriter(eventLoop: context.eventLoop) { _, written in written() }
-            closed.closed()
-            start(closed)
-            connection.submitResponse(streamID: streamID, response: .json(
-                status: 505, #"{"error":"this endpoint streams its answer over HTTP/1.1 only; connect with HTTP/1.1 (curl --http1.1, a browser's EventSource)"}"#
-            ))
-        case .deferred(let future):
-            future.hop(to: context.eventLoop).assumeIsolated().whenComplete { result in
-                guard let connection = self.connection else { return }
-                switch result {
-                case .success(let response):
-                    connection.submitResponse(streamID: streamID, response: response)
-                case .failure:
-                    connection.submitReset(streamID: streamID, errorCode: HTTP2ErrorCode.internalError.rawValue)
-                }
-                self.scheduleFlush()
+            refuseStream(streamID: streamID, start: start, context: context)
+        case .delayed(let response, let delay):
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
+                handler.value.submitLate(.response(response), streamID: streamID)
+            }
+        case .deferred(let deferred):
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let loop = context.eventLoop
+            deferred.whenComplete { completion in
+                loop.execute { handler.value.submitLate(completion, streamID: streamID) }
             }
         }
         if !inReadBatch {
             flushOutput()
         }
+    }
+
+    /// A delayed or deferred answer, on the event loop.
+    private func submitLate(_ completion: DeferredResponse.Completion, streamID: Int32) {
+        guard let connection, let context else { return }
+        switch completion {
+        case .response(let response):
+            connection.submitResponse(streamID: streamID, response: response)
+        case .stream(_, let start):
+            refuseStream(streamID: streamID, start: start, context: context)
+        case .failure:
+            connection.submitReset(streamID: streamID, errorCode: HTTP2ErrorCode.internalError.rawValue)
+        }
+        scheduleFlush()
+    }
+
+    /// Streamed bodies are not served over HTTP/2: the producer starts on a closed writer, so it
+    /// stops at once and gives back whatever it took (an event-stream subscriber slot).
+    private func refuseStream(streamID: Int32, start: @Sendable (ResponseBodyWriter) -> Void, context: ChannelHandlerContext) {
+        let closed = ResponseBodyWriter(eventLoop: context.eventLoop) { _, written in written() }
+        closed.closed()
+        start(closed)
+        connection?.submitResponse(streamID: streamID, response: .json(
+            status: 505, #"{"error":"this endpoint streams its answer over HTTP/1.1 only; connect with HTTP/1.1 (curl --http1.1, a browser's EventSource)"}"#
+        ))
     }
 
     func streamClosed(_ streamID: Int32, errorCode: UInt32) {}

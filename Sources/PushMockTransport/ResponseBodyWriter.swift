@@ -1,4 +1,4 @@
-public import NIOCore
+import NIOCore
 import Synchronization
 
 /// Writes the body of a streamed response (Server-Sent Events) after its head went out. Usable
@@ -11,8 +11,8 @@ import Synchronization
 /// }
 /// ```
 public final class ResponseBodyWriter: Sendable {
-    /// The connection's event loop.
-    public let eventLoop: any EventLoop
+    /// The connection's event loop (never handed to the layer above).
+    private let eventLoop: any EventLoop
     private let sink: @Sendable ([UInt8]?, _ written: @escaping @Sendable () -> Void) -> Void
     private let state = Mutex(State())
     private let pending = Atomic<Int>(0)
@@ -22,10 +22,9 @@ public final class ResponseBodyWriter: Sendable {
         var onClose: [@Sendable () -> Void] = []
     }
 
-    /// Creates a writer whose `sink` gets each chunk on `eventLoop`, and nil to finish.
     /// Creates a writer whose `sink` gets each chunk on `eventLoop` (and nil to finish), and calls
     /// `written` once the chunk has left (or can no longer leave) the process.
-    package init(eventLoop: any EventLoop, sink: @escaping @Sendable ([UInt8]?, _ written: @escaping @Sendable () -> Void) -> Void) {
+    init(eventLoop: any EventLoop, sink: @escaping @Sendable ([UInt8]?, _ written: @escaping @Sendable () -> Void) -> Void) {
         self.eventLoop = eventLoop
         self.sink = sink
     }

@@ -184,7 +184,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw PushMockError(code: .invalidConfiguration, message: "--apns-fault \(flag): unknown reason; known: \(APNSRejectionReason.all.map(\.reason).joined(separator: ", "))")
         }
         let token = parts.count > 1 ? parts[1] : nil
-        return FaultRule(id: "cli-\(index + 1)-\(reason.reason)", match: .init(service: "apns", token: token), action: .reject(status: reason.status, reason: reason.reason))
+        return FaultRule(id: "cli-\(index + 1)-\(reason.reason)", match: .init(service: .apns, token: token), action: .reject(status: reason.status, reason: reason.reason))
     }
 
     /// Defaults, then the file, then the flags that were given.

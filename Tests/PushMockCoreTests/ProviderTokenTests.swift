@@ -62,11 +62,11 @@ struct ProviderTokenTests {
 struct FaultPlanTests {
     @Test("a counted rule fires that many times, then is gone")
     func counted() {
-        let plan = FaultPlan(rules: [FaultRule(id: "twice", match: .init(service: "apns", token: "ABCD"), action: .reject(status: 429, reason: "TooManyRequests"), count: 2)])
-        #expect(plan.fire(service: "fcm", path: "/", token: "abcd", topic: nil) == nil)
-        #expect(plan.fire(service: "apns", path: "/3/device/abcd", token: "abcd", topic: nil)?.id == "twice")
-        #expect(plan.fire(service: "apns", path: "/3/device/abcd", token: "abcd", topic: nil)?.id == "twice")
-        #expect(plan.fire(service: "apns", path: "/3/device/abcd", token: "abcd", topic: nil) == nil)
+        let plan = FaultPlan(rules: [FaultRule(id: "twice", match: .init(service: .apns, token: "ABCD"), action: .reject(status: 429, reason: "TooManyRequests"), count: 2)])
+        #expect(plan.fire(service: .fcm, path: "/", token: "abcd", topic: nil) == nil)
+        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil)?.id == "twice")
+        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil)?.id == "twice")
+        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil) == nil)
         #expect(plan.rules.isEmpty)
     }
 
@@ -74,7 +74,7 @@ struct FaultPlanTests {
     func seeded() {
         func run(seed: UInt64) -> [Bool] {
             let plan = FaultPlan(rules: [FaultRule(id: "half", action: .resetStream, probability: 0.5)], seed: seed)
-            return (0..<200).map { _ in plan.fire(service: "apns", path: "/", token: nil, topic: nil) != nil }
+            return (0..<200).map { _ in plan.fire(service: .apns, path: "/", token: nil, topic: nil) != nil }
         }
         let first = run(seed: 42)
         #expect(first == run(seed: 42))
@@ -85,10 +85,10 @@ struct FaultPlanTests {
 
     @Test("rules match by path prefix, topic and project")
     func matching() {
-        let match = FaultRule.Match(service: "apns", path: "/3/device/", topic: "com.example.app")
-        #expect(match.matches(service: "apns", path: "/3/device/ab", token: nil, topic: "com.example.app", project: nil))
-        #expect(!match.matches(service: "apns", path: "/4/broadcasts/", token: nil, topic: "com.example.app", project: nil))
-        #expect(!match.matches(service: "apns", path: "/3/device/ab", token: nil, topic: "com.other", project: nil))
-        #expect(FaultRule.Match(project: "p").matches(service: "fcm", path: "/v1/projects/p/messages:send", token: nil, topic: nil, project: "p"))
+        let match = FaultRule.Match(service: .apns, path: "/3/device/", topic: "com.example.app")
+        #expect(match.matches(service: .apns, path: "/3/device/ab", token: nil, topic: "com.example.app", project: nil))
+        #expect(!match.matches(service: .apns, path: "/4/broadcasts/", token: nil, topic: "com.example.app", project: nil))
+        #expect(!match.matches(service: .apns, path: "/3/device/ab", token: nil, topic: "com.other", project: nil))
+        #expect(FaultRule.Match(project: "p").matches(service: .fcm, path: "/v1/projects/p/messages:send", token: nil, topic: nil, project: "p"))
     }
 }

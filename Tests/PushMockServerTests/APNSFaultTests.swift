@@ -18,7 +18,7 @@ struct APNSFaultTests {
     func rejectFaults(_ status: Int, _ reason: String) async throws {
         let clock = PushMockClock.manual(startingAt: S.start)
         try await withPushMockServer(S.configuration(clock: clock)) { server in
-            server.faults.add(FaultRule(id: "f-\(reason)", match: .init(service: "apns", token: APNSTestServer.deviceToken), action: .reject(status: status, reason: reason), count: 1))
+            server.faults.add(FaultRule(id: "f-\(reason)", match: .init(service: .apns, token: APNSTestServer.deviceToken), action: .reject(status: status, reason: reason), count: 1))
             let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
             defer { Task { await client.close() } }
             let token = S.token(issuedAt: clock.nowSeconds)

@@ -43,7 +43,7 @@ struct ControlAPITests {
                 #expect(json["total"] as? Int == 2)
                 #expect(json["timedOut"] as? Bool == false)
                 #expect(elapsed < .seconds(5), "returned after \(elapsed), long before the 10 s timeout")
-                #expect(server.store.waitingCount == 0)
+                #expect(await server.store.statistics().waiters == 0)
             }
         }
     }
@@ -63,7 +63,7 @@ struct ControlAPITests {
                 #expect(late == 408)
                 #expect(lateJSON["total"] as? Int == 0)
                 #expect(ContinuousClock.now - started >= .milliseconds(250))
-                #expect(server.store.waitingCount == 0, "a timed-out waiter is removed")
+                #expect(await server.store.statistics().waiters == 0, "a timed-out waiter is removed")
                 let (bad, badJSON) = try await Self.call(client, server, .GET, "/api/v1/deliveries/wait?count=zero")
                 #expect(bad == 400)
                 #expect((badJSON["error"] as? String)?.contains("count") == true)
@@ -119,7 +119,7 @@ struct ControlAPITests {
                 _ = try await Self.call(client, server, .PUT, "/api/v1/devices/abcd", body: #"{"state":"expired"}"#)
                 let (reset, _) = try await Self.call(client, server, .POST, "/api/v1/reset")
                 #expect(reset == 200)
-                #expect(server.store.count == 0)
+                #expect(await server.store.statistics().count == 0)
                 #expect(server.faults.rules.isEmpty)
                 #expect(server.devices.all.isEmpty)
                 let (wrong, _) = try await Self.call(client, server, .GET, "/api/v1/reset")
@@ -144,12 +144,12 @@ extension ControlAPITests {
                 }
                 #expect(try await send(keyID: DevCertificates.sampleAPNSKeyID, key: S.sampleKey) == 200)
                 #expect(try await send(keyID: "SECONDKEY1", key: S.secondKey) == 403, "bound to the first key")
-                #expect(server.deliveries().last?.reason == "UnrelatedKeyIdInToken")
-                let connection = server.deliveries().last?.connectionID
+                #expect(try await server.deliveries().last?.reason == "UnrelatedKeyIdInToken")
+                let connection = try await server.deliveries().last?.connectionID
                 let (status, _) = try await Self.call(client, server, .POST, "/api/v1/reset")
                 #expect(status == 200)
                 #expect(try await send(keyID: "SECONDKEY1", key: S.secondKey) == 200, "the binding started over")
-                #expect(server.deliveries().last?.connectionID == connection, "on the same HTTP/2 connection")
+                #expect(try await server.deliveries().last?.connectionID == connection, "on the same HTTP/2 connection")
             }
         }
     }
@@ -166,7 +166,7 @@ struct MetricsTests {
             try await withHTTPClient { client in
                 #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
                 #expect(try await ControlAPITests.push(client, server, token: "zz", issuedAt: clock.nowSeconds) == 400)
-                server.injectFault("busy", match: .init(service: "apns"), reject: 429, reason: "TooManyRequests", count: 1)
+                server.injectFault("busy", match: .init(service: .apns), reject: 429, reason: "TooManyRequests", count: 1)
                 #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 429)
                 let raw = try await RawClient.connect(port: server.cleartextPort!)
                 try await raw.send(RawFrame.preface + RawFrame.emptySettings + RawFrame.frame(type: 0x0, flags: 0x1, stream: 0, payload: [1]))

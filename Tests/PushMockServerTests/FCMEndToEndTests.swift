@@ -105,7 +105,7 @@ struct FCMEndToEndTests {
             let foreign = "Zm9yZWlnbg:APA91b" + String(repeating: "F", count: 100)
             server.devices.set(DeviceRecord(state: .unregistered(sinceMilliseconds: 1)), for: gone)
             server.devices.set(DeviceRecord(fcmProject: "someone-else"), for: foreign)
-            server.faults.add(FaultRule(id: "quota", match: .init(service: "fcm", project: Self.project), action: .reject(status: 429, reason: "QUOTA_EXCEEDED"), count: 1))
+            server.faults.add(FaultRule(id: "quota", match: .init(service: .fcm, project: Self.project), action: .reject(status: 429, reason: "QUOTA_EXCEEDED"), count: 1))
             try await withHTTPClient { client in
                 let bearer = try await Self.accessToken(client, port: server.pushPort)
                 let (quota, quotaJSON, quotaResponse) = try await Self.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(Self.token)"}}"#)

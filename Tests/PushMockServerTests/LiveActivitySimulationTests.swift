@@ -39,8 +39,8 @@ struct LiveActivitySimulationTests {
         return aps
     }
 
-    static func newest(_ server: PushMockServer) throws -> Delivery {
-        try #require(server.deliveries().last)
+    static func newest(_ server: PushMockServer) async throws -> Delivery {
+        try #require(try await server.deliveries().last)
     }
 
     @Test("push-to-start issues a token; updates (one out of order), 8-hour expiry and an FCM message land on one timeline")
@@ -52,22 +52,22 @@ struct LiveActivitySimulationTests {
                 let jwt = S.token(issuedAt: clock.nowSeconds)
                 let now = clock.nowSeconds
                 #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: Self.start(now)).0 == 200)
-                let start = try Self.newest(server)
+                let start = try await Self.newest(server)
                 let token = try #require(start.issuedActivityToken, "the simulated device issued an activity push token")
                 #expect(token.utf8.count == 160)
                 #expect(start.activityID == token)
 
                 clock.advance(byMilliseconds: 60_000)
                 #expect(try await Self.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 60),"content-state":{"score":"1-0"}"#).0 == 200)
-                #expect(try Self.newest(server).outcome == .accepted)
+                #expect(try await Self.newest(server).outcome == .accepted)
                 // Out of order: 200 on the wire, dropped by the device.
                 #expect(try await Self.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 30),"content-state":{"score":"0-1"}"#).0 == 200)
-                let older = try Self.newest(server)
+                let older = try await Self.newest(server)
                 #expect(older.outcome == .dropped)
                 #expect(older.reason == "LiveActivityOlderThanCurrentContent")
                 // A start to an activity token and an update to the push-to-start token are dropped too.
                 #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 61),"content-state":{"score":"x"}"#).0 == 200)
-                #expect(try Self.newest(server).reason == "LiveActivityUpdateToPushToStartToken")
+                #expect(try await Self.newest(server).reason == "LiveActivityUpdateToPushToStartToken")
 
                 // FCM's APNs request for a Live Activity message reaches the same activity.
                 let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
@@ -90,7 +90,7 @@ struct LiveActivitySimulationTests {
                 clock.advance(byMilliseconds: 8 * 3_600_000)
                 let later = clock.nowSeconds
                 #expect(try await Self.send(client, server, token: token, jwt: S.token(issuedAt: later), aps: #""event":"update","timestamp":\#(later),"content-state":{"score":"3-0"}"#).0 == 200)
-                #expect(try Self.newest(server).reason == "LiveActivityExpired")
+                #expect(try await Self.newest(server).reason == "LiveActivityExpired")
                 let (_, ended) = try await S.inspect(server, "/api/v1/activities?state=ended&attributesType=MatchAttributes")
                 #expect(ended["total"] as? Int == 1)
                 let (_, dropped) = try await S.inspect(server, "/api/v1/deliveries?dropReason=LiveActivityExpired")
@@ -116,7 +116,7 @@ struct LiveActivitySimulationTests {
                 let received = try await events.events
                 let issued = try #require(received.first { $0.type == "activity" && $0.data["type"] as? String == "activityTokenIssued" })
                 let token = try #require(issued.data["activityToken"] as? String)
-                #expect(token == server.deliveries().last?.issuedActivityToken)
+                #expect(try await token == server.deliveries().last?.issuedActivityToken)
                 #expect(issued.data["pushToStartToken"] as? String == Self.pushToStart)
                 #expect(issued.data["attributesType"] as? String == "MatchAttributes")
                 #expect(received.first?.type == "delivery", "the delivery first, then its activity events, same id")
@@ -149,7 +149,7 @@ struct LiveActivitySimulationTests {
                 #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: Self.start(now, channel: channel)).0 == 200)
                 #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: Self.start(now, channel: channel)).0 == 200)
                 #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: Self.start(now)).0 == 200)
-                let tokens = server.deliveries(matching: DeliveryFilter(pushType: "liveactivity")).compactMap(\.issuedActivityToken)
+                let tokens = try await server.deliveries(matching: DeliveryFilter(pushType: "liveactivity")).compactMap(\.issuedActivityToken)
                 #expect(tokens.count == 3)
 
                 let broadcastHeaders = auth + [("apns-channel-id", channel), ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0")]
@@ -163,7 +163,7 @@ struct LiveActivitySimulationTests {
                     #expect(server.activity(token)?.contentState?["score"] == .string("1-1"))
                 }
                 #expect(server.activity(tokens[2])?.timeline.count == 1, "not subscribed")
-                let recorded = try Self.newest(server)
+                let recorded = try await Self.newest(server)
                 #expect(recorded.service == .broadcast)
                 #expect(recorded.diagnostics.contains("reached 2 subscribed activities: 2 applied, 0 dropped"))
                 let (_, channels) = try await S.inspect(server, "/api/v1/channels")
@@ -213,7 +213,7 @@ struct LiveActivitySimulationTests {
                 #expect(Int(response.status.code) == status)
                 #expect((try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["reason"] as? String == reason, "\(String(decoding: bytes, as: UTF8.self))")
                 #expect(response.headers.first(name: "apns-request-id") != nil, "every channel answer carries apns-request-id")
-                #expect(server.deliveries().last?.reason == reason, "recorded")
+                #expect(try await server.deliveries().last?.reason == reason, "recorded")
             }
         }
     }

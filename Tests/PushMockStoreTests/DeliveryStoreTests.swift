@@ -2,8 +2,21 @@ import PushMockCore
 import PushMockStore
 import Testing
 
-@Suite("The in-memory delivery store")
+/// The contract every ``DeliveryStore`` keeps; `Kind` lists the implementations, so a new store
+/// runs the same suite by adding a case.
+@Suite("A delivery store")
 struct DeliveryStoreTests {
+    /// Every implementation.
+    enum Kind: String, CaseIterable, Sendable {
+        case memory
+
+        func make(retention: Int) -> any DeliveryStore {
+            switch self {
+            case .memory: InMemoryDeliveryStore(retention: retention)
+            }
+        }
+    }
+
     static func delivery(_ index: Int, outcome: Delivery.Outcome = .accepted, token: String = "abcd") -> Delivery {
         Delivery(
             receivedAt: 1_767_225_600_000 + Int64(index), connectionID: 7, httpVersion: "HTTP/2", service: .apns, environment: "sandbox",
@@ -14,13 +27,13 @@ struct DeliveryStoreTests {
         )
     }
 
-    @Test("recording assigns increasing ids and keeps every field")
-    func roundTrip() throws {
-        let store = InMemoryDeliveryStore(retention: 10)
+    @Test("recording assigns increasing ids and keeps every field", arguments: Kind.allCases)
+    func roundTrip(_ kind: Kind) async throws {
+        let store = kind.make(retention: 10)
         let first = store.record(Self.delivery(1))
         let second = store.record(Self.delivery(2))
         #expect(second == first + 1)
-        let stored = try #require(store.delivery(id: first))
+        let stored = try #require(try await store.delivery(id: first))
         let original = Self.delivery(1)
         #expect(stored.id == first)
         #expect(stored.receivedAt == original.receivedAt)
@@ -33,61 +46,117 @@ struct DeliveryStoreTests {
         #expect(stored.reason == nil)
         #expect(stored.diagnostics == ["d1"])
         #expect(stored.fault == nil)
-        #expect(store.delivery(id: 999) == nil)
+        #expect(try await store.delivery(id: 999) == nil)
     }
 
-    @Test("retention evicts the oldest; nothing below the cap is lost")
-    func retention() {
-        let store = InMemoryDeliveryStore(retention: 100)
+    @Test("retention evicts the oldest; nothing below the cap is lost", arguments: Kind.allCases)
+    func retention(_ kind: Kind) async throws {
+        let store = kind.make(retention: 100)
         for index in 1...250 {
             store.record(Self.delivery(index))
         }
-        #expect(store.count == 100)
-        #expect(store.evictedCount == 150)
-        let (all, total) = store.query(DeliveryFilter(), limit: 1000)
+        #expect(await store.statistics().count == 100)
+        #expect(await store.statistics().evicted == 150)
+        let page = try await store.query(DeliveryFilter(), limit: 1000)
+        let (all, total) = (page.deliveries, page.total)
         #expect(total == 100)
         #expect(all.map(\.apnsID) == (151...250).reversed().map { "ID-\($0)" }, "newest first, the newest 100 kept")
-        #expect(store.delivery(id: 150) == nil)
-        #expect(store.delivery(id: 151)?.apnsID == "ID-151")
+        #expect(try await store.delivery(id: 150) == nil)
+        #expect(try await store.delivery(id: 151)?.apnsID == "ID-151")
     }
 
-    @Test("queries filter, page with after/before, and count matches beyond the limit")
-    func query() {
-        let store = InMemoryDeliveryStore()
+    @Test("queries filter, page with after/before, and count matches beyond the limit", arguments: Kind.allCases)
+    func query(_ kind: Kind) async throws {
+        let store = kind.make(retention: 10_000)
         for index in 1...30 {
             store.record(Self.delivery(index, outcome: index % 3 == 0 ? .rejected : .accepted, token: index % 2 == 0 ? "aa" : "bb"))
         }
         var filter = DeliveryFilter()
         filter.outcome = .rejected
-        let (rejected, total) = store.query(filter, limit: 3)
+        let page = try await store.query(filter, limit: 3)
+        let (rejected, total) = (page.deliveries, page.total)
         #expect(total == 10)
         #expect(rejected.count == 3)
         #expect(rejected.allSatisfy { $0.outcome == .rejected })
         filter = DeliveryFilter()
         filter.deviceToken = "AA"
-        #expect(store.query(filter, limit: 100).total == 15)
+        #expect(try await store.query(filter, limit: 100).total == 15)
         filter = DeliveryFilter()
         filter.after = 25
-        #expect(store.query(filter, limit: 100).deliveries.map(\.id) == [30, 29, 28, 27, 26])
+        #expect(try await store.query(filter, limit: 100).deliveries.map(\.id) == [30, 29, 28, 27, 26])
         filter = DeliveryFilter()
         filter.before = 3
-        #expect(store.query(filter, limit: 100).deliveries.map(\.id) == [2, 1])
+        #expect(try await store.query(filter, limit: 100).deliveries.map(\.id) == [2, 1])
     }
 
-    @Test("removal by filter keeps the rest findable by id")
-    func removal() {
-        let store = InMemoryDeliveryStore()
+    @Test("removal by filter keeps the rest findable by id", arguments: Kind.allCases)
+    func removal(_ kind: Kind) async throws {
+        let store = kind.make(retention: 10_000)
         for index in 1...10 {
             store.record(Self.delivery(index, outcome: index % 2 == 0 ? .rejected : .accepted))
         }
         var filter = DeliveryFilter()
         filter.outcome = .rejected
-        #expect(store.remove(filter) == 5)
-        #expect(store.count == 5)
-        #expect(store.delivery(id: 2) == nil)
-        #expect(store.delivery(id: 7)?.apnsID == "ID-7")
-        #expect(store.remove() == 5)
-        #expect(store.count == 0)
+        #expect(try await store.remove(filter) == 5)
+        #expect(await store.statistics().count == 5)
+        #expect(try await store.delivery(id: 2) == nil)
+        #expect(try await store.delivery(id: 7)?.apnsID == "ID-7")
+        try await store.clear()
+        #expect(await store.statistics().count == 0)
         #expect(store.record(Self.delivery(11)) == 11, "ids keep counting after a clear")
+        #expect(try await store.newestID() == 11)
+    }
+
+    @Test("a wait counts what is kept, is woken by recording, and times out leaving no waiter", arguments: Kind.allCases)
+    func waiting(_ kind: Kind) async throws {
+        let store = kind.make(retention: 100)
+        store.record(Self.delivery(1, token: "aa"))
+        #expect(try await store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 1, timeout: .seconds(1)), "already there")
+        #expect(try await !store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 2, timeout: .milliseconds(50)), "times out")
+        #expect(await store.statistics().waiters == 0, "a timed-out waiter is removed")
+        async let woken = store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 3, timeout: .seconds(10))
+        try await Task.sleep(for: .milliseconds(50))
+        store.record(Self.delivery(2, token: "bb"))
+        store.record(Self.delivery(3, token: "aa"))
+        store.record(Self.delivery(4, token: "aa"))
+        #expect(try await woken, "two more matching ones wake it; the other token does not count")
+        let cancelled = Task { try await store.wait(for: DeliveryFilter(deviceToken: "zz"), count: 1, timeout: .seconds(30)) }
+        try await Task.sleep(for: .milliseconds(50))
+        cancelled.cancel()
+        #expect(try await !cancelled.value, "cancelling ends a wait")
+        #expect(await store.statistics().waiters == 0)
+    }
+
+    @Test("events from a cursor: what is kept after it, then each delivery as it is recorded", arguments: Kind.allCases)
+    func events(_ kind: Kind) async throws {
+        let store = kind.make(retention: 1000)
+        for index in 1...3 { store.record(Self.delivery(index, token: index == 2 ? "bb" : "aa")) }
+        let reader = Task {
+            var seen: [UInt64] = []
+            for try await delivery in store.events(after: 1, matching: DeliveryFilter(deviceToken: "aa")) {
+                seen.append(delivery.id)
+                if seen.count == 3 { break }
+            }
+            return seen
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        store.record(Self.delivery(4, token: "bb"))
+        store.record(Self.delivery(5, token: "aa"))
+        store.record(Self.delivery(6, token: "aa"))
+        #expect(try await reader.value == [3, 5, 6], "after the cursor, matching only, in order")
+    }
+
+    @Test("removing by filter while recording keeps what was recorded meanwhile", arguments: Kind.allCases)
+    func removeWhileRecording(_ kind: Kind) async throws {
+        let store = kind.make(retention: 100_000)
+        for index in 1...20_000 { store.record(Self.delivery(index, outcome: .rejected)) }
+        let writer = Task {
+            for index in 1...2_000 { store.record(Self.delivery(index, outcome: .accepted)) }
+        }
+        let removed = try await store.remove(DeliveryFilter(outcome: .rejected))
+        await writer.value
+        #expect(removed == 20_000)
+        #expect(try await store.query(DeliveryFilter(outcome: .accepted), limit: 1).total == 2_000, "nothing accepted meanwhile is lost")
+        #expect(await store.statistics().count == 2_000)
     }
 }

@@ -131,10 +131,10 @@ struct PushMockTestingExampleTests {
                     ], body: #"{"aps":{"alert":"hi"}}"#)
                     return (answer.status, answer.body)
                 }
-                server.injectFault("gone", match: .init(service: "apns", token: token), reject: 410, reason: "Unregistered", count: 1)
+                server.injectFault("gone", match: .init(service: .apns, token: token), reject: 410, reason: "Unregistered", count: 1)
                 #expect(try await send().0 == 410)
                 #expect(try await send().0 == 200, "the fault fired once")
-                let faulted = server.deliveries(matching: DeliveryFilter(reason: "Unregistered"))
+                let faulted = try await server.deliveries(matching: DeliveryFilter(reason: "Unregistered"))
                 #expect(faulted.first?.fault == "gone")
 
                 server.devices.unregister(token: token, at: 1_767_225_600_000)
@@ -142,8 +142,8 @@ struct PushMockTestingExampleTests {
                 #expect(unregistered.0 == 410)
                 #expect(unregistered.1.contains("1767225600000"))
 
-                server.reset()
-                #expect(server.deliveries().isEmpty)
+                try await server.reset()
+                #expect(try await server.deliveries().isEmpty)
                 #expect(try await send().0 == 200, "reset brings the registry back to the configuration")
             }
         }
@@ -170,7 +170,7 @@ struct PushMockTestingExampleTests {
             try await Self.withClient(server) { client in
                 let remote = PushMockClient(inspectionURL: try #require(server.inspectionURL), httpClient: client)
                 try await remote.reset()
-                try await remote.addFault(FaultRule(id: "busy", match: .init(service: "apns"), action: .reject(status: 429, reason: "TooManyRequests"), count: 1))
+                try await remote.addFault(FaultRule(id: "busy", match: .init(service: .apns), action: .reject(status: 429, reason: "TooManyRequests"), count: 1))
                 async let waited = remote.waitForDeliveries(["service": "apns"], count: 2, timeout: .seconds(10))
                 try await Task.sleep(for: .milliseconds(100))
                 for expected in [429, 200] {

@@ -53,7 +53,7 @@ public final class FaultPlan: Sendable {
 
     /// The first rule that fires for a request with these facts; counts down `count` rules and
     /// drops them when spent.
-    public func fire(service: String, path: String, token: String?, topic: String?, project: String? = nil) -> FaultRule? {
+    public func fire(service: Delivery.Service, path: String, token: String?, topic: String?, project: String? = nil) -> FaultRule? {
         guard ruleCount.load(ordering: .relaxed) > 0 else { return nil }
         return state.withLock { state in
             for index in state.rules.indices {

@@ -2,13 +2,13 @@
 /// it does, and for how many of them.
 ///
 /// ```swift
-/// FaultRule(id: "apns-429", match: .init(service: "apns"), action: .reject(status: 429, reason: "TooManyRequests"), count: 1)
+/// FaultRule(id: "apns-429", match: .init(service: .apns), action: .reject(status: 429, reason: "TooManyRequests"), count: 1)
 /// ```
 public struct FaultRule: Sendable, Hashable, Codable {
     /// What a rule matches; every field left `nil` matches anything.
     public struct Match: Sendable, Hashable, Codable {
         /// `apns`, `fcm`, `oauth`, `broadcast`.
-        public var service: String?
+        public var service: Delivery.Service?
         /// A path prefix.
         public var path: String?
         /// A device or registration token (case-insensitive).
@@ -18,7 +18,7 @@ public struct FaultRule: Sendable, Hashable, Codable {
         /// An FCM project.
         public var project: String?
 
-        public init(service: String? = nil, path: String? = nil, token: String? = nil, topic: String? = nil, project: String? = nil) {
+        public init(service: Delivery.Service? = nil, path: String? = nil, token: String? = nil, topic: String? = nil, project: String? = nil) {
             self.service = service
             self.path = path
             self.token = token
@@ -27,7 +27,7 @@ public struct FaultRule: Sendable, Hashable, Codable {
         }
 
         /// Whether a request with these facts matches.
-        public func matches(service: String, path: String, token: String?, topic: String?, project: String?) -> Bool {
+        public func matches(service: Delivery.Service, path: String, token: String?, topic: String?, project: String?) -> Bool {
             if let expected = self.service, expected != service { return false }
             if let prefix = self.path, !path.hasPrefix(prefix) { return false }
             if let expected = self.token, expected.lowercased() != token?.lowercased() { return false }

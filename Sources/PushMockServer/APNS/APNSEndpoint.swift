@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOCore
 import PushMockCore
 import PushMockStore
 import PushMockTransport
@@ -11,9 +10,8 @@ import Synchronization
 /// credential.
 final class APNSEndpoint: Sendable {
     let validator: APNSValidator
-    let recorder: DeliveryRecorder
+    let finisher: PushFinisher
     let activities: LiveActivities
-    let faults: FaultPlan
     let clock: PushMockClock
     let trust: ClientCertificateTrust
     let defaultEnvironment: APNSEnvironment
@@ -23,11 +21,10 @@ final class APNSEndpoint: Sendable {
     /// Bumped by a reset: connections then forget their token binding and stream-limit raise.
     let bindingGeneration = Atomic<UInt64>(0)
 
-    init(validator: APNSValidator, recorder: DeliveryRecorder, activities: LiveActivities, faults: FaultPlan, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
+    init(validator: APNSValidator, finisher: PushFinisher, activities: LiveActivities, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
         self.validator = validator
-        self.recorder = recorder
+        self.finisher = finisher
         self.activities = activities
-        self.faults = faults
         self.clock = clock
         self.trust = trust
         self.defaultEnvironment = defaultEnvironment
@@ -105,7 +102,7 @@ final class APNSEndpoint: Sendable {
             state.raised = true
             context.control.setMaxConcurrentStreams(raisedStreamLimit)
         }
-        let fault = faults.fire(service: "apns", path: request.path, token: verdict.deviceToken, topic: verdict.topic)
+        let fault = finisher.fault(.apns, path: request.path, token: verdict.deviceToken, topic: verdict.topic)
         var rejection = verdict.rejection.map { (status: $0.status, reason: $0.reason) }
         if let fault, case .reject(let status, let reason) = fault.action {
             rejection = (status, reason)
@@ -171,10 +168,10 @@ final class APNSEndpoint: Sendable {
         )
         delivery.activityID = device?.activityID
         delivery.issuedActivityToken = device?.issuedToken
-        let id = recorder.record(delivery)
+        let (id, result) = finisher.finish(delivery, response: response, fault: fault, context: context)
         if let device {
             activities.attach(deliveryID: id, to: [device])
         }
-        return FaultEffects.apply(fault, to: response, context: context)
+        return result
     }
 }

@@ -120,7 +120,7 @@ struct BroadcastEndpoint: Sendable {
                 }
             }
         }
-        let fault = apns.faults.fire(service: "broadcast", path: request.path, token: channelHeader, topic: bundleID)
+        let fault = apns.finisher.fault(.broadcast, path: request.path, token: channelHeader, topic: bundleID)
         if let fault, case .reject(let faultStatus, let reason) = fault.action {
             verdict.rejection = APNSRejectionReason(reason, status: faultStatus)
             verdict.explanation = "fault \(fault.id)"
@@ -157,9 +157,9 @@ struct BroadcastEndpoint: Sendable {
         if let created = responseHeaders.first(where: { $0.name == "apns-channel-id" }) {
             delivery.diagnostics.append("created channel \(created.value)")
         }
-        let id = apns.recorder.record(delivery)
+        let (id, result) = apns.finisher.finish(delivery, response: response, fault: fault, context: context)
         apns.activities.attach(deliveryID: id, to: outcomes)
-        return FaultEffects.apply(fault, to: response, context: context)
+        return result
     }
 
     private func lookUp(_ header: String?, bundleID: String, environment: APNSEnvironment) -> Result<BroadcastChannel, Problem> {

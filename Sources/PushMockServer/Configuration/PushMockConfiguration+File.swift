@@ -196,9 +196,11 @@ extension PushMockConfiguration {
         var object = object
         var match = FaultRule.Match()
         if var matchObject = try object.object("match") {
-            match.service = try matchObject.string("service")
-            if let service = match.service, !Delivery.Service.all.map(\.rawValue).contains(service) {
-                throw matchObject.error("service", "must be one of \(Delivery.Service.all.map(\.rawValue).joined(separator: ", ")), got \(service)")
+            if let service = try matchObject.string("service") {
+                guard Delivery.Service.all.map(\.rawValue).contains(service) else {
+                    throw matchObject.error("service", "must be one of \(Delivery.Service.all.map(\.rawValue).joined(separator: ", ")), got \(service)")
+                }
+                match.service = Delivery.Service(rawValue: service)
             }
             match.path = try matchObject.string("path")
             match.token = try matchObject.string("token")

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import NIOCore
 import PushMockCore
 import PushMockStore
 import PushMockTransport
@@ -14,21 +13,19 @@ final class FCMEndpoint: Sendable {
     let accounts: [ServiceAccount]
     let tokens: AccessTokenStore
     let devices: DeviceRegistry
-    let recorder: DeliveryRecorder
+    let finisher: PushFinisher
     let activities: LiveActivities
-    let faults: FaultPlan
     let clock: PushMockClock
     let logger: Logger
     private let selfSigned = Mutex<[String: AccessTokenStore.Grant]>([:])
 
-    init(validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, recorder: DeliveryRecorder, activities: LiveActivities, faults: FaultPlan, clock: PushMockClock, logger: Logger) {
+    init(validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, finisher: PushFinisher, activities: LiveActivities, clock: PushMockClock, logger: Logger) {
         self.validator = validator
         self.accounts = accounts
         self.tokens = tokens
         self.devices = devices
-        self.recorder = recorder
+        self.finisher = finisher
         self.activities = activities
-        self.faults = faults
         self.clock = clock
         self.logger = logger
     }
@@ -82,7 +79,7 @@ final class FCMEndpoint: Sendable {
                 case .unregistered, .expired: throw GoogleError.fcm(.unregistered)
                 }
             }
-            fault = faults.fire(service: "fcm", path: request.path, token: sent.target?.value, topic: nil, project: project)
+            fault = finisher.fault(.fcm, path: request.path, token: sent.target?.value, project: project)
             if let fault, case .reject(let status, let reason) = fault.action {
                 let code = FCMErrorCode(rawValue: reason)
                 throw GoogleError(code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status), details: code.map { [.fcmError($0)] } ?? [])
@@ -140,12 +137,12 @@ final class FCMEndpoint: Sendable {
         )
         delivery.activityID = device?.activityID
         delivery.issuedActivityToken = device?.issuedToken
-        let deliveryID = recorder.record(delivery)
+        let response = GooglePages.json(status: outcome.status, bytes: outcome.body, extraHeaders: outcome.headers)
+        let (deliveryID, answer) = finisher.finish(delivery, response: response, fault: fault, context: context)
         if let device {
             activities.attach(deliveryID: deliveryID, to: [device])
         }
-        let response = GooglePages.json(status: outcome.status, bytes: outcome.body, extraHeaders: outcome.headers)
-        return FaultEffects.apply(fault, to: response, context: context)
+        return answer
     }
 
     /// Google's front end: a bearer access token PushMock issued, or a self-signed service-account JWT.

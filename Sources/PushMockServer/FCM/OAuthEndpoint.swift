@@ -3,23 +3,25 @@ import PushMockCore
 import PushMockStore
 import PushMockTransport
 
-/// `POST /token`: Google's OAuth2 token endpoint for service accounts.
+/// `POST /token`: Google's OAuth2 token endpoint for service accounts. Faults with
+/// `service: oauth` apply here as on every push endpoint: a forced rejection answers in OAuth's
+/// own error format (`{"error": reason, "error_description": …}`).
 final class OAuthEndpoint: Sendable {
     let endpoint: OAuthTokenEndpoint
     let tokens: AccessTokenStore
-    let recorder: DeliveryRecorder
+    let finisher: PushFinisher
     let clock: PushMockClock
     let logger: Logger
 
-    init(endpoint: OAuthTokenEndpoint, tokens: AccessTokenStore, recorder: DeliveryRecorder, clock: PushMockClock, logger: Logger) {
+    init(endpoint: OAuthTokenEndpoint, tokens: AccessTokenStore, finisher: PushFinisher, clock: PushMockClock, logger: Logger) {
         self.endpoint = endpoint
         self.tokens = tokens
-        self.recorder = recorder
+        self.finisher = finisher
         self.clock = clock
         self.logger = logger
     }
 
-    func respond(to request: HTTPServerRequest, context: RequestContext) -> HTTPServerResponse {
+    func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
         let now = clock.nowMilliseconds
         let outcome: OAuthTokenEndpoint.Outcome
         if request.method != "POST" {
@@ -27,7 +29,7 @@ final class OAuthEndpoint: Sendable {
         } else {
             outcome = endpoint.handle(form: request.body, now: now / 1000, store: tokens)
         }
-        let (status, json) = outcome.response
+        var (status, json) = outcome.response
         var identity: String?
         var project: String?
         var reason: String?
@@ -41,13 +43,21 @@ final class OAuthEndpoint: Sendable {
             explanation = problem.description
             logger.debug("OAuth token refused", metadata: ["error": "\(problem.error)", "description": "\(problem.description)"])
         }
-        recorder.record(Delivery(
+        let fault = finisher.fault(.oauth, path: request.path, project: project)
+        if let fault, case .reject(let forced, let forcedReason) = fault.action {
+            status = forced
+            reason = forcedReason
+            explanation = "fault \(fault.id)"
+            json = #"{"error":"\#(JSONText.escape(forcedReason))","error_description":"PushMock fault \#(JSONText.escape(fault.id))"}"#
+        }
+        let delivery = Delivery(
             receivedAt: now, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .oauth, method: request.method, path: request.path,
             headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,
             identity: identity, outcome: reason == nil ? .accepted : .rejected, status: status, reason: reason, explanation: explanation,
-            project: project
-        ))
-        return GooglePages.json(status: status, json + "\n", extraHeaders: [("cache-control", "no-cache, no-store, max-age=0, must-revalidate")])
+            fault: fault?.id, project: project
+        )
+        let response = GooglePages.json(status: status, json + "\n", extraHeaders: [("cache-control", "no-cache, no-store, max-age=0, must-revalidate")])
+        return finisher.finish(delivery, response: response, fault: fault, context: context).result
     }
 }

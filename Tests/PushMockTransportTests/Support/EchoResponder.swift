@@ -46,11 +46,7 @@ struct EchoResponder: HTTPResponder {
             return .response(HTTPServerResponse(status: 200))
         }
         if path.hasPrefix("/slow/"), let ms = Int64(path.dropFirst("/slow/".count)) {
-            let promise = context.eventLoop.makePromise(of: HTTPServerResponse.self)
-            context.eventLoop.scheduleTask(in: .milliseconds(ms)) {
-                promise.succeed(HTTPServerResponse(status: 200, body: Array("slow".utf8)))
-            }
-            return .deferred(promise.futureResult)
+            return .delayed(HTTPServerResponse(status: 200, body: Array("slow".utf8)), by: .milliseconds(ms))
         }
         if path == "/reset" {
             return .resetStream(.cancel)

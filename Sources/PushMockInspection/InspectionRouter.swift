@@ -1,0 +1,130 @@
+public import PushMockStore
+
+/// The whole inspection port, transport-neutral: one route table from which come the handlers,
+/// 404, 405 with `Allow`, and the check against `openapi.yaml`; the browser guards and the
+/// inspection token in front. The server hands it each request; tests call it without sockets.
+///
+/// ```swift
+/// let router = InspectionRouter(store: store, devices: devices, faults: faults, activities: board, control: control)
+/// let answer = await router.respond(to: InspectionRequest(method: "GET", target: "/api/v1/deliveries?limit=5"))
+/// ```
+public struct InspectionRouter: Sendable {
+    let store: any DeliveryStore
+    let devices: any DeviceDirectory
+    let faults: any FaultDirectory
+    let activities: any ActivityBoard
+    let control: any ServerControl
+    let settings: InspectionSettings
+    let events: EventHub
+
+    /// Creates the port over the server's state.
+    public init(
+        store: any DeliveryStore, devices: any DeviceDirectory, faults: any FaultDirectory, activities: any ActivityBoard,
+        control: any ServerControl, settings: InspectionSettings = InspectionSettings()
+    ) {
+        self.store = store
+        self.devices = devices
+        self.faults = faults
+        self.activities = activities
+        self.control = control
+        self.settings = settings
+        self.events = EventHub(store: store, maxSubscribers: settings.maxEventSubscribers)
+    }
+
+    /// Every operation of the port, in matching order (literal segments before `{…}`).
+    public static let routes: [InspectionRoute] = [
+        InspectionRoute("GET", "/livez") { _, _ in .response(.health("ok")) },
+        InspectionRoute("HEAD", "/livez") { _, _ in .response(.health("ok")) },
+        InspectionRoute("GET", "/readyz") { _, _ in .response(.health("ready")) },
+        InspectionRoute("HEAD", "/readyz") { _, _ in .response(.health("ready")) },
+        InspectionRoute("GET", "/metrics") { router, _ in await router.metrics() },
+        InspectionRoute("GET", "/api/v1/openapi.yaml") { _, _ in try openAPI() },
+        InspectionRoute("GET", "/api/v1/deliveries") { router, call in try await router.listDeliveries(call) },
+        InspectionRoute("DELETE", "/api/v1/deliveries") { router, call in try await router.removeDeliveries(call) },
+        InspectionRoute("GET", "/api/v1/deliveries/wait") { router, call in try await router.waitForDeliveries(call) },
+        InspectionRoute("GET", "/api/v1/deliveries/{id}") { router, call in try await router.delivery(call) },
+        InspectionRoute("GET", "/api/v1/deliveries/{id}/curl") { router, call in try await router.curl(call) },
+        InspectionRoute("GET", "/api/v1/events") { router, call in try await router.openEventStream(call) },
+        InspectionRoute("GET", "/api/v1/devices") { router, _ in router.listDevices() },
+        InspectionRoute("GET", "/api/v1/devices/{token}") { router, call in try router.device(call) },
+        InspectionRoute("PUT", "/api/v1/devices/{token}") { router, call in try router.setDevice(call) },
+        InspectionRoute("DELETE", "/api/v1/devices/{token}") { router, call in try router.removeDevice(call) },
+        InspectionRoute("GET", "/api/v1/faults") { router, _ in router.listFaults() },
+        InspectionRoute("PUT", "/api/v1/faults") { router, call in try router.addFault(call) },
+        InspectionRoute("DELETE", "/api/v1/faults") { router, _ in router.removeAllFaults() },
+        InspectionRoute("DELETE", "/api/v1/faults/{id}") { router, call in try router.removeFault(call) },
+        InspectionRoute("POST", "/api/v1/reset") { router, _ in try await router.reset() },
+        InspectionRoute("GET", "/api/v1/keys") { router, _ in .response(.json(200, router.settings.keys)) },
+        InspectionRoute("GET", "/api/v1/service-accounts") { router, _ in .response(.json(200, router.settings.serviceAccounts)) },
+        InspectionRoute("GET", "/api/v1/activities") { router, call in try router.listActivities(call) },
+        InspectionRoute("GET", "/api/v1/activities/{token}") { router, call in try router.activity(call) },
+        InspectionRoute("GET", "/api/v1/channels") { router, call in try router.listChannels(call) },
+    ]
+
+    /// Paths answered without the inspection token and without the Host guard (probes).
+    static let healthPaths: Set<String> = ["/livez", "/readyz"]
+
+    /// Answers one request.
+    public func respond(to request: InspectionRequest) async -> InspectionAnswer {
+        do {
+            return try await route(request)
+        } catch let error as InspectionError {
+            return .response(error.response)
+        } catch {
+            return .response(InspectionError.store(error).response)
+        }
+    }
+
+    private func route(_ request: InspectionRequest) async throws -> InspectionAnswer {
+        if let refusal = settings.browserGuard.hostRefusal(path: request.path, host: request.host) {
+            throw refusal
+        }
+        if let token = settings.token, !Self.healthPaths.contains(request.path), !Self.authorized(request, token: token) {
+            throw InspectionError(
+                401, "this inspection API wants Authorization: Bearer <token> (the configured inspectionToken)",
+                headers: [.init("www-authenticate", #"Bearer realm="pushmock-inspection""#)]
+            )
+        }
+        // The first path pattern that matches decides; its methods are the path's.
+        var allowed: [String] = []
+        var chosen: (InspectionRoute, [Substring: String])?
+        var matchedPath: String?
+        for route in Self.routes where matchedPath == nil || route.path == matchedPath {
+            guard let parameters = route.parameters(request.segments) else { continue }
+            matchedPath = route.path
+            allowed.append(route.method)
+            if route.method == request.method { chosen = (route, parameters) }
+        }
+        guard matchedPath != nil else {
+            throw InspectionError.notFound("no such endpoint: \(request.method) \(request.path) (the routes are in /api/v1/openapi.yaml)")
+        }
+        guard let (route, parameters) = chosen else {
+            let allow = allowed.joined(separator: ", ")
+            throw InspectionError(405, "\(request.method) is not allowed on \(request.path); allowed: \(allow)", headers: [.init("allow", allow)])
+        }
+        if let refusal = settings.browserGuard.crossSiteRefusal(method: request.method, path: request.path, headers: request.headers) {
+            throw refusal
+        }
+        return try await route.handler(self, InspectionCall(request: request, parameters: parameters))
+    }
+
+    /// `Authorization: Bearer <token>`, or `access_token=<token>` in the query (EventSource cannot
+    /// send headers). Compared in constant time.
+    static func authorized(_ request: InspectionRequest, token: String) -> Bool {
+        var presented: String?
+        if let header = request.header("authorization"), header.lowercased().hasPrefix("bearer ") {
+            presented = String(header.dropFirst(7).drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        } else {
+            presented = request.queryValue("access_token")
+        }
+        guard let presented else { return false }
+        let a = Array(presented.utf8)
+        let b = Array(token.utf8)
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in 0..<a.count {
+            difference |= a[index] ^ b[index]
+        }
+        return difference == 0
+    }
+}

@@ -1,0 +1,13 @@
+public import PushMockCore
+
+/// The device registry as the inspection port sees it (`/api/v1/devices`).
+public protocol DeviceDirectory: Sendable {
+    /// Every registered token with its record.
+    func devices() -> [String: DeviceRecord]
+    /// The record of `token`.
+    func device(_ token: String) -> DeviceRecord?
+    /// Registers or replaces `token` from a body in the configuration file's device format.
+    func setDevice(_ token: String, json body: [UInt8]) throws(InspectionError) -> DeviceRecord
+    /// Forgets `token`; false when it was not registered.
+    func removeDevice(_ token: String) -> Bool
+}

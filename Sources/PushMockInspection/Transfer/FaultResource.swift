@@ -1,0 +1,47 @@
+public import PushMockCore
+
+/// A fault rule in the configuration file's and the faults API's format (`GET/PUT /api/v1/faults`).
+public struct FaultResource: Codable, Sendable, Equatable {
+    public var id: String
+    public var match: Match
+    public var reject: Rejection?
+    public var delayMilliseconds: Int?
+    public var goAway: String?
+    public var resetStream: Bool?
+    public var count: Int?
+    public var probability: Double?
+
+    /// What the rule matches.
+    public struct Match: Codable, Sendable, Equatable {
+        public var service: String?
+        public var path: String?
+        public var token: String?
+        public var topic: String?
+        public var project: String?
+    }
+
+    /// A forced answer.
+    public struct Rejection: Codable, Sendable, Equatable {
+        public var status: Int
+        public var reason: String
+    }
+
+    /// `rule` as the API shows it.
+    public init(_ rule: FaultRule) {
+        id = rule.id
+        match = Match(service: rule.match.service?.rawValue, path: rule.match.path, token: rule.match.token, topic: rule.match.topic, project: rule.match.project)
+        switch rule.action {
+        case .reject(let status, let reason): reject = Rejection(status: status, reason: reason)
+        case .delay(let milliseconds): delayMilliseconds = milliseconds
+        case .goAway(let reason): goAway = reason
+        case .resetStream: resetStream = true
+        }
+        count = rule.count
+        probability = rule.probability
+    }
+}
+
+/// `GET /api/v1/faults`.
+public struct FaultList: Codable, Sendable {
+    public var faults: [FaultResource]
+}

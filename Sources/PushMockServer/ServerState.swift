@@ -1,0 +1,105 @@
+import PushMockCore
+import PushMockInspection
+import PushMockStore
+import Synchronization
+
+/// The server's state as the inspection port reaches it: the device registry, the fault plan,
+/// the simulated activities and channels, reset and metrics, behind the protocols
+/// ``PushMockInspection`` declares. Bodies are read in the configuration file's formats.
+struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerControl {
+    let store: any DeliveryStore
+    let registry: DeviceRegistry
+    let plan: FaultPlan
+    let liveActivities: LiveActivities
+    let broadcastChannels: BroadcastChannelStore
+    let accessTokens: AccessTokenStore
+    let apns: APNSEndpoint
+    let metricsRegistry: ServerMetrics
+    let configuration: PushMockConfiguration
+
+    // MARK: DeviceDirectory
+
+    func devices() -> [String: DeviceRecord] { registry.all }
+
+    func device(_ token: String) -> DeviceRecord? { registry.record(for: token) }
+
+    func setDevice(_ token: String, json body: [UInt8]) throws(InspectionError) -> DeviceRecord {
+        let record: DeviceRecord
+        do {
+            var object = try ConfigObject(file: "request body", path: "", value: Self.parse(body))
+            record = try PushMockConfiguration.device(&object, now: configuration.clock.nowMilliseconds)
+        } catch let error as InspectionError {
+            throw error
+        } catch {
+            throw InspectionError.badRequest("\(error)")
+        }
+        registry.set(record, for: token)
+        return record
+    }
+
+    func removeDevice(_ token: String) -> Bool { registry.remove(token) != nil }
+
+    // MARK: FaultDirectory
+
+    func faults() -> [FaultRule] { plan.rules }
+
+    func addFault(json body: [UInt8]) throws(InspectionError) -> FaultRule {
+        let rule: FaultRule
+        do {
+            rule = try PushMockConfiguration.fault(try ConfigObject(file: "request body", path: "", value: Self.parse(body)), index: plan.rules.count)
+        } catch let error as InspectionError {
+            throw error
+        } catch {
+            throw InspectionError.badRequest("\(error)")
+        }
+        return plan.add(rule)
+    }
+
+    func removeFault(id: String) -> Bool { plan.remove(id: id) }
+
+    func removeAllFaults() -> Int {
+        let count = plan.rules.count
+        plan.reset(rules: [], seed: configuration.faultSeed)
+        return count
+    }
+
+    private static func parse(_ body: [UInt8]) throws(InspectionError) -> JSONValue {
+        guard let json = JSONValue.parse(body) else { throw InspectionError.badRequest("the body is not valid JSON") }
+        return json
+    }
+
+    // MARK: ActivityBoard
+
+    func activities() -> [SimulatedActivity] { liveActivities.all }
+
+    func activity(_ key: String) -> SimulatedActivity? { liveActivities.activity(key) }
+
+    func channels() -> [BroadcastChannel] { broadcastChannels.all }
+
+    func state(of activity: SimulatedActivity) -> SimulatedActivity.State {
+        activity.state(at: configuration.clock.nowMilliseconds, limits: liveActivities.limits)
+    }
+
+    // MARK: ServerControl
+
+    /// Deliveries cleared; faults and devices as configured; simulated activities, channels and
+    /// access tokens forgotten; open connections' APNs token bindings started over.
+    func reset() async throws {
+        try await store.clear()
+        plan.reset(rules: configuration.faults, seed: configuration.faultSeed)
+        for (token, _) in registry.all {
+            registry.remove(token)
+        }
+        for (token, record) in configuration.apns.devices {
+            registry.set(record, for: token)
+        }
+        accessTokens.removeAll()
+        liveActivities.removeAll()
+        broadcastChannels.removeAll()
+        apns.bindingGeneration.add(1, ordering: .relaxed)
+    }
+
+    func metrics() async -> [UInt8] {
+        metricsRegistry.render(await store.statistics())
+    }
+}

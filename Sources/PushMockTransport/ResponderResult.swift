@@ -1,0 +1,16 @@
+/// What a responder does with a request.
+public enum ResponderResult: Sendable {
+    /// Send this response now.
+    case response(HTTPServerResponse)
+    /// Send this response after `delay` (an injected latency), from the connection's event loop.
+    case delayed(HTTPServerResponse, by: Duration)
+    /// Send what `deferred` is completed with, whenever that happens (a failed one resets the
+    /// stream with INTERNAL_ERROR on HTTP/2 and closes the connection on HTTP/1.1).
+    case deferred(DeferredResponse)
+    /// Reset the HTTP/2 stream with this error code (HTTP/1.1: close the connection).
+    case resetStream(HTTP2ErrorCode)
+    /// Send this head now (its body, if any, first), then call `start` with a writer for the rest
+    /// of the body, until it finishes or the client goes away (Server-Sent Events). HTTP/1.1 only:
+    /// on HTTP/2 the transport answers 505 with a JSON error instead.
+    case stream(HTTPServerResponse, start: @Sendable (ResponseBodyWriter) -> Void)
+}

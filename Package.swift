@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "PushMockTesting", targets: ["PushMockTesting"]),
         .library(name: "PushMockCore", targets: ["PushMockCore"]),
         .library(name: "PushMockInspection", targets: ["PushMockInspection"]),
+        .library(name: "PushMockStore", targets: ["PushMockStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

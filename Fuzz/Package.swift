@@ -17,6 +17,7 @@ let package = Package(
                 .product(name: "PushMockCore", package: "PushMock"),
                 .product(name: "PushMockServer", package: "PushMock"),
                 .product(name: "PushMockInspection", package: "PushMock"),
+                .product(name: "PushMockStore", package: "PushMock"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         )

@@ -47,13 +47,10 @@ enum APNSTestServer {
 
     static let alertBody = Array(#"{"aps":{"alert":{"title":"Hi","body":"There"}}}"#.utf8)
 
-    /// GET on the inspection API, decoded.
+    /// A call to the inspection API through its route table (in-process), decoded.
     static func inspect(_ server: PushMockServer, _ target: String, method: HTTPMethod = .GET) async throws -> (status: Int, json: [String: Any]) {
-        try await withHTTPClient { client in
-            let (response, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)\(target)", method: method)
-            let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:]
-            return (Int(response.status.code), json)
-        }
+        let reply = await server.inspect(method.rawValue, target)
+        return (reply.status, reply.json)
     }
 
     /// An AsyncHTTPClient presenting a client certificate.

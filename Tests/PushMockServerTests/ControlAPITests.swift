@@ -14,9 +14,10 @@ import Testing
 struct ControlAPITests {
     typealias S = APNSTestServer
 
-    static func call(_ client: HTTPClient, _ server: PushMockServer, _ method: HTTPMethod, _ target: String, body: String? = nil) async throws -> (Int, [String: Any]) {
-        let (response, bytes) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)\(target)", method: method, body: body.map { Array($0.utf8) })
-        return (Int(response.status.code), (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:])
+    /// An inspection call through the route table, in-process.
+    static func call(_ server: PushMockServer, _ method: HTTPMethod, _ target: String, body: String? = nil) async throws -> (Int, [String: Any]) {
+        let reply = await server.inspect(method.rawValue, target, body: body)
+        return (reply.status, reply.json)
     }
 
     static func push(_ client: HTTPClient, _ server: PushMockServer, token: String = APNSTestServer.deviceToken, issuedAt: Int64) async throws -> Int {
@@ -33,7 +34,7 @@ struct ControlAPITests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 let started = ContinuousClock.now
-                async let waited = Self.call(client, server, .GET, "/api/v1/deliveries/wait?service=apns&count=2&timeout=10s")
+                async let waited = Self.call(server, .GET, "/api/v1/deliveries/wait?service=apns&count=2&timeout=10s")
                 try await Task.sleep(for: .milliseconds(200))
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
@@ -54,20 +55,20 @@ struct ControlAPITests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
-                let (present, presentJSON) = try await Self.call(client, server, .GET, "/api/v1/deliveries/wait?count=1&timeout=1s")
+                let (present, presentJSON) = try await Self.call(server, .GET, "/api/v1/deliveries/wait?count=1&timeout=1s")
                 #expect(present == 200)
                 #expect(presentJSON["total"] as? Int == 1)
                 let newest = try #require(presentJSON["newestId"] as? Int)
                 let started = ContinuousClock.now
-                let (late, lateJSON) = try await Self.call(client, server, .GET, "/api/v1/deliveries/wait?after=\(newest)&count=1&timeout=300ms")
+                let (late, lateJSON) = try await Self.call(server, .GET, "/api/v1/deliveries/wait?after=\(newest)&count=1&timeout=300ms")
                 #expect(late == 408)
                 #expect(lateJSON["total"] as? Int == 0)
                 #expect(ContinuousClock.now - started >= .milliseconds(250))
                 #expect(await server.store.statistics().waiters == 0, "a timed-out waiter is removed")
-                let (bad, badJSON) = try await Self.call(client, server, .GET, "/api/v1/deliveries/wait?count=zero")
+                let (bad, badJSON) = try await Self.call(server, .GET, "/api/v1/deliveries/wait?count=zero")
                 #expect(bad == 400)
                 #expect((badJSON["error"] as? String)?.contains("count") == true)
-                let (unknown, _) = try await Self.call(client, server, .GET, "/api/v1/deliveries/wait?colour=red")
+                let (unknown, _) = try await Self.call(server, .GET, "/api/v1/deliveries/wait?colour=red")
                 #expect(unknown == 400)
             }
         }
@@ -79,23 +80,23 @@ struct ControlAPITests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 let token = APNSTestServer.deviceToken
-                let (put, record) = try await Self.call(client, server, .PUT, "/api/v1/devices/\(token)", body: #"{"state":"unregistered","unregisteredAt":1454948015990}"#)
+                let (put, record) = try await Self.call(server, .PUT, "/api/v1/devices/\(token)", body: #"{"state":"unregistered","unregisteredAt":1454948015990}"#)
                 #expect(put == 200)
                 #expect(record["state"] as? String == "unregistered")
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 410)
-                let (get, got) = try await Self.call(client, server, .GET, "/api/v1/devices/\(token)")
+                let (get, got) = try await Self.call(server, .GET, "/api/v1/devices/\(token)")
                 #expect(get == 200)
                 #expect(got["unregisteredAt"] as? Int == 1_454_948_015_990)
-                let (list, all) = try await Self.call(client, server, .GET, "/api/v1/devices")
+                let (list, all) = try await Self.call(server, .GET, "/api/v1/devices")
                 #expect(list == 200)
                 #expect((all["devices"] as? [[String: Any]])?.count == 1)
-                let (bad, badJSON) = try await Self.call(client, server, .PUT, "/api/v1/devices/\(token)", body: #"{"state":"gone"}"#)
+                let (bad, badJSON) = try await Self.call(server, .PUT, "/api/v1/devices/\(token)", body: #"{"state":"gone"}"#)
                 #expect(bad == 400)
                 #expect((badJSON["error"] as? String)?.contains("state") == true)
-                let (deleted, _) = try await Self.call(client, server, .DELETE, "/api/v1/devices/\(token)")
+                let (deleted, _) = try await Self.call(server, .DELETE, "/api/v1/devices/\(token)")
                 #expect(deleted == 200)
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
-                let (missing, _) = try await Self.call(client, server, .GET, "/api/v1/devices/\(token)")
+                let (missing, _) = try await Self.call(server, .GET, "/api/v1/devices/\(token)")
                 #expect(missing == 404)
             }
         }
@@ -106,23 +107,23 @@ struct ControlAPITests {
         let clock = PushMockClock.manual(startingAt: S.start)
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
-                let (put, rule) = try await Self.call(client, server, .PUT, "/api/v1/faults", body: #"{"id":"gone","match":{"service":"apns"},"reject":{"reason":"Unregistered"},"count":1}"#)
+                let (put, rule) = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"id":"gone","match":{"service":"apns"},"reject":{"reason":"Unregistered"},"count":1}"#)
                 #expect(put == 200)
                 #expect((rule["reject"] as? [String: Any])?["status"] as? Int == 410)
-                let (_, listed) = try await Self.call(client, server, .GET, "/api/v1/faults")
+                let (_, listed) = try await Self.call(server, .GET, "/api/v1/faults")
                 #expect((listed["faults"] as? [[String: Any]])?.first?["id"] as? String == "gone")
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 410)
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
-                let (bad, _) = try await Self.call(client, server, .PUT, "/api/v1/faults", body: #"{"match":{}}"#)
+                let (bad, _) = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"match":{}}"#)
                 #expect(bad == 400)
-                _ = try await Self.call(client, server, .PUT, "/api/v1/faults", body: #"{"id":"slow","delayMilliseconds":10}"#)
-                _ = try await Self.call(client, server, .PUT, "/api/v1/devices/abcd", body: #"{"state":"expired"}"#)
-                let (reset, _) = try await Self.call(client, server, .POST, "/api/v1/reset")
+                _ = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"id":"slow","delayMilliseconds":10}"#)
+                _ = try await Self.call(server, .PUT, "/api/v1/devices/abcd", body: #"{"state":"expired"}"#)
+                let (reset, _) = try await Self.call(server, .POST, "/api/v1/reset")
                 #expect(reset == 200)
                 #expect(await server.store.statistics().count == 0)
                 #expect(server.faults.rules.isEmpty)
                 #expect(server.devices.all.isEmpty)
-                let (wrong, _) = try await Self.call(client, server, .GET, "/api/v1/reset")
+                let (wrong, _) = try await Self.call(server, .GET, "/api/v1/reset")
                 #expect(wrong == 405)
             }
         }
@@ -146,7 +147,7 @@ extension ControlAPITests {
                 #expect(try await send(keyID: "SECONDKEY1", key: S.secondKey) == 403, "bound to the first key")
                 #expect(try await server.deliveries().last?.reason == "UnrelatedKeyIdInToken")
                 let connection = try await server.deliveries().last?.connectionID
-                let (status, _) = try await Self.call(client, server, .POST, "/api/v1/reset")
+                let (status, _) = try await Self.call(server, .POST, "/api/v1/reset")
                 #expect(status == 200)
                 #expect(try await send(keyID: "SECONDKEY1", key: S.secondKey) == 200, "the binding started over")
                 #expect(try await server.deliveries().last?.connectionID == connection, "on the same HTTP/2 connection")

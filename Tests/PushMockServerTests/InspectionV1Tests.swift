@@ -83,7 +83,7 @@ struct InspectionV1Tests {
                 try await Task.sleep(for: .milliseconds(100))
                 #expect(await server.store.statistics().waiters == 0, "closed streams leave no waiter behind")
 
-                let (bad, badJSON) = try await ControlAPITests.call(client, server, .GET, "/api/v1/events?colour=red")
+                let (bad, badJSON) = try await ControlAPITests.call(server, .GET, "/api/v1/events?colour=red")
                 #expect(bad == 400)
                 #expect((badJSON["error"] as? String)?.contains("unknown filter colour") == true)
             }
@@ -96,17 +96,18 @@ struct InspectionV1Tests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
-                let (_, list) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?limit=1")
+                let (_, list) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?limit=1")
                 let id = try #require(((list["deliveries"] as? [[String: Any]])?.first?["id"]) as? Int)
-                let (response, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/deliveries/\(id)/curl")
-                #expect(response.status == .ok)
-                let command = String(decoding: body, as: UTF8.self)
+                let curl = await server.inspect("GET", "/api/v1/deliveries/\(id)/curl")
+                #expect(curl.status == 200)
+                #expect(curl.header("content-type") == "text/plain; charset=utf-8")
+                let command = curl.text
                 #expect(command.contains("--resolve 'api.sandbox.push.apple.com:\(server.pushPort):127.0.0.1'"), "\(command)")
                 #expect(command.contains("-H 'apns-topic: com.example.app'"))
                 #expect(command.contains(#"--data-binary '{"aps":{"alert":{"title":"Hi","body":"There"}}}'"#))
                 #expect(command.contains("https://api.sandbox.push.apple.com:\(server.pushPort)/3/device/\(S.deviceToken)"))
                 #expect(!command.contains("content-length"))
-                let (missing, _) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries/999999/curl")
+                let (missing, _) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries/999999/curl")
                 #expect(missing == 404)
             }
         }
@@ -118,20 +119,18 @@ struct InspectionV1Tests {
         configuration.fcm.serviceAccounts = [.pem(FCMEndToEndTests.material.fcmServiceAccountJSON)]
         try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
-                let (status, keys) = try await ControlAPITests.call(client, server, .GET, "/api/v1/keys")
+                let (status, keys) = try await ControlAPITests.call(server, .GET, "/api/v1/keys")
                 #expect(status == 200)
                 let keyIDs = (keys["keys"] as? [[String: Any]])?.compactMap { $0["keyId"] as? String }
                 #expect(keyIDs == [DevCertificates.sampleAPNSKeyID, "SECONDKEY1", "PRODKEY001"])
                 #expect((keys["bundles"] as? [[String: Any]])?.first?["bundleId"] as? String == "com.example.app")
-                let (accountsStatus, accounts) = try await ControlAPITests.call(client, server, .GET, "/api/v1/service-accounts")
+                let (accountsStatus, accounts) = try await ControlAPITests.call(server, .GET, "/api/v1/service-accounts")
                 #expect(accountsStatus == 200)
                 let account = try #require((accounts["serviceAccounts"] as? [[String: Any]])?.first)
                 #expect(account["projectId"] as? String == FCMEndToEndTests.project)
                 #expect(account["privateKey"] == nil)
-                let (_, raw) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/service-accounts")
-                #expect(!String(decoding: raw, as: UTF8.self).contains("PRIVATE KEY"))
-                let (_, rawKeys) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/keys")
-                #expect(!String(decoding: rawKeys, as: UTF8.self).contains("PRIVATE KEY"))
+                #expect(await !server.inspect("GET", "/api/v1/service-accounts").text.contains("PRIVATE KEY"))
+                #expect(await !server.inspect("GET", "/api/v1/keys").text.contains("PRIVATE KEY"))
             }
         }
     }
@@ -144,22 +143,22 @@ struct InspectionV1Tests {
                 #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
                 clock.advance(byMilliseconds: 60_000)
                 #expect(try await ControlAPITests.push(client, server, token: "zz", issuedAt: S.start / 1000) == 400)
-                let (_, late) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?since=2026-01-01T00:00:30Z")
+                let (_, late) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?since=2026-01-01T00:00:30Z")
                 #expect(late["total"] as? Int == 1)
-                let (_, early) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?until=\(S.start + 30_000)")
+                let (_, early) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?until=\(S.start + 30_000)")
                 #expect(early["total"] as? Int == 1)
                 #expect((early["deliveries"] as? [[String: Any]])?.first?["outcome"] as? String == "accepted")
-                let (_, text) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?text=THERE")
+                let (_, text) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?text=THERE")
                 #expect(text["total"] as? Int == 2, "case-insensitive search in the body")
-                let (_, none) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?text=nowhere")
+                let (_, none) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?text=nowhere")
                 #expect(none["total"] as? Int == 0)
-                let (_, applied) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?deviceOutcome=applied")
+                let (_, applied) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?deviceOutcome=applied")
                 #expect(applied["total"] as? Int == 1)
                 #expect((applied["deliveries"] as? [[String: Any]])?.first?["deviceOutcome"] as? String == "applied")
-                let (_, notDelivered) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?deviceOutcome=none")
+                let (_, notDelivered) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?deviceOutcome=none")
                 #expect(notDelivered["total"] as? Int == 1)
                 for bad in ["since=yesterday", "deviceOutcome=maybe", "text="] {
-                    let (status, json) = try await ControlAPITests.call(client, server, .GET, "/api/v1/deliveries?\(bad)")
+                    let (status, json) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?\(bad)")
                     #expect(status == 400, "\(bad)")
                     #expect(json["error"] != nil)
                 }
@@ -172,21 +171,19 @@ struct InspectionV1Tests {
         var configuration = S.configuration()
         configuration.inspectionToken = "s3cret"
         try await withPushMockServer(configuration) { server in
+            let denied = await server.inspect("GET", "/api/v1/deliveries", headers: [])
+            #expect(denied.status == 401)
+            #expect(denied.header("www-authenticate")?.contains("Bearer") == true)
+            #expect(await server.inspect("GET", "/api/v1/deliveries", headers: [("authorization", "Bearer nope!!")]).status == 401)
+            #expect(await server.inspect("GET", "/api/v1/deliveries", headers: [("authorization", "Bearer s3cret")]).status == 200)
+            #expect(await server.inspect("GET", "/api/v1/deliveries?access_token=s3cret", headers: []).status == 200)
+            #expect(await server.inspect("GET", "/metrics", headers: []).status == 401)
+            #expect(await server.inspect("GET", "/livez", headers: []).status == 200)
             try await withHTTPClient { client in
-                let base = "http://127.0.0.1:\(server.inspectionPort!)"
-                let (denied, _) = try await client.send(base + "/api/v1/deliveries")
+                // And over the real port.
+                let (denied, _) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/deliveries")
                 #expect(denied.status == .unauthorized)
                 #expect(denied.headers.first(name: "www-authenticate")?.contains("Bearer") == true)
-                let (wrong, _) = try await client.send(base + "/api/v1/deliveries", headers: [("authorization", "Bearer nope!!")])
-                #expect(wrong.status == .unauthorized)
-                let (allowed, _) = try await client.send(base + "/api/v1/deliveries", headers: [("authorization", "Bearer s3cret")])
-                #expect(allowed.status == .ok)
-                let (query, _) = try await client.send(base + "/api/v1/deliveries?access_token=s3cret")
-                #expect(query.status == .ok)
-                let (metrics, _) = try await client.send(base + "/metrics")
-                #expect(metrics.status == .unauthorized)
-                let (health, _) = try await client.send(base + "/livez")
-                #expect(health.status == .ok)
             }
         }
     }
@@ -233,15 +230,19 @@ struct InspectionV1Tests {
     @Test("undeclared methods on known paths are 405 with Allow; unknown paths 404")
     func methodNotAllowed() async throws {
         try await withPushMockServer(S.configuration()) { server in
+            let patch = await server.inspect("PATCH", "/api/v1/deliveries")
+            #expect(patch.status == 405)
+            #expect(patch.header("allow") == "GET, DELETE")
+            #expect(await server.inspect("GET", "/api/v1/devices/abc").status == 404, "a path parameter matches; the device is unknown")
+            #expect(await server.inspect("POST", "/api/v1/devices/abc").header("allow") == "GET, PUT, DELETE")
+            #expect(await server.inspect("POST", "/metrics").status == 405)
+            #expect(await server.inspect("GET", "/api/v2/anything").status == 404)
+            #expect(await server.inspect("GET", "/api/v1/deliveries/wait/extra").status == 404)
             try await withHTTPClient { client in
-                let base = "http://127.0.0.1:\(server.inspectionPort!)"
-                let (patch, _) = try await client.send(base + "/api/v1/deliveries", method: .PATCH)
+                // And over the real port, with the Allow header on the wire.
+                let (patch, _) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/deliveries", method: .PATCH)
                 #expect(patch.status == .methodNotAllowed)
                 #expect(patch.headers.first(name: "allow") == "GET, DELETE")
-                let (post, _) = try await client.send(base + "/metrics", method: .POST)
-                #expect(post.status == .methodNotAllowed)
-                let (unknown, _) = try await client.send(base + "/api/v2/anything")
-                #expect(unknown.status == .notFound)
             }
         }
     }

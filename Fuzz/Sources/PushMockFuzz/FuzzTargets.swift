@@ -3,6 +3,7 @@ import Foundation
 import PushMockCore
 import PushMockInspection
 import PushMockServer
+import PushMockStore
 
 /// One libFuzzer entry point for every parser on a request path (issue 10); `PUSHMOCK_FUZZ`
 /// chooses the target: `apns`, `jwt`, `fcm`, `inspection` or `config`. A crash, trap or
@@ -19,7 +20,9 @@ enum FuzzTargets {
         return APNSValidator(tokens: ProviderTokenVerifier(registry: registry), devices: DeviceRegistry())
     }()
     static let fcm = FCMMessageValidator()
-    static let api = InspectionAPI(store: .init(retention: 16))
+    static let store = InMemoryDeliveryStore(retention: 16)
+    static let state = FuzzState()
+    static let router = InspectionRouter(store: store, devices: state, faults: state, activities: state, control: state)
     static let browserGuard = InspectionGuard(inspectionHost: "127.0.0.1")
 
     static func run(_ bytes: [UInt8]) {
@@ -70,10 +73,17 @@ enum FuzzTargets {
         let newline = bytes.firstIndex(of: 0x0A) ?? bytes.endIndex
         let target = String(decoding: bytes[..<newline], as: UTF8.self)
         let body = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
+        // Every method through the route table (waits time out at once: `timeout` is forced to 0).
+        for method in ["GET", "PUT", "DELETE", "POST"] {
+            let request = InspectionRequest(method: method, target: target + (target.contains("?") ? "&" : "?") + "timeout=0", headers: [("x-pushmock-client", "fuzz")], body: body)
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                if case .stream(_, let start) = await router.respond(to: request) { start(ClosedSink()) }
+                done.signal()
+            }
+            done.wait()
+        }
         let request = InspectionRequest(method: "GET", target: target, headers: [("origin", target)], body: body)
-        _ = api.waitSpec(request)
-        _ = api.eventFilter(request)
-        _ = api.handle(request)
         _ = browserGuard.hostRefusal(path: request.path, host: target)
         _ = browserGuard.crossSiteRefusal(method: "POST", path: request.path, headers: request.headers)
         _ = JSONValue.parse(body)
@@ -83,6 +93,37 @@ enum FuzzTargets {
         var configuration = PushMockConfiguration()
         try? configuration.load(contents: bytes, path: "/nonexistent/fuzz.json")
     }
+}
+
+/// The server's state as the inspection router sees it: bodies are parsed (the configuration
+/// formats are fuzzed by the `config` target), nothing is kept.
+final class FuzzState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerControl {
+    func devices() -> [String: DeviceRecord] { [:] }
+    func device(_ token: String) -> DeviceRecord? { nil }
+    func setDevice(_ token: String, json body: [UInt8]) throws(InspectionError) -> DeviceRecord {
+        guard JSONValue.parse(body) != nil else { throw .badRequest("not JSON") }
+        return DeviceRecord()
+    }
+    func removeDevice(_ token: String) -> Bool { false }
+    func faults() -> [FaultRule] { [] }
+    func addFault(json body: [UInt8]) throws(InspectionError) -> FaultRule { throw .badRequest("no faults here") }
+    func removeFault(id: String) -> Bool { false }
+    func removeAllFaults() -> Int { 0 }
+    func activities() -> [SimulatedActivity] { [] }
+    func activity(_ key: String) -> SimulatedActivity? { nil }
+    func channels() -> [BroadcastChannel] { [] }
+    func state(of activity: SimulatedActivity) -> SimulatedActivity.State { .active }
+    func reset() async throws {}
+    func metrics() async -> [UInt8] { [] }
+}
+
+/// A client that went away before the stream started.
+final class ClosedSink: EventSink {
+    func write(_ bytes: [UInt8]) {}
+    func finish() {}
+    func onClose(_ callback: @escaping @Sendable () -> Void) { callback() }
+    var isClosed: Bool { true }
+    var backlog: Int { 0 }
 }
 
 /// libFuzzer's driver, linked by `-sanitize=fuzzer`. SwiftPM gives an executable its own entry

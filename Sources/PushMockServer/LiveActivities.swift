@@ -17,20 +17,12 @@ final class LiveActivities: Sendable {
         self.seed = seed
     }
 
-    /// An accepted Live Activity push to `token` with `payload` (the APNs payload bytes). Returns
-    /// nil when the payload carries no `aps.event` (a payload rule already said why).
+    /// An accepted Live Activity push to `token`, as its validator read it (nil when the payload
+    /// carries no `aps.event`: a payload rule already said why).
     func receive(
-        payload: [UInt8], token: String, bundleID: String?, priority: Int, service: String, now: Int64, payloadDrop: LiveActivityRule?
+        _ push: LiveActivityPush?, token: String, bundleID: String?, service: String, now: Int64, payloadDrop: LiveActivityRule?
     ) -> LiveActivityDevice.Outcome? {
-        guard let json = JSONValue.parse(payload) else { return nil }
-        return receive(json: json, token: token, bundleID: bundleID, priority: priority, service: service, now: now, payloadDrop: payloadDrop)
-    }
-
-    /// The same for a parsed payload (FCM's `apns.payload`).
-    func receive(
-        json: JSONValue, token: String, bundleID: String?, priority: Int, service: String, now: Int64, payloadDrop: LiveActivityRule?
-    ) -> LiveActivityDevice.Outcome? {
-        guard let push = LiveActivityPush(payload: json, priority: priority) else { return nil }
+        guard let push else { return nil }
         let kind = devices.record(for: token)?.liveActivity
         return device.withLock {
             $0.receive(push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop)

@@ -137,23 +137,28 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
         case .delayed(let response, let delay):
             awaitingResponse = true
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
-                handler.value.finishLate(.response(response))
+            let loop = context.eventLoop
+            loop.scheduleTask(in: TimeAmount(delay)) {
+                handler.value.finishLate(.response(response), loop: loop)
             }
         case .deferred(let deferred):
             awaitingResponse = true
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let loop = context.eventLoop
             deferred.whenComplete { completion in
-                loop.execute { handler.value.finishLate(completion) }
+                loop.execute { handler.value.finishLate(completion, loop: loop) }
             }
         }
     }
 
     /// A delayed or deferred answer, on the event loop.
-    private func finishLate(_ completion: DeferredResponse.Completion) {
+    private func finishLate(_ completion: DeferredResponse.Completion, loop: any EventLoop) {
         awaitingResponse = false
-        guard let context else { return }
+        guard let context, context.channel.isActive else {
+            // The client left first: a stream's producer still gets its (closed) writer.
+            if case .stream(_, let start) = completion { start(.closed(on: loop)) }
+            return
+        }
         switch completion {
         case .response(let response): write(response, context: context)
         case .stream(let response, let start): startStream(response, start: start, context: context)

@@ -147,14 +147,15 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
             refuseStream(streamID: streamID, start: start, context: context)
         case .delayed(let response, let delay):
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
-                handler.value.submitLate(.response(response), streamID: streamID)
+            let loop = context.eventLoop
+            loop.scheduleTask(in: TimeAmount(delay)) {
+                handler.value.submitLate(.response(response), streamID: streamID, loop: loop)
             }
         case .deferred(let deferred):
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let loop = context.eventLoop
             deferred.whenComplete { completion in
-                loop.execute { handler.value.submitLate(completion, streamID: streamID) }
+                loop.execute { handler.value.submitLate(completion, streamID: streamID, loop: loop) }
             }
         }
         if !inReadBatch {
@@ -163,8 +164,12 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     }
 
     /// A delayed or deferred answer, on the event loop.
-    private func submitLate(_ completion: DeferredResponse.Completion, streamID: Int32) {
-        guard let connection, let context else { return }
+    private func submitLate(_ completion: DeferredResponse.Completion, streamID: Int32, loop: any EventLoop) {
+        guard let connection, let context else {
+            // The connection is gone: a stream's producer still gets its (closed) writer.
+            if case .stream(_, let start) = completion { start(.closed(on: loop)) }
+            return
+        }
         switch completion {
         case .response(let response):
             connection.submitResponse(streamID: streamID, response: response)
@@ -179,9 +184,7 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     /// Streamed bodies are not served over HTTP/2: the producer starts on a closed writer, so it
     /// stops at once and gives back whatever it took (an event-stream subscriber slot).
     private func refuseStream(streamID: Int32, start: @Sendable (ResponseBodyWriter) -> Void, context: ChannelHandlerContext) {
-        let closed = ResponseBodyWriter(eventLoop: context.eventLoop) { _, written in written() }
-        closed.closed()
-        start(closed)
+        start(.closed(on: context.eventLoop))
         connection?.submitResponse(streamID: streamID, response: .json(
             status: 505, #"{"error":"this endpoint streams its answer over HTTP/1.1 only; connect with HTTP/1.1 (curl --http1.1, a browser's EventSource)"}"#
         ))

@@ -29,6 +29,14 @@ public final class ResponseBodyWriter: Sendable {
         self.sink = sink
     }
 
+    /// A writer whose client is already gone: a producer handed it stops at once and gives back
+    /// what it took (an event-stream subscriber slot).
+    static func closed(on eventLoop: any EventLoop) -> ResponseBodyWriter {
+        let writer = ResponseBodyWriter(eventLoop: eventLoop) { _, written in written() }
+        writer.closed()
+        return writer
+    }
+
     /// Bytes handed to ``write(_:)`` that the client has not taken yet: a reader that does not
     /// read lets this grow, and a producer can drop it (Server-Sent Events resume with Last-Event-ID).
     public var backlog: Int { pending.load(ordering: .relaxed) }

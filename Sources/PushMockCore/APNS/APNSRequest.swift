@@ -59,6 +59,9 @@ public struct APNSVerdict: Sendable {
     public var liveActivityRule: LiveActivityRule?
     /// Set when the push is accepted on the wire but a device would drop it (`apple` profile).
     public var droppedByDevice = false
+    /// What a simulated device reads from an accepted Live Activity push (from the one parse of
+    /// its payload).
+    public var liveActivityPush: LiveActivityPush?
     /// Non-fatal findings.
     public var diagnostics: [String] = []
 

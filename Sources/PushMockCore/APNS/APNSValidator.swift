@@ -163,10 +163,21 @@ public struct APNSValidator: Sendable {
             return reject(.payloadTooLarge, "\(resolvedType.rawValue) payloads are limited to \(resolvedType.maxPayloadSize) bytes")
         }
         guard !request.body.isEmpty else { return reject(.payloadEmpty) }
-        let kind = request.body.withUnsafeBufferPointer { JSONScanner($0).validate() }
-        verdict.bodyIsJSONObject = kind == .object
-        if options.rejectNonJSONBody, kind != .object {
-            return reject(.badPayload, kind == nil ? "the body is not valid JSON (RFC 8259)" : "the body must be a JSON object")
+        // A Live Activity payload is parsed once here: the same tree serves the payload rules and
+        // the simulated device. Other pushes are only checked, on bytes.
+        var payload: JSONValue?
+        let isJSON: Bool
+        if resolvedType == .liveactivity {
+            payload = JSONValue.parse(request.body)
+            isJSON = payload != nil
+            if case .object? = payload { verdict.bodyIsJSONObject = true }
+        } else {
+            let kind = request.body.withUnsafeBufferPointer { JSONScanner($0).validate() }
+            isJSON = kind != nil
+            verdict.bodyIsJSONObject = kind == .object
+        }
+        if options.rejectNonJSONBody, !verdict.bodyIsJSONObject {
+            return reject(.badPayload, isJSON ? "the body must be a JSON object" : "the body is not valid JSON (RFC 8259)")
         }
 
         // 8. Device token.
@@ -194,9 +205,9 @@ public struct APNSValidator: Sendable {
 
         // 9. Live Activity payload rules (what a device would drop).
         if resolvedType == .liveactivity {
-            let finding = request.body.withUnsafeBufferPointer {
-                LiveActivityPayloadRules.check(payload: $0, now: now, options: options.liveActivity)
-            }
+            let finding = payload.map { LiveActivityPayloadRules.check(payload: $0, now: now, options: options.liveActivity) }
+                ?? LiveActivityPayloadRules.Finding(violation: .missingAPS)
+            verdict.liveActivityPush = payload.flatMap { LiveActivityPush(payload: $0, priority: priority) }
             verdict.diagnostics += finding.diagnostics
             verdict.diagnostics.append("live activity profile: \(options.liveActivity.profile.rawValue)")
             if let rule = finding.violation {

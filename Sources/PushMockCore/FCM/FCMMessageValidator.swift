@@ -38,6 +38,8 @@ final class FCMWalker {
     let validator: FCMMessageValidator
     var result = FCMSendResult()
     var now: Int64 = 0
+    /// The tape index of `apns.payload`.
+    var apnsPayload: Int?
 
     init(tape: JSONTape, validator: FCMMessageValidator) {
         self.tape = tape
@@ -256,8 +258,11 @@ final class FCMWalker {
     /// The APNs Live Activity rules on `apns.payload` (the same engine as `/3/device`).
     func checkLiveActivityPayload() throws(GoogleError) {
         let finding: LiveActivityPayloadRules.Finding
-        if let range = result.apnsPayloadRange {
-            finding = LiveActivityPayloadRules.check(payload: UnsafeBufferPointer(rebasing: tape.scanner.bytes[range]), now: now, options: validator.liveActivity)
+        if let index = apnsPayload {
+            // Built from the tape the body was parsed into once; the device reads the same tree.
+            let payload = tape.jsonValue(at: index)
+            finding = LiveActivityPayloadRules.check(payload: payload, now: now, options: validator.liveActivity)
+            result.liveActivityPush = LiveActivityPush(payload: payload, priority: result.apnsPriority.flatMap { Int($0) } ?? 10)
         } else {
             finding = LiveActivityPayloadRules.Finding(violation: .missingAPS)
         }

@@ -43,6 +43,8 @@ public struct FCMSendResult: Sendable, Hashable {
     public var diagnostics: [String] = []
     /// The Live Activity rule a device would drop this message for (`apple` profile).
     public var liveActivityDrop: LiveActivityRule?
+    /// What a simulated device reads from `apns.payload` (built from the one parse of the body).
+    public var liveActivityPush: LiveActivityPush?
 
     public init() {}
 

@@ -122,6 +122,7 @@ extension FCMWalker {
         if let payload = field(apns, "payload", "payload") {
             let range = tape.value(payload).range
             result.apnsPayloadRange = range
+            apnsPayload = payload
             if range.count > 4096 {
                 throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [
                     .fcmError(.invalidArgument),

@@ -42,6 +42,12 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
+    /// An integer number (digits only, fits Int64); nil for anything else.
+    public var int64: Int64? {
+        guard case .number(let text) = self else { return nil }
+        return Int64(text)
+    }
+
     /// The member `key` of an object (the last one when repeated).
     public subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }

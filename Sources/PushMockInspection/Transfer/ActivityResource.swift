@@ -78,26 +78,3 @@ public struct ActivityResource: Codable, Sendable, Equatable {
         }
     }
 }
-
-/// `GET /api/v1/activities`: newest first.
-public struct ActivityList: Codable, Sendable {
-    public var activities: [ActivityResource]
-    public var total: Int
-}
-
-/// A broadcast channel (`GET /api/v1/channels`).
-public struct ChannelResource: Codable, Sendable, Equatable {
-    public var channelId: String
-    public var bundleId: String
-    public var environment: String
-    public var messageStoragePolicy: Int
-    public var createdAt: InspectionTime
-    /// The simulated activities subscribed to it.
-    public var subscribers: [String]
-}
-
-/// `GET /api/v1/channels`.
-public struct ChannelList: Codable, Sendable {
-    public var channels: [ChannelResource]
-    public var total: Int
-}

@@ -115,28 +115,3 @@ public struct DeliveryResource: Codable, Sendable, Equatable {
         return delivery
     }
 }
-
-/// `GET /api/v1/deliveries`: newest first.
-public struct DeliveryList: Codable, Sendable {
-    public var deliveries: [DeliveryResource]
-    /// How many match in all.
-    public var total: Int
-    public var newestId: UInt64?
-    public var oldestId: UInt64?
-}
-
-/// `GET /api/v1/deliveries/wait`: 200 when `count` matched, 408 with what there is.
-public struct WaitResult: Codable, Sendable {
-    public var deliveries: [DeliveryResource]
-    public var total: Int
-    public var count: Int
-    public var timedOut: Bool
-    public var newestId: UInt64?
-    /// Why it timed out.
-    public var error: String?
-}
-
-/// `{"removed": n}`.
-public struct RemovedCount: Codable, Sendable {
-    public var removed: Int
-}

@@ -41,8 +41,3 @@ public struct DeviceResource: Codable, Sendable, Equatable {
         }
     }
 }
-
-/// `GET /api/v1/devices`.
-public struct DeviceList: Codable, Sendable {
-    public var devices: [DeviceResource]
-}

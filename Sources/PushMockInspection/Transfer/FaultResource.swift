@@ -40,8 +40,3 @@ public struct FaultResource: Codable, Sendable, Equatable {
         probability = rule.probability
     }
 }
-
-/// `GET /api/v1/faults`.
-public struct FaultList: Codable, Sendable {
-    public var faults: [FaultResource]
-}

@@ -137,8 +137,7 @@ final class APNSEndpoint: Sendable {
         var device: LiveActivityDevice.Outcome?
         if rejection == nil, verdict.pushType == .liveactivity, let token = verdict.deviceToken {
             device = activities.receive(
-                payload: request.body, token: token, bundleID: verdict.topic.map(Self.bundleID(ofTopic:)),
-                priority: request.headers["apns-priority"].flatMap { Int($0) } ?? 10, service: "apns", now: now,
+                verdict.liveActivityPush, token: token, bundleID: verdict.topic.map(Self.bundleID(ofTopic:)), service: "apns", now: now,
                 payloadDrop: verdict.droppedByDevice ? verdict.liveActivityRule : nil
             )
         }

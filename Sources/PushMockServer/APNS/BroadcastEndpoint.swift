@@ -239,7 +239,7 @@ struct BroadcastEndpoint: Sendable {
         if case .string("start")? = json["aps"]?["event"] {
             rule = .broadcastCannotStart
         } else {
-            let finding = request.body.withUnsafeBufferPointer { LiveActivityPayloadRules.check(payload: $0, now: now / 1000, options: options) }
+            let finding = LiveActivityPayloadRules.check(payload: json, now: now / 1000, options: options)
             diagnostics = finding.diagnostics
             rule = finding.violation
         }

@@ -113,12 +113,9 @@ final class FCMEndpoint: Sendable {
         let drop = outcome.reason == nil ? result?.liveActivityDrop : nil
         // The APNs request FCM makes for a Live Activity message reaches the same simulated device.
         var device: LiveActivityDevice.Outcome?
-        if outcome.reason == nil, let result, !result.validateOnly, let token = result.liveActivityToken,
-           let apns = JSONValue.parse(request.body)?["message"]?["apns"], let payload = apns["payload"] {
-            var priority = 10
-            if case .string(let text)? = apns["headers"]?["apns-priority"], let value = Int(text) { priority = value }
+        if outcome.reason == nil, let result, !result.validateOnly, let token = result.liveActivityToken {
             device = activities.receive(
-                json: payload, token: token, bundleID: result.apnsTopic.map(APNSEndpoint.bundleID(ofTopic:)), priority: priority,
+                result.liveActivityPush, token: token, bundleID: result.apnsTopic.map(APNSEndpoint.bundleID(ofTopic:)),
                 service: "fcm", now: now, payloadDrop: drop
             )
         }

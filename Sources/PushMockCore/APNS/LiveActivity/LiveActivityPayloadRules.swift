@@ -1,5 +1,5 @@
-/// The Live Activity payload rules (apns.md §9, issue "Live Activities"), on bytes: one pass over the
-/// payload's `aps`. Used for `apns-push-type: liveactivity` and for FCM messages with
+/// The Live Activity payload rules (apns.md §9, issue "Live Activities") on the payload's `aps`,
+/// parsed once. Used for `apns-push-type: liveactivity` and for FCM messages with
 /// `apns.live_activity_token`.
 public enum LiveActivityPayloadRules {
     /// What the rules found.
@@ -14,11 +14,11 @@ public enum LiveActivityPayloadRules {
         public var timestamp: Int64?
     }
 
-    /// Checks the JSON object `payload` (the whole APNs payload) at `now` (seconds).
-    public static func check(payload: UnsafeBufferPointer<UInt8>, now: Int64, options: LiveActivityOptions) -> Finding {
+    /// Checks `payload` (the whole APNs payload, parsed once by the validator that calls this) at
+    /// `now` (seconds). The same tree then feeds the simulated device (``LiveActivityPush``).
+    public static func check(payload: JSONValue, now: Int64, options: LiveActivityOptions) -> Finding {
         var finding = Finding()
-        let scanner = JSONScanner(payload)
-        guard let root = scanner.root, let aps = scanner.member("aps", in: root), aps.kind == .object else {
+        guard let aps = payload["aps"], case .object = aps else {
             finding.violation = .missingAPS
             return finding
         }
@@ -26,31 +26,31 @@ public enum LiveActivityPayloadRules {
             finding.violation = rule
             return finding
         }
-        guard let eventValue = scanner.member("event", in: aps) else { return fail(.missingEvent) }
-        guard let event = scanner.string(at: eventValue), ["start", "update", "end"].contains(event) else { return fail(.invalidEvent) }
+        guard let eventValue = aps["event"] else { return fail(.missingEvent) }
+        guard case .string(let event) = eventValue, ["start", "update", "end"].contains(event) else { return fail(.invalidEvent) }
         finding.event = event
-        guard let timestampValue = scanner.member("timestamp", in: aps), timestampValue.kind != .null else { return fail(.missingTimestamp) }
-        guard let timestamp = scanner.int64(at: timestampValue) else { return fail(.timestampNotInteger) }
+        guard let timestampValue = aps["timestamp"], timestampValue != .null else { return fail(.missingTimestamp) }
+        guard let timestamp = timestampValue.int64 else { return fail(.timestampNotInteger) }
         // Seconds since 1970 have 10 digits until 2286; 13 digits are milliseconds.
         if timestamp > 100_000_000_000 { return fail(.timestampInMilliseconds) }
         if timestamp < now - options.maxAge { return fail(.timestampStale) }
         if timestamp > now + options.maxAhead { return fail(.timestampInFuture) }
         finding.timestamp = timestamp
 
-        let contentState = scanner.member("content-state", in: aps)
-        if let contentState, contentState.kind != .object, contentState.kind != .null { return fail(.contentStateNotObject) }
-        let hasContentState = contentState.map { $0.kind == .object } ?? false
+        let contentState = aps["content-state"]
+        var hasContentState = false
+        switch contentState {
+        case .object?: hasContentState = true
+        case .null?, nil: break
+        default: return fail(.contentStateNotObject)
+        }
         switch event {
         case "start":
             guard hasContentState else { return fail(.missingContentState) }
-            guard let type = scanner.member("attributes-type", in: aps), type.kind == .string, scanner.string(at: type)?.isEmpty == false else {
-                return fail(.missingAttributesType)
-            }
-            guard let attributes = scanner.member("attributes", in: aps), attributes.kind == .object else { return fail(.missingAttributes) }
-            guard let alert = scanner.member("alert", in: aps), alert.kind == .object,
-                scanner.member("title", in: alert) != nil, scanner.member("body", in: alert) != nil
-            else { return fail(.missingAlert) }
-            if let input = scanner.member("input-push-token", in: aps), scanner.int64(at: input) != 1 {
+            guard case .string(let type)? = aps["attributes-type"], !type.isEmpty else { return fail(.missingAttributesType) }
+            guard case .object? = aps["attributes"] else { return fail(.missingAttributes) }
+            guard let alert = aps["alert"], case .object = alert, alert["title"] != nil, alert["body"] != nil else { return fail(.missingAlert) }
+            if let input = aps["input-push-token"], input.int64 != 1 {
                 return fail(.invalidInputPushToken)
             }
         case "update":
@@ -60,21 +60,21 @@ public enum LiveActivityPayloadRules {
                 finding.diagnostics.append("an end without aps.content-state shows the last content; send the final state")
             }
         }
-        if event != "start", scanner.member("input-push-token", in: aps) != nil || scanner.member("input-push-channel", in: aps) != nil {
+        if event != "start", aps["input-push-token"] != nil || aps["input-push-channel"] != nil {
             return fail(.inputPushOnlyOnStart)
         }
-        if scanner.member("sound", in: aps) != nil { return fail(.soundOutsideAlert) }
-        if let dismissal = scanner.member("dismissal-date", in: aps) {
-            guard let seconds = scanner.int64(at: dismissal), seconds < 100_000_000_000 else { return fail(.invalidDismissalDate) }
+        if aps["sound"] != nil { return fail(.soundOutsideAlert) }
+        if let dismissal = aps["dismissal-date"] {
+            guard let seconds = dismissal.int64, seconds < 100_000_000_000 else { return fail(.invalidDismissalDate) }
         }
-        if let stale = scanner.member("stale-date", in: aps) {
-            guard let seconds = scanner.int64(at: stale), seconds < 100_000_000_000 else { return fail(.invalidStaleDate) }
+        if let stale = aps["stale-date"] {
+            guard let seconds = stale.int64, seconds < 100_000_000_000 else { return fail(.invalidStaleDate) }
             if seconds <= timestamp {
                 finding.diagnostics.append("aps.stale-date is not later than aps.timestamp: the activity is stale on arrival")
             }
         }
-        if let relevance = scanner.member("relevance-score", in: aps), relevance.kind != .number {
-            return fail(.invalidRelevanceScore)
+        if let relevance = aps["relevance-score"] {
+            guard case .number = relevance else { return fail(.invalidRelevanceScore) }
         }
         return finding
     }

@@ -41,7 +41,6 @@ public struct LiveActivityPush: Sendable, Hashable {
     }
 
     static func int(_ value: JSONValue?) -> Int64? {
-        guard case .number(let text)? = value else { return nil }
-        return Int64(text)
+        value?.int64
     }
 }

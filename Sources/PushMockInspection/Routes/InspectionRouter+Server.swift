@@ -16,16 +16,6 @@ extension InspectionRouter {
     }
 }
 
-/// `{"reset": true}`.
-public struct ResetResult: Codable, Sendable {
-    public var reset: Bool
-}
-
-/// `{"status": "ok"}` of the health routes.
-public struct HealthStatus: Codable, Sendable {
-    public var status: String
-}
-
 extension InspectionResponse {
     /// A health answer: `/livez` is `ok` while the process serves requests, `/readyz` `ready` once
     /// every listener is bound and the configuration loaded.

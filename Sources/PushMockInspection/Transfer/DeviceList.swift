@@ -1,0 +1,4 @@
+/// `GET /api/v1/devices`.
+public struct DeviceList: Codable, Sendable {
+    public var devices: [DeviceResource]
+}

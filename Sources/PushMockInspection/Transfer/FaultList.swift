@@ -1,0 +1,4 @@
+/// `GET /api/v1/faults`.
+public struct FaultList: Codable, Sendable {
+    public var faults: [FaultResource]
+}

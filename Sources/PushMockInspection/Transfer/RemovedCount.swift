@@ -1,0 +1,4 @@
+/// `{"removed": n}`.
+public struct RemovedCount: Codable, Sendable {
+    public var removed: Int
+}

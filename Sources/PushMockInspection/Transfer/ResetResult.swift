@@ -1,0 +1,4 @@
+/// `{"reset": true}`.
+public struct ResetResult: Codable, Sendable {
+    public var reset: Bool
+}

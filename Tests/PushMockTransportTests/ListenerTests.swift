@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
 import PushMockTransport
+import Synchronization
 import Testing
 
 @Suite("The listener speaks HTTP/2 and HTTP/1.1 to real clients")
@@ -25,6 +26,22 @@ struct ListenerTests {
                 // Duplicates are kept, in order.
                 #expect(echo.headers.filter { $0[0] == "x-a" }.map { $0[1] } == ["1", "2"])
             }
+        }
+    }
+
+    @Test("a deferred streamed answer whose client left first still hands its producer a (closed) writer")
+    func lateStreamAfterClose() async throws {
+        let responder = EchoResponder()
+        try await withListener(tls: false, responder: responder) { listener in
+            let raw = try await RawClient.connect(port: listener.port)
+            try await raw.send(Array("GET /late-stream HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8))
+            try await responder.log.waitFor("/late-stream")
+            try await raw.channel.close()
+            let deadline = ContinuousClock.now + .seconds(5)
+            while responder.log.lateWriterClosed.withLock({ $0 }) == nil, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(responder.log.lateWriterClosed.withLock { $0 } == true, "the producer ran, on a closed writer, so it can give back what it took")
         }
     }
 

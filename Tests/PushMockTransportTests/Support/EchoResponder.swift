@@ -12,6 +12,8 @@ import Synchronization
 /// - `/goaway`: GOAWAY with `{"reason":"Shutdown"}`, then 200.
 /// - `/slow/<ms>`: 200 after a delay (a deferred response).
 /// - `/reset`: RST_STREAM(CANCEL).
+/// - `/late-stream`: a deferred answer completed 300 ms later as a streamed body; the writer the
+///   producer got is reported in `log.lateWriterClosed`.
 /// - anything else: 200 with a JSON echo of the request and connection.
 struct EchoResponder: HTTPResponder {
     /// Paths received, in order (so a test can wait until the server has a request in hand).
@@ -48,6 +50,18 @@ struct EchoResponder: HTTPResponder {
         if path.hasPrefix("/slow/"), let ms = Int64(path.dropFirst("/slow/".count)) {
             return .delayed(HTTPServerResponse(status: 200, body: Array("slow".utf8)), by: .milliseconds(ms))
         }
+        if path == "/late-stream" {
+            let answer = DeferredResponse()
+            let log = self.log
+            Task {
+                try await Task.sleep(for: .milliseconds(300))
+                answer.stream(HTTPServerResponse(status: 200, headers: [("content-type", "text/event-stream")])) { writer in
+                    log.lateWriterClosed.withLock { $0 = writer.isClosed }
+                    writer.finish()
+                }
+            }
+            return .deferred(answer)
+        }
         if path == "/reset" {
             return .resetStream(.cancel)
         }
@@ -78,6 +92,8 @@ struct EchoResponder: HTTPResponder {
 /// What a responder received, readable from the test.
 final class RequestLog: Sendable {
     private let paths = Mutex<[String]>([])
+    /// Whether the writer `/late-stream`'s producer got was closed (nil until it got one).
+    let lateWriterClosed = Mutex<Bool?>(nil)
     func append(_ path: String) { paths.withLock { $0.append(path) } }
     var all: [String] { paths.withLock { $0 } }
 

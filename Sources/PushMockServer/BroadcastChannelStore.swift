@@ -12,7 +12,7 @@ final class BroadcastChannelStore: Sendable {
         self.channels = Mutex(channels)
     }
 
-    func create(bundleID: String, environment: APNSEnvironment, policy: Int, now: Int64) -> BroadcastChannel? {
+    func create(bundleID: String, environment: APNSEnvironment, policy: Int, now: PushInstant) -> BroadcastChannel? {
         channels.withLock { $0.create(bundleID: bundleID, environment: environment, policy: policy, now: now) }
     }
 

@@ -20,7 +20,7 @@ final class LiveActivities: Sendable {
     /// An accepted Live Activity push to `token`, as its validator read it (nil when the payload
     /// carries no `aps.event`: a payload rule already said why).
     func receive(
-        _ push: LiveActivityPush?, token: String, bundleID: String?, service: String, now: Int64, payloadDrop: LiveActivityRule?
+        _ push: LiveActivityPush?, token: String, bundleID: String?, service: Delivery.Service, now: PushInstant, payloadDrop: LiveActivityRule?
     ) -> LiveActivityDevice.Outcome? {
         guard let push else { return nil }
         let kind = devices.record(for: token)?.liveActivity
@@ -30,7 +30,7 @@ final class LiveActivities: Sendable {
     }
 
     /// A broadcast on `channelID`: one outcome per subscribed activity.
-    func broadcast(json: JSONValue?, channelID: String, bundleID: String, priority: Int, now: Int64) -> [LiveActivityDevice.Outcome] {
+    func broadcast(json: JSONValue?, channelID: String, bundleID: String, priority: Int, now: PushInstant) -> [LiveActivityDevice.Outcome] {
         guard let json, let push = LiveActivityPush(payload: json, priority: priority) else { return [] }
         return device.withLock { $0.broadcast(push, channelID: channelID, bundleID: bundleID, now: now) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+public import PushMockCore
 import Synchronization
 
 /// Where PushMock reads the time (DESIGN.md: time is injected, so tests can freeze it at the
@@ -25,6 +26,9 @@ public struct PushMockClock: Sendable {
         self.read = read
         self.manual = manual
     }
+
+    /// The instant now.
+    public var now: PushInstant { PushInstant(millisecondsSinceEpoch: read()) }
 
     /// Milliseconds since the epoch.
     public var nowMilliseconds: Int64 { read() }

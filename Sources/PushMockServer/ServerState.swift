@@ -77,7 +77,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     func channels() -> [BroadcastChannel] { broadcastChannels.all }
 
     func state(of activity: SimulatedActivity) -> SimulatedActivity.State {
-        activity.state(at: configuration.clock.nowMilliseconds, limits: liveActivities.limits)
+        activity.state(at: configuration.clock.now, limits: liveActivities.limits)
     }
 
     // MARK: ServerControl

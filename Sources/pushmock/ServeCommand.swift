@@ -230,8 +230,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let fcmTokenPath { configuration.fcm.tokenPath = fcmTokenPath }
         if fcmLenientTokens { configuration.fcm.strictRegistrationTokens = false }
         if let liveActivityProfile { configuration.apns.options.liveActivity.profile = LiveActivityProfile(rawValue: liveActivityProfile) ?? .strict }
-        if let liveActivityMaxAge { configuration.apns.options.liveActivity.maxAge = liveActivityMaxAge }
-        if let liveActivityMaxAhead { configuration.apns.options.liveActivity.maxAhead = liveActivityMaxAhead }
+        if let liveActivityMaxAge { configuration.apns.options.liveActivity.maxAge = .seconds(liveActivityMaxAge) }
+        if let liveActivityMaxAhead { configuration.apns.options.liveActivity.maxAhead = .seconds(liveActivityMaxAhead) }
         if let liveActivityBudget { configuration.liveActivityLimits.priorityBudgetPerHour = liveActivityBudget }
         return configuration
     }

@@ -87,7 +87,7 @@ struct APNSFixtureTests {
             devices: DeviceRegistry(closed: options["closedRegistry"] as? Bool ?? false, records: records)
         )
         var ids = IDGenerator(seed: 7)
-        let verdict = validator.validate(request, credential: credential, auth: &auth, now: Self.now, ids: &ids)
+        let verdict = validator.validate(request, credential: credential, auth: &auth, now: PushInstant(secondsSinceEpoch: Self.now), ids: &ids)
 
         let expect = try #require(fixture["expect"] as? [String: Any])
         let status = verdict.rejection?.status ?? 200

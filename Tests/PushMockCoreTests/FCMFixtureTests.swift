@@ -31,7 +31,7 @@ struct FCMFixtureTests {
         let validator = FCMMessageValidator(strictRegistrationTokens: !(options["lenient"] as? Bool ?? false))
         let expect = try #require(fixture["expect"] as? [String: Any])
         do {
-            let result = try validator.validate(body, now: 1_767_225_600)
+            let result = try validator.validate(body, now: PushInstant(secondsSinceEpoch: 1_767_225_600))
             #expect(expect["status"] as? Int == 200, "\(name) was accepted")
             if let target = expect["target"] as? String { #expect(result.target?.kind == target) }
             if let validateOnly = expect["validateOnly"] as? Bool { #expect(result.validateOnly == validateOnly) }

@@ -24,7 +24,7 @@ struct ConfigurationFileTests {
         #expect(configuration.apns.devices.count == 6)
         #expect(configuration.apns.devices.values.contains { $0.liveActivity == .pushToStart(attributesType: "MatchAttributes") })
         #expect(configuration.liveActivityLimits.priorityBudgetPerHour == 600)
-        #expect(configuration.liveActivityLimits.endAfterStart == 8 * 3_600_000)
+        #expect(configuration.liveActivityLimits.endAfterStart == .hours(8))
         #expect(configuration.broadcastChannelLimit == 10_000)
         #expect(configuration.fcm.serviceAccounts.count == 2, "the default sample plus the file's")
         #expect(configuration.faults.map(\.id) == ["busy-device", "flaky"])
@@ -48,6 +48,9 @@ struct ConfigurationFileTests {
         (#"{"devices": {"ab": {"liveActivity": "start"}}}"#, "devices.ab.liveActivity: must be pushToStart or activity"),
         (#"{"devices": {"ab": {"attributesType": "T"}}}"#, "devices.ab.attributesType: goes with liveActivity: pushToStart"),
         (#"{"liveActivity": {"priorityBudgetPerHour": 0}}"#, "liveActivity.priorityBudgetPerHour: must be between 1"),
+        // Regression: 1e300 hours trapped converting to milliseconds; 0 and negatives were ignored.
+        (#"{"liveActivity": {"endAfterHours": 1e300}}"#, "liveActivity.endAfterHours: must be a number from"),
+        (#"{"liveActivity": {"removeAfterHours": -1}}"#, "liveActivity.removeAfterHours: must be a number from"),
         (#"{"faults": [{"id": "a b", "resetStream": true}]}"#, "faults[0].id: must be letters, digits"),
         (#"{"faults": [{"match": {"service": "apn"}, "resetStream": true}]}"#, "faults[0].match.service: must be one of apns"),
         (#"{"fcm": {"tokenPath": "token"}}"#, "fcm.tokenPath: must start with /"),

@@ -159,7 +159,7 @@ struct LiveActivitySimulationTests {
                 #expect(sent.headers.first(name: "apns-request-id") != nil)
                 #expect(sent.headers.first(name: "apns-unique-id") != nil)
                 for token in tokens.prefix(2) {
-                    #expect(server.activity(token)?.timeline.last?.service == "broadcast")
+                    #expect(server.activity(token)?.timeline.last?.service == .broadcast)
                     #expect(server.activity(token)?.contentState?["score"] == .string("1-1"))
                 }
                 #expect(server.activity(tokens[2])?.timeline.count == 1, "not subscribed")

@@ -10,7 +10,7 @@ import PushMockStore
 /// sanitizer report is a finding; an answer of any kind is a pass.
 enum FuzzTargets {
     static let target = ProcessInfo.processInfo.environment["PUSHMOCK_FUZZ"] ?? "apns"
-    static let now: Int64 = 1_767_225_600
+    static let now = PushInstant(secondsSinceEpoch: 1_767_225_600)
 
     static let sampleKey = P256.Signing.PrivateKey()
     static let validator: APNSValidator = {

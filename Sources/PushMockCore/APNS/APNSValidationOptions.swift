@@ -1,12 +1,12 @@
 /// The choices PushMock makes where Apple's behaviour is undocumented (reference §14), and the
 /// limits it enforces. Every one is configurable.
 public struct APNSValidationOptions: Sendable, Hashable {
-    /// Seconds a provider token is valid after `iat` (Apple: one hour).
-    public var tokenLifetime: Int64 = 3600
-    /// Seconds that must pass before a connection may switch to a new token (Apple: 20 minutes).
-    public var tokenRefreshInterval: Int64 = 1200
+    /// How long a provider token is valid after `iat` (Apple: one hour).
+    public var tokenLifetime: Duration = .hours(1)
+    /// How long a connection keeps a token before it may switch to a new one (Apple: 20 minutes).
+    public var tokenRefreshInterval: Duration = .seconds(1200)
     /// How far in the future `iat` may be before the token is invalid (§14 Q5; default one hour).
-    public var futureIssuedAtTolerance: Int64 = 3600
+    public var futureIssuedAtTolerance: Duration = .hours(1)
     /// Reject `background` pushes at priority 10 with `BadPriority` (Apple calls it an error; §14 Q2).
     public var rejectBackgroundPriority10 = true
     /// Reject a push type whose topic suffix does not match (`liveactivity` to a bare bundle id…)

@@ -46,10 +46,10 @@ extension APNSValidator {
         // Any signer of the (public) sample key can put any iat in a token: the age is computed
         // without trapping (an overflow means "absurdly far" in that direction).
         let (age, ageOverflow) = now.subtractingReportingOverflow(token.issuedAt)
-        if (ageOverflow && token.issuedAt < 0) || (!ageOverflow && age > options.tokenLifetime) {
+        if (ageOverflow && token.issuedAt < 0) || (!ageOverflow && age > options.tokenLifetime.wholeSeconds) {
             return (.expiredProviderToken, ageOverflow ? "iat \(token.issuedAt) is not a time" : "iat \(token.issuedAt) is \(age) s old; tokens last \(options.tokenLifetime) s")
         }
-        if (ageOverflow && token.issuedAt > 0) || (!ageOverflow && -age > options.futureIssuedAtTolerance) {
+        if (ageOverflow && token.issuedAt > 0) || (!ageOverflow && -age > options.futureIssuedAtTolerance.wholeSeconds) {
             return (.invalidProviderToken, ageOverflow ? "iat \(token.issuedAt) is not a time" : "iat \(token.issuedAt) is \(-age) s in the future")
         }
         guard scope.allows(environment) else {
@@ -62,8 +62,8 @@ extension APNSValidator {
             return (.unrelatedKeyIDInToken, "this connection is bound to key \(boundKey); open a new connection for key \(token.keyID)")
         }
         let identity = APNSConnectionAuth.TokenIdentity(keyID: token.keyID, issuedAt: token.issuedAt)
-        if let current = auth.tokenIdentity, current != identity, let changed = auth.tokenChangedAt, now - changed < options.tokenRefreshInterval {
-            return (.tooManyProviderTokenUpdates, "a new token \(now - changed) s after the last one; refresh at most every \(options.tokenRefreshInterval / 60) minutes")
+        if let current = auth.tokenIdentity, current != identity, let changed = auth.tokenChangedAt, now - changed < options.tokenRefreshInterval.wholeSeconds {
+            return (.tooManyProviderTokenUpdates, "a new token \(now - changed) s after the last one; refresh at most every \(options.tokenRefreshInterval.wholeSeconds / 60) minutes")
         }
         if auth.tokenIdentity != identity {
             auth.tokenIdentity = identity

@@ -20,8 +20,9 @@ extension APNSValidator {
     /// (`TopicMismatch`); a bundle id with a `.push-type.` suffix is `TopicDisallowed`.
     public func authorizeBroadcast(
         headers fields: [HeaderField], bundleID: String, environment: APNSEnvironment,
-        credential: APNSConnectionCredential, auth: inout APNSConnectionAuth, now: Int64, ids: inout IDGenerator
+        credential: APNSConnectionCredential, auth: inout APNSConnectionAuth, now instant: PushInstant, ids: inout IDGenerator
     ) -> BroadcastVerdict {
+        let now = instant.secondsSinceEpoch
         let requestID = fields.first { $0.name == "apns-request-id" }?.value
         var verdict = BroadcastVerdict(requestID: requestID.flatMap { APNSHeaders.isUUID($0) ? $0 : nil } ?? ids.nextUUIDString(lowercase: true))
         func reject(_ reason: APNSRejectionReason, _ explanation: String) -> BroadcastVerdict {

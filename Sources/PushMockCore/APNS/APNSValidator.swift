@@ -29,14 +29,16 @@ public struct APNSValidator: Sendable {
     }
 
     /// Judges `request` sent on a connection with `credential` and binding `auth` (updated when
-    /// the token is accepted), at `now` (seconds since the epoch).
+    /// the token is accepted), at `instant`.
     public func validate(
         _ request: APNSRequest,
         credential: APNSConnectionCredential,
         auth: inout APNSConnectionAuth,
-        now: Int64,
+        now instant: PushInstant,
         ids: inout IDGenerator
     ) -> APNSVerdict {
+        // APNs reasons in seconds: JWT `iat`, `aps.timestamp`.
+        let now = instant.secondsSinceEpoch
         var headers = APNSHeaders(request.headers)
         var verdict = APNSVerdict(apnsID: headers.apnsID.flatMap { APNSHeaders.isUUID($0) ? $0 : nil } ?? ids.nextUUIDString())
         func reject(_ reason: APNSRejectionReason, _ explanation: String? = nil) -> APNSVerdict {
@@ -205,7 +207,7 @@ public struct APNSValidator: Sendable {
 
         // 9. Live Activity payload rules (what a device would drop).
         if resolvedType == .liveactivity {
-            let finding = payload.map { LiveActivityPayloadRules.check(payload: $0, now: now, options: options.liveActivity) }
+            let finding = payload.map { LiveActivityPayloadRules.check(payload: $0, now: instant, options: options.liveActivity) }
                 ?? LiveActivityPayloadRules.Finding(violation: .missingAPS)
             verdict.liveActivityPush = payload.flatMap { LiveActivityPush(payload: $0, priority: priority) }
             verdict.diagnostics += finding.diagnostics

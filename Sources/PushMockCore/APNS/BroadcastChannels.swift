@@ -24,7 +24,7 @@ public struct BroadcastChannels: Sendable {
     }
 
     /// Creates a channel, or returns nil when the app has `limit` channels in `environment`.
-    public mutating func create(bundleID: String, environment: APNSEnvironment, policy: Int, now: Int64) -> BroadcastChannel? {
+    public mutating func create(bundleID: String, environment: APNSEnvironment, policy: Int, now: PushInstant) -> BroadcastChannel? {
         guard list(bundleID: bundleID, environment: environment).count < limit else { return nil }
         var bytes: [UInt8] = []
         for _ in 0..<2 {
@@ -34,7 +34,7 @@ public struct BroadcastChannels: Sendable {
                 word >>= 8
             }
         }
-        let channel = BroadcastChannel(id: Self.base64(bytes), bundleID: bundleID, environment: environment, messageStoragePolicy: policy, createdAt: now)
+        let channel = BroadcastChannel(id: Self.base64(bytes), bundleID: bundleID, environment: environment, messageStoragePolicy: policy, createdAt: now.millisecondsSinceEpoch)
         channels[channel.id] = channel
         order.append(channel.id)
         return channel

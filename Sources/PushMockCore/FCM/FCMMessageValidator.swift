@@ -18,7 +18,7 @@ public struct FCMMessageValidator: Sendable {
     }
 
     /// Validates `body` at `now` (seconds since the epoch; Live Activity timestamps are judged against it).
-    public func validate(_ body: [UInt8], now: Int64 = 0) throws(GoogleError) -> FCMSendResult {
+    public func validate(_ body: [UInt8], now: PushInstant = .epoch) throws(GoogleError) -> FCMSendResult {
         try body.withUnsafeBufferPointer { bytes throws(GoogleError) -> FCMSendResult in
             guard let tape = JSONTape(JSONScanner(bytes)) else {
                 throw GoogleError(code: 400, message: "Invalid JSON payload received. Unexpected token.", status: "INVALID_ARGUMENT", details: [
@@ -37,7 +37,7 @@ final class FCMWalker {
     let tape: JSONTape
     let validator: FCMMessageValidator
     var result = FCMSendResult()
-    var now: Int64 = 0
+    var now = PushInstant.epoch
     /// The tape index of `apns.payload`.
     var apnsPayload: Int?
 

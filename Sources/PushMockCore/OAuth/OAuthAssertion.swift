@@ -76,7 +76,10 @@ public struct OAuthAssertion: Sendable, Hashable {
     /// The lifetime and clock rules: `exp - iat` at most 3600 s, `iat` not in the future and `exp`
     /// not past (with `skew` seconds of tolerance). Call it after ``verify(with:)``; no claim
     /// value can make it trap (the arithmetic reports overflow instead).
-    public func checkTimeframe(now: Int64, skew: Int64 = 300) throws(Problem) {
+    public func checkTimeframe(now instant: PushInstant, skew: Duration = .seconds(300)) throws(Problem) {
+        // JWT claims are in seconds.
+        let now = instant.secondsSinceEpoch
+        let skew = skew.wholeSeconds
         guard let issuedAt, let expiresAt, expiresAt > issuedAt else { throw .timeframe }
         let (lifetime, overflow) = expiresAt.subtractingReportingOverflow(issuedAt)
         guard !overflow, lifetime <= 3600, issuedAt <= now &+ skew, expiresAt >= now &- skew else {

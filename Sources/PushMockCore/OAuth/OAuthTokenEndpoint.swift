@@ -18,12 +18,12 @@ public struct OAuthTokenEndpoint: Sendable {
     /// Audiences accepted besides Google's (the mock's own token URLs).
     public var extraAudiences: [String]
     /// Lifetime of issued tokens (`expires_in`; Google: 3599).
-    public var tokenLifetime: Int64
+    public var tokenLifetime: Duration
     /// The mock's own token path: `https://localhost[:port]<path>` (and 127.0.0.1, [::1]) is
     /// accepted as an audience too, whatever port the server got.
     public var ownTokenPath: String?
 
-    public init(accounts: [ServiceAccount], extraAudiences: [String] = [], tokenLifetime: Int64 = 3599, ownTokenPath: String? = nil) {
+    public init(accounts: [ServiceAccount], extraAudiences: [String] = [], tokenLifetime: Duration = .seconds(3599), ownTokenPath: String? = nil) {
         self.accounts = accounts
         self.extraAudiences = extraAudiences
         self.tokenLifetime = tokenLifetime
@@ -60,8 +60,9 @@ public struct OAuthTokenEndpoint: Sendable {
         }
     }
 
-    /// Handles a form-encoded body at `now` (seconds).
-    public func handle(form body: [UInt8], now: Int64, store: AccessTokenStore) -> Outcome {
+    /// Handles a form-encoded body at `instant`.
+    public func handle(form body: [UInt8], now instant: PushInstant, store: AccessTokenStore) -> Outcome {
+        let now = instant.secondsSinceEpoch
         let form = Self.parseForm(body)
         guard let grantType = form["grant_type"] else {
             return .refused(.init(error: "invalid_request", description: "Missing required parameter: grant_type"), account: nil)
@@ -81,7 +82,7 @@ public struct OAuthTokenEndpoint: Sendable {
                 throw .signature
             }
             try assertion.verify(with: account.publicKey)
-            try assertion.checkTimeframe(now: now)
+            try assertion.checkTimeframe(now: instant)
             guard let audience = assertion.audience, accepts(audience: audience) else {
                 throw .audience
             }
@@ -90,8 +91,8 @@ public struct OAuthTokenEndpoint: Sendable {
             guard !(assertion.scope ?? "").split(separator: " ").isEmpty else {
                 throw .scope
             }
-            let token = store.issue(.init(clientEmail: account.clientEmail, projectID: account.projectID, scope: assertion.scope ?? "", expiresAt: now + tokenLifetime))
-            return .issued(token: token, expiresIn: tokenLifetime, account: account.clientEmail, project: account.projectID)
+            let token = store.issue(.init(clientEmail: account.clientEmail, projectID: account.projectID, scope: assertion.scope ?? "", expiresAt: now &+ tokenLifetime.wholeSeconds))
+            return .issued(token: token, expiresIn: tokenLifetime.wholeSeconds, account: account.clientEmail, project: account.projectID)
         } catch {
             return .refused(error, account: nil)
         }

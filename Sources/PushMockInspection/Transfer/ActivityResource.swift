@@ -43,7 +43,7 @@ public struct ActivityResource: Codable, Sendable, Equatable {
         init(_ entry: SimulatedActivity.TimelineEntry) {
             deliveryId = entry.deliveryID
             receivedAt = InspectionTime(milliseconds: entry.receivedAt)
-            service = entry.service
+            service = entry.service.rawValue
             event = entry.event
             timestamp = entry.timestamp
             priority = entry.priority

@@ -85,7 +85,7 @@ final class APNSEndpoint: Sendable {
     }
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
-        let now = clock.nowMilliseconds
+        let now = clock.now
         let state = state(for: context)
         let environment = environment(for: request, connection: context.connection)
         let headers = request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }
@@ -97,7 +97,7 @@ final class APNSEndpoint: Sendable {
             bodyTruncated: request.limitExceeded != nil,
             environment: environment
         )
-        let verdict = validator.validate(apnsRequest, credential: state.credential, auth: &state.auth, now: now / 1000, ids: &state.ids)
+        let verdict = validator.validate(apnsRequest, credential: state.credential, auth: &state.auth, now: now, ids: &state.ids)
         if verdict.authenticated, !state.raised {
             state.raised = true
             context.control.setMaxConcurrentStreams(raisedStreamLimit)
@@ -116,7 +116,7 @@ final class APNSEndpoint: Sendable {
             if let rule = verdict.liveActivityRule, rule.reason == rejection.reason {
                 body = #"{"reason":"\#(rule.reason)","description":"\#(JSONText.escape(rule.explanation))"}"#
             } else if rejection.reason == APNSRejectionReason.unregistered.reason {
-                let timestamp = verdict.unregisteredTimestamp ?? now
+                let timestamp = verdict.unregisteredTimestamp ?? now.millisecondsSinceEpoch
                 body = #"{"reason":"\#(rejection.reason)","timestamp":\#(timestamp)}"#
             } else {
                 body = #"{"reason":"\#(JSONText.escape(rejection.reason))"}"#
@@ -137,13 +137,13 @@ final class APNSEndpoint: Sendable {
         var device: LiveActivityDevice.Outcome?
         if rejection == nil, verdict.pushType == .liveactivity, let token = verdict.deviceToken {
             device = activities.receive(
-                verdict.liveActivityPush, token: token, bundleID: verdict.topic.map(Self.bundleID(ofTopic:)), service: "apns", now: now,
+                verdict.liveActivityPush, token: token, bundleID: verdict.topic.map(Self.bundleID(ofTopic:)), service: .apns, now: now,
                 payloadDrop: verdict.droppedByDevice ? verdict.liveActivityRule : nil
             )
         }
         let fields = device?.deliveryFields
         var delivery = Delivery(
-            receivedAt: now,
+            receivedAt: now.millisecondsSinceEpoch,
             connectionID: context.connection.id,
             httpVersion: context.connection.httpVersion.rawValue,
             service: .apns,

@@ -14,7 +14,7 @@ struct BroadcastEndpoint: Sendable {
     static let maxPayload = 5120
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
-        let now = apns.clock.nowMilliseconds
+        let now = apns.clock.now
         let state = apns.state(for: context)
         let environment = apns.environment(for: request, connection: context.connection)
         let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
@@ -35,7 +35,7 @@ struct BroadcastEndpoint: Sendable {
         let json = request.body.isEmpty ? nil : JSONValue.parse(request.body)
         var verdict = apns.validator.authorizeBroadcast(
             headers: headers, bundleID: bundleID, environment: environment, credential: state.credential, auth: &state.auth,
-            now: now / 1000, ids: &state.ids
+            now: now, ids: &state.ids
         )
         if verdict.authenticated, !state.raised {
             state.raised = true
@@ -145,7 +145,7 @@ struct BroadcastEndpoint: Sendable {
         }
         let dropped = verdict.rejection == nil && payloadDrop != nil
         var delivery = Delivery(
-            receivedAt: now, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
+            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .broadcast, environment: environment.rawValue, method: request.method, path: request.path, headers: headers,
             body: request.body, bodyIsJSON: json.map { if case .object = $0 { true } else { false } } ?? false,
             identity: verdict.identity, pushType: route == .send ? "liveactivity" : nil, topic: bundleID.isEmpty ? nil : bundleID,
@@ -207,7 +207,7 @@ struct BroadcastEndpoint: Sendable {
     }
 
     /// Headers, body and Live Activity rules of `POST /4/broadcasts/apps/<bundleId>`.
-    private func checkSend(_ request: HTTPServerRequest, json: JSONValue?, channelHeader: String?, bundleID: String, environment: APNSEnvironment, now: Int64) -> Result<Accepted, Problem> {
+    private func checkSend(_ request: HTTPServerRequest, json: JSONValue?, channelHeader: String?, bundleID: String, environment: APNSEnvironment, now: PushInstant) -> Result<Accepted, Problem> {
         func fail(_ reason: APNSRejectionReason, _ explanation: String, _ rule: LiveActivityRule? = nil) -> Result<Accepted, Problem> {
             .failure(Problem(reason, explanation, rule))
         }
@@ -239,7 +239,7 @@ struct BroadcastEndpoint: Sendable {
         if case .string("start")? = json["aps"]?["event"] {
             rule = .broadcastCannotStart
         } else {
-            let finding = LiveActivityPayloadRules.check(payload: json, now: now / 1000, options: options)
+            let finding = LiveActivityPayloadRules.check(payload: json, now: now, options: options)
             diagnostics = finding.diagnostics
             rule = finding.violation
         }

@@ -75,6 +75,13 @@ struct ConfigObject {
         return number
     }
 
+    /// A finite number in `range`, else a clear error (never a trapping conversion later).
+    mutating func double(_ key: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let number = try double(key) else { return nil }
+        guard number.isFinite, range.contains(number) else { throw error(key, "must be a number from \(range.lowerBound) to \(range.upperBound), got \(number)") }
+        return number
+    }
+
     mutating func bool(_ key: String) throws -> Bool? {
         guard let value = try raw(key) else { return nil }
         guard case .bool(let flag) = value else { throw error(key, "expected true or false") }

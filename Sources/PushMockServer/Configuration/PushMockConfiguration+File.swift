@@ -84,7 +84,7 @@ extension PushMockConfiguration {
                 fcm.tokenPath = path
             }
             if let audiences = try fcmObject.strings("tokenAudiences") { fcm.extraTokenAudiences += audiences }
-            if let lifetime = try fcmObject.int("accessTokenLifetime", in: 1...86400) { fcm.accessTokenLifetime = Int64(lifetime) }
+            if let lifetime = try fcmObject.int("accessTokenLifetime", in: 1...86400) { fcm.accessTokenLifetime = .seconds(lifetime) }
             if let strict = try fcmObject.bool("strictRegistrationTokens") { fcm.strictRegistrationTokens = strict }
             try fcmObject.finish()
         }
@@ -93,12 +93,13 @@ extension PushMockConfiguration {
                 guard let profile = LiveActivityProfile(rawValue: text) else { throw live.error("profile", "must be strict or apple") }
                 apns.options.liveActivity.profile = profile
             }
-            if let age = try live.int("maxAge", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAge = Int64(age) }
-            if let ahead = try live.int("maxAhead", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAhead = Int64(ahead) }
+            if let age = try live.int("maxAge", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAge = .seconds(age) }
+            if let ahead = try live.int("maxAhead", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAhead = .seconds(ahead) }
             if let budget = try live.int("priorityBudgetPerHour", in: 1...100_000) { liveActivityLimits.priorityBudgetPerHour = budget }
-            if let hours = try live.double("endAfterHours"), hours > 0 { liveActivityLimits.endAfterStart = Int64(hours * 3_600_000) }
-            if let hours = try live.double("removeAfterHours"), hours > 0 { liveActivityLimits.removeAfterStart = Int64(hours * 3_600_000) }
-            if let hours = try live.double("dismissAfterEndHours"), hours >= 0 { liveActivityLimits.dismissAfterEnd = Int64(hours * 3_600_000) }
+            // Hours up to a year: a finite, in-range number, so the conversion below cannot trap.
+            if let hours = try live.double("endAfterHours", in: 0.001...8760) { liveActivityLimits.endAfterStart = .milliseconds(Int64(hours * 3_600_000)) }
+            if let hours = try live.double("removeAfterHours", in: 0.001...8760) { liveActivityLimits.removeAfterStart = .milliseconds(Int64(hours * 3_600_000)) }
+            if let hours = try live.double("dismissAfterEndHours", in: 0...8760) { liveActivityLimits.dismissAfterEnd = .milliseconds(Int64(hours * 3_600_000)) }
             if let count = try live.int("maxActivities", in: 1...1_000_000) { liveActivityLimits.maxActivities = count }
             try live.finish()
         }
@@ -152,8 +153,8 @@ extension PushMockConfiguration {
         if let allow = try object.bool("allowBackgroundPriority10") { apns.options.rejectBackgroundPriority10 = !allow }
         if let allow = try object.bool("allowTopicMismatch") { apns.options.rejectTopicPushTypeMismatch = !allow }
         if let allow = try object.bool("allowNonJSONBody") { apns.options.rejectNonJSONBody = !allow }
-        if let seconds = try object.int("tokenLifetime", in: 1...86400) { apns.options.tokenLifetime = Int64(seconds) }
-        if let seconds = try object.int("tokenRefreshInterval", in: 0...86400) { apns.options.tokenRefreshInterval = Int64(seconds) }
+        if let seconds = try object.int("tokenLifetime", in: 1...86400) { apns.options.tokenLifetime = .seconds(seconds) }
+        if let seconds = try object.int("tokenRefreshInterval", in: 0...86400) { apns.options.tokenRefreshInterval = .seconds(seconds) }
         try object.finish()
     }
 

@@ -11,7 +11,7 @@ public struct FCMConfiguration: Sendable {
     /// are always accepted).
     public var extraTokenAudiences: [String] = []
     /// `expires_in` of issued access tokens (Google: 3599).
-    public var accessTokenLifetime: Int64 = 3599
+    public var accessTokenLifetime: Duration = .seconds(3599)
     /// Require registration tokens shaped like real ones (`<id>:APA91b…`, 100+ characters).
     public var strictRegistrationTokens = true
 

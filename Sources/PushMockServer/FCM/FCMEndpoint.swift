@@ -54,13 +54,13 @@ final class FCMEndpoint: Sendable {
     }
 
     func respond(to request: HTTPServerRequest, project: String, context: RequestContext) -> ResponderResult {
-        let now = clock.nowMilliseconds
+        let now = clock.now
         var identity: String?
         var outcome: (status: Int, body: [UInt8], headers: HTTPHeaderList, reason: String?, explanation: String?)
         var result: FCMSendResult?
         var fault: FaultRule?
         do throws(GoogleError) {
-            let grant = try authenticate(request, project: project, context: context, now: now / 1000)
+            let grant = try authenticate(request, project: project, context: context, now: now)
             identity = grant.clientEmail
             guard request.method == "POST" else {
                 throw GoogleError(code: 404, message: "Method not found.", status: "NOT_FOUND")
@@ -68,7 +68,7 @@ final class FCMEndpoint: Sendable {
             if request.limitExceeded != nil {
                 throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [.fcmError(.invalidArgument)])
             }
-            let sent = try validator.validate(request.body, now: now / 1000)
+            let sent = try validator.validate(request.body, now: now)
             result = sent
             if case .token(let token) = sent.target, let record = devices.record(for: token) {
                 if let owner = record.fcmProject, owner != project {
@@ -116,12 +116,12 @@ final class FCMEndpoint: Sendable {
         if outcome.reason == nil, let result, !result.validateOnly, let token = result.liveActivityToken {
             device = activities.receive(
                 result.liveActivityPush, token: token, bundleID: result.apnsTopic.map(APNSEndpoint.bundleID(ofTopic:)),
-                service: "fcm", now: now, payloadDrop: drop
+                service: .fcm, now: now, payloadDrop: drop
             )
         }
         let fields = device?.deliveryFields
         var delivery = Delivery(
-            receivedAt: now, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
+            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .fcm, method: request.method, path: request.path,
             headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,
             bodyIsJSON: result != nil, identity: identity,
@@ -143,7 +143,7 @@ final class FCMEndpoint: Sendable {
     }
 
     /// Google's front end: a bearer access token PushMock issued, or a self-signed service-account JWT.
-    func authenticate(_ request: HTTPServerRequest, project: String, context: RequestContext, now: Int64) throws(GoogleError) -> AccessTokenStore.Grant {
+    func authenticate(_ request: HTTPServerRequest, project: String, context: RequestContext, now: PushInstant) throws(GoogleError) -> AccessTokenStore.Grant {
         guard let authorization = request.headers["authorization"], !authorization.isEmpty else {
             throw GoogleError(code: 401, message: Self.missingCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "CREDENTIALS_MISSING", metadata: Self.metadata)])
         }
@@ -174,7 +174,7 @@ final class FCMEndpoint: Sendable {
             connection.fcmAuthorization = authorization
             connection.fcmGrant = grant
         }
-        guard grant.expiresAt > now else {
+        guard grant.expiresAt > now.secondsSinceEpoch else {
             throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_EXPIRED", metadata: Self.metadata)])
         }
         guard grant.projectID == project else {
@@ -189,7 +189,7 @@ final class FCMEndpoint: Sendable {
 
     /// A JWT a service account signed itself, with audience `https://fcm.googleapis.com/` or a
     /// sending scope (fcm.md §8), verified once and cached until it expires.
-    func selfSignedGrant(_ token: String, now: Int64) -> AccessTokenStore.Grant? {
+    func selfSignedGrant(_ token: String, now: PushInstant) -> AccessTokenStore.Grant? {
         if let cached = selfSigned.withLock({ $0[token] }) {
             return cached
         }
@@ -221,7 +221,7 @@ final class FCMEndpoint: Sendable {
     /// `0:<µs since the epoch>%<8 hex twice>` for token sends (fcm.md §5); the bare digits otherwise.
     /// `{"name": "projects/<p>/messages/<id>"}` pretty-printed as Google does, written as bytes
     /// (the hot path: no string interpolation). A token target gets `0:<microseconds>%<hex><hex>` as FCM's ids look; a topic or condition the microseconds.
-    func successBody(project: String, target: FCMSendResult.Target?, validateOnly: Bool, now: Int64, context: RequestContext) -> [UInt8] {
+    func successBody(project: String, target: FCMSendResult.Target?, validateOnly: Bool, now: PushInstant, context: RequestContext) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(64 + project.utf8.count)
         body.append(contentsOf: Self.namePrefix)
@@ -231,7 +231,7 @@ final class FCMEndpoint: Sendable {
             body.append(contentsOf: Self.fakeMessageID)
         } else {
             let random = ConnectionState.of(context).nextRandom()
-            let micros = now * 1000 + Int64(random % 1000)
+            let micros = now.millisecondsSinceEpoch &* 1000 &+ Int64(random % 1000)
             if case .token = target {
                 body.append(UInt8(ascii: "0"))
                 body.append(UInt8(ascii: ":"))

@@ -22,12 +22,12 @@ final class OAuthEndpoint: Sendable {
     }
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
-        let now = clock.nowMilliseconds
+        let now = clock.now
         let outcome: OAuthTokenEndpoint.Outcome
         if request.method != "POST" {
             outcome = .refused(.init(error: "invalid_request", description: "Invalid request method: \(request.method); use POST"), account: nil)
         } else {
-            outcome = endpoint.handle(form: request.body, now: now / 1000, store: tokens)
+            outcome = endpoint.handle(form: request.body, now: now, store: tokens)
         }
         var (status, json) = outcome.response
         var identity: String?
@@ -51,7 +51,7 @@ final class OAuthEndpoint: Sendable {
             json = #"{"error":"\#(JSONText.escape(forcedReason))","error_description":"PushMock fault \#(JSONText.escape(fault.id))"}"#
         }
         let delivery = Delivery(
-            receivedAt: now, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
+            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .oauth, method: request.method, path: request.path,
             headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,
             identity: identity, outcome: reason == nil ? .accepted : .rejected, status: status, reason: reason, explanation: explanation,

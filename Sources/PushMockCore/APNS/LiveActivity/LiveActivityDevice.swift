@@ -11,11 +11,11 @@ public struct LiveActivityDevice: Sendable {
     /// Device-side limits (apns.md §9), configurable.
     public struct Limits: Sendable, Hashable {
         /// An activity ends this long after its start (8 h).
-        public var endAfterStart: Int64 = 8 * 3_600_000
+        public var endAfterStart: Duration = .hours(8)
         /// And is removed this long after its start (12 h).
-        public var removeAfterStart: Int64 = 12 * 3_600_000
+        public var removeAfterStart: Duration = .hours(12)
         /// An ended activity without `dismissal-date` stays this long (4 h).
-        public var dismissAfterEnd: Int64 = 4 * 3_600_000
+        public var dismissAfterEnd: Duration = .hours(4)
         /// Priority-10 updates allowed per hour per activity; `nil` (the default) never throttles,
         /// because Apple does not publish the budget.
         public var priorityBudgetPerHour: Int?
@@ -74,9 +74,11 @@ public struct LiveActivityDevice: Sendable {
     /// that APNs accepted. `payloadDrop` is a payload rule the `apple` profile let through: the
     /// device drops the push, and it is recorded on the timeline.
     public mutating func receive(
-        _ push: LiveActivityPush, token: String, kind: LiveActivityTokenKind?, bundleID: String?, service: String, now: Int64,
+        _ push: LiveActivityPush, token: String, kind: LiveActivityTokenKind?, bundleID: String?, service: Delivery.Service, now instant: PushInstant,
         payloadDrop: LiveActivityRule? = nil
     ) -> Outcome {
+        // The device's timeline is in milliseconds.
+        let now = instant.millisecondsSinceEpoch
         let key = token.lowercased()
         if push.event == "start" {
             if kind == .activity { return Outcome(drop: .startToActivityToken) }
@@ -94,10 +96,11 @@ public struct LiveActivityDevice: Sendable {
 
     /// A broadcast update or end on `channelID`: reaches every activity of `bundleID` that joined
     /// the channel, oldest first.
-    public mutating func broadcast(_ push: LiveActivityPush, channelID: String, bundleID: String, now: Int64) -> [Outcome] {
+    public mutating func broadcast(_ push: LiveActivityPush, channelID: String, bundleID: String, now instant: PushInstant) -> [Outcome] {
+        let now = instant.millisecondsSinceEpoch
         let subscribed = activities.values.filter { $0.channelID == channelID && ($0.bundleID == nil || $0.bundleID == bundleID) }
             .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
-        return subscribed.map { deliver(push, to: $0.id, service: "broadcast", now: now, payloadDrop: nil) }
+        return subscribed.map { deliver(push, to: $0.id, service: .broadcast, now: now, payloadDrop: nil) }
     }
 
     /// Links a timeline entry to the delivery recorded for it.
@@ -109,7 +112,7 @@ public struct LiveActivityDevice: Sendable {
 
     // MARK: Rules
 
-    private mutating func start(_ push: LiveActivityPush, pushToStartToken: String, bundleID: String?, service: String, now: Int64) -> Outcome {
+    private mutating func start(_ push: LiveActivityPush, pushToStartToken: String, bundleID: String?, service: Delivery.Service, now: Int64) -> Outcome {
         var issued: String?
         let id: String
         if push.inputPushToken {
@@ -130,7 +133,7 @@ public struct LiveActivityDevice: Sendable {
         return Outcome(activityID: id, issuedToken: issued, entry: 0)
     }
 
-    private mutating func deliver(_ push: LiveActivityPush, to id: String, service: String, now: Int64, payloadDrop: LiveActivityRule?) -> Outcome {
+    private mutating func deliver(_ push: LiveActivityPush, to id: String, service: Delivery.Service, now: Int64, payloadDrop: LiveActivityRule?) -> Outcome {
         guard var activity = activities[id] else { return Outcome() }
         var drop: LiveActivityDeviceRule?
         if payloadDrop == nil {
@@ -156,10 +159,10 @@ public struct LiveActivityDevice: Sendable {
 
     /// The first device rule an update or end breaks, in the order a device meets them.
     private func check(_ push: LiveActivityPush, _ activity: SimulatedActivity, now: Int64) -> LiveActivityDeviceRule? {
-        if now >= activity.startedAt &+ limits.removeAfterStart { return .removed }
+        if now >= activity.startedAt &+ limits.removeAfterStart.milliseconds { return .removed }
         if let dismissAt = activity.dismissAt, now >= dismissAt { return .dismissed }
         if activity.endedAt != nil { return .afterEnd }
-        if now >= activity.startedAt &+ limits.endAfterStart { return .expired }
+        if now >= activity.startedAt &+ limits.endAfterStart.milliseconds { return .expired }
         if let last = activity.lastTimestamp, let timestamp = push.timestamp, timestamp <= last { return .olderThanCurrentContent }
         if let budget = limits.priorityBudgetPerHour, push.priority == 10,
            activity.priority10.filter({ $0 > now - 3_600_000 }).count >= budget {
@@ -179,11 +182,11 @@ public struct LiveActivityDevice: Sendable {
         if push.event == "end" {
             activity.endedAt = now
             // A past dismissal date removes it at once; none keeps it up to 4 hours.
-            activity.dismissAt = push.dismissalDate.map(SafeNumber.milliseconds(seconds:)) ?? now + limits.dismissAfterEnd
+            activity.dismissAt = push.dismissalDate.map(SafeNumber.milliseconds(seconds:)) ?? now &+ limits.dismissAfterEnd.milliseconds
         }
     }
 
-    private func entry(_ push: LiveActivityPush, service: String, now: Int64, drop: LiveActivityDeviceRule?) -> SimulatedActivity.TimelineEntry {
+    private func entry(_ push: LiveActivityPush, service: Delivery.Service, now: Int64, drop: LiveActivityDeviceRule?) -> SimulatedActivity.TimelineEntry {
         SimulatedActivity.TimelineEntry(
             receivedAt: now, service: service, event: push.event, timestamp: push.timestamp, priority: push.priority,
             applied: drop == nil, reason: drop?.reason, explanation: drop?.explanation, contentState: push.contentState

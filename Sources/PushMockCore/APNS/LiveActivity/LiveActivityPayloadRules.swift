@@ -15,8 +15,10 @@ public enum LiveActivityPayloadRules {
     }
 
     /// Checks `payload` (the whole APNs payload, parsed once by the validator that calls this) at
-    /// `now` (seconds). The same tree then feeds the simulated device (``LiveActivityPush``).
-    public static func check(payload: JSONValue, now: Int64, options: LiveActivityOptions) -> Finding {
+    /// `instant`. The same tree then feeds the simulated device (``LiveActivityPush``).
+    public static func check(payload: JSONValue, now instant: PushInstant, options: LiveActivityOptions) -> Finding {
+        // `aps.timestamp` is in seconds.
+        let now = instant.secondsSinceEpoch
         var finding = Finding()
         guard let aps = payload["aps"], case .object = aps else {
             finding.violation = .missingAPS
@@ -33,8 +35,8 @@ public enum LiveActivityPayloadRules {
         guard let timestamp = timestampValue.int64 else { return fail(.timestampNotInteger) }
         // Seconds since 1970 have 10 digits until 2286; 13 digits are milliseconds.
         if timestamp > 100_000_000_000 { return fail(.timestampInMilliseconds) }
-        if timestamp < now - options.maxAge { return fail(.timestampStale) }
-        if timestamp > now + options.maxAhead { return fail(.timestampInFuture) }
+        if timestamp < now &- options.maxAge.wholeSeconds { return fail(.timestampStale) }
+        if timestamp > now &+ options.maxAhead.wholeSeconds { return fail(.timestampInFuture) }
         finding.timestamp = timestamp
 
         let contentState = aps["content-state"]

@@ -56,10 +56,10 @@ public enum LiveActivityProfile: String, Sendable, Hashable, CaseIterable, Codab
 /// The freshness window and profile.
 public struct LiveActivityOptions: Sendable, Hashable {
     public var profile: LiveActivityProfile = .strict
-    /// A timestamp older than this many seconds before now is stale.
-    public var maxAge: Int64 = 3600
-    /// A timestamp more than this many seconds after now is in the future ("now + 60 s" passes).
-    public var maxAhead: Int64 = 300
+    /// A timestamp older than this before now is stale.
+    public var maxAge: Duration = .hours(1)
+    /// A timestamp more than this after now is in the future ("now + 60 s" passes).
+    public var maxAhead: Duration = .seconds(300)
 
     public init() {}
 }

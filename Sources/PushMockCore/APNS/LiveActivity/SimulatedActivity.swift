@@ -20,7 +20,7 @@ public struct SimulatedActivity: Sendable, Hashable {
         /// When it reached the device, milliseconds since the epoch.
         public var receivedAt: Int64
         /// `apns`, `fcm` or `broadcast`.
-        public var service: String
+        public var service: Delivery.Service
         public var event: String
         public var timestamp: Int64?
         public var priority: Int
@@ -66,10 +66,11 @@ public struct SimulatedActivity: Sendable, Hashable {
     var priority10: [Int64] = []
 
     /// Its state at `now` (milliseconds since the epoch).
-    public func state(at now: Int64, limits: LiveActivityDevice.Limits) -> State {
-        if now >= startedAt + limits.removeAfterStart { return .dismissed }
+    public func state(at instant: PushInstant, limits: LiveActivityDevice.Limits) -> State {
+        let now = instant.millisecondsSinceEpoch
+        if now >= startedAt &+ limits.removeAfterStart.milliseconds { return .dismissed }
         if let dismissAt, now >= dismissAt { return .dismissed }
-        if endedAt != nil || now >= startedAt + limits.endAfterStart { return .ended }
+        if endedAt != nil || now >= startedAt &+ limits.endAfterStart.milliseconds { return .ended }
         if let staleDate, now >= SafeNumber.milliseconds(seconds: staleDate) { return .stale }
         return .active
     }

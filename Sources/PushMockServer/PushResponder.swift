@@ -77,41 +77,42 @@ final class PushResponder: HTTPResponder {
         return elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
     }
 
-    private func route(_ request: HTTPServerRequest, context: RequestContext) -> (service: String, result: ResponderResult) {
+    /// The service a request is for (nil: none, a refusal or a page) and its answer.
+    private func route(_ request: HTTPServerRequest, context: RequestContext) -> (service: Delivery.Service?, result: ResponderResult) {
         // A header list over the limit is a transport refusal (431) on every endpoint: the headers
         // it has are incomplete, so no validator sees it (it is counted in /metrics).
         if let limit = request.limitExceeded, case .headerListSize = limit {
-            return ("other", .response(Self.limitResponse(limit)))
+            return (nil, .response(Self.limitResponse(limit)))
         }
         if request.path.hasPrefix("/3/") {
-            return ("apns", apns.respond(to: request, context: context))
+            return (.apns, apns.respond(to: request, context: context))
         }
         if request.path.hasPrefix("/1/apps/") || request.path.hasPrefix("/4/broadcasts/") {
-            return ("broadcast", broadcast.respond(to: request, context: context))
+            return (.broadcast, broadcast.respond(to: request, context: context))
         }
         // Any other endpoint is not APNs: it never holds a connection at one stream.
         if context.control.maxConcurrentStreams < apns.raisedStreamLimit {
             context.control.setMaxConcurrentStreams(apns.raisedStreamLimit)
         }
         if let project = FCMEndpoint.project(in: request.path) {
-            return ("fcm", fcm.respond(to: request, project: project, context: context))
+            return (.fcm, fcm.respond(to: request, project: project, context: context))
         }
         let route = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
         if route == tokenPath {
-            return ("oauth", oauth.respond(to: request, context: context))
+            return (.oauth, oauth.respond(to: request, context: context))
         }
         if route.hasPrefix("/v1/") || route == "/batch" || route.hasPrefix("/fcm/") || route.hasPrefix("/oauth2/") {
             // Google's front end answers unknown paths, the retired batch and legacy endpoints with HTML.
-            return ("other", .response(GooglePages.notFound(path: route)))
+            return (nil, .response(GooglePages.notFound(path: route)))
         }
         if let limit = request.limitExceeded {
-            return ("other", .response(Self.limitResponse(limit)))
+            return (nil, .response(Self.limitResponse(limit)))
         }
         if request.path == "/livez" && (request.method == "GET" || request.method == "HEAD") {
-            return ("other", .response(.json(status: 200, #"{"status":"ok"}"#)))
+            return (nil, .response(.json(status: 200, #"{"status":"ok"}"#)))
         }
         let description = "PushMock has no endpoint at \(request.method) \(request.path)"
-        return ("other", .response(.json(status: 404, #"{"reason":"BadPath","description":"\#(JSONText.escape(description))"}"#)))
+        return (nil, .response(.json(status: 404, #"{"reason":"BadPath","description":"\#(JSONText.escape(description))"}"#)))
     }
 
     private func acceptAll(_ request: HTTPServerRequest) -> HTTPServerResponse {

@@ -115,8 +115,8 @@ final class ServerMetrics: Sendable {
     }
 
     /// The time one push took inside PushMock (responder entry to answer).
-    func observeLatency(service: String, nanoseconds: Int64) {
-        latency[Self.serviceIndex(service) ?? latency.count - 1].recordNanoseconds(nanoseconds)
+    func observeLatency(service: Delivery.Service?, nanoseconds: Int64) {
+        latency[service.flatMap { Self.serviceIndex($0.rawValue) } ?? latency.count - 1].recordNanoseconds(nanoseconds)
     }
 
     /// The index of a service in `Delivery.Service.all` (small-string compares, no hashing).

@@ -4,8 +4,8 @@
 ///
 /// ```swift
 /// var device = LiveActivityDevice(limits: .init(), seed: 1)
-/// let started = device.receive(startPush, token: pushToStartToken, kind: nil, bundleID: "com.example.app", service: "apns", now: t)
-/// let update = device.receive(updatePush, token: started.issuedToken!, kind: nil, bundleID: "com.example.app", service: "apns", now: t + 1000)
+/// let started = device.receive(startPush, token: pushToStartToken, kind: nil, bundleID: "com.example.app", service: .apns, now: t)
+/// let update = device.receive(updatePush, token: started.issuedToken!, kind: nil, bundleID: "com.example.app", service: .apns, now: t.advanced(by: .seconds(1)))
 /// ```
 public struct LiveActivityDevice: Sendable {
     /// Device-side limits (apns.md §9), configurable.

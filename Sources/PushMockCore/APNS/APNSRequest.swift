@@ -61,7 +61,11 @@ public struct APNSVerdict: Sendable {
     public var droppedByDevice = false
     /// What a simulated device reads from an accepted Live Activity push (from the one parse of
     /// its payload).
-    public var liveActivityPush: LiveActivityPush?
+    public var liveActivityPush: LiveActivityPush? {
+        get { liveActivityPushBox?.push }
+        set { liveActivityPushBox = .boxing(newValue) }
+    }
+    private var liveActivityPushBox: LiveActivityPushBox?
     /// Non-fatal findings.
     public var diagnostics: [String] = []
 

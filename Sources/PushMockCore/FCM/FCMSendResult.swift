@@ -44,7 +44,11 @@ public struct FCMSendResult: Sendable, Hashable {
     /// The Live Activity rule a device would drop this message for (`apple` profile).
     public var liveActivityDrop: LiveActivityRule?
     /// What a simulated device reads from `apns.payload` (built from the one parse of the body).
-    public var liveActivityPush: LiveActivityPush?
+    public var liveActivityPush: LiveActivityPush? {
+        get { liveActivityPushBox?.push }
+        set { liveActivityPushBox = .boxing(newValue) }
+    }
+    private var liveActivityPushBox: LiveActivityPushBox?
 
     public init() {}
 

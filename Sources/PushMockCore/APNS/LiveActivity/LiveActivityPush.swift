@@ -44,3 +44,24 @@ public struct LiveActivityPush: Sendable, Hashable {
         value?.int64
     }
 }
+
+/// A ``LiveActivityPush`` held by reference, so that the verdicts that carry one stay small on the
+/// hot path (most pushes are not Live Activity pushes and carry none).
+public final class LiveActivityPushBox: Sendable, Hashable {
+    /// The push.
+    public let push: LiveActivityPush
+
+    init(_ push: LiveActivityPush) {
+        self.push = push
+    }
+
+    public static func == (lhs: LiveActivityPushBox, rhs: LiveActivityPushBox) -> Bool { lhs.push == rhs.push }
+    public func hash(into hasher: inout Hasher) { hasher.combine(push) }
+}
+
+extension Optional where Wrapped == LiveActivityPushBox {
+    /// Boxes `push`.
+    static func boxing(_ push: LiveActivityPush?) -> LiveActivityPushBox? {
+        push.map(LiveActivityPushBox.init)
+    }
+}

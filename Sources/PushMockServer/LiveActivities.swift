@@ -8,9 +8,13 @@ final class LiveActivities: Sendable {
     private let device: Mutex<LiveActivityDevice>
     let devices: DeviceRegistry
     let limits: LiveActivityDevice.Limits
+    /// Declared activity types: a started activity's token is bound to its type, so that its
+    /// updates are checked against it.
+    let types: ActivityTypeRegistry
     private let seed: UInt64?
 
-    init(limits: LiveActivityDevice.Limits, devices: DeviceRegistry, seed: UInt64?) {
+    init(limits: LiveActivityDevice.Limits, devices: DeviceRegistry, types: ActivityTypeRegistry, seed: UInt64?) {
+        self.types = types
         self.device = Mutex(LiveActivityDevice(limits: limits, seed: seed))
         self.devices = devices
         self.limits = limits
@@ -24,9 +28,13 @@ final class LiveActivities: Sendable {
     ) -> LiveActivityDevice.Outcome? {
         guard let push else { return nil }
         let kind = devices.record(for: token)?.liveActivity
-        return device.withLock {
+        let outcome = device.withLock {
             $0.receive(push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop)
         }
+        if let issued = outcome.issuedToken, let type = push.attributesType {
+            types.bind(activityToken: issued, to: type)
+        }
+        return outcome
     }
 
     /// A broadcast on `channelID`: one outcome per subscribed activity.

@@ -107,12 +107,13 @@ public final class PushMockServer: Service, Sendable {
         let store: any DeliveryStore = InMemoryDeliveryStore(retention: max(1, configuration.retention))
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
         let metrics = ServerMetrics()
-        let activities = LiveActivities(limits: configuration.liveActivityLimits, devices: devices, seed: configuration.idSeed)
+        let activityTypes = ActivityTypeRegistry(configuration.activityTypes)
+        let activities = LiveActivities(limits: configuration.liveActivityLimits, devices: devices, types: activityTypes, seed: configuration.idSeed)
         let finisher = PushFinisher(store: store, metrics: metrics, faults: faults)
         let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
         let endpoint = APNSEndpoint(
-            validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices),
+            validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices, activityTypes: activityTypes),
             finisher: finisher,
             activities: activities,
             clock: configuration.clock,
@@ -140,7 +141,9 @@ public final class PushMockServer: Service, Sendable {
             tokens: accessTokens, finisher: finisher, clock: configuration.clock, logger: logger
         )
         let fcm = FCMEndpoint(
-            validator: FCMMessageValidator(strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity),
+            validator: FCMMessageValidator(
+                strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity, activityTypes: activityTypes
+            ),
             accounts: accounts, tokens: accessTokens, devices: devices, finisher: finisher, activities: activities, clock: configuration.clock, logger: logger
         )
         let caFile: String
@@ -322,6 +325,10 @@ public final class PushMockServer: Service, Sendable {
 
     /// Every broadcast channel.
     public var broadcastChannels: [BroadcastChannel] { channels.all }
+
+    /// Declared `ActivityAttributes` types (the configuration's, the API's, and those registered
+    /// from Swift tests).
+    public var activityTypes: ActivityTypeRegistry { activities.types }
 
     /// The simulated devices' limits (for ``SimulatedActivity/state(at:limits:)``).
     public var liveActivityLimits: LiveActivityDevice.Limits { activities.limits }

@@ -80,6 +80,23 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         activity.state(at: configuration.clock.now, limits: liveActivities.limits)
     }
 
+    func activityTypes() -> [String: ActivityTypeRegistry.Entry] { liveActivities.types.all }
+
+    func declareActivityType(_ name: String, json body: [UInt8]) throws(InspectionError) -> ActivityTypeDeclaration {
+        let declaration: ActivityTypeDeclaration
+        do {
+            declaration = try PushMockConfiguration.activityType(name, Self.parse(body), file: "request body", path: "")
+        } catch let error as InspectionError {
+            throw error
+        } catch {
+            throw InspectionError.badRequest("\(error)")
+        }
+        liveActivities.types.declare(name, .declared(declaration))
+        return declaration
+    }
+
+    func removeActivityType(_ name: String) -> Bool { liveActivities.types.remove(name) }
+
     // MARK: ServerControl
 
     /// Deliveries cleared; faults and devices as configured; simulated activities, channels and
@@ -95,6 +112,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         }
         accessTokens.removeAll()
         liveActivities.removeAll()
+        liveActivities.types.reset(to: configuration.activityTypes)
         broadcastChannels.removeAll()
         apns.bindingGeneration.add(1, ordering: .relaxed)
     }

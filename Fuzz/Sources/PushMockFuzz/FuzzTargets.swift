@@ -113,6 +113,12 @@ final class FuzzState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerCon
     func activity(_ key: String) -> SimulatedActivity? { nil }
     func channels() -> [BroadcastChannel] { [] }
     func state(of activity: SimulatedActivity) -> SimulatedActivity.State { .active }
+    func activityTypes() -> [String: ActivityTypeRegistry.Entry] { [:] }
+    func declareActivityType(_ name: String, json body: [UInt8]) throws(InspectionError) -> ActivityTypeDeclaration {
+        guard let json = JSONValue.parse(body) else { throw .badRequest("not JSON") }
+        do { return try ActivityTypeDeclaration(json: json) } catch { throw .badRequest("\(error)") }
+    }
+    func removeActivityType(_ name: String) -> Bool { false }
     func reset() async throws {}
     func metrics() async -> [UInt8] { [] }
 }

@@ -10,7 +10,8 @@
 /// 7. body: `PayloadEmpty`, `PayloadTooLarge`, not a JSON object (`BadPayload`);
 /// 8. device token: syntax and environment (`BadDeviceToken`), app (`DeviceTokenNotForTopic`),
 ///    state (`Unregistered`, `ExpiredToken`);
-/// 9. Live Activity payload rules (`strict`: 400 with the rule's reason; `apple`: 200, dropped).
+/// 9. Live Activity payload rules (`strict`: 400 with the rule's reason; `apple`: 200, dropped),
+///    then the declared activity type (`content-state` and `attributes` decoded as the device does).
 ///
 /// Pure apart from the token cache: time and ids come in as arguments.
 public struct APNSValidator: Sendable {
@@ -20,12 +21,15 @@ public struct APNSValidator: Sendable {
     public let tokens: ProviderTokenVerifier
     /// Known device tokens.
     public let devices: DeviceRegistry
+    /// Declared `ActivityAttributes` types.
+    public let activityTypes: ActivityTypeRegistry
 
     /// Creates a validator.
-    public init(options: APNSValidationOptions = .init(), tokens: ProviderTokenVerifier, devices: DeviceRegistry) {
+    public init(options: APNSValidationOptions = .init(), tokens: ProviderTokenVerifier, devices: DeviceRegistry, activityTypes: ActivityTypeRegistry = ActivityTypeRegistry()) {
         self.options = options
         self.tokens = tokens
         self.devices = devices
+        self.activityTypes = activityTypes
     }
 
     /// Judges `request` sent on a connection with `credential` and binding `auth` (updated when
@@ -207,9 +211,16 @@ public struct APNSValidator: Sendable {
 
         // 9. Live Activity payload rules (what a device would drop).
         if resolvedType == .liveactivity {
-            let finding = payload.map { LiveActivityPayloadRules.check(payload: $0, now: instant, options: options.liveActivity) }
+            var finding = payload.map { LiveActivityPayloadRules.check(payload: $0, now: instant, options: options.liveActivity) }
                 ?? LiveActivityPayloadRules.Finding(violation: .missingAPS)
-            verdict.liveActivityPush = payload.flatMap { LiveActivityPush(payload: $0, priority: priority) }
+            var push = payload.flatMap { LiveActivityPush(payload: $0, priority: priority) }
+            if finding.violation == nil, let checked = push {
+                let typed = activityTypes.check(checked, token: verdict.deviceToken, now: instant)
+                finding.violation = typed.violation
+                finding.diagnostics += typed.diagnostics
+                push?.decodedContentState = typed.decodedContentState
+            }
+            verdict.liveActivityPush = push
             verdict.diagnostics += finding.diagnostics
             verdict.diagnostics.append("live activity profile: \(options.liveActivity.profile.rawValue)")
             if let rule = finding.violation {

@@ -10,11 +10,17 @@ public struct FCMMessageValidator: Sendable {
     public var maxMessagePayloadSize: Int
     /// The Live Activity rules for `apns.payload.aps` of Live Activity messages.
     public var liveActivity: LiveActivityOptions
+    /// Declared `ActivityAttributes` types (checked as on `/3/device`).
+    public let activityTypes: ActivityTypeRegistry
 
-    public init(strictRegistrationTokens: Bool = true, maxMessagePayloadSize: Int = 4096, liveActivity: LiveActivityOptions = .init()) {
+    public init(
+        strictRegistrationTokens: Bool = true, maxMessagePayloadSize: Int = 4096, liveActivity: LiveActivityOptions = .init(),
+        activityTypes: ActivityTypeRegistry = ActivityTypeRegistry()
+    ) {
         self.strictRegistrationTokens = strictRegistrationTokens
         self.maxMessagePayloadSize = maxMessagePayloadSize
         self.liveActivity = liveActivity
+        self.activityTypes = activityTypes
     }
 
     /// Validates `body` at `now` (seconds since the epoch; Live Activity timestamps are judged against it).
@@ -257,12 +263,19 @@ final class FCMWalker {
 
     /// The APNs Live Activity rules on `apns.payload` (the same engine as `/3/device`).
     func checkLiveActivityPayload() throws(GoogleError) {
-        let finding: LiveActivityPayloadRules.Finding
+        var finding: LiveActivityPayloadRules.Finding
         if let index = apnsPayload {
             // Built from the tape the body was parsed into once; the device reads the same tree.
             let payload = tape.jsonValue(at: index)
             finding = LiveActivityPayloadRules.check(payload: payload, now: now, options: validator.liveActivity)
-            result.liveActivityPush = LiveActivityPush(payload: payload, priority: result.apnsPriority.flatMap { Int($0) } ?? 10)
+            var push = LiveActivityPush(payload: payload, priority: result.apnsPriority.flatMap { Int($0) } ?? 10)
+            if finding.violation == nil, let checked = push {
+                let typed = validator.activityTypes.check(checked, token: result.liveActivityToken, now: now)
+                finding.violation = typed.violation
+                finding.diagnostics += typed.diagnostics
+                push?.decodedContentState = typed.decodedContentState
+            }
+            result.liveActivityPush = push
         } else {
             finding = LiveActivityPayloadRules.Finding(violation: .missingAPS)
         }

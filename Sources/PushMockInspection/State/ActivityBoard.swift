@@ -11,4 +11,10 @@ public protocol ActivityBoard: Sendable {
     func channels() -> [BroadcastChannel]
     /// The state of `activity` now (the board's clock and the devices' limits).
     func state(of activity: SimulatedActivity) -> SimulatedActivity.State
+    /// The declared activity types by Swift name.
+    func activityTypes() -> [String: ActivityTypeRegistry.Entry]
+    /// Declares (or replaces) type `name` from a body in the declaration format.
+    func declareActivityType(_ name: String, json body: [UInt8]) throws(InspectionError) -> ActivityTypeDeclaration
+    /// Forgets type `name`; false when it was not declared.
+    func removeActivityType(_ name: String) -> Bool
 }

@@ -11,6 +11,9 @@ public struct ActivityResource: Codable, Sendable, Equatable {
     /// `active`, `ended`, `dismissed`, `stale`…
     public var state: String
     @Nullable public var contentState: JSONValue?
+    /// The content state as the device decoded it against the declared type, dates as it reads
+    /// them (`null` when the type is not declared).
+    @Nullable public var decodedContentState: JSONValue?
     @Nullable public var timestamp: Int64?
     @Nullable public var staleDate: Int64?
     @Nullable public var relevanceScore: Double?
@@ -63,6 +66,7 @@ public struct ActivityResource: Codable, Sendable, Equatable {
         attributesType = activity.attributesType
         self.state = state.rawValue
         contentState = activity.contentState
+        decodedContentState = activity.decodedContentState
         timestamp = activity.lastTimestamp
         staleDate = activity.staleDate
         relevanceScore = activity.relevanceScore

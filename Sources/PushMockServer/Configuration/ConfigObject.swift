@@ -88,6 +88,11 @@ struct ConfigObject {
         return flag
     }
 
+    /// The raw JSON of `key` (for values with a grammar of their own, such as activity types).
+    mutating func json(_ key: String) throws -> JSONValue? {
+        try raw(key)
+    }
+
     mutating func object(_ key: String) throws -> ConfigObject? {
         guard let value = try raw(key) else { return nil }
         return try ConfigObject(file: file, path: child(key), value: value)

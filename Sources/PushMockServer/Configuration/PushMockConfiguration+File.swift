@@ -66,6 +66,12 @@ extension PushMockConfiguration {
         }
         if let hosts = try root.strings("inspectionAllowedHosts") { inspectionAllowedHosts += hosts }
         if let cap = try root.int("maxEventSubscribers", in: 1...100_000) { maxEventSubscribers = cap }
+        if let types = try root.json("activityTypes") {
+            guard case .object(let named) = types else { throw root.error("activityTypes", "expected an object of type declarations by Swift name") }
+            for (name, body) in named {
+                activityTypes[name] = try Self.activityType(name, body, file: root.file, path: "activityTypes.\(name)")
+            }
+        }
         if let text = try root.string("mode") {
             guard let mode = Mode(rawValue: text) else { throw root.error("mode", "must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))") }
             self.mode = mode
@@ -191,6 +197,18 @@ extension PushMockConfiguration {
         _ = try device.int("unregisteredAt", in: 0...((1 << 53) - 1))
         try device.finish()
         return record
+    }
+
+    /// An activity type declaration (`activityTypes.Name` in the file, `PUT /api/v1/activity-types/{name}`).
+    static func activityType(_ name: String, _ body: JSONValue, file: String, path: String) throws -> ActivityTypeDeclaration {
+        guard ActivityTypeDeclaration.isTypeName(name) else {
+            throw ConfigObject.error(file, path, "a type name is a Swift identifier starting with a capital letter (the attributes-type of a start)")
+        }
+        do {
+            return try ActivityTypeDeclaration(json: body)
+        } catch {
+            throw ConfigObject.error(file, error.path.isEmpty ? path : "\(path).\(error.path)", error.message)
+        }
     }
 
     static func fault(_ object: ConfigObject, index: Int) throws -> FaultRule {

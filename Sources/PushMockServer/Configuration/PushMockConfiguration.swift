@@ -65,6 +65,8 @@ public struct PushMockConfiguration: Sendable {
     /// The simulated devices' Live Activity limits (8 h / 12 h / 4 h, an optional priority-10
     /// budget, how many activities are kept).
     public var liveActivityLimits = LiveActivityDevice.Limits()
+    /// Declared `ActivityAttributes` types by Swift name (config `activityTypes`).
+    public var activityTypes: [String: ActivityTypeDeclaration] = [:]
     /// Broadcast channels per app and environment (Apple: 10 000; `CannotCreateChannelConfig` past it).
     public var broadcastChannelLimit = 10_000
     /// Deliveries kept in memory; the oldest are evicted first.

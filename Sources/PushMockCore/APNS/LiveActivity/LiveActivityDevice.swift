@@ -128,6 +128,7 @@ public struct LiveActivityDevice: Sendable {
             attributes: push.attributes, contentState: push.contentState, lastTimestamp: push.timestamp, staleDate: push.staleDate,
             relevanceScore: push.relevanceScore, startedAt: now, channelID: push.inputPushChannel, implicit: false
         )
+        activity.decodedContentState = push.decodedContentState
         activity.timeline.append(entry(push, service: service, now: now, drop: nil))
         insert(activity)
         return Outcome(activityID: id, issuedToken: issued, entry: 0)
@@ -172,7 +173,10 @@ public struct LiveActivityDevice: Sendable {
     }
 
     private func apply(_ push: LiveActivityPush, to activity: inout SimulatedActivity, now: Int64) {
-        if let state = push.contentState { activity.contentState = state }
+        if let state = push.contentState {
+            activity.contentState = state
+            activity.decodedContentState = push.decodedContentState
+        }
         if let timestamp = push.timestamp { activity.lastTimestamp = timestamp }
         if let stale = push.staleDate { activity.staleDate = stale }
         if let relevance = push.relevanceScore { activity.relevanceScore = relevance }

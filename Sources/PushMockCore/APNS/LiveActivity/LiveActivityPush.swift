@@ -21,6 +21,9 @@ public struct LiveActivityPush: Sendable, Hashable {
     public var priority: Int
     /// The alert of a start (title/body), for the timeline.
     public var alertTitle: String?
+    /// `content-state` as the device decoded it against the declared type (dates as it reads
+    /// them); nil when the type is not declared.
+    public var decodedContentState: JSONValue?
 
     /// Reads `payload` (the whole JSON payload); nil when it has no `aps.event`.
     public init?(payload: JSONValue, priority: Int) {

@@ -45,6 +45,9 @@ public struct SimulatedActivity: Sendable, Hashable {
     public var attributesType: String?
     public var attributes: JSONValue?
     public var contentState: JSONValue?
+    /// The content state as the device decoded it against the declared type (dates as it reads
+    /// them); nil when the type is not declared.
+    public var decodedContentState: JSONValue?
     /// The `timestamp` of the content shown (seconds).
     public var lastTimestamp: Int64?
     /// Seconds.

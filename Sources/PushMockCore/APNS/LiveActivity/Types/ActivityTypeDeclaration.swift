@@ -1,0 +1,206 @@
+/// An `ActivityAttributes` type declared by its fields, in a small JSON form that reads like Swift
+/// (issue 12):
+///
+/// ```json
+/// {"attributes": {"orderID": "String"},
+///  "contentState": {"stage": "Stage", "etaMinutes": {"type": "Int", "key": "eta_minutes"}, "eta": "Date", "driver": "Driver?"},
+///  "types": {"Driver": {"name": "String", "stops": "[Stop]"}, "Stop": {"id": "UUID"},
+///            "Stage": {"enum": "String", "cases": ["preparing", "onTheWay"]}}}
+/// ```
+public struct ActivityTypeDeclaration: Sendable, Hashable {
+    /// A Swift type a field may have.
+    public indirect enum FieldType: Sendable, Hashable, CustomStringConvertible {
+        case string, bool, double, float, date, url, uuid
+        /// `Int`, `Int8`…`UInt64`: signedness and width.
+        case integer(name: String, signed: Bool, bits: Int)
+        case optional(FieldType)
+        case array(FieldType)
+        /// `[String: V]` or `[Int: V]` (JSONDecoder reads both from a JSON object).
+        case dictionary(key: FieldType, value: FieldType)
+        /// A nested struct or enum under `types`.
+        case named(String)
+
+        public var description: String {
+            switch self {
+            case .string: "String"
+            case .bool: "Bool"
+            case .double: "Double"
+            case .float: "Float"
+            case .date: "Date"
+            case .url: "URL"
+            case .uuid: "UUID"
+            case .integer(let name, _, _): name
+            case .optional(let wrapped): "\(wrapped)?"
+            case .array(let element): "[\(element)]"
+            case .dictionary(let key, let value): "[\(key): \(value)]"
+            case .named(let name): name
+            }
+        }
+    }
+
+    /// One stored property: its Swift name, the JSON key (`CodingKeys`), its type.
+    public struct Field: Sendable, Hashable {
+        public var name: String
+        public var key: String
+        public var type: FieldType
+    }
+
+    /// A type under `types`.
+    public enum NamedType: Sendable, Hashable {
+        case structure([Field])
+        /// An enum with raw values (`String` or an integer type) and its cases' raw values.
+        case enumeration(raw: FieldType, cases: [JSONValue])
+    }
+
+    public var attributes: [Field]
+    public var contentState: [Field]
+    public var types: [String: NamedType]
+    /// The declaration as it was given (what `GET /api/v1/activity-types` shows).
+    public var source: JSONValue
+
+    /// A declaration that cannot be used, with the JSON path of the problem.
+    public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+        public var path: String
+        public var message: String
+        public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+    }
+
+    /// Reads a declaration (`{"attributes": {…}, "contentState": {…}, "types": {…}}`).
+    public init(json: JSONValue) throws(Problem) {
+        guard case .object(let members) = json else { throw Problem(path: "", message: "a declaration is an object with attributes, contentState and types") }
+        for (key, _) in members where !["attributes", "contentState", "types"].contains(key) {
+            throw Problem(path: key, message: "unknown member; a declaration has attributes, contentState and types")
+        }
+        var types: [String: NamedType] = [:]
+        if let declared = json["types"] {
+            guard case .object(let named) = declared else { throw Problem(path: "types", message: "expected an object of type names") }
+            for (name, body) in named {
+                guard Self.isTypeName(name) else { throw Problem(path: "types.\(name)", message: "a type name is a Swift identifier starting with a capital letter") }
+                types[name] = try Self.namedType(body, path: "types.\(name)")
+            }
+        }
+        self.types = types
+        self.attributes = try Self.fields(json["attributes"] ?? .object([]), path: "attributes")
+        self.contentState = try Self.fields(json["contentState"] ?? .object([]), path: "contentState")
+        self.source = json
+        // Every name used is declared, and no struct contains itself without an optional or collection.
+        for field in attributes { try check(field.type, path: "attributes.\(field.name)") }
+        for field in contentState { try check(field.type, path: "contentState.\(field.name)") }
+        for (name, type) in types {
+            if case .structure(let fields) = type {
+                for field in fields { try check(field.type, path: "types.\(name).\(field.name)") }
+            }
+        }
+    }
+
+    private func check(_ type: FieldType, path: String) throws(Problem) {
+        switch type {
+        case .optional(let wrapped), .array(let wrapped): try check(wrapped, path: path)
+        case .dictionary(_, let value): try check(value, path: path)
+        case .named(let name):
+            guard types[name] != nil else { throw Problem(path: path, message: "\(name) is not a built-in type and not declared under types") }
+        default: break
+        }
+    }
+
+    /// Whether `name` is a Swift type name (an identifier starting with a capital letter).
+    public static func isTypeName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, ("A"..."Z").contains(first) else { return false }
+        return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+    }
+
+    static func fields(_ json: JSONValue, path: String) throws(Problem) -> [Field] {
+        guard case .object(let members) = json else { throw Problem(path: path, message: "expected an object of fields, such as {\"stage\": \"String\"}") }
+        var fields: [Field] = []
+        for (name, spec) in members {
+            let fieldPath = "\(path).\(name)"
+            switch spec {
+            case .string(let text):
+                fields.append(Field(name: name, key: name, type: try parse(text, path: fieldPath)))
+            case .object:
+                guard case .string(let text)? = spec["type"] else { throw Problem(path: fieldPath, message: "a field object needs \"type\" (and may rename with \"key\")") }
+                var key = name
+                if let renamed = spec["key"] {
+                    guard case .string(let text) = renamed, !text.isEmpty else { throw Problem(path: "\(fieldPath).key", message: "expected the JSON key as a string") }
+                    key = text
+                }
+                fields.append(Field(name: name, key: key, type: try parse(text, path: fieldPath)))
+            default:
+                throw Problem(path: fieldPath, message: "expected a Swift type such as \"Int\" or {\"type\": \"Int\", \"key\": \"eta_minutes\"}")
+            }
+        }
+        return fields
+    }
+
+    static func namedType(_ json: JSONValue, path: String) throws(Problem) -> NamedType {
+        if case .string(let raw)? = json["enum"] {
+            let rawType = try parse(raw, path: "\(path).enum")
+            switch rawType {
+            case .string, .integer: break
+            default: throw Problem(path: "\(path).enum", message: "raw values are String or an integer type, got \(raw)")
+            }
+            guard case .array(let cases)? = json["cases"], !cases.isEmpty else { throw Problem(path: "\(path).cases", message: "expected a non-empty array of raw values") }
+            for (index, value) in cases.enumerated() {
+                switch (rawType, value) {
+                case (.string, .string), (.integer, .number): continue
+                default: throw Problem(path: "\(path).cases[\(index)]", message: "expected a \(rawType) raw value")
+                }
+            }
+            return .enumeration(raw: rawType, cases: cases)
+        }
+        return .structure(try fields(json, path: path))
+    }
+
+    /// Parses `String`, `Int?`, `[Stop]`, `[String: Int]`, `Driver`…
+    public static func parse(_ text: String, path: String) throws(Problem) -> FieldType {
+        let trimmed = String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+        if trimmed.hasSuffix("?") {
+            return .optional(try parse(String(trimmed.dropLast()), path: path))
+        }
+        if trimmed.hasPrefix("["), trimmed.hasSuffix("]") {
+            let inner = String(trimmed.dropFirst().dropLast())
+            if let colon = topLevelColon(inner) {
+                let key = try parse(String(inner[..<colon]), path: path)
+                switch key {
+                case .string, .integer: break
+                default: throw Problem(path: path, message: "dictionary keys are String or Int (JSONDecoder reads those from an object), got \(key)")
+                }
+                return .dictionary(key: key, value: try parse(String(inner[inner.index(after: colon)...]), path: path))
+            }
+            return .array(try parse(inner, path: path))
+        }
+        switch trimmed {
+        case "String": return .string
+        case "Bool": return .bool
+        case "Double", "CGFloat": return .double
+        case "Float": return .float
+        case "Date": return .date
+        case "URL": return .url
+        case "UUID": return .uuid
+        case "Int", "Int64": return .integer(name: trimmed, signed: true, bits: 64)
+        case "Int32": return .integer(name: trimmed, signed: true, bits: 32)
+        case "Int16": return .integer(name: trimmed, signed: true, bits: 16)
+        case "Int8": return .integer(name: trimmed, signed: true, bits: 8)
+        case "UInt", "UInt64": return .integer(name: trimmed, signed: false, bits: 64)
+        case "UInt32": return .integer(name: trimmed, signed: false, bits: 32)
+        case "UInt16": return .integer(name: trimmed, signed: false, bits: 16)
+        case "UInt8": return .integer(name: trimmed, signed: false, bits: 8)
+        default:
+            guard isTypeName(trimmed) else { throw Problem(path: path, message: "\(text) is not a type PushMock reads (String, Int, Double, Bool, Date, URL, UUID, T?, [T], [K: V] or a name under types)") }
+            return .named(trimmed)
+        }
+    }
+
+    private static func topLevelColon(_ text: String) -> String.Index? {
+        var depth = 0
+        for index in text.indices {
+            switch text[index] {
+            case "[": depth += 1
+            case "]": depth -= 1
+            case ":" where depth == 0: return index
+            default: continue
+            }
+        }
+        return nil
+    }
+}

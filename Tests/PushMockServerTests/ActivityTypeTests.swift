@@ -1,0 +1,111 @@
+import AsyncHTTPClient
+import Foundation
+import PushMockCore
+import PushMockServer
+import PushMockStore
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+/// Declared activity types end to end (issue 12): a type from the configuration file, a start, then
+/// an update whose content-state misses a field, under both profiles; FCM and the API too.
+@Suite("Will my Live Activity decode? Declared types end to end")
+struct ActivityTypeTests {
+    typealias S = APNSTestServer
+    typealias L = LiveActivitySimulationTests
+
+    static let file = #"""
+    {"activityTypes": {"MatchAttributes": {
+        "attributes": {"home": "String", "away": "String"},
+        "contentState": {"score": "String", "minute": "Int?", "kickoff": "Date?", "phase": "Phase?"},
+        "types": {"Phase": {"enum": "String", "cases": ["first", "second"]}}}}}
+    """#
+
+    static func configuration(_ profile: LiveActivityProfile) throws -> (PushMockConfiguration, PushMockClock) {
+        var (configuration, clock) = L.configuration()
+        try configuration.load(contents: Array(file.utf8), path: "/tmp/pushmock-types.json")
+        configuration.apns.options.liveActivity.profile = profile
+        return (configuration, clock)
+    }
+
+    @Test("a start, then an update missing a field: 400 under strict, 200 and dropped under apple, the path named in both", arguments: LiveActivityProfile.allCases)
+    func missingField(_ profile: LiveActivityProfile) async throws {
+        let (configuration, clock) = try Self.configuration(profile)
+        #expect(configuration.activityTypes["MatchAttributes"] != nil, "declared in the configuration file")
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let jwt = S.token(issuedAt: clock.nowSeconds)
+                let now = clock.nowSeconds
+                #expect(try await L.send(client, server, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
+                let token = try #require(try await L.newest(server).issuedActivityToken)
+                let kickoff = now - 978_307_200
+                let good = #""event":"update","timestamp":\#(now + 1),"content-state":{"score":"1-0","minute":12,"kickoff":\#(kickoff),"phase":"first"}"#
+                #expect(try await L.send(client, server, token: token, jwt: jwt, aps: good).0 == 200)
+                let applied = try await L.newest(server)
+                #expect(applied.outcome == .accepted)
+                #expect(applied.diagnostics.contains { $0.hasPrefix("content-state.kickoff reads as ") && !$0.contains("Unix time") }, "\(applied.diagnostics)")
+
+                let (status, body) = try await L.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 2),"content-state":{"minute":13}"#)
+                let recorded = try await L.newest(server)
+                let path = #"content-state.score: missing key "score""#
+                switch profile {
+                case .strict:
+                    #expect(status == 400)
+                    #expect(body["reason"] as? String == "LiveActivityContentStateUndecodable")
+                    #expect((body["description"] as? String)?.hasPrefix(path) == true, "\(body)")
+                    #expect(recorded.outcome == .rejected)
+                case .apple:
+                    #expect(status == 200)
+                    #expect(recorded.outcome == .dropped)
+                    #expect(recorded.reason == "LiveActivityContentStateUndecodable")
+                }
+                #expect(recorded.explanation?.hasPrefix(path) == true, "\(recorded.explanation ?? "")")
+
+                // A Date sent as Unix time is accepted, with the warning of what the device shows.
+                let unix = #""event":"update","timestamp":\#(now + 3),"content-state":{"score":"2-0","kickoff":\#(now)}"#
+                #expect(try await L.send(client, server, token: token, jwt: jwt, aps: unix).0 == 200)
+                #expect(try await L.newest(server).diagnostics.contains { $0.contains("ActivityKit decodes Date as seconds since 2001-01-01 (Unix time − 978307200)") })
+
+                // FCM Live Activity messages to the same activity are checked against the same type.
+                let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
+                let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","apns":{"live_activity_token":"\#(token)","payload":{"aps":{"event":"update","timestamp":\#(now + 4),"content-state":{"score":"3-0","phase":"third"}}}}}}"#
+                let (fcmStatus, fcmJSON, _) = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message)
+                let fcm = try await L.newest(server)
+                #expect(fcm.reason == "LiveActivityContentStateUndecodable")
+                #expect(fcm.explanation?.contains("content-state.phase: String \"third\" is not a case of Phase") == true, "\(fcm.explanation ?? "")")
+                #expect(fcmStatus == (profile == .strict ? 400 : 200), "\(fcmJSON)")
+
+                // The activity shows its type and the state as the device decoded it (dates as it reads them).
+                let activity = await server.inspect("GET", "/api/v1/activities/\(token)").json
+                #expect(activity["attributesType"] as? String == "MatchAttributes")
+                let decoded = try #require(activity["decodedContentState"] as? [String: Any])
+                #expect(decoded["score"] as? String == "2-0")
+                let year = (decoded["kickoff"] as? String).flatMap { Int($0.prefix(4)) } ?? 0
+                #expect(year > 2050, "Unix time read as seconds since 2001 lands 31 years later: \(decoded)")
+            }
+        }
+    }
+
+    @Test("the API declares, lists, shows and forgets types; a bad declaration is a 400 naming the path; reset restores the file's")
+    func api() async throws {
+        let (configuration, _) = try Self.configuration(.strict)
+        try await withPushMockServer(configuration) { server in
+            let put = await server.inspect("PUT", "/api/v1/activity-types/DeliveryAttributes", body: #"{"contentState": {"stage": "Stage", "eta": {"type": "Date", "key": "eta_date"}}, "types": {"Stage": {"enum": "String", "cases": ["a", "b"]}}}"#)
+            #expect(put.status == 200, "\(put.text)")
+            #expect(put.json["declaredBy"] as? String == "declaration")
+            let list = await server.inspect("GET", "/api/v1/activity-types").json
+            #expect((list["activityTypes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["DeliveryAttributes", "MatchAttributes"])
+            #expect(await server.inspect("GET", "/api/v1/activity-types/DeliveryAttributes").status == 200)
+            let bad = await server.inspect("PUT", "/api/v1/activity-types/Bad", body: #"{"contentState": {"eta": "Instant"}}"#)
+            #expect(bad.status == 400)
+            #expect((bad.json["error"] as? String)?.contains("contentState.eta") == true, "\(bad.text)")
+            #expect(await server.inspect("PUT", "/api/v1/activity-types/lowercase", body: "{}").status == 400)
+            #expect(await server.inspect("DELETE", "/api/v1/activity-types/DeliveryAttributes").status == 200)
+            #expect(await server.inspect("GET", "/api/v1/activity-types/DeliveryAttributes").status == 404)
+            _ = await server.inspect("PUT", "/api/v1/activity-types/Other", body: "{}")
+            try await server.reset()
+            let after = await server.inspect("GET", "/api/v1/activity-types").json
+            #expect((after["activityTypes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["MatchAttributes"], "back to the configuration")
+        }
+    }
+}

@@ -259,6 +259,15 @@ struct ServeCommand: AsyncParsableCommand {
             endpoints += ", inspection http://\(configuration.inspectionHost):\(port)/api/v1/deliveries"
         }
         logger.info("PushMock listening: \(endpoints)")
+        if configuration.mode == .push {
+            // The banner: what to paste to see it work (sample credentials from Certs/, not secret).
+            let inspection = server.inspectionPort.map { " --inspection-url http://\(configuration.inspectionHost):\($0)" } ?? " --inspection-url none"
+            logger.info("""
+                try it: pushmock send apns --url https://localhost:\(server.pushPort)\(inspection) --alert "Hello from PushMock" \
+                (sample APNs key \(DevCertificates.sampleAPNSKeyID) of team \(DevCertificates.sampleAPNSTeamID) for com.example.app, \
+                FCM service account \(DevCertificates.sampleFCMProjectID); `pushmock send fcm` and `pushmock token apns|fcm` use them)
+                """)
+        }
         let group = ServiceGroup(
             configuration: .init(
                 services: [.init(service: server)],

@@ -1,0 +1,287 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import NIOSSL
+import PushMockCore
+import PushMockServer
+import _CryptoExtras
+
+/// `pushmock send apns|fcm`: sends one push to a running PushMock (or any APNs/FCM-compatible
+/// URL) with credentials minted from `Certs/`, prints the answer and, from the inspection API, how
+/// PushMock recorded it.
+///
+/// ```sh
+/// pushmock send apns --alert "Hello"
+/// pushmock send apns --device $ACT --live-activity update --content-state '{"score":"1-0"}'
+/// pushmock send apns --payload push.apns        # a payload file, as `xcrun simctl push` takes
+/// pushmock send fcm --title Hello --body World
+/// ```
+struct SendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Send a push to a running PushMock and print the answer and how it was recorded.",
+        subcommands: [APNS.self, FCM.self]
+    )
+
+    /// Where to send and how to trust it.
+    struct Target: ParsableArguments {
+        @Option(help: "The push port's base URL.")
+        var url = "https://localhost:2197"
+
+        @Option(help: "The CA to trust for the push port (PEM).")
+        var ca = "Certs/\(DevCertificates.FileName.caCertificate)"
+
+        @Option(help: "The inspection API's base URL, to print how the push was recorded; \"none\" to skip.")
+        var inspectionURL = "http://127.0.0.1:2198"
+
+        @Option(help: "The inspection token, if the server wants one.")
+        var inspectionToken: String?
+    }
+
+    struct APNS: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "apns", abstract: "Send an APNs push (token authentication).")
+
+        @OptionGroup var target: Target
+
+        @Option(help: "The device (or activity push) token.")
+        var device = String(repeating: "ab", count: 32)
+
+        @Option(help: "apns-topic (default: the bundle id, with .push-type.liveactivity for --live-activity).")
+        var topic: String?
+
+        @Option(help: "The app's bundle id.")
+        var bundle = "com.example.app"
+
+        @Option(help: "apns-push-type (default alert, or liveactivity for --live-activity).")
+        var pushType: String?
+
+        @Option(help: "apns-priority.")
+        var priority: Int?
+
+        @Option(help: "A payload file ({\"aps\": …}); a \"Simulator Target Bundle\" key is used as the bundle and removed.")
+        var payload: String?
+
+        @Option(help: "An alert with this body (and --title).")
+        var alert: String?
+
+        @Option(help: "The alert title.")
+        var title: String?
+
+        @Option(help: "A Live Activity event: start, update or end (aps.timestamp is now).")
+        var liveActivity: String?
+
+        @Option(help: "The Live Activity content-state (JSON object).")
+        var contentState: String?
+
+        @Option(help: "A start's attributes-type.")
+        var attributesType: String?
+
+        @Option(help: "A start's attributes (JSON object).")
+        var attributes: String?
+
+        @Option(help: "The .p8 key that signs the provider token.")
+        var key = "Certs/\(DevCertificates.FileName.apnsAuthKey)"
+
+        @Option(help: "The key id (kid).")
+        var keyID = DevCertificates.sampleAPNSKeyID
+
+        @Option(help: "The team id (iss).")
+        var teamID = DevCertificates.sampleAPNSTeamID
+
+        func run() async throws {
+            let now = Int64(Date().timeIntervalSince1970)
+            var bundleID = bundle
+            let body = try SendPayload.apns(
+                file: payload, alert: alert, title: title, liveActivity: liveActivity, contentState: contentState,
+                attributesType: attributesType, attributes: attributes, now: now, bundle: &bundleID
+            )
+            guard let pem = try? String(contentsOfFile: key, encoding: .utf8) else {
+                throw ValidationError("\(key) not found (run from the repository root or pass --key)")
+            }
+            let jwt = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: now, key: try P256.Signing.PrivateKey(pemRepresentation: pem))
+            let type = pushType ?? (liveActivity == nil ? "alert" : "liveactivity")
+            var headers = [
+                ("authorization", "bearer \(jwt)"),
+                ("apns-topic", topic ?? (type == "liveactivity" ? "\(bundleID).push-type.liveactivity" : bundleID)),
+                ("apns-push-type", type),
+            ]
+            if let priority { headers.append(("apns-priority", String(priority))) }
+            try await SendClient.run(target) { client in
+                let answer = try await client.post("\(target.url)/3/device/\(device)", headers: headers, body: body)
+                print("\(answer.status)\(answer.headers.first { $0.0 == "apns-id" }.map { " apns-id: \($0.1)" } ?? "")")
+                if !answer.body.isEmpty { print(answer.body) }
+                try await client.printRecorded(target, filter: "service=apns&token=\(device)")
+            }
+        }
+    }
+
+    struct FCM: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "fcm", abstract: "Send an FCM HTTP v1 message (OAuth with the service account).")
+
+        @OptionGroup var target: Target
+
+        @Option(help: "The registration token.")
+        var token = "dGVzdC1pbnN0YW5jZS0wMDAx:APA91b" + String(repeating: "Fk3", count: 40)
+
+        @Option(help: "A topic instead of a token.")
+        var topic: String?
+
+        @Option(help: "The notification title.")
+        var title: String?
+
+        @Option(help: "The notification body.")
+        var body: String?
+
+        @Option(help: "A message file ({\"message\": …}); its target is kept.")
+        var message: String?
+
+        @Option(help: "The service account key file.")
+        var serviceAccount = "Certs/\(DevCertificates.FileName.fcmServiceAccount)"
+
+        func run() async throws {
+            guard let data = FileManager.default.contents(atPath: serviceAccount), let account = try? ServiceAccount.parse(json: Array(data)),
+                let json = JSONValue.parse(Array(data)), case .string(let pem)? = json["private_key"]
+            else {
+                throw ValidationError("\(serviceAccount) is not a readable service account key file (run from the repository root or pass --service-account)")
+            }
+            let payload = try SendPayload.fcm(file: message, token: topic == nil ? token : nil, topic: topic, title: title, body: body)
+            let assertion = try OAuthAssertion.sign(
+                key: try _RSA.Signing.PrivateKey(pemRepresentation: pem), keyID: account.privateKeyID, issuer: account.clientEmail,
+                audience: "\(target.url)/token", scope: "https://www.googleapis.com/auth/firebase.messaging", issuedAt: Int64(Date().timeIntervalSince1970)
+            )
+            try await SendClient.run(target) { client in
+                let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
+                let issued = try await client.post("\(target.url)/token", headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
+                guard issued.status == 200, case .string(let accessToken)? = JSONValue.parse(Array(issued.body.utf8))?["access_token"] else {
+                    throw ValidationError("the token endpoint answered \(issued.status): \(issued.body)")
+                }
+                let answer = try await client.post(
+                    "\(target.url)/v1/projects/\(account.projectID)/messages:send",
+                    headers: [("authorization", "Bearer \(accessToken)"), ("content-type", "application/json")], body: payload
+                )
+                print(answer.status)
+                print(answer.body)
+                try await client.printRecorded(target, filter: "service=fcm&project=\(account.projectID)")
+            }
+        }
+    }
+}
+
+/// The payloads `pushmock send` builds.
+enum SendPayload {
+    /// An APNs payload from a file or from the common fields.
+    static func apns(
+        file: String?, alert: String?, title: String?, liveActivity: String?, contentState: String?, attributesType: String?,
+        attributes: String?, now: Int64, bundle: inout String
+    ) throws -> [UInt8] {
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file), case .object(var members)? = JSONValue.parse(Array(data)) else {
+                throw ValidationError("\(file) is not a JSON object payload")
+            }
+            if case .string(let target)? = JSONValue.object(members)["Simulator Target Bundle"] {
+                bundle = target
+                members.removeAll { $0.key == "Simulator Target Bundle" }
+            }
+            return try encode(.object(members))
+        }
+        var aps: [(key: String, value: JSONValue)] = []
+        if let alert {
+            aps.append(("alert", title.map { .object([("title", .string($0)), ("body", .string(alert))]) } ?? .string(alert)))
+        }
+        if let event = liveActivity {
+            guard ["start", "update", "end"].contains(event) else { throw ValidationError("--live-activity is start, update or end, got \(event)") }
+            aps.append(("event", .string(event)))
+            aps.append(("timestamp", .number(String(now))))
+            if let contentState {
+                guard case .object? = JSONValue.parse(Array(contentState.utf8)) else { throw ValidationError("--content-state must be a JSON object") }
+                aps.append(("content-state", JSONValue.parse(Array(contentState.utf8))!))
+            }
+            if event == "start" {
+                aps.append(("attributes-type", .string(attributesType ?? "ActivityAttributes")))
+                let parsed = attributes.flatMap { JSONValue.parse(Array($0.utf8)) } ?? .object([])
+                guard case .object = parsed else { throw ValidationError("--attributes must be a JSON object") }
+                aps.append(("attributes", parsed))
+                if alert == nil { aps.append(("alert", .object([("title", .string(title ?? "Started")), ("body", .string("Live Activity"))]))) }
+            }
+        }
+        guard !aps.isEmpty else { throw ValidationError("give --payload, --alert or --live-activity") }
+        return try encode(.object([("aps", .object(aps))]))
+    }
+
+    /// An FCM message from a file or from the common fields.
+    static func fcm(file: String?, token: String?, topic: String?, title: String?, body: String?) throws -> [UInt8] {
+        if let file {
+            guard let data = FileManager.default.contents(atPath: file), case .object? = JSONValue.parse(Array(data))?["message"] else {
+                throw ValidationError("\(file) is not an FCM request body ({\"message\": …})")
+            }
+            return Array(data)
+        }
+        var message: [(key: String, value: JSONValue)] = []
+        if let topic { message.append(("topic", .string(topic))) } else if let token { message.append(("token", .string(token))) }
+        message.append(("notification", .object([("title", .string(title ?? "PushMock")), ("body", .string(body ?? "Hello"))])))
+        return try encode(.object([("message", .object(message))]))
+    }
+
+    static func encode(_ value: JSONValue) throws -> [UInt8] {
+        Array(try JSONEncoder().encode(value))
+    }
+}
+
+/// An HTTP client that trusts the target's CA.
+struct SendClient {
+    let client: HTTPClient
+
+    static func run(_ target: SendCommand.Target, _ body: (SendClient) async throws -> Void) async throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if FileManager.default.fileExists(atPath: target.ca) {
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(target.ca))
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            try await body(SendClient(client: client))
+            try await client.shutdown()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    func post(_ url: String, headers: [(String, String)], body: [UInt8]) async throws -> (status: Int, headers: [(String, String)], body: String) {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let response = try await client.execute(request, timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        return (Int(response.status.code), response.headers.map { ($0.name.lowercased(), $0.value) }, String(buffer: bytes))
+    }
+
+    /// Prints how the newest matching delivery was recorded.
+    func printRecorded(_ target: SendCommand.Target, filter: String) async throws {
+        guard target.inspectionURL != "none" else { return }
+        var request = HTTPClientRequest(url: "\(target.inspectionURL)/api/v1/deliveries?limit=1&\(filter)")
+        if let token = target.inspectionToken { request.headers.add(name: "authorization", value: "Bearer \(token)") }
+        guard let response = try? await client.execute(request, timeout: .seconds(5)), response.status == .ok,
+            let bytes = try? await response.body.collect(upTo: 8 << 20),
+            case .array(let list)? = JSONValue.parse(Array(buffer: bytes))?["deliveries"], let delivery = list.first
+        else {
+            print("recorded: (the inspection API at \(target.inspectionURL) did not answer; --inspection-url none skips this)")
+            return
+        }
+        func text(_ key: String) -> String? { if case .string(let value)? = delivery[key] { value } else { nil } }
+        var line = "recorded: \(text("outcome") ?? "?")"
+        if let reason = text("reason") { line += " \(reason)" }
+        if let explanation = text("explanation") { line += " — \(explanation)" }
+        if case .number(let id)? = delivery["id"] { line += " (delivery \(id))" }
+        print(line)
+        if case .array(let diagnostics)? = delivery["diagnostics"] {
+            for case .string(let diagnostic) in diagnostics { print("  \(diagnostic)") }
+        }
+    }
+}

@@ -1,6 +1,5 @@
 import ArgumentParser
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import NIOCore
 import NIOFoundationCompat
@@ -8,7 +7,6 @@ import NIOHTTP1
 import NIOSSL
 import PushMockCore
 import PushMockServer
-import _CryptoExtras
 
 /// `pushmock send apns|fcm`: sends one push to a running PushMock (or any APNs/FCM-compatible
 /// URL) with credentials minted from `Certs/`, prints the answer and, from the inspection API, how
@@ -83,14 +81,7 @@ struct SendCommand: AsyncParsableCommand {
         @Option(help: "A start's attributes (JSON object).")
         var attributes: String?
 
-        @Option(help: "The .p8 key that signs the provider token.")
-        var key = "Certs/\(DevCertificates.FileName.apnsAuthKey)"
-
-        @Option(help: "The key id (kid).")
-        var keyID = DevCertificates.sampleAPNSKeyID
-
-        @Option(help: "The team id (iss).")
-        var teamID = DevCertificates.sampleAPNSTeamID
+        @OptionGroup var keyOptions: APNSKeyOptions
 
         func run() async throws {
             let now = Int64(Date().timeIntervalSince1970)
@@ -99,10 +90,7 @@ struct SendCommand: AsyncParsableCommand {
                 file: payload, alert: alert, title: title, liveActivity: liveActivity, contentState: contentState,
                 attributesType: attributesType, attributes: attributes, now: now, bundle: &bundleID
             )
-            guard let pem = try? String(contentsOfFile: key, encoding: .utf8) else {
-                throw ValidationError("\(key) not found (run from the repository root or pass --key)")
-            }
-            let jwt = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: now, key: try P256.Signing.PrivateKey(pemRepresentation: pem))
+            let jwt = try keyOptions.token(issuedAt: now)
             let type = pushType ?? (liveActivity == nil ? "alert" : "liveactivity")
             var headers = [
                 ("authorization", "bearer \(jwt)"),
@@ -139,20 +127,12 @@ struct SendCommand: AsyncParsableCommand {
         @Option(help: "A message file ({\"message\": …}); its target is kept.")
         var message: String?
 
-        @Option(help: "The service account key file.")
-        var serviceAccount = "Certs/\(DevCertificates.FileName.fcmServiceAccount)"
+        @OptionGroup var serviceAccount: ServiceAccountOptions
 
         func run() async throws {
-            guard let data = FileManager.default.contents(atPath: serviceAccount), let account = try? ServiceAccount.parse(json: Array(data)),
-                let json = JSONValue.parse(Array(data)), case .string(let pem)? = json["private_key"]
-            else {
-                throw ValidationError("\(serviceAccount) is not a readable service account key file (run from the repository root or pass --service-account)")
-            }
+            let account = try serviceAccount.load().account
             let payload = try SendPayload.fcm(file: message, token: topic == nil ? token : nil, topic: topic, title: title, body: body)
-            let assertion = try OAuthAssertion.sign(
-                key: try _RSA.Signing.PrivateKey(pemRepresentation: pem), keyID: account.privateKeyID, issuer: account.clientEmail,
-                audience: "\(target.url)/token", scope: "https://www.googleapis.com/auth/firebase.messaging", issuedAt: Int64(Date().timeIntervalSince1970)
-            )
+            let assertion = try serviceAccount.jwt(audience: "\(target.url)/token")
             try await SendClient.run(target) { client in
                 let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
                 let issued = try await client.post("\(target.url)/token", headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))

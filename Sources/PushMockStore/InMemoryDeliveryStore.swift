@@ -84,15 +84,18 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     /// deliveries are counted outside the lock: the waiter is registered first, so a delivery
     /// recorded meanwhile is counted by `record`.
     func register(_ filter: DeliveryFilter, count: Int, _ callback: @escaping @Sendable () -> Void) -> UInt64? {
-        let (id, snapshot) = state.withLock { state -> (UInt64, [PackedDelivery]) in
+        // The ring is copied by reference (copy-on-write): nothing is walked under the lock.
+        let (id, ring, head) = state.withLock { state -> (UInt64, [PackedDelivery], Int) in
             let id = state.nextWaiter
             state.nextWaiter += 1
             state.waiters[id] = Waiter(filter: filter, remaining: count, callback: callback)
             waiterCount.store(state.waiters.count, ordering: .relaxed)
-            return (id, state.ordered)
+            return (id, state.ring, state.head)
         }
         var existing = 0
-        for packed in snapshot.reversed() {
+        let total = ring.count
+        for step in 0..<total {
+            let packed = ring[(head + total - 1 - step) % total]
             if let after = filter.after, packed.id <= after { break }
             if filter.matches(packed.unpack()) { existing += 1 }
             if existing >= count { break }
@@ -211,7 +214,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
             return removed.count
         }
         // Match outside the lock, then remove exactly those ids: deliveries recorded meanwhile stay.
-        let snapshot = state.withLock { $0.ordered }
+        let snapshot = state.withLock { $0.ring }
         var doomed = Set<UInt64>()
         for packed in snapshot where filter.matches(packed.unpack()) {
             doomed.insert(packed.id)

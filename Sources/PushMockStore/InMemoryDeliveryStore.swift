@@ -133,7 +133,9 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         let found = await withTaskCancellationHandler {
             await signal.value()
         } onCancel: {
+            // At once, from the cancelling thread: a cancelled wait leaves no waiter behind.
             signal.finish(false)
+            self.cancelWait(waiter)
         }
         timer.cancel()
         if !found { cancelWait(waiter) }

@@ -158,7 +158,9 @@ struct HardeningTests {
         try await withPushMockServer(configuration) { server in
             let silentTLS = try await RawClient.connect(port: server.pushPort)
             let silentCleartext = try await RawClient.connect(port: server.cleartextPort!)
-            try await silentCleartext.send(Array("GET /li".utf8))  // half a request line: no protocol yet
+            // Half a request line: no protocol yet. (On a loaded machine the deadline may already have
+            // closed the connection; the close below is what is checked.)
+            try? await silentCleartext.send(Array("GET /li".utf8))
             _ = try await silentTLS.waitForClose(timeout: .seconds(8))
             _ = try await silentCleartext.waitForClose(timeout: .seconds(8))
         }

@@ -83,6 +83,9 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     func activityTypes() -> [String: ActivityTypeRegistry.Entry] { liveActivities.types.all }
 
     func declareActivityType(_ name: String, json body: [UInt8]) throws(InspectionError) -> ActivityTypeDeclaration {
+        guard ActivityTypeDeclaration.isTypeName(name) else {
+            throw InspectionError.badRequest("activity type names are Swift type names (the attributes-type of a start): a capital letter, then letters, digits or _; got \(name)")
+        }
         let declaration: ActivityTypeDeclaration
         do {
             declaration = try PushMockConfiguration.activityType(name, Self.parse(body), file: "request body", path: "")

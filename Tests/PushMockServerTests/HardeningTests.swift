@@ -135,6 +135,17 @@ struct HardeningTests {
         try await withPushMockServer(configuration) { server in
             let first = try await RawClient.connect(port: server.pushPort)
             let second = try await RawClient.connect(port: server.pushPort)
+            // The server accepts each socket on its own event loop: the third is opened only once
+            // both others are registered, or it could be initialised first and keep the slot.
+            try await withHTTPClient { client in
+                let deadline = ContinuousClock.now + .seconds(5)
+                while true {
+                    let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
+                    if String(decoding: body, as: UTF8.self).contains("pushmock_connections_active 2") { break }
+                    try #require(ContinuousClock.now < deadline, "the first two connections were never registered")
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+            }
             let third = try await RawClient.connect(port: server.pushPort)
             _ = try await third.waitForClose(timeout: .seconds(5))
             #expect(first.channel.isActive && second.channel.isActive)

@@ -31,7 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        // Test-only: an independent HTTP/1.1 + HTTP/2 client, and raw HTTP/2 frames.
+        // An independent HTTP/1.1 + HTTP/2 client (tests, `pushmock send`, the catalogue's loopback sends), and raw HTTP/2 frames (tests).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
     ],
@@ -75,6 +75,8 @@ let package = Package(
                 "PushMockCore",
                 "PushMockStore",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: swiftSettings
@@ -97,6 +99,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // The catalogue's "Send it" and "Send again" go through the push port as a client's would.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),

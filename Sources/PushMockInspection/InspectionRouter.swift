@@ -1,3 +1,4 @@
+import Foundation
 public import PushMockStore
 
 /// The whole inspection port, transport-neutral: one route table from which come the handlers,
@@ -16,12 +17,23 @@ public struct InspectionRouter: Sendable {
     let control: any ServerControl
     let settings: InspectionSettings
     let events: EventHub
+    /// How the catalogue and "Send again" reach the push port (nil: they answer 409).
+    let sender: (any PushSender)?
+    /// What the catalogue signs with.
+    let credentials: CatalogueCredentials
+    /// The server's clock, in seconds since 1970 (provider tokens and Live Activity timestamps).
+    let now: @Sendable () -> Int64
 
     /// Creates the port over the server's state.
     public init(
         store: any DeliveryStore, devices: any DeviceDirectory, faults: any FaultDirectory, activities: any ActivityBoard,
-        control: any ServerControl, settings: InspectionSettings = InspectionSettings()
+        control: any ServerControl, settings: InspectionSettings = InspectionSettings(),
+        sender: (any PushSender)? = nil, credentials: CatalogueCredentials = CatalogueCredentials(),
+        now: (@Sendable () -> Int64)? = nil
     ) {
+        self.sender = sender
+        self.credentials = credentials
+        self.now = now ?? { Int64(Date().timeIntervalSince1970) }
         self.store = store
         self.devices = devices
         self.faults = faults
@@ -33,6 +45,8 @@ public struct InspectionRouter: Sendable {
 
     /// Every operation of the port, in matching order (literal segments before `{…}`).
     public static let routes: [InspectionRoute] = [
+        InspectionRoute("GET", "/") { router, call in try router.page(call) },
+        InspectionRoute("GET", "/ui/{file}") { router, call in try router.uiFile(call) },
         InspectionRoute("GET", "/livez") { _, _ in .response(.health("ok")) },
         InspectionRoute("HEAD", "/livez") { _, _ in .response(.health("ok")) },
         InspectionRoute("GET", "/readyz") { _, _ in .response(.health("ready")) },
@@ -44,6 +58,7 @@ public struct InspectionRouter: Sendable {
         InspectionRoute("GET", "/api/v1/deliveries/wait") { router, call in try await router.waitForDeliveries(call) },
         InspectionRoute("GET", "/api/v1/deliveries/{id}") { router, call in try await router.delivery(call) },
         InspectionRoute("GET", "/api/v1/deliveries/{id}/curl") { router, call in try await router.curl(call) },
+        InspectionRoute("POST", "/api/v1/deliveries/{id}/resend") { router, call in try await router.resendDelivery(call) },
         InspectionRoute("GET", "/api/v1/events") { router, call in try await router.openEventStream(call) },
         InspectionRoute("GET", "/api/v1/devices") { router, _ in router.listDevices() },
         InspectionRoute("GET", "/api/v1/devices/{token}") { router, call in try router.device(call) },
@@ -63,10 +78,18 @@ public struct InspectionRouter: Sendable {
         InspectionRoute("GET", "/api/v1/activity-types/{name}") { router, call in try router.activityType(call) },
         InspectionRoute("PUT", "/api/v1/activity-types/{name}") { router, call in try router.declareActivityType(call) },
         InspectionRoute("DELETE", "/api/v1/activity-types/{name}") { router, call in try router.removeActivityType(call) },
+        InspectionRoute("GET", "/api/v1/rejections") { router, _ in router.listRejections() },
+        InspectionRoute("POST", "/api/v1/rejections/{id}/send") { router, call in try await router.sendRejection(call) },
     ]
 
     /// Paths answered without the inspection token and without the Host guard (probes).
     static let healthPaths: Set<String> = ["/livez", "/readyz"]
+
+    /// The web page's own files, served without the token (they hold no data; the page asks for
+    /// the token and sends it with every API call).
+    static func isPage(_ path: String) -> Bool {
+        path == "/" || path.hasPrefix("/ui/")
+    }
 
     /// Answers one request.
     public func respond(to request: InspectionRequest) async -> InspectionAnswer {
@@ -83,7 +106,7 @@ public struct InspectionRouter: Sendable {
         if let refusal = settings.browserGuard.hostRefusal(path: request.path, host: request.host) {
             throw refusal
         }
-        if let token = settings.token, !Self.healthPaths.contains(request.path), !Self.authorized(request, token: token) {
+        if let token = settings.token, !Self.healthPaths.contains(request.path), !Self.isPage(request.path), !Self.authorized(request, token: token) {
             throw InspectionError(
                 401, "this inspection API wants Authorization: Bearer <token> (the configured inspectionToken)",
                 headers: [.init("www-authenticate", #"Bearer realm="pushmock-inspection""#)]

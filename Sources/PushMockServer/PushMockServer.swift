@@ -91,8 +91,13 @@ public final class PushMockServer: Service, Sendable {
     static func makeComponents(_ configuration: PushMockConfiguration, logger: Logger) throws -> Components {
         let apns = configuration.apns
         var registry = APNSCredentialRegistry()
+        var catalogue = CatalogueCredentials()
         for key in apns.keys {
             let pem = try readPEM(key.source, what: "APNs key \(key.keyID)")
+            if catalogue.apns == nil, pem.contains("PRIVATE KEY") {
+                let topic = key.topics?.first ?? apns.bundles.first { $0.teamID == key.teamID }?.bundleID ?? "com.example.app"
+                catalogue.apns = CatalogueCredentials.APNS(keyID: key.keyID, teamID: key.teamID, pem: pem, topic: topic)
+            }
             do {
                 registry.add(APNSSigningKey(keyID: key.keyID, teamID: key.teamID, publicKey: try APNSSigningKey.publicKey(fromPEM: pem), scope: key.scope, topics: key.topics))
             } catch {
@@ -128,6 +133,9 @@ public final class PushMockServer: Service, Sendable {
             let text = try readPEM(source, what: "FCM service account")
             do {
                 accounts.append(try ServiceAccount.parse(json: Array(text.utf8)))
+                if catalogue.fcm == nil, text.contains("PRIVATE KEY") {
+                    catalogue.fcm = CatalogueCredentials.FCM(json: text, tokenPath: configuration.fcm.tokenPath)
+                }
             } catch {
                 throw PushMockError(code: .invalidConfiguration, message: "FCM service account \(source): \(error)")
             }
@@ -171,7 +179,9 @@ public final class PushMockServer: Service, Sendable {
                     serviceAccounts: accounts.map { .init(projectId: $0.projectID, clientEmail: $0.clientEmail, privateKeyId: $0.privateKeyID) },
                     tokenPath: configuration.fcm.tokenPath
                 )
-            )
+            ),
+            sender: LoopbackSender(address: pushAddress), credentials: catalogue,
+            now: { [clock = configuration.clock] in clock.nowSeconds }
         )
         return Components(
             store: store,

@@ -30,7 +30,7 @@ extension InspectionRouter {
         return .response(InspectionResponse(status: 200, contentType: "text/plain; charset=utf-8", body: Array(command.utf8)))
     }
 
-    private func storedDelivery(_ call: InspectionCall) async throws -> Delivery {
+    func storedDelivery(_ call: InspectionCall) async throws -> Delivery {
         _ = try DeliveryQuery.filter(call.request.query.filter { $0.name == "reveal" })
         let id = try DeliveryQuery.id(call.parameter("id"))
         guard let delivery = try await store.delivery(id: id) else {

@@ -1,0 +1,166 @@
+import _CryptoExtras
+import Crypto
+import Foundation
+import PushMockCore
+import PushMockStore
+
+/// Sends catalogue entries and recorded deliveries through the push port, and finds what was
+/// recorded: each request carries an `x-pushmock-catalogue` header with a fresh nonce.
+struct CatalogueRunner: Sendable {
+    let sender: any PushSender
+    let credentials: CatalogueCredentials
+    let store: any DeliveryStore
+    let devices: any DeviceDirectory
+    let faults: any FaultDirectory
+    let now: @Sendable () -> Int64
+
+    static let markerHeader = "x-pushmock-catalogue"
+
+    /// Sends `entry` and reports whether the recorded answer is the entry's.
+    func run(_ entry: RejectionEntry) async throws -> SendResult {
+        let nonce = Self.hex(8)
+        let device = Self.hex(32)
+        let fcmToken = "pm\(nonce):APA91b" + String((0..<120).map { _ in Self.alphabet.randomElement()! })
+        let now = now()
+        let usesAPNS = entry.service != "fcm"
+        let apns = credentials.apns
+        if usesAPNS, apns == nil {
+            throw InspectionError(409, "this server holds no APNs private key to sign provider tokens with; configure --apns-key with a .p8 private key (the sample in Certs/ is one)")
+        }
+        if !usesAPNS, credentials.fcm == nil {
+            throw InspectionError(409, "this server holds no FCM service account with a private_key to obtain an access token with; configure --fcm-service-account with a key file (the sample in Certs/ is one)")
+        }
+        let project = credentials.fcm.flatMap { try? ServiceAccount.parse(json: Array($0.json.utf8)).projectID } ?? DevProject.fallback
+        let token = usesAPNS ? device : fcmToken
+        var values: [String: String] = [
+            "device": device, "fcmToken": fcmToken, "project": project, "topic": apns?.topic ?? "com.example.app",
+            "now": "\(now)", "nowMs": "\(now * 1000)", "stale": "\(now - 7200)", "future": "\(now + 7200)",
+            "big": String(repeating: "x", count: 5000),
+        ]
+        values["nonce"] = nonce
+        func fill(_ text: String) -> String {
+            var result = text
+            for (name, value) in values where result.contains("{\(name)}") {
+                result = result.replacing("{\(name)}", with: value)
+            }
+            return result
+        }
+
+        var faultID: String?
+        if entry.viaFault {
+            let id = "catalogue-\(nonce)"
+            let service = usesAPNS ? "apns" : "fcm"
+            _ = try faults.addFault(json: Array(#"{"id":"\#(id)","match":{"service":"\#(service)","token":"\#(token)"},"reject":{"reason":"\#(entry.reason)"},"count":1}"#.utf8))
+            faultID = id
+        }
+        if let json = entry.device {
+            _ = try devices.setDevice(token, json: Array(fill(json).utf8))
+        }
+        defer {
+            if let faultID { _ = faults.removeFault(id: faultID) }
+            if entry.device != nil { _ = devices.removeDevice(token) }
+        }
+
+        var bearer: String?
+        if entry.steps.contains(where: { $0.auth == .fcm }) {
+            bearer = try await accessToken(now: now)
+        }
+        var requests: [OutgoingRequest] = []
+        for step in entry.steps {
+            var headers = step.headers.map { HeaderField(name: $0.name, value: fill($0.value)) }
+            switch step.auth {
+            case .apns(let age):
+                headers.append(HeaderField(name: "authorization", value: "bearer " + (try providerToken(apns!, issuedAt: now - age))))
+            case .apnsTampered:
+                var jwt = try providerToken(apns!, issuedAt: now)
+                let last = jwt.removeLast()
+                jwt.append(last == "A" ? "B" : "A")
+                headers.append(HeaderField(name: "authorization", value: "bearer " + jwt))
+            case .fcm:
+                headers.append(HeaderField(name: "authorization", value: "Bearer " + (bearer ?? "")))
+            case .literal(let value):
+                headers.append(HeaderField(name: "authorization", value: value))
+            case .none:
+                break
+            }
+            headers.append(HeaderField(name: Self.markerHeader, value: nonce))
+            requests.append(OutgoingRequest(method: step.method, path: fill(step.path), headers: headers, body: Array(fill(step.body).utf8)))
+        }
+        var result = try await send(requests, nonce: nonce)
+        result.entry = entry.id
+        result.produced = result.reason == entry.reason
+        result.fault = faultID
+        return result
+    }
+
+    /// Sends the request `delivery` recorded again, as it was received (pseudo-headers and
+    /// connection headers aside).
+    func resend(_ delivery: Delivery) async throws -> SendResult {
+        let nonce = Self.hex(8)
+        let skipped: Set<String> = ["content-length", "host", "connection", "transfer-encoding", "te", "keep-alive", "upgrade", Self.markerHeader]
+        var headers = delivery.headers.filter { !$0.name.hasPrefix(":") && !skipped.contains($0.name.lowercased()) }
+        headers.append(HeaderField(name: Self.markerHeader, value: nonce))
+        var result = try await send([OutgoingRequest(method: delivery.method, path: delivery.path, headers: headers, body: delivery.body)], nonce: nonce)
+        result.produced = true
+        return result
+    }
+
+    private func send(_ requests: [OutgoingRequest], nonce: String) async throws -> SendResult {
+        let before = try await store.newestID()
+        let responses: [SentResponse]
+        do {
+            responses = try await sender.send(requests)
+        } catch let error as InspectionError {
+            throw error
+        } catch {
+            throw InspectionError(502, "sending through the push port failed: \(error)")
+        }
+        guard let last = responses.last else { throw InspectionError(502, "the push port gave no answer") }
+        let recorded = try await store.deliveries(after: before, matching: DeliveryFilter(), limit: 100_000)
+            .last { $0.headers.contains { $0.name == Self.markerHeader && $0.value == nonce } }
+        return SendResult(
+            entry: nil, produced: false, status: last.status, body: String(decoding: last.body, as: UTF8.self),
+            deliveryId: recorded?.id, outcome: recorded?.outcome, reason: recorded?.reason, explanation: recorded?.explanation, fault: nil
+        )
+    }
+
+    private func providerToken(_ apns: CatalogueCredentials.APNS, issuedAt: Int64) throws -> String {
+        do {
+            return try ProviderToken.sign(keyID: apns.keyID, teamID: apns.teamID, issuedAt: issuedAt, key: try P256.Signing.PrivateKey(pemRepresentation: apns.pem))
+        } catch {
+            throw InspectionError(409, "the APNs key \(apns.keyID) cannot sign: \(error)")
+        }
+    }
+
+    /// An access token from PushMock's own token endpoint, through the push port.
+    private func accessToken(now: Int64) async throws -> String {
+        guard let fcm = credentials.fcm, let account = try? ServiceAccount.parse(json: Array(fcm.json.utf8)),
+            case .string(let pem)? = JSONValue.parse(Array(fcm.json.utf8))?["private_key"],
+            let key = try? _RSA.Signing.PrivateKey(pemRepresentation: pem)
+        else {
+            throw InspectionError(409, "the FCM service account holds no usable private_key")
+        }
+        let assertion = try OAuthAssertion.sign(
+            key: key, keyID: account.privateKeyID, issuer: account.clientEmail, audience: "https://oauth2.googleapis.com/token",
+            scope: "https://www.googleapis.com/auth/firebase.messaging", issuedAt: now
+        )
+        let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
+        let answer = try await sender.send([
+            OutgoingRequest(method: "POST", path: fcm.tokenPath, headers: [HeaderField(name: "content-type", value: "application/x-www-form-urlencoded")], body: Array(form.utf8))
+        ])
+        guard let body = answer.first?.body, case .string(let token)? = JSONValue.parse(body)?["access_token"] else {
+            throw InspectionError(502, "PushMock's token endpoint issued no access token: \(String(decoding: answer.first?.body ?? [], as: UTF8.self))")
+        }
+        return token
+    }
+
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+    static func hex(_ bytes: Int) -> String {
+        (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    private enum DevProject {
+        static let fallback = "pushmock-demo"
+    }
+}

@@ -1,0 +1,70 @@
+public import PushMockCore
+
+/// One request for the push port.
+public struct OutgoingRequest: Sendable, Hashable {
+    public var method: String
+    public var path: String
+    public var headers: [HeaderField]
+    public var body: [UInt8]
+
+    public init(method: String, path: String, headers: [HeaderField], body: [UInt8]) {
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// The push port's answer to one request.
+public struct SentResponse: Sendable, Hashable {
+    public var status: Int
+    public var body: [UInt8]
+
+    public init(status: Int, body: [UInt8]) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// Sends requests through the server's own push port, as a client would (the catalogue's
+/// "Send it" and a delivery's "Send again"). The server implements it with a real HTTP/2 client.
+public protocol PushSender: Sendable {
+    /// Sends `requests` in order on one new connection; one answer each.
+    func send(_ requests: [OutgoingRequest]) async throws -> [SentResponse]
+}
+
+/// What the catalogue signs with: the server's own APNs key and FCM service account, when it was
+/// configured with their private halves (the sample ones in `Certs/` are).
+public struct CatalogueCredentials: Sendable {
+    /// An APNs key that signs provider tokens, and a topic of its team.
+    public struct APNS: Sendable {
+        public var keyID: String
+        public var teamID: String
+        public var pem: String
+        public var topic: String
+        public init(keyID: String, teamID: String, pem: String, topic: String) {
+            self.keyID = keyID
+            self.teamID = teamID
+            self.pem = pem
+            self.topic = topic
+        }
+    }
+
+    /// A service account key file (with `private_key`) and PushMock's token path.
+    public struct FCM: Sendable {
+        public var json: String
+        public var tokenPath: String
+        public init(json: String, tokenPath: String) {
+            self.json = json
+            self.tokenPath = tokenPath
+        }
+    }
+
+    public var apns: APNS?
+    public var fcm: FCM?
+
+    public init(apns: APNS? = nil, fcm: FCM? = nil) {
+        self.apns = apns
+        self.fcm = fcm
+    }
+}

@@ -1,0 +1,45 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import PushMockCore
+import PushMockInspection
+
+/// Sends the catalogue's requests and "Send again" through the server's own push port with a
+/// real HTTP/2 client (AsyncHTTPClient over TLS with ALPN), so that they take exactly the path a
+/// sender's do. The peer is this process on loopback; its certificate is not verified (a server
+/// configured with its own certificate chain need not be signed by a CA PushMock knows).
+struct LoopbackSender: PushSender {
+    let address: PushAddress
+
+    func send(_ requests: [OutgoingRequest]) async throws -> [SentResponse] {
+        let port = address.port
+        guard port > 0 else { throw InspectionError(409, "the push port is not listening yet") }
+        let host = address.host.contains(":") ? "[\(address.host)]" : address.host
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .none
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        do {
+            var answers: [SentResponse] = []
+            for outgoing in requests {
+                var request = HTTPClientRequest(url: "https://\(host):\(port)\(outgoing.path)")
+                request.method = HTTPMethod(rawValue: outgoing.method)
+                for field in outgoing.headers { request.headers.add(name: field.name, value: field.value) }
+                if outgoing.method != "GET" || !outgoing.body.isEmpty {
+                    request.body = .bytes(ByteBuffer(bytes: outgoing.body))
+                }
+                let response = try await client.execute(request, timeout: .seconds(30))
+                let body = try await response.body.collect(upTo: 1 << 20)
+                answers.append(SentResponse(status: Int(response.status.code), body: Array(buffer: body)))
+            }
+            try await client.shutdown()
+            return answers
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import PushMockCore
+import PushMockInspection
+import PushMockServer
+import PushMockTesting
+import Testing
+
+@Suite("The rejections catalogue: each entry really produces its answer through the push port")
+struct RejectionCatalogueTests {
+    @Test("every entry, sent through the push port, is recorded with its status and reason; one-shot faults and devices are removed after")
+    func everyEntryProducesItsAnswer() async throws {
+        try await withPushMockServer(.testing()) { server in
+            #expect(RejectionCatalogue.entries.count >= 60)
+            #expect(Set(RejectionCatalogue.entries.map(\.id)).count == RejectionCatalogue.entries.count, "ids are unique")
+            let listed = await server.inspect("GET", "/api/v1/rejections")
+            #expect((listed.json["entries"] as? [[String: Any]])?.count == RejectionCatalogue.entries.count)
+            for entry in RejectionCatalogue.entries {
+                let reply = await server.inspect("POST", "/api/v1/rejections/\(entry.id)/send")
+                #expect(reply.status == 200, "\(entry.id): \(reply.text)")
+                let result = try JSONDecoder().decode(SendResult.self, from: Data(reply.response.body))
+                #expect(result.produced, "\(entry.id) wanted \(entry.status) \(entry.reason), got \(result.status) \(result.reason ?? "-"): \(result.body)")
+                #expect(result.status == entry.status, "\(entry.id): status \(result.status)")
+                #expect(result.outcome == .rejected, "\(entry.id)")
+                let id = try #require(result.deliveryId, "\(entry.id) was recorded")
+                let recorded = await server.inspect("GET", "/api/v1/deliveries/\(id)")
+                #expect(recorded.json["reason"] as? String == entry.reason)
+                #expect((result.fault != nil) == entry.viaFault, "\(entry.id): a fault only where the entry says so")
+                if let fault = result.fault {
+                    #expect((recorded.json["fault"] as? String) == fault)
+                }
+            }
+            let faults = await server.inspect("GET", "/api/v1/faults")
+            #expect((faults.json["faults"] as? [Any])?.isEmpty == true, "one-shot faults are gone: \(faults.text)")
+            let devices = await server.inspect("GET", "/api/v1/devices")
+            #expect((devices.json["devices"] as? [[String: Any]])?.allSatisfy { ($0["state"] as? String) == "active" && $0["bundleId"] == nil } ?? true, "\(devices.text)")
+            #expect(await server.inspect("POST", "/api/v1/rejections/no-such-entry/send").status == 404)
+        }
+    }
+
+    @Test("a delivery sent again goes through the push port and is recorded anew with the same answer")
+    func sendAgain() async throws {
+        try await withPushMockServer(.testing()) { server in
+            let first = try JSONDecoder().decode(SendResult.self, from: Data(await server.inspect("POST", "/api/v1/rejections/apns-bad-priority/send").response.body))
+            let id = try #require(first.deliveryId)
+            let reply = await server.inspect("POST", "/api/v1/deliveries/\(id)/resend")
+            #expect(reply.status == 200, "\(reply.text)")
+            let again = try JSONDecoder().decode(SendResult.self, from: Data(reply.response.body))
+            let newID = try #require(again.deliveryId)
+            #expect(newID > id)
+            #expect(again.status == 400)
+            #expect(again.reason == "BadPriority")
+            #expect(await server.inspect("POST", "/api/v1/deliveries/999999/resend").status == 404)
+            #expect(await server.inspect("POST", "/api/v1/deliveries/\(id)/resend", headers: []).status == 403, "a state-changing route: guarded")
+        }
+    }
+}

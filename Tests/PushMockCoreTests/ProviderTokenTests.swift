@@ -65,9 +65,18 @@ struct FaultPlanTests {
         let plan = FaultPlan(rules: [FaultRule(id: "twice", match: .init(service: .apns, token: "ABCD"), action: .reject(status: 429, reason: "TooManyRequests"), count: 2)])
         #expect(plan.fire(service: .fcm, path: "/", token: "abcd", topic: nil) == nil)
         #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil)?.id == "twice")
-        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil)?.id == "twice")
+        #expect(plan.rules.first?.hits == 1, "a rule counts what it fired for")
+        #expect(plan.rules.first?.count == 1)
+        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil)?.hits == 2)
         #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil) == nil)
         #expect(plan.rules.isEmpty)
+    }
+
+    @Test("an uncounted rule counts its hits and stays")
+    func hits() {
+        let plan = FaultPlan(rules: [FaultRule(id: "always", action: .resetStream)])
+        for _ in 0..<3 { _ = plan.fire(service: .apns, path: "/", token: nil, topic: nil) }
+        #expect(plan.rules.map(\.hits) == [3])
     }
 
     @Test("probabilities are repeatable with a seed")

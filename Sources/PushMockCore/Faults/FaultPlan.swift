@@ -57,19 +57,19 @@ public final class FaultPlan: Sendable {
         guard ruleCount.load(ordering: .relaxed) > 0 else { return nil }
         return state.withLock { state in
             for index in state.rules.indices {
-                let rule = state.rules[index]
+                var rule = state.rules[index]
                 guard rule.match.matches(service: service, path: path, token: token, topic: topic, project: project) else { continue }
                 if let probability = rule.probability {
                     let draw = Double(state.random.next() >> 11) / Double(1 << 53)
                     guard draw < probability else { continue }
                 }
-                if let count = rule.count {
-                    if count <= 1 {
-                        state.rules.remove(at: index)
-                        ruleCount.store(state.rules.count, ordering: .relaxed)
-                    } else {
-                        state.rules[index].count = count - 1
-                    }
+                rule.hits += 1
+                if let count = rule.count, count <= 1 {
+                    state.rules.remove(at: index)
+                    ruleCount.store(state.rules.count, ordering: .relaxed)
+                } else {
+                    state.rules[index].hits = rule.hits
+                    if let count = rule.count { state.rules[index].count = count - 1 }
                 }
                 return rule
             }

@@ -59,6 +59,8 @@ public struct FaultRule: Sendable, Hashable, Codable {
     public var count: Int?
     /// Fire with this probability (0…1), drawn from the plan's seeded generator; `nil` always.
     public var probability: Double?
+    /// How many requests it has fired for so far.
+    public var hits = 0
 
     public init(id: String, match: Match = Match(), action: Action, count: Int? = nil, probability: Double? = nil) {
         self.id = id

@@ -72,10 +72,12 @@ struct CatalogueRunner: Sendable {
             case .apns(let age):
                 headers.append(HeaderField(name: "authorization", value: "bearer " + (try providerToken(apns!, issuedAt: now - age))))
             case .apnsTampered:
-                var jwt = try providerToken(apns!, issuedAt: now)
-                let last = jwt.removeLast()
-                jwt.append(last == "A" ? "B" : "A")
-                headers.append(HeaderField(name: "authorization", value: "bearer " + jwt))
+                // One character in the middle of the signature changed (the last one may carry only
+                // padding bits, which a decoder ignores).
+                var jwt = Array(try providerToken(apns!, issuedAt: now))
+                let index = jwt.count - 40
+                jwt[index] = jwt[index] == "A" ? "B" : "A"
+                headers.append(HeaderField(name: "authorization", value: "bearer " + String(jwt)))
             case .fcm:
                 headers.append(HeaderField(name: "authorization", value: "Bearer " + (bearer ?? "")))
             case .literal(let value):

@@ -5,8 +5,14 @@ import Foundation
 /// build step), with their content types, an `ETag` to revalidate against, and a
 /// Content-Security-Policy that allows nothing but this origin.
 extension InspectionRouter {
+    /// The page says whether the API wants the inspection token, so that it asks before its first
+    /// call instead of provoking a 401.
     func page(_ call: InspectionCall) throws -> InspectionAnswer {
-        try asset("index.html", call)
+        guard settings.token != nil, var file = UIAssets.file("index.html") else { return try asset("index.html", call) }
+        file.bytes = Array(String(decoding: file.bytes, as: UTF8.self)
+            .replacing(#"content="not-required""#, with: #"content="required""#).utf8)
+        file.etag = String(file.etag.dropLast()) + "-token\""
+        return serve(file, call)
     }
 
     func uiFile(_ call: InspectionCall) throws -> InspectionAnswer {
@@ -17,6 +23,10 @@ extension InspectionRouter {
         guard let file = UIAssets.file(name) else {
             throw InspectionError.notFound("no file \(name) in the web page's resources")
         }
+        return serve(file, call)
+    }
+
+    private func serve(_ file: UIAssets.File, _ call: InspectionCall) -> InspectionAnswer {
         var headers: [InspectionResponse.Header] = [
             .init("etag", file.etag), .init("cache-control", "no-cache"), .init("x-content-type-options", "nosniff"),
         ]

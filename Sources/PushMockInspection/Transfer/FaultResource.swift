@@ -10,6 +10,8 @@ public struct FaultResource: Codable, Sendable, Equatable {
     public var resetStream: Bool?
     public var count: Int?
     public var probability: Double?
+    /// How many requests it has fired for (a `count` rule is removed once spent).
+    public var hits: Int?
 
     /// What the rule matches.
     public struct Match: Codable, Sendable, Equatable {
@@ -38,5 +40,6 @@ public struct FaultResource: Codable, Sendable, Equatable {
         }
         count = rule.count
         probability = rule.probability
+        hits = rule.hits
     }
 }

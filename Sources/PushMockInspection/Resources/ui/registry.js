@@ -1,0 +1,133 @@
+// Devices and faults: see, add and remove them through the API.
+import { api } from './api.js';
+import { clear, h, short } from './dom.js';
+import { rejections } from './state.js';
+
+function field(name, labelText, control) {
+  control.name = name;
+  control.id = `field-${name}`;
+  return h('div', { class: 'field' }, h('label', { for: control.id }, labelText), control);
+}
+
+function options(values) { return values.map((value) => h('option', { value }, value || '—')); }
+
+function formData(form) {
+  return Object.fromEntries([...new FormData(form)].filter(([, value]) => value !== ''));
+}
+
+export class DevicesView {
+  async enter(main) {
+    this.message = h('p', { role: 'status' });
+    this.body = h('tbody');
+    const form = h('form', { class: 'add', 'aria-labelledby': 'add-device-title', onsubmit: (event) => this.add(event) },
+      h('h3', { id: 'add-device-title' }, 'Add or change a device'),
+      field('token', 'Token', h('input', { required: true, size: 40, placeholder: '64 hex digits or an FCM token' })),
+      field('bundleId', 'Bundle id', h('input', { placeholder: 'com.example.app' })),
+      field('environment', 'Environment', h('select', {}, options(['', 'sandbox', 'production']))),
+      field('project', 'FCM project', h('input', { placeholder: 'pushmock-demo' })),
+      field('state', 'State', h('select', {}, options(['active', 'unregistered', 'expired']))),
+      field('liveActivity', 'Live Activity token', h('select', {}, options(['', 'pushToStart', 'activity']))),
+      h('button', { class: 'primary' }, 'Save device'));
+    clear(main, h('section', { 'aria-labelledby': 'devices-title' },
+      h('div', { class: 'bar' }, h('h2', { id: 'devices-title' }, 'Devices')),
+      h('p', { class: 'muted' }, 'The device registry: unknown tokens are accepted unless the registry is closed.'),
+      h('div', { class: 'scroll' }, h('table', {}, h('thead', {}, h('tr', {}, ['Token', 'Bundle', 'Environment', 'Project', 'State', 'Live Activity', ''].map((title) => h('th', { scope: 'col' }, title)))), this.body)),
+      this.message, form));
+    await this.load();
+  }
+
+  async load() {
+    const { devices } = await api('/api/v1/devices');
+    clear(this.body, devices.length ? devices.map((device) => h('tr', {},
+      h('td', { class: 'mono', title: device.token }, short(device.token, 28)), h('td', {}, device.bundleId ?? ''), h('td', {}, device.environment ?? ''),
+      h('td', {}, device.project ?? ''), h('td', {}, h('span', { class: `badge ${device.state}` }, device.state)), h('td', {}, device.liveActivity ?? ''),
+      h('td', {}, h('button', { type: 'button', class: 'danger', 'aria-label': `Unregister ${device.token}`, onclick: () => this.remove(device.token) }, 'Remove'))))
+      : h('tr', {}, h('td', { colspan: 7, class: 'empty' }, 'No devices registered.')));
+  }
+
+  async add(event) {
+    event.preventDefault();
+    const { token, ...body } = formData(event.target);
+    try {
+      await api(`/api/v1/devices/${encodeURIComponent(token)}`, { method: 'PUT', body });
+      this.message.textContent = `Saved ${short(token, 24)}.`;
+      event.target.reset();
+      await this.load();
+    } catch (error) { this.message.textContent = `Refused: ${error.message}`; }
+  }
+
+  async remove(token) {
+    await api(`/api/v1/devices/${encodeURIComponent(token)}`, { method: 'DELETE' });
+    this.message.textContent = `Removed ${short(token, 24)}.`;
+    await this.load();
+  }
+}
+
+function action(fault) {
+  if (fault.reject) return `reject ${fault.reject.status} ${fault.reject.reason}`;
+  if (fault.delayMilliseconds !== undefined && fault.delayMilliseconds !== null) return `delay ${fault.delayMilliseconds} ms`;
+  if (fault.goAway) return `GOAWAY ${fault.goAway}`;
+  if (fault.resetStream) return 'reset stream';
+  return '';
+}
+
+export class FaultsView {
+  async enter(main) {
+    this.message = h('p', { role: 'status' });
+    this.body = h('tbody');
+    const reasons = [...new Set((await rejections().catch(() => [])).filter((entry) => entry.service !== 'liveactivity').map((entry) => entry.reason))];
+    const form = h('form', { class: 'add', 'aria-labelledby': 'add-fault-title', onsubmit: (event) => this.add(event) },
+      h('h3', { id: 'add-fault-title' }, 'Create a fault'),
+      field('id', 'Id', h('input', { placeholder: 'optional', pattern: '[A-Za-z0-9._\\-]+' })),
+      field('service', 'Service', h('select', {}, options(['', 'apns', 'fcm', 'oauth', 'broadcast']))),
+      field('token', 'Token', h('input', { size: 30, placeholder: 'any' })),
+      field('topic', 'Topic', h('input', { placeholder: 'any' })),
+      field('reason', 'Reject with', h('select', { required: true }, options(reasons))),
+      field('count', 'Times', h('input', { type: 'number', min: 1, placeholder: 'always' })),
+      h('button', { class: 'primary' }, 'Create fault'));
+    clear(main, h('section', { 'aria-labelledby': 'faults-title' },
+      h('div', { class: 'bar' }, h('h2', { id: 'faults-title' }, 'Faults'),
+        h('button', { type: 'button', class: 'danger', onclick: () => this.removeAll() }, 'Delete all')),
+      h('p', { class: 'muted' }, 'A fault changes the answer to matching requests; a counted one is gone once spent.'),
+      h('div', { class: 'scroll' }, h('table', {}, h('thead', {}, h('tr', {}, ['Id', 'Match', 'Action', 'Hits', 'Left', ''].map((title) => h('th', { scope: 'col' }, title)))), this.body)),
+      this.message, form));
+    await this.load();
+  }
+
+  async load() {
+    const { faults } = await api('/api/v1/faults');
+    clear(this.body, faults.length ? faults.map((fault) => h('tr', { 'data-fault': fault.id },
+      h('td', { class: 'mono' }, fault.id),
+      h('td', {}, Object.entries(fault.match ?? {}).filter(([, value]) => value !== null && value !== undefined).map(([key, value]) => `${key}=${short(String(value), 20)}`).join(' ') || 'everything'),
+      h('td', {}, action(fault)), h('td', { class: 'hits' }, fault.hits ?? 0), h('td', {}, fault.count ?? '∞'),
+      h('td', {}, h('button', { type: 'button', class: 'danger', 'aria-label': `Delete fault ${fault.id}`, onclick: () => this.remove(fault.id) }, 'Delete'))))
+      : h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No faults: every answer is the real service\'s.')));
+  }
+
+  async add(event) {
+    event.preventDefault();
+    const data = formData(event.target);
+    const match = Object.fromEntries(['service', 'token', 'topic'].filter((key) => data[key]).map((key) => [key, data[key]]));
+    const body = { match, reject: { reason: data.reason } };
+    if (data.id) body.id = data.id;
+    if (data.count) body.count = Number(data.count);
+    try {
+      const fault = await api('/api/v1/faults', { method: 'PUT', body });
+      this.message.textContent = `Fault ${fault.id} created.`;
+      event.target.reset();
+      await this.load();
+    } catch (error) { this.message.textContent = `Refused: ${error.message}`; }
+  }
+
+  async remove(id) {
+    await api(`/api/v1/faults/${encodeURIComponent(id)}`, { method: 'DELETE' });
+    this.message.textContent = `Fault ${id} deleted.`;
+    await this.load();
+  }
+
+  async removeAll() {
+    await api('/api/v1/faults', { method: 'DELETE' });
+    this.message.textContent = 'All faults deleted.';
+    await this.load();
+  }
+}

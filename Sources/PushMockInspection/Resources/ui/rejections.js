@@ -1,0 +1,45 @@
+// The rejections catalogue: every answer PushMock gives besides success, what triggers it, and a
+// button that sends a request producing it through the push port.
+import { api } from './api.js';
+import { clear, h } from './dom.js';
+import { rejections } from './state.js';
+
+const GROUPS = [['apns', 'APNs reasons'], ['liveactivity', 'Live Activity rules (strict profile)'], ['fcm', 'FCM errors']];
+
+export class RejectionsView {
+  async enter(main) {
+    const entries = await rejections();
+    clear(main, h('section', { 'aria-labelledby': 'rejections-title' },
+      h('div', { class: 'bar' }, h('h2', { id: 'rejections-title' }, 'Rejections catalogue')),
+      h('p', { class: 'muted' }, '“Send it” sends a request that produces the answer through the push port and shows how it was recorded. The same list is printed by pushmock rejections.'),
+      GROUPS.map(([service, title]) => h('div', {},
+        h('h3', {}, title),
+        h('div', { class: 'scroll' }, h('table', { class: 'catalogue' },
+          h('thead', {}, h('tr', {}, ['Status', 'Reason', 'Trigger', 'Reference', '', 'Recorded'].map((text) => h('th', { scope: 'col' }, text)))),
+          h('tbody', {}, entries.filter((entry) => entry.service === service).map((entry) => this.row(entry)))))))));
+  }
+
+  row(entry) {
+    const result = h('td', { class: 'result', 'aria-live': 'polite' });
+    const send = async (event) => {
+      const button = event.currentTarget;
+      button.disabled = true;
+      result.textContent = 'sending…';
+      try {
+        const sent = await api(`/api/v1/rejections/${entry.id}/send`, { method: 'POST', body: {} });
+        clear(result,
+          h('span', { class: `badge ${sent.produced ? 'produced' : 'rejected'}` }, sent.produced ? 'produced' : 'not produced'), ' ',
+          `${sent.status} ${sent.reason ?? ''} `,
+          sent.deliveryId !== null ? h('a', { href: `#/deliveries/${sent.deliveryId}` }, `delivery ${sent.deliveryId}`) : '');
+      } catch (error) {
+        result.textContent = `could not send: ${error.message}`;
+      } finally { button.disabled = false; }
+    };
+    return h('tr', { 'data-entry': entry.id },
+      h('td', {}, entry.status), h('td', { class: 'mono' }, entry.reason),
+      h('td', {}, entry.trigger, entry.viaFault ? h('span', { class: 'fault-note' }, ` fault: ${entry.faultNote}`) : ''),
+      h('td', {}, entry.reference),
+      h('td', {}, h('button', { type: 'button', onclick: send, 'aria-label': `Send it: ${entry.reason}` }, 'Send it')),
+      result);
+  }
+}

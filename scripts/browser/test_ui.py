@@ -1,0 +1,352 @@
+#!/usr/bin/env python3
+"""Browser tests of PushMock's web page, in a real Chromium driven by Selenium.
+
+Usage: test_ui.py PUSHMOCK_BINARY PUSH_PORT INSPECTION_PORT OTHER_ORIGIN_PORT SCREENSHOT_DIR TOKEN_INSPECTION_PORT
+
+Expects `pushmock serve --port PUSH_PORT --inspection-port INSPECTION_PORT` running with the
+sample credentials of Certs/ (the repository root is the working directory), and a second one
+whose inspection port TOKEN_INSPECTION_PORT wants `--inspection-token browser-secret`. Every check
+raises on failure; nothing is skipped.
+"""
+import http.server
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+BINARY, PUSH_PORT, INSPECTION_PORT, OTHER_PORT, SHOTS, TOKEN_PORT = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
+BASE = f"http://127.0.0.1:{INSPECTION_PORT}"
+PUSH = f"https://localhost:{PUSH_PORT}"
+os.makedirs(SHOTS, exist_ok=True)
+checks = []
+
+
+def check(name):
+    def wrap(function):
+        checks.append((name, function))
+        return function
+    return wrap
+
+
+def api(path, method="GET", body=None):
+    request = urllib.request.Request(BASE + path, method=method, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"x-pushmock-client": "browser-tests", "content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def provider_token():
+    return subprocess.run([BINARY, "token", "apns"], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def push(token, headers, body):
+    """Sends an APNs request with curl (HTTP/2 over TLS); returns (status, body)."""
+    arguments = ["curl", "-sS", "--http2", "--cacert", "Certs/ca.pem", "-o", "-", "-w", "\n%{http_code}",
+                 "-H", f"authorization: bearer {provider_token()}", "-d", json.dumps(body)]
+    for name, value in headers.items():
+        arguments += ["-H", f"{name}: {value}"]
+    output = subprocess.run(arguments + [f"{PUSH}/3/device/{token}"], check=True, capture_output=True, text=True).stdout
+    text, status = output.rsplit("\n", 1)
+    return int(status), text
+
+
+def alert(token, title, **headers):
+    return push(token, {"apns-topic": "com.example.app", "apns-push-type": "alert", **headers}, {"aps": {"alert": {"title": title, "body": "from the browser tests"}}})
+
+
+def live_activity(token, aps):
+    return push(token, {"apns-topic": "com.example.app.push-type.liveactivity", "apns-push-type": "liveactivity", "apns-priority": "10"}, {"aps": aps})
+
+
+def make_driver():
+    options = webdriver.ChromeOptions()
+    options.binary_location = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    for argument in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(os.environ.get("CHROMEDRIVER", "/usr/bin/chromedriver")), options=options)
+
+
+driver = make_driver()
+wait = WebDriverWait(driver, 10)
+
+
+def until(description, condition, timeout=10):
+    try:
+        return WebDriverWait(driver, timeout).until(lambda _: condition())
+    except TimeoutException:
+        raise AssertionError(f"timed out waiting for {description}") from None
+
+
+def shot(name):
+    path = os.path.join(SHOTS, f"{name}.png")
+    driver.save_screenshot(path)
+    print(f"  screenshot {path}")
+
+
+def click(element):
+    """Scrolls the element to the middle of the window (clear of the sticky header), then clicks."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def console_errors():
+    return [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def open_view(view):
+    """Loads the page afresh on a view (a hash change alone would keep the page's state)."""
+    driver.get("about:blank")
+    driver.get(f"{BASE}/#/{view}")
+    until(f"the {view} view", lambda: driver.find_element(By.CSS_SELECTOR, "main h2"))
+
+
+@check("the page loads with its content types, cache validators and Content-Security-Policy")
+def page_loads():
+    with urllib.request.urlopen(BASE + "/") as response:
+        assert response.headers["content-type"].startswith("text/html"), response.headers["content-type"]
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+        assert response.headers["etag"]
+    with urllib.request.urlopen(BASE + "/ui/app.js") as response:
+        assert response.headers["content-type"].startswith("text/javascript")
+    api("/api/v1/reset", "POST", {})
+    open_view("deliveries")
+    assert driver.title == "PushMock"
+    until("the event stream to be live", lambda: driver.find_element(By.ID, "live").text == "live")
+
+
+@check("a push sent with curl appears without a reload")
+def live_push():
+    marker = driver.execute_script("window.__sameDocument = 42; return window.__sameDocument")
+    status, body = alert("ab" * 32, "Hello from curl")
+    assert status == 200, body
+    until("the row", lambda: "Hello from curl" in driver.find_element(By.CSS_SELECTOR, "table.deliveries tbody").text)
+    assert driver.execute_script("return window.__sameDocument") == marker, "the page was reloaded"
+    shot("deliveries")
+
+
+@check("a rejected push's detail shows the decoded JWT claims and highlights the path its rule names")
+def detail():
+    now = int(time.time())
+    status, body = live_activity("cd" * 32, {"event": "update", "timestamp": now - 7200, "content-state": {"score": "1-0"}})
+    assert status == 400 and "LiveActivityTimestampStale" in body, (status, body)
+    row = until("the rejected row", lambda: next((r for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr") if "LiveActivityTimestampStale" in r.text), None))
+    row.send_keys(Keys.ENTER)
+    until("the detail", lambda: "Delivery" in driver.find_element(By.ID, "detail-title").text)
+    jwt = driver.find_element(By.CSS_SELECTOR, ".jwt").text
+    assert '"iss": "PMTEAM0001"' in jwt and '"kid": "PUSHMOCK01"' in jwt and "signature elided" in jwt, jwt
+    highlighted = driver.find_elements(By.CSS_SELECTOR, ".json .highlight")
+    assert [element.get_attribute("data-path") for element in highlighted] == ["aps.timestamp"], [element.get_attribute("data-path") for element in highlighted]
+    assert "LiveActivityTimestampStale" in driver.find_element(By.CSS_SELECTOR, ".rule").text
+    driver.execute_script("window.scrollTo(0, 0)")
+    shot("delivery-detail")
+    click(driver.find_element(By.XPATH, "//button[text()='Copy as curl']"))
+    until("the curl command", lambda: "curl" in driver.find_element(By.CSS_SELECTOR, "pre.curl").text)
+    click(driver.find_element(By.XPATH, "//button[text()='Send again']"))
+    link = until("the resent delivery's link", lambda: next(iter(driver.find_elements(By.XPATH, "//a[starts-with(text(), 'delivery ')]")), None))
+    click(link)
+    until("the new delivery", lambda: "LiveActivityTimestampStale" in driver.find_element(By.ID, "main").text)
+
+
+@check("filters narrow the list to what the API returns for them")
+def filters():
+    open_view("deliveries")
+    until("three rows", lambda: len(driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")) >= 3)
+    Select(driver.find_element(By.NAME, "outcome")).select_by_value("rejected")
+    expected = {d["id"] for d in api("/api/v1/deliveries?outcome=rejected")["deliveries"]}
+    until("only rejected rows", lambda: {int(r.get_attribute("data-id")) for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")} == expected)
+    alert("ef" * 32, "accepted while filtered")
+    time.sleep(0.5)
+    assert all("rejected" in r.get_attribute("class") for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")), "a live accepted push passed the filter"
+    search = driver.find_element(By.NAME, "text")
+    Select(driver.find_element(By.NAME, "outcome")).select_by_value("")
+    search.send_keys("Hello from curl")
+    until("the text search", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")] and all("Hello from curl" in r.text for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")))
+
+
+@check("a fault created in the page rejects the next push")
+def fault():
+    open_view("faults")
+    token = "fa" * 32
+    driver.find_element(By.NAME, "token").send_keys(token)
+    Select(driver.find_element(By.NAME, "reason")).select_by_value("ServiceUnavailable")
+    driver.find_element(By.NAME, "count").send_keys("1")
+    click(driver.find_element(By.XPATH, "//button[text()='Create fault']"))
+    until("the fault row", lambda: driver.find_elements(By.CSS_SELECTOR, "tr[data-fault]"))
+    shot("faults")
+    status, body = alert(token, "meets the fault")
+    assert status == 503 and "ServiceUnavailable" in body, (status, body)
+    newest = api(f"/api/v1/deliveries?token={token}&limit=1")["deliveries"][0]
+    assert newest["fault"] and newest["reason"] == "ServiceUnavailable", newest
+    status, _ = alert(token, "after the fault")
+    assert status == 200, "a count-1 fault fired twice"
+
+
+@check("a Live Activity played start → update → end shows in its card and timeline")
+def live_activity_card():
+    now = int(time.time())
+    status, body = live_activity("9a" * 32, {"event": "start", "timestamp": now, "attributes-type": "MatchAttributes", "attributes": {"home": "Lions", "away": "Tigers"},
+                                              "content-state": {"score": "0-0", "minute": 1}, "alert": {"title": "Kick-off", "body": "Lions v Tigers"}, "input-push-token": 1})
+    assert status == 200, body
+    started = api("/api/v1/deliveries?limit=1")["deliveries"][0]
+    token = started["issuedActivityToken"]
+    assert token, started
+    open_view("activities")
+    until("the card", lambda: "MatchAttributes" in driver.find_element(By.CSS_SELECTOR, ".activities").text)
+    status, body = live_activity(token, {"event": "update", "timestamp": now + 1, "content-state": {"score": "1-0", "minute": 12}, "alert": {"title": "Goal", "body": "Lions lead"}})
+    assert status == 200, body
+    until("the update in the card", lambda: "1-0" in driver.find_element(By.CSS_SELECTOR, ".lock-screen").text)
+    status, body = live_activity(token, {"event": "end", "timestamp": now + 2, "content-state": {"score": "2-1", "minute": 90}, "dismissal-date": now + 3600})
+    assert status == 200, body
+    until("the ended state", lambda: driver.find_element(By.CSS_SELECTOR, ".activity .badge").text == "ended")
+    timeline = driver.find_element(By.CSS_SELECTOR, ".timeline").text
+    for expected in ["start", "update", "end", "applied", "~ score: 0-0 → 1-0", "~ score: 1-0 → 2-1"]:
+        assert expected in timeline, (expected, timeline)
+    card = driver.find_element(By.CSS_SELECTOR, ".lock-screen").text
+    assert "2-1" in card and "Lions" in card and "12 h lock-screen limit" in card and "ended" in card, card
+    assert "Goal Lions lead" in card, f"the last alert shown: {card}"
+    shot("live-activities")
+
+
+@check("devices can be added and unregistered")
+def devices():
+    open_view("devices")
+    token = "de" * 32
+    driver.find_element(By.NAME, "token").send_keys(token)
+    Select(driver.find_element(By.NAME, "state")).select_by_value("unregistered")
+    click(driver.find_element(By.XPATH, "//button[text()='Save device']"))
+    until("the device row", lambda: "unregistered" in driver.find_element(By.CSS_SELECTOR, "tbody").text)
+    assert api(f"/api/v1/devices/{token}")["state"] == "unregistered"
+    shot("devices")
+    click(driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Unregister {token}']"))
+    until("the row gone", lambda: "No devices registered." in driver.find_element(By.CSS_SELECTOR, "tbody").text)
+
+
+@check("Send it produces an APNs reason, an FCM error and a Live Activity rule")
+def catalogue():
+    open_view("rejections")
+    for entry, reason in [("apns-bad-priority", "BadPriority"), ("fcm-invalid-argument", "INVALID_ARGUMENT"), ("liveactivity-timestamp-in-milliseconds", "LiveActivityTimestampInMilliseconds")]:
+        row = driver.find_element(By.CSS_SELECTOR, f"tr[data-entry='{entry}']")
+        click(row.find_element(By.TAG_NAME, "button"))
+        until(f"{entry}'s result", lambda: "produced" in row.find_element(By.CSS_SELECTOR, ".result").text)
+        delivery_id = int(row.find_element(By.CSS_SELECTOR, ".result a").text.split()[-1])
+        recorded = api(f"/api/v1/deliveries/{delivery_id}")
+        assert recorded["reason"] == reason and recorded["outcome"] == "rejected", recorded
+    shot("rejections")
+
+
+@check("keyboard: rows take focus, arrows move between them, Enter opens one; focus is visible")
+def keyboard():
+    open_view("deliveries")
+    total = min(api("/api/v1/deliveries?limit=1")["total"], 100)
+    until("the list", lambda: len(driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")) == total)
+    first, second = driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")[:2]
+    driver.execute_script("arguments[0].focus()", first)
+    assert driver.switch_to.active_element == first
+    first.send_keys(Keys.ARROW_DOWN)
+    assert driver.switch_to.active_element == second, "ArrowDown moves to the next row"
+    outline = driver.execute_script("return getComputedStyle(document.activeElement).outlineStyle")
+    assert outline == "solid", f"the focused row has no visible outline: {outline}"
+    expected = f"Delivery {second.get_attribute('data-id')}"
+    second.send_keys(Keys.ENTER)
+    until("the detail of the focused row", lambda: driver.find_element(By.ID, "detail-title").text == expected)
+
+
+@check("the page is usable at 390×844 and follows a dark system theme")
+def small_and_dark():
+    driver.set_window_size(390, 844)
+    open_view("deliveries")
+    width = driver.execute_script("return document.documentElement.scrollWidth")
+    assert width <= 400, f"the page scrolls sideways at 390 px: {width}"
+    shot("deliveries-390")
+    open_view("activities")
+    shot("live-activities-390")
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    open_view("deliveries")
+    background = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(18, 18, 20)", background
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": []})
+    driver.set_window_size(1280, 800)
+
+
+@check("with --inspection-token the page asks for the token once per tab")
+def token_once_per_tab():
+    driver.get("about:blank")
+    driver.get(f"http://127.0.0.1:{TOKEN_PORT}/#/deliveries")
+    dialog = until("the token dialog", lambda: driver.find_element(By.ID, "token-dialog") if driver.find_element(By.ID, "token-dialog").get_attribute("open") is not None else None)
+    shot("token")
+    dialog.find_element(By.ID, "token-input").send_keys("browser-secret", Keys.ENTER)
+    until("the list with the token", lambda: driver.find_elements(By.ID, "deliveries-title"))
+    until("the event stream with the token", lambda: driver.find_element(By.ID, "live").text == "live")
+    driver.refresh()
+    until("the list again", lambda: driver.find_elements(By.ID, "deliveries-title"))
+    assert driver.find_element(By.ID, "token-dialog").get_attribute("open") is None, "the token was asked for twice in one tab"
+
+
+@check("no console errors")
+def no_console_errors():
+    errors = console_errors()
+    assert not errors, errors
+
+
+@check("a cross-origin fetch POST to /api/v1/reset is refused")
+def cross_origin():
+    before = api("/api/v1/deliveries?limit=1")["total"]
+    assert before > 0
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<!doctype html><title>another origin</title>")
+
+    server = http.server.HTTPServer(("127.0.0.1", OTHER_PORT), Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        driver.get(f"http://127.0.0.1:{OTHER_PORT}/")
+        outcomes = driver.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const target = arguments[0] + '/api/v1/reset';
+            const results = {};
+            fetch(target, { method: 'POST', mode: 'no-cors', body: 'x', headers: { 'content-type': 'text/plain' } })
+              .then((r) => { results.simple = 'sent (opaque)'; }, (e) => { results.simple = 'blocked: ' + e; })
+              .then(() => fetch(target, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }))
+              .then((r) => { results.json = 'status ' + r.status; }, (e) => { results.json = 'blocked: ' + e; })
+              .then(() => done(results));
+        """, BASE)
+    finally:
+        server.shutdown()
+    assert outcomes["json"].startswith("blocked"), f"a JSON cross-origin POST was let through: {outcomes}"
+    after = api("/api/v1/deliveries?limit=1")["total"]
+    assert after >= before, f"PushMock was reset from another origin: {before} → {after} ({outcomes})"
+    print(f"  cross-origin: {outcomes}; deliveries kept: {after}")
+
+
+failures = 0
+try:
+    for name, function in checks:
+        try:
+            function()
+            print(f"ok   {name}")
+        except Exception as error:  # noqa: BLE001 - every failure is reported, then the run fails
+            failures += 1
+            print(f"FAIL {name}: {error!r}")
+            shot(f"failure-{function.__name__}")
+finally:
+    driver.quit()
+print(f"{len(checks) - failures}/{len(checks)} browser checks passed")
+sys.exit(1 if failures else 0)

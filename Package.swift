@@ -124,6 +124,7 @@ let package = Package(
             dependencies: [
                 "PushMockServer",
                 "PushMockCore",
+                "PushMockInspection",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

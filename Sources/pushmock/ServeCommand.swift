@@ -256,9 +256,13 @@ struct ServeCommand: AsyncParsableCommand {
             endpoints += ", cleartext http://\(configuration.host):\(port) (h2c + http/1.1)"
         }
         if let port = server.inspectionPort {
-            endpoints += ", inspection http://\(configuration.inspectionHost):\(port)/api/v1/deliveries"
+            endpoints += ", inspection API http://\(configuration.inspectionHost):\(port)/api/v1/deliveries"
         }
         logger.info("PushMock listening: \(endpoints)")
+        if let port = server.inspectionPort {
+            let host = configuration.inspectionHost.contains(":") ? "[\(configuration.inspectionHost)]" : configuration.inspectionHost
+            logger.info("web page: http://\(host == "0.0.0.0" || host == "[::]" ? "127.0.0.1" : host):\(port)/ (live deliveries, Live Activities, devices, faults, rejections catalogue)")
+        }
         if configuration.mode == .push {
             // The banner: what to paste to see it work (sample credentials from Certs/, not secret).
             let inspection = server.inspectionPort.map { " --inspection-url http://\(configuration.inspectionHost):\($0)" } ?? " --inspection-url none"

@@ -105,9 +105,13 @@ public enum RejectionCatalogue {
     ]
 
     static func liveActivityEntry(_ rule: LiveActivityRule, trigger: String, path: String, aps: String) -> RejectionEntry {
-        let slug = rule.reason.dropFirst("LiveActivity".count).reduce(into: "") { slug, character in
-            if character.isUppercase, !slug.isEmpty { slug += "-" }
+        // LiveActivityTimestampInMilliseconds → timestamp-in-milliseconds, LiveActivityMissingAPS → missing-aps.
+        var slug = ""
+        var previous: Character?
+        for character in rule.reason.dropFirst("LiveActivity".count) {
+            if character.isUppercase, let previous, previous.isLowercase { slug += "-" }
             slug += character.lowercased()
+            previous = character
         }
         let body = aps.isEmpty ? #"{"alert":"no aps"}"# : #"{"aps":{\#(aps)}}"#
         return RejectionEntry(

@@ -1,0 +1,135 @@
+import ArgumentParser
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import PushMockInspection
+
+/// `pushmock rejections`: runs the rejections catalogue (the web page's list) against a running
+/// PushMock, one real request each through its push port, and prints what each produced.
+///
+/// ```sh
+/// pushmock rejections                      # a table
+/// pushmock rejections --format markdown    # for a README or a pull request
+/// pushmock rejections --service fcm --format json
+/// ```
+struct RejectionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rejections",
+        abstract: "Trigger every APNs reason, Live Activity rule and FCM error of the catalogue on a running PushMock and print what was answered."
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, markdown, json
+    }
+
+    @Option(help: "The inspection API's base URL.")
+    var inspectionURL = "http://127.0.0.1:2198"
+
+    @Option(help: "The inspection token, if the server wants one.")
+    var inspectionToken: String?
+
+    @Option(help: "Only this service: apns, liveactivity or fcm.")
+    var service: String?
+
+    @Option(help: "Output: \(Format.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var format = Format.table
+
+    struct Row: Encodable {
+        var id: String
+        var service: String
+        var trigger: String
+        var expected: String
+        var status: Int
+        var reason: String?
+        var produced: Bool
+        var viaFault: Bool
+        var why: String?
+        var deliveryId: UInt64?
+    }
+
+    func validate() throws {
+        if let service, !["apns", "liveactivity", "fcm"].contains(service) {
+            throw ValidationError("--service must be apns, liveactivity or fcm (got \(service))")
+        }
+    }
+
+    func run() async throws {
+        let client = HTTPClient(eventLoopGroupProvider: .singleton)
+        do {
+            try await run(client)
+            try await client.shutdown()
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    func run(_ client: HTTPClient) async throws {
+        let list: RejectionList = try await call(client, "GET", "/api/v1/rejections")
+        var rows: [Row] = []
+        for entry in list.entries where service == nil || entry.service == service {
+            let result: SendResult = try await call(client, "POST", "/api/v1/rejections/\(entry.id)/send")
+            rows.append(Row(
+                id: entry.id, service: entry.service, trigger: entry.trigger, expected: "\(entry.status) \(entry.reason)", status: result.status,
+                reason: result.reason, produced: result.produced, viaFault: entry.viaFault,
+                why: entry.faultNote.map { "a fault: \($0)" } ?? result.explanation, deliveryId: result.deliveryId
+            ))
+        }
+        print(render(rows))
+        let missed = rows.filter { !$0.produced }
+        if !missed.isEmpty {
+            throw RejectionsFailure(message: "\(missed.count) of \(rows.count) entries did not produce their answer: \(missed.map(\.id).joined(separator: ", "))")
+        }
+    }
+
+    func render(_ rows: [Row]) -> String {
+        switch format {
+        case .json:
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            return String(decoding: (try? encoder.encode(rows)) ?? Data(), as: UTF8.self)
+        case .markdown:
+            var lines = ["| Trigger | Status | Reason | Why |", "|---|---|---|---|"]
+            for row in rows {
+                let cells = [row.trigger + (row.viaFault ? " (fault)" : ""), "\(row.status)", row.reason ?? "—", row.why ?? ""]
+                lines.append("| " + cells.map { $0.replacing("|", with: "\\|").replacing("\n", with: " ") }.joined(separator: " | ") + " |")
+            }
+            return lines.joined(separator: "\n")
+        case .table:
+            let headers = ["", "STATUS", "REASON", "TRIGGER", "WHY"]
+            let table = rows.map { row in
+                [row.produced ? "ok" : "MISS", "\(row.status)", row.reason ?? "—", row.trigger + (row.viaFault ? " (fault)" : ""), row.why ?? ""]
+            }
+            let widths = (0..<4).map { column in ([headers] + table).map { $0[column].count }.max() ?? 0 }
+            return ([headers] + table).map { cells in
+                cells.enumerated().map { index, cell in index < 4 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell }.joined(separator: "  ")
+            }.joined(separator: "\n")
+        }
+    }
+
+    func call<T: Decodable>(_ client: HTTPClient, _ method: String, _ path: String) async throws -> T {
+        var request = HTTPClientRequest(url: inspectionURL + path)
+        request.method = .init(rawValue: method)
+        request.headers.add(name: "x-pushmock-client", value: "pushmock-rejections")
+        if let inspectionToken { request.headers.add(name: "authorization", value: "Bearer \(inspectionToken)") }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.execute(request, timeout: .seconds(30))
+        } catch {
+            throw RejectionsFailure(message: "no PushMock inspection API at \(inspectionURL) (\(error)); start one with `pushmock serve` or pass --inspection-url")
+        }
+        let body = try await response.body.collect(upTo: 8 << 20)
+        guard response.status == .ok else {
+            throw RejectionsFailure(message: "\(method) \(path): \(response.status.code) \(String(buffer: body))")
+        }
+        return try JSONDecoder().decode(T.self, from: Data(buffer: body))
+    }
+}
+
+/// A failure of a run (no server, an entry that did not produce its answer), printed without usage.
+struct RejectionsFailure: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

@@ -4,7 +4,8 @@ import { api, events } from './api.js';
 import { clear, h } from './dom.js';
 import { DeliveriesView, showDelivery } from './deliveries.js';
 import { ActivitiesView } from './activities.js';
-import { DevicesView, FaultsView } from './registry.js';
+import { DevicesView } from './devices.js';
+import { FaultsView } from './faults.js';
 import { RejectionsView } from './rejections.js';
 
 import { onDelivery, publish } from './state.js';

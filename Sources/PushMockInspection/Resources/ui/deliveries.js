@@ -28,6 +28,7 @@ export class DeliveriesView {
     this.items = [];
     this.pending = [];
     this.paused = false;
+    this.newest = 0;
     this.before = null;
     this.filters = {};
     this.scheduled = false;
@@ -35,8 +36,9 @@ export class DeliveriesView {
 
   listen(subscribe) {
     subscribe((delivery) => {
-      if (!delivery || !this.matches(delivery)) return;
-      if (this.items.some((item) => item.id === delivery.id) || this.pending.some((item) => item.id === delivery.id)) return;
+      // Events come in id order; one the last load already returned is not shown twice.
+      if (!delivery || delivery.id <= this.newest || !this.matches(delivery)) return;
+      this.newest = delivery.id;
       if (this.paused || this.before !== null) { this.pending.unshift(delivery); this.pending.length = Math.min(this.pending.length, 10000); }
       else { this.items.unshift(delivery); this.items.length = Math.min(this.items.length, PAGE); }
       this.schedule();
@@ -103,7 +105,10 @@ export class DeliveriesView {
     const list = await api(`/api/v1/deliveries?${params}`);
     this.items = list.deliveries;
     this.total = list.total;
-    if (this.before === null) this.pending = [];
+    if (this.before === null) {
+      this.pending = [];
+      this.newest = Math.max(this.newest, list.deliveries[0]?.id ?? 0);
+    }
     this.render();
   }
 

@@ -34,6 +34,8 @@ let package = Package(
         // An independent HTTP/1.1 + HTTP/2 client (tests, `pushmock send`, the catalogue's loopback sends), and raw HTTP/2 frames (tests).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
+        // The SQLite store: migrations, WAL through DatabasePool, no NIO (system libsqlite3).
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         .systemLibrary(
@@ -52,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "PushMockStore",
-            dependencies: ["PushMockCore"],
+            dependencies: ["PushMockCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -125,6 +127,7 @@ let package = Package(
                 "PushMockServer",
                 "PushMockCore",
                 "PushMockInspection",
+                "PushMockStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -150,7 +153,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushMockStoreTests",
-            dependencies: ["PushMockStore", "PushMockCore"],
+            dependencies: ["PushMockStore", "PushMockCore", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -16,6 +16,8 @@ public struct PushMockError: Error, Hashable, CustomStringConvertible {
         public static let tlsMaterialInvalid = Code("tlsMaterialInvalid")
         /// A configuration value (flag or file) is invalid.
         public static let invalidConfiguration = Code("invalidConfiguration")
+        /// The store's file or database cannot be used.
+        public static let storeUnavailable = Code("storeUnavailable")
     }
 
     /// The error code.

@@ -109,7 +109,7 @@ public final class PushMockServer: Service, Sendable {
         }
         let tokens = ProviderTokenVerifier(registry: registry)
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
-        let store: any DeliveryStore = InMemoryDeliveryStore(retention: max(1, configuration.retention))
+        let store = try makeStore(configuration)
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
         let metrics = ServerMetrics()
         let activityTypes = ActivityTypeRegistry(configuration.activityTypes)
@@ -199,6 +199,20 @@ public final class PushMockServer: Service, Sendable {
             pushAddress: pushAddress,
             state: state
         )
+    }
+
+    /// The configured store; a file that cannot be used is refused with the reason.
+    static func makeStore(_ configuration: PushMockConfiguration) throws -> any DeliveryStore {
+        switch configuration.store {
+        case .memory:
+            return InMemoryDeliveryStore(retention: max(1, configuration.retention))
+        case .sqlite(let path):
+            do {
+                return try SQLiteDeliveryStore(path: path, retention: max(1, configuration.retention), retentionAge: configuration.retentionAge)
+            } catch {
+                throw PushMockError(code: .storeUnavailable, message: "store sqlite:\(path): \(error)")
+            }
+        }
     }
 
     /// The APNs keys and bundles configured, public facts only.
@@ -306,13 +320,15 @@ public final class PushMockServer: Service, Sendable {
         )
     }
 
-    /// Serves until graceful shutdown or cancellation, then drains every listener.
+    /// Serves until graceful shutdown or cancellation, then drains every listener and writes what
+    /// the store has queued.
     public func run() async throws {
         await withTaskGroup(of: Void.self) { group in
             for listener in listeners {
                 group.addTask { try? await listener.run() }
             }
         }
+        try await store.close()
         if ownsGroup {
             try? await group.shutdownGracefully()
         }
@@ -343,10 +359,16 @@ public final class PushMockServer: Service, Sendable {
     /// The simulated devices' limits (for ``SimulatedActivity/state(at:limits:)``).
     public var liveActivityLimits: LiveActivityDevice.Limits { activities.limits }
 
-    /// Stops every listener gracefully (GOAWAY, in-flight streams finish).
+    /// Stops every listener gracefully (GOAWAY, in-flight streams finish), then writes what the
+    /// store has queued and closes it.
     public func shutdown() async {
         for listener in listeners {
             await listener.shutdown()
+        }
+        do {
+            try await store.close()
+        } catch {
+            Logger(label: "pushmock").error("the store could not be closed cleanly", metadata: ["error": "\(error)"])
         }
     }
 

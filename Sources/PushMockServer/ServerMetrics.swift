@@ -27,6 +27,8 @@ final class ServerMetrics: Sendable {
     private let inFlight: CoreMetrics.Meter
     private let storeSize: CoreMetrics.Meter
     private let evicted: CoreMetrics.Meter
+    private let dropped: CoreMetrics.Meter
+    private let queued: CoreMetrics.Meter
 
     /// Latency buckets: a push normally takes microseconds; injected delays take milliseconds.
     static let latencyBuckets: [Duration] = [
@@ -65,6 +67,8 @@ final class ServerMetrics: Sendable {
         inFlight = CoreMetrics.Meter(label: "pushmock_requests_in_flight", factory: factory)
         storeSize = CoreMetrics.Meter(label: "pushmock_store_deliveries", factory: factory)
         evicted = CoreMetrics.Meter(label: "pushmock_store_evicted_total", factory: factory)
+        dropped = CoreMetrics.Meter(label: "pushmock_store_dropped_total", factory: factory)
+        queued = CoreMetrics.Meter(label: "pushmock_store_queued", factory: factory)
     }
 
     func record(_ event: TransportEvent) {
@@ -134,6 +138,8 @@ final class ServerMetrics: Sendable {
     func render(_ store: DeliveryStoreStatistics) -> [UInt8] {
         storeSize.set(store.count)
         evicted.set(Int(store.evicted))
+        dropped.set(Int(store.dropped))
+        queued.set(store.queued)
         return registry.emitToBuffer()
     }
 }

@@ -47,9 +47,16 @@ public protocol DeliveryStore: AnyObject, Sendable {
 
     /// Size and eviction counters, for `/metrics`.
     func statistics() async -> DeliveryStoreStatistics
+
+    /// Writes whatever is queued and releases the storage (graceful shutdown); the store records
+    /// nothing more.
+    func close() async throws
 }
 
 extension DeliveryStore {
+    /// Nothing to write or release.
+    public func close() async throws {}
+
     public func clear() async throws {
         try await remove(DeliveryFilter())
     }
@@ -83,6 +90,12 @@ public struct DeliveryStoreStatistics: Sendable, Hashable {
     public var evicted: UInt64
     /// Waits registered now (long-polls, event streams' hub).
     public var waiters: Int
+    /// Deliveries answered but not kept because the store's write queue was full (`pushmock_store_dropped_total`).
+    public var dropped: UInt64 = 0
+    /// Deliveries recorded and not yet written (a store that writes behind).
+    public var queued: Int = 0
+    /// Why the last write failed, while writes are failing.
+    public var failure: String?
 
     /// Creates statistics.
     public init(count: Int, evicted: UInt64, waiters: Int) {

@@ -5,15 +5,8 @@ import Synchronization
 /// well under a microsecond; readers copy the ring (one reference per entry) under the lock and
 /// unpack what they match outside it.
 public final class InMemoryDeliveryStore: DeliveryStore {
-    private struct Waiter {
-        var filter: DeliveryFilter
-        var remaining: Int
-        var callback: @Sendable () -> Void
-    }
-
     private struct State {
-        var waiters: [UInt64: Waiter] = [:]
-        var nextWaiter: UInt64 = 1
+        var waiters = WaiterTable()
         var ring: [PackedDelivery] = []
         /// Index in `ring` of the oldest delivery once the ring is full.
         var head = 0
@@ -47,15 +40,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
             if waiting {
                 var recorded = delivery
                 recorded.id = packed.id
-                for (key, var waiter) in state.waiters where waiter.filter.matches(recorded) {
-                    waiter.remaining -= 1
-                    if waiter.remaining <= 0 {
-                        fired.append(waiter.callback)
-                        state.waiters[key] = nil
-                    } else {
-                        state.waiters[key] = waiter
-                    }
-                }
+                fired = state.waiters.record(recorded)
                 waiterCount.store(state.waiters.count, ordering: .relaxed)
             }
             state.nextID += 1
@@ -86,9 +71,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     func register(_ filter: DeliveryFilter, count: Int, _ callback: @escaping @Sendable () -> Void) -> UInt64? {
         // The ring is copied by reference (copy-on-write): nothing is walked under the lock.
         let (id, ring, head) = state.withLock { state -> (UInt64, [PackedDelivery], Int) in
-            let id = state.nextWaiter
-            state.nextWaiter += 1
-            state.waiters[id] = Waiter(filter: filter, remaining: count, callback: callback)
+            let id = state.waiters.add(filter, count: count, callback)
             waiterCount.store(state.waiters.count, ordering: .relaxed)
             return (id, state.ring, state.head)
         }
@@ -102,15 +85,8 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         }
         guard existing > 0 else { return id }
         let satisfied = state.withLock { state -> Bool in
-            guard var waiter = state.waiters[id] else { return true }  // fired meanwhile
-            waiter.remaining -= existing
-            if waiter.remaining <= 0 {
-                state.waiters[id] = nil
-                waiterCount.store(state.waiters.count, ordering: .relaxed)
-                return true
-            }
-            state.waiters[id] = waiter
-            return false
+            defer { waiterCount.store(state.waiters.count, ordering: .relaxed) }
+            return state.waiters.credit(id, existing: existing)
         }
         return satisfied ? nil : id
     }
@@ -118,7 +94,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     /// Forgets a waiter (at its timeout).
     func cancelWait(_ id: UInt64) {
         state.withLock { state in
-            state.waiters[id] = nil
+            state.waiters.remove(id)
             waiterCount.store(state.waiters.count, ordering: .relaxed)
         }
     }
@@ -126,20 +102,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     public func wait(for filter: DeliveryFilter, count: Int, timeout: Duration) async throws -> Bool {
         let signal = WaitSignal()
         guard let waiter = register(filter, count: count, { signal.finish(true) }) else { return true }
-        let timer = Task {
-            try? await Task.sleep(for: timeout)
-            signal.finish(false)
-        }
-        let found = await withTaskCancellationHandler {
-            await signal.value()
-        } onCancel: {
-            // At once, from the cancelling thread: a cancelled wait leaves no waiter behind.
-            signal.finish(false)
-            self.cancelWait(waiter)
-        }
-        timer.cancel()
-        if !found { cancelWait(waiter) }
-        return found
+        return await signal.result(timeout: timeout) { self.cancelWait(waiter) }
     }
 
     // MARK: Reading
@@ -247,6 +210,24 @@ final class WaitSignal: Sendable {
             return continuation
         }
         continuation?.resume(returning: value)
+    }
+
+    /// Waits for the signal until `timeout`; `cancel` forgets the waiter when the wait ends without
+    /// it (timeout or task cancellation, at once from the cancelling thread).
+    func result(timeout: Duration, cancel: @escaping @Sendable () -> Void) async -> Bool {
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            self.finish(false)
+        }
+        let found = await withTaskCancellationHandler {
+            await value()
+        } onCancel: {
+            self.finish(false)
+            cancel()
+        }
+        timer.cancel()
+        if !found { cancel() }
+        return found
     }
 
     func value() async -> Bool {

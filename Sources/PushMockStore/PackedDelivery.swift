@@ -15,6 +15,18 @@ struct PackedDelivery {
 
     fileprivate static let absent = UInt32.max
 
+    /// A delivery as read back from storage.
+    init(id: UInt64, receivedAt: Int64, connectionID: UInt64, status: Int, outcome: Delivery.Outcome, service: Delivery.Service, bodyIsJSON: Bool, arena: [UInt8]) {
+        self.id = id
+        self.receivedAt = receivedAt
+        self.connectionID = connectionID
+        self.status = status
+        self.outcome = outcome
+        self.service = service
+        self.bodyIsJSON = bodyIsJSON
+        self.arena = arena
+    }
+
     init(_ delivery: Delivery) {
         id = delivery.id
         receivedAt = delivery.receivedAt

@@ -71,8 +71,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Require `Authorization: Bearer <token>` on the inspection API (also read from PUSHMOCK_INSPECTION_TOKEN).")
     var inspectionToken: String?
 
-    @Option(help: "Deliveries kept in memory, oldest evicted first (default 10000).")
+    @Option(help: "Deliveries kept, oldest evicted first (default 10000).")
     var retention: Int?
+
+    @Option(help: "Where deliveries are kept: memory (default) or sqlite:PATH (one file, kept across restarts).")
+    var store: String?
+
+    @Option(help: "With an SQLite store, delete deliveries older than this: 24h, 90m, 3600s.")
+    var retentionAge: String?
 
     @Option(name: .customLong("apns-key"), help: "Register an APNs signing key: KEYID:TEAMID:PATH.p8[:ENV][:TOPIC,…] (ENV: sandbox, production, both). Repeatable; the sample key in Certs/ is always registered.")
     var apnsKeys: [String] = []
@@ -143,6 +149,12 @@ struct ServeCommand: AsyncParsableCommand {
         if let maxBodySize, maxBodySize <= 0 { throw ValidationError("--max-body-size must be positive") }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let retention, retention < 1 { throw ValidationError("--retention must be positive") }
+        if let store {
+            do { _ = try StoreLocation(parsing: store) } catch let error as PushMockError { throw ValidationError("--\(error.message)") }
+        }
+        if let retentionAge, PushMockConfiguration.duration(retentionAge) == nil {
+            throw ValidationError("--retention-age must be a duration such as 24h, 90m or 3600s (got \(retentionAge))")
+        }
         if let idleTimeout, idleTimeout < 0 { throw ValidationError("--idle-timeout must be 0 or more") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1 (got \(maxConnections))") }
         if let protocolDeadline, !(0...3600).contains(protocolDeadline) { throw ValidationError("--protocol-deadline must be 0 to 3600 seconds (got \(protocolDeadline))") }
@@ -212,6 +224,8 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.inspectionToken = token
         }
         if let retention { configuration.retention = retention }
+        if let store { configuration.store = try StoreLocation(parsing: store) }
+        if let retentionAge { configuration.retentionAge = PushMockConfiguration.duration(retentionAge) }
         if let idSeed { configuration.idSeed = idSeed }
         configuration.apns.keys += try apnsKeys.map { try APNSConfiguration.Key(flag: $0) }
         for flag in apnsBundles {

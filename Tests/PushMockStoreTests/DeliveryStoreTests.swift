@@ -1,3 +1,4 @@
+import Foundation
 import PushMockCore
 import PushMockStore
 import Testing
@@ -9,10 +10,12 @@ struct DeliveryStoreTests {
     /// Every implementation.
     enum Kind: String, CaseIterable, Sendable {
         case memory
+        case sqlite
 
-        func make(retention: Int) -> any DeliveryStore {
+        func make(retention: Int) throws -> any DeliveryStore {
             switch self {
             case .memory: InMemoryDeliveryStore(retention: retention)
+            case .sqlite: try SQLiteDeliveryStore(path: SQLiteFile.temporary(), retention: retention)
             }
         }
     }
@@ -29,7 +32,7 @@ struct DeliveryStoreTests {
 
     @Test("recording assigns increasing ids and keeps every field", arguments: Kind.allCases)
     func roundTrip(_ kind: Kind) async throws {
-        let store = kind.make(retention: 10)
+        let store = try kind.make(retention: 10)
         let first = store.record(Self.delivery(1))
         let second = store.record(Self.delivery(2))
         #expect(second == first + 1)
@@ -51,7 +54,7 @@ struct DeliveryStoreTests {
 
     @Test("retention evicts the oldest; nothing below the cap is lost", arguments: Kind.allCases)
     func retention(_ kind: Kind) async throws {
-        let store = kind.make(retention: 100)
+        let store = try kind.make(retention: 100)
         for index in 1...250 {
             store.record(Self.delivery(index))
         }
@@ -67,7 +70,7 @@ struct DeliveryStoreTests {
 
     @Test("queries filter, page with after/before, and count matches beyond the limit", arguments: Kind.allCases)
     func query(_ kind: Kind) async throws {
-        let store = kind.make(retention: 10_000)
+        let store = try kind.make(retention: 10_000)
         for index in 1...30 {
             store.record(Self.delivery(index, outcome: index % 3 == 0 ? .rejected : .accepted, token: index % 2 == 0 ? "aa" : "bb"))
         }
@@ -91,7 +94,7 @@ struct DeliveryStoreTests {
 
     @Test("removal by filter keeps the rest findable by id", arguments: Kind.allCases)
     func removal(_ kind: Kind) async throws {
-        let store = kind.make(retention: 10_000)
+        let store = try kind.make(retention: 10_000)
         for index in 1...10 {
             store.record(Self.delivery(index, outcome: index % 2 == 0 ? .rejected : .accepted))
         }
@@ -109,7 +112,7 @@ struct DeliveryStoreTests {
 
     @Test("a wait counts what is kept, is woken by recording, and times out leaving no waiter", arguments: Kind.allCases)
     func waiting(_ kind: Kind) async throws {
-        let store = kind.make(retention: 100)
+        let store = try kind.make(retention: 100)
         store.record(Self.delivery(1, token: "aa"))
         #expect(try await store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 1, timeout: .seconds(1)), "already there")
         #expect(try await !store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 2, timeout: .milliseconds(50)), "times out")
@@ -129,7 +132,7 @@ struct DeliveryStoreTests {
 
     @Test("events from a cursor: what is kept after it, then each delivery as it is recorded", arguments: Kind.allCases)
     func events(_ kind: Kind) async throws {
-        let store = kind.make(retention: 1000)
+        let store = try kind.make(retention: 1000)
         for index in 1...3 { store.record(Self.delivery(index, token: index == 2 ? "bb" : "aa")) }
         let reader = Task {
             var seen: [UInt64] = []
@@ -148,7 +151,7 @@ struct DeliveryStoreTests {
 
     @Test("removing by filter while recording keeps what was recorded meanwhile", arguments: Kind.allCases)
     func removeWhileRecording(_ kind: Kind) async throws {
-        let store = kind.make(retention: 100_000)
+        let store = try kind.make(retention: 100_000)
         for index in 1...20_000 { store.record(Self.delivery(index, outcome: .rejected)) }
         let writer = Task {
             for index in 1...2_000 { store.record(Self.delivery(index, outcome: .accepted)) }
@@ -158,5 +161,12 @@ struct DeliveryStoreTests {
         #expect(removed == 20_000)
         #expect(try await store.query(DeliveryFilter(outcome: .accepted), limit: 1).total == 2_000, "nothing accepted meanwhile is lost")
         #expect(await store.statistics().count == 2_000)
+    }
+}
+
+/// A fresh file name for an SQLite store in the temporary directory.
+enum SQLiteFile {
+    static func temporary() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-test-\(UUID().uuidString).sqlite").path
     }
 }

@@ -1,8 +1,8 @@
 /// RFC 3339 date-times read without Foundation's parsers (which accept more than the RFC).
-enum RFC3339 {
+public enum RFC3339 {
     /// Milliseconds since the epoch of an RFC 3339 date-time (`2026-11-21T09:00:00Z`,
     /// `2026-11-21t09:00:00.5+01:00`; any number of fraction digits, read to milliseconds).
-    static func milliseconds(_ text: String) -> Int64? {
+    public static func milliseconds(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
         var index = 0
         func digits(_ count: Int) -> Int64? {

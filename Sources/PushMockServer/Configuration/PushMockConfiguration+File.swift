@@ -51,6 +51,13 @@ extension PushMockConfiguration {
         }
         if let limit = try root.int("broadcastChannelLimit", in: 1...1_000_000) { broadcastChannelLimit = limit }
         if let retention = try root.int("retention", in: 1...10_000_000) { self.retention = retention }
+        if let text = try root.string("store") {
+            do { store = try StoreLocation(parsing: text) } catch let error as PushMockError { throw root.error("store", error.message) }
+        }
+        if let text = try root.string("retentionAge") {
+            guard let age = Self.duration(text) else { throw root.error("retentionAge", "expected a duration such as 24h, 90m or 3600s, got \(text)") }
+            retentionAge = age
+        }
         if let size = try root.int("maxBodySize", in: 1...(64 << 20)) { maxRequestBodySize = size }
         if root.isNull("idleTimeout") {
             idleTimeoutSeconds = nil
@@ -262,5 +269,18 @@ extension PushMockConfiguration {
         }
         try object.finish()
         return FaultRule(id: id, match: match, action: action, count: count, probability: probability)
+    }
+}
+
+extension PushMockConfiguration {
+    /// `24h`, `90m`, `3600s` or a number of seconds, positive; nil otherwise.
+    public static func duration(_ text: String) -> Duration? {
+        let units: [(String, Int64)] = [("h", 3600), ("m", 60), ("s", 1)]
+        for (suffix, seconds) in units where text.hasSuffix(suffix) {
+            guard let value = Int64(text.dropLast()), value > 0, value <= 10 * 365 * 86_400 / seconds else { return nil }
+            return .seconds(value * seconds)
+        }
+        guard let value = Int64(text), value > 0, value <= 10 * 365 * 86_400 else { return nil }
+        return .seconds(value)
     }
 }

@@ -69,8 +69,12 @@ public struct PushMockConfiguration: Sendable {
     public var activityTypes: [String: ActivityTypeDeclaration] = [:]
     /// Broadcast channels per app and environment (Apple: 10 000; `CannotCreateChannelConfig` past it).
     public var broadcastChannelLimit = 10_000
-    /// Deliveries kept in memory; the oldest are evicted first.
+    /// Deliveries kept; the oldest are evicted first.
     public var retention = 10_000
+    /// Deliveries older than this are deleted (the SQLite store); `nil` keeps them.
+    public var retentionAge: Duration?
+    /// Where deliveries are kept.
+    public var store: StoreLocation = .memory
     /// APNs keys, bundles, trust roots, environment and choices.
     public var apns = APNSConfiguration()
     /// FCM service accounts and the OAuth token endpoint.

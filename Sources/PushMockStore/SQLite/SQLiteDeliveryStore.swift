@@ -1,0 +1,427 @@
+import Foundation
+import GRDB
+public import PushMockCore
+import Synchronization
+
+/// Deliveries in one SQLite file (WAL mode, versioned migrations), kept across restarts.
+///
+/// The push path never waits for the disk: `record` assigns the id, counts the delivery for the
+/// waits and queues it; one writer task commits what has queued, one transaction per batch (group
+/// commit: the next batch is whatever arrived while the last one was written). Readers first wait
+/// for what was recorded before them to be committed, then ask SQLite, whose filter columns are
+/// indexed. A queue past `queueLimit` (the disk is gone or full) drops deliveries and counts them;
+/// the writer retries a failed batch until it commits. `close()` (SIGTERM) commits everything first.
+/// After `kill -9`, at most what was queued and not yet committed is lost: under load one batch.
+///
+/// ```swift
+/// let store = try SQLiteDeliveryStore(path: "pushmock.sqlite", retention: 10_000, retentionAge: .hours(24))
+/// store.record(delivery)
+/// try await store.close()
+/// ```
+public final class SQLiteDeliveryStore: DeliveryStore {
+    /// The file's `PRAGMA application_id` ("PMck"): what tells PushMock's files from foreign ones.
+    static let applicationID: Int32 = 0x504D_636B
+
+    private struct State {
+        var pending: [Delivery] = []
+        var nextID: UInt64
+        /// The id of the last delivery queued for the disk (dropped ones are not).
+        var queuedThrough: UInt64
+        var committed: UInt64
+        var waiters = WaiterTable()
+        var flushes: [(target: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        var writer: CheckedContinuation<Void, Never>?
+        var closing = false
+        var stored: Int
+        var evicted: UInt64 = 0
+        var dropped: UInt64 = 0
+        var lastFailure: String?
+    }
+
+    private let pool: DatabasePool
+    private let state: Mutex<State>
+    private let waiterCount = Atomic<Int>(0)
+    /// Deliveries kept at most; older ones are deleted first.
+    public let retention: Int
+    /// Deliveries older than this (by `receivedAt`) are deleted, if set.
+    public let retentionAge: Duration?
+    /// Deliveries queued for the disk at most; more are dropped and counted.
+    public let queueLimit: Int
+    /// The file.
+    public let path: String
+    private let writerTask: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    /// Opens (or creates) the store at `path`. A file that is not SQLite, or an SQLite database that
+    /// is not PushMock's, is refused and left as it is.
+    public init(path: String, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000) throws {
+        precondition(retention > 0 && queueLimit > 0)
+        self.path = path
+        self.retention = retention
+        self.retentionAge = retentionAge
+        self.queueLimit = queueLimit
+        pool = try Self.open(path)
+        let (next, stored) = try pool.read { db -> (UInt64, Int) in
+            let next = try Int64.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = 'next_id'") ?? 1
+            let maxID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM delivery") ?? 0
+            let stored = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery") ?? 0
+            return (UInt64(max(next, maxID + 1)), stored)
+        }
+        state = Mutex(State(nextID: next, queuedThrough: next - 1, committed: next - 1, stored: stored))
+        let task = Task.detached { [weak self] in
+            guard let self else { return }
+            await self.writeLoop()
+        }
+        writerTask.withLock { $0 = task }
+    }
+
+    static func open(_ path: String) throws -> DatabasePool {
+        if FileManager.default.fileExists(atPath: path), let handle = FileHandle(forReadingAtPath: path) {
+            let header = (try? handle.read(upToCount: 16)) ?? Data()
+            try? handle.close()
+            if !header.isEmpty, header != Data("SQLite format 3\u{0}".utf8) {
+                throw StoreError("\(path) is not an SQLite database; PushMock leaves it as it is (choose another file)")
+            }
+        }
+        var configuration = Configuration()
+        configuration.label = "PushMockStore"
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            throw StoreError("cannot open \(path) as an SQLite database: \(error)")
+        }
+        try pool.write { db in
+            let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            if application != applicationID && !(application == 0 && tables.isEmpty) {
+                throw StoreError("\(path) is an SQLite database of something else (application_id \(application), tables \(tables.joined(separator: ", "))); PushMock leaves it as it is (choose another file)")
+            }
+        }
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("1-deliveries") { db in
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+            try db.execute(sql: """
+                CREATE TABLE delivery (
+                    id INTEGER PRIMARY KEY,
+                    received_at INTEGER NOT NULL,
+                    connection_id INTEGER NOT NULL,
+                    service TEXT NOT NULL,
+                    environment TEXT,
+                    device_token TEXT,
+                    topic TEXT,
+                    push_type TEXT,
+                    outcome TEXT NOT NULL,
+                    reason TEXT,
+                    status INTEGER NOT NULL,
+                    project TEXT,
+                    body_is_json INTEGER NOT NULL,
+                    record BLOB NOT NULL
+                );
+                CREATE INDEX delivery_by_token ON delivery(device_token, id);
+                CREATE INDEX delivery_by_received ON delivery(received_at);
+                CREATE INDEX delivery_by_service ON delivery(service, id);
+                CREATE INDEX delivery_by_outcome ON delivery(outcome, reason, id);
+                CREATE INDEX delivery_by_topic ON delivery(topic, id);
+                CREATE TABLE store_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+                """)
+        }
+        do {
+            try migrator.migrate(pool)
+        } catch {
+            throw StoreError("\(path): the schema could not be brought up to date: \(error)")
+        }
+        return pool
+    }
+
+    // MARK: Recording
+
+    @discardableResult
+    public func record(_ delivery: Delivery) -> UInt64 {
+        var recorded = delivery
+        let waiting = waiterCount.load(ordering: .relaxed) > 0
+        let (id, fired, writer) = state.withLock { state -> (UInt64, [@Sendable () -> Void], CheckedContinuation<Void, Never>?) in
+            recorded.id = state.nextID
+            state.nextID += 1
+            if state.pending.count < queueLimit && !state.closing {
+                state.pending.append(recorded)
+                state.queuedThrough = recorded.id
+            } else {
+                state.dropped += 1
+            }
+            var fired: [@Sendable () -> Void] = []
+            if waiting {
+                fired = state.waiters.record(recorded)
+                waiterCount.store(state.waiters.count, ordering: .relaxed)
+            }
+            let writer = state.writer
+            state.writer = nil
+            return (recorded.id, fired, writer)
+        }
+        writer?.resume()
+        for callback in fired { callback() }
+        return id
+    }
+
+    /// Commits what is queued, one batch at a time, until closed.
+    private func writeLoop() async {
+        var failures = 0
+        while true {
+            let (batch, closing) = await nextBatch()
+            if batch.isEmpty {
+                if closing { return }
+                continue
+            }
+            do {
+                try await write(batch)
+                failures = 0
+                let done = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                    state.committed = batch.last!.id
+                    state.lastFailure = nil
+                    let ready = state.flushes.filter { $0.target <= state.committed }.map(\.continuation)
+                    state.flushes.removeAll { $0.target <= state.committed }
+                    return ready
+                }
+                for continuation in done { continuation.resume() }
+            } catch {
+                // The batch goes back to the front of the queue; the writer retries it.
+                failures += 1
+                state.withLock { state in
+                    state.pending.insert(contentsOf: batch, at: 0)
+                    state.lastFailure = "\(error)"
+                }
+                try? await Task.sleep(for: .milliseconds(min(1000, 50 * failures)))
+            }
+        }
+    }
+
+    private func nextBatch() async -> (batch: [Delivery], closing: Bool) {
+        while true {
+            let taken = state.withLock { state -> ([Delivery], Bool)? in
+                if !state.pending.isEmpty || state.closing {
+                    let batch = Array(state.pending.prefix(10_000))
+                    state.pending.removeFirst(batch.count)
+                    return (batch, state.closing && state.pending.isEmpty)
+                }
+                return nil
+            }
+            if let taken { return taken }
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool in
+                    if !state.pending.isEmpty || state.closing { return true }
+                    state.writer = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+
+    private func write(_ batch: [Delivery]) async throws {
+        let retention = retention
+        let horizon = retentionAge.map { batch.last!.receivedAt - Int64($0.milliseconds) }
+        let (evicted, kept) = try await pool.write { db -> (Int, Int) in
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO delivery (id, received_at, connection_id, service, environment, device_token, topic, push_type, outcome, reason, status, project, body_is_json, record)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for delivery in batch {
+                let packed = PackedDelivery(delivery)
+                try insert.execute(arguments: [
+                    Int64(bitPattern: delivery.id), delivery.receivedAt, Int64(bitPattern: delivery.connectionID), delivery.service.rawValue,
+                    delivery.environment, delivery.deviceToken?.lowercased(), delivery.topic, delivery.pushType, delivery.outcome.rawValue,
+                    delivery.reason, delivery.status, delivery.project, delivery.bodyIsJSON, Data(packed.arena),
+                ])
+            }
+            try db.execute(
+                sql: "INSERT INTO store_meta (key, value) VALUES ('next_id', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [Int64(bitPattern: batch.last!.id + 1)]
+            )
+            var evicted = 0
+            if let horizon {
+                try db.execute(sql: "DELETE FROM delivery WHERE received_at < ?", arguments: [horizon])
+                evicted += db.changesCount
+            }
+            try db.execute(
+                sql: "DELETE FROM delivery WHERE id <= (SELECT id FROM delivery ORDER BY id DESC LIMIT 1 OFFSET ?)", arguments: [retention]
+            )
+            evicted += db.changesCount
+            let kept = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery") ?? 0
+            return (evicted, kept)
+        }
+        state.withLock { state in
+            state.evicted += UInt64(evicted)
+            state.stored = kept
+        }
+    }
+
+    /// Waits until everything recorded so far is committed.
+    public func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let (ready, writer) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+                if state.committed >= state.queuedThrough { return (true, nil) }
+                state.flushes.append((state.queuedThrough, continuation))
+                let writer = state.writer
+                state.writer = nil
+                return (false, writer)
+            }
+            writer?.resume()
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Commits everything queued, then stops the writer and closes the file.
+    public func close() async throws {
+        let (writer, already) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
+            if state.closing { return (nil, true) }
+            state.closing = true
+            let writer = state.writer
+            state.writer = nil
+            return (writer, false)
+        }
+        if already { return }
+        writer?.resume()
+        await writerTask.withLock { $0 }?.value
+        let flushes = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.flushes = [] }
+            return state.flushes.map(\.continuation)
+        }
+        for continuation in flushes { continuation.resume() }
+        try pool.close()
+    }
+
+    // MARK: Reading
+
+    public func statistics() async -> DeliveryStoreStatistics {
+        // What is queued is counted once written; `/metrics` waits for that at most a second
+        // (while writes fail, it shows the queue and the failure instead).
+        let written = WaitSignal()
+        Task { await self.flush(); written.finish(true) }
+        _ = await written.result(timeout: .seconds(1)) {}
+        return state.withLock { state in
+            var statistics = DeliveryStoreStatistics(count: state.stored, evicted: state.evicted, waiters: state.waiters.count)
+            statistics.dropped = state.dropped
+            statistics.queued = state.pending.count
+            statistics.failure = state.lastFailure
+            return statistics
+        }
+    }
+
+    public func newestID() async throws -> UInt64 {
+        state.withLock { $0.nextID - 1 }
+    }
+
+    public func delivery(id: UInt64) async throws -> Delivery? {
+        await flush()
+        return try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).map(Self.delivery)
+        }
+    }
+
+    public func query(_ filter: DeliveryFilter, limit: Int) async throws -> DeliveryPage {
+        await flush()
+        let (clause, arguments) = SQLiteFilter.whereClause(filter)
+        return try await pool.read { db in
+            if filter.text == nil {
+                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery \(clause)", arguments: arguments) ?? 0
+                let rows = try Row.fetchAll(db, sql: "SELECT * FROM delivery \(clause) ORDER BY id DESC LIMIT \(max(0, limit))", arguments: arguments)
+                return DeliveryPage(deliveries: rows.map(Self.delivery), total: total)
+            }
+            var result: [Delivery] = []
+            var total = 0
+            let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause) ORDER BY id DESC", arguments: arguments)
+            while let row = try cursor.next() {
+                let delivery = Self.delivery(row)
+                guard filter.matches(delivery) else { continue }
+                total += 1
+                if result.count < limit { result.append(delivery) }
+            }
+            return DeliveryPage(deliveries: result, total: total)
+        }
+    }
+
+    public func deliveries(after cursor: UInt64, matching filter: DeliveryFilter, limit: Int) async throws -> [Delivery] {
+        await flush()
+        var narrowed = filter
+        narrowed.after = max(filter.after ?? 0, cursor)
+        let bounded = narrowed
+        let (clause, arguments) = SQLiteFilter.whereClause(bounded)
+        return try await pool.read { db in
+            var result: [Delivery] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause) ORDER BY id ASC", arguments: arguments)
+            while result.count < limit, let row = try rows.next() {
+                let delivery = Self.delivery(row)
+                if bounded.matches(delivery) { result.append(delivery) }
+            }
+            return result
+        }
+    }
+
+    @discardableResult
+    public func remove(_ filter: DeliveryFilter) async throws -> Int {
+        await flush()
+        let (clause, arguments) = SQLiteFilter.whereClause(filter)
+        let removed = try await pool.write { db -> Int in
+            if filter.text == nil {
+                try db.execute(sql: "DELETE FROM delivery \(clause)", arguments: arguments)
+                return db.changesCount
+            }
+            var doomed: [Int64] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause)", arguments: arguments)
+            while let row = try rows.next() {
+                guard filter.matches(Self.delivery(row)) else { continue }
+                let id: Int64 = row["id"]
+                doomed.append(id)
+            }
+            for id in doomed {
+                try db.execute(sql: "DELETE FROM delivery WHERE id = ?", arguments: [id])
+            }
+            return doomed.count
+        }
+        state.withLock { $0.stored = max(0, $0.stored - removed) }
+        return removed
+    }
+
+    public func wait(for filter: DeliveryFilter, count: Int, timeout: Duration) async throws -> Bool {
+        let signal = WaitSignal()
+        // Registered with the id horizon under the lock: later deliveries are counted by `record`,
+        // earlier ones by the query below.
+        let (waiter, horizon) = state.withLock { state -> (UInt64, UInt64) in
+            let id = state.waiters.add(filter, count: count) { signal.finish(true) }
+            waiterCount.store(state.waiters.count, ordering: .relaxed)
+            return (id, state.nextID - 1)
+        }
+        var existing = filter
+        existing.before = min(filter.before ?? .max, horizon + 1)
+        let found = try await query(existing, limit: 0).total
+        let satisfied = state.withLock { state -> Bool in
+            defer { waiterCount.store(state.waiters.count, ordering: .relaxed) }
+            return state.waiters.credit(waiter, existing: found)
+        }
+        if satisfied { return true }
+        return await signal.result(timeout: timeout) { [weak self] in
+            guard let self else { return }
+            self.state.withLock { state in
+                state.waiters.remove(waiter)
+                self.waiterCount.store(state.waiters.count, ordering: .relaxed)
+            }
+        }
+    }
+
+    static func delivery(_ row: Row) -> Delivery {
+        let id: Int64 = row["id"]
+        let connection: Int64 = row["connection_id"]
+        let outcome: String = row["outcome"]
+        let service: String = row["service"]
+        let data: Data = row["record"]
+        let packed = PackedDelivery(
+            id: UInt64(bitPattern: id), receivedAt: row["received_at"], connectionID: UInt64(bitPattern: connection), status: row["status"],
+            outcome: Delivery.Outcome(rawValue: outcome) ?? .rejected, service: Delivery.Service(rawValue: service), bodyIsJSON: row["body_is_json"],
+            arena: Array(data)
+        )
+        return packed.unpack()
+    }
+}

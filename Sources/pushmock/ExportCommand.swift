@@ -1,0 +1,124 @@
+import ArgumentParser
+import Foundation
+import PushMockCore
+import PushMockInspection
+import PushMockServer
+import PushMockStore
+
+/// `pushmock export` and `pushmock import`: deliveries of a store as NDJSON (one delivery per line,
+/// as `GET /api/v1/deliveries/{id}?reveal=1` shows it), oldest first.
+///
+/// ```sh
+/// pushmock export --store sqlite:pushmock.sqlite --since 2026-11-23T00:00:00Z > deliveries.ndjson
+/// pushmock import --store sqlite:other.sqlite < deliveries.ndjson
+/// ```
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write a store's deliveries as NDJSON, oldest first (a store kept in a file: sqlite:PATH)."
+    )
+
+    @Option(help: "The store: sqlite:PATH.")
+    var store: String
+
+    @Option(help: "Only deliveries received at or after this time (RFC 3339 or milliseconds since 1970).")
+    var since: String?
+
+    @Option(help: "Write here instead of standard output.")
+    var output: String?
+
+    func run() async throws {
+        let opened = try StoreFile.open(store)
+        var filter = DeliveryFilter()
+        if let since {
+            guard let milliseconds = Int64(since) ?? RFC3339.milliseconds(since) else {
+                throw ValidationError("--since must be RFC 3339 (2026-11-23T00:00:00Z) or milliseconds since 1970, got \(since)")
+            }
+            filter.since = milliseconds
+        }
+        let sink: FileHandle
+        if let output {
+            guard FileManager.default.createFile(atPath: output, contents: nil) else { throw ValidationError("cannot create \(output)") }
+            sink = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        } else {
+            sink = FileHandle.standardOutput
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var cursor: UInt64 = 0
+        var written = 0
+        while true {
+            let batch = try await opened.deliveries(after: cursor, matching: filter, limit: 1000)
+            guard let last = batch.last else { break }
+            var lines = Data()
+            for delivery in batch {
+                lines.append(try encoder.encode(DeliveryResource(delivery, reveal: true)))
+                lines.append(0x0A)
+            }
+            try sink.write(contentsOf: lines)
+            written += batch.count
+            cursor = last.id
+        }
+        if output != nil { try sink.close() }
+        try await opened.close()
+        FileHandle.standardError.write(Data("exported \(written) deliveries\n".utf8))
+    }
+}
+
+/// `pushmock import`: reads NDJSON deliveries (what `export` writes) into a store; each gets a new
+/// id in the store, in the order read.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Read NDJSON deliveries (as pushmock export writes them) into a store kept in a file (sqlite:PATH)."
+    )
+
+    @Option(help: "The store: sqlite:PATH.")
+    var store: String
+
+    @Option(help: "Read this file instead of standard input.")
+    var input: String?
+
+    func run() async throws {
+        let data: Data
+        if let input {
+            guard let contents = FileManager.default.contents(atPath: input) else { throw ValidationError("cannot read \(input)") }
+            data = contents
+        } else {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        }
+        // Every line is checked before anything is written: a bad line imports nothing.
+        var deliveries: [Delivery] = []
+        let decoder = JSONDecoder()
+        for (number, line) in data.split(separator: 0x0A, omittingEmptySubsequences: true).enumerated() {
+            do {
+                deliveries.append(try decoder.decode(DeliveryResource.self, from: Data(line)).delivery)
+            } catch {
+                throw ValidationError("line \(number + 1) is not a delivery as pushmock export writes it: \(error)")
+            }
+        }
+        let opened = try StoreFile.open(store)
+        for delivery in deliveries { opened.record(delivery) }
+        try await opened.close()
+        FileHandle.standardError.write(Data("imported \(deliveries.count) deliveries\n".utf8))
+    }
+}
+
+/// A store named on the command line, opened for export or import.
+enum StoreFile {
+    static func open(_ text: String) throws -> any DeliveryStore {
+        let location: StoreLocation
+        do {
+            location = try StoreLocation(parsing: text)
+        } catch let error as PushMockError {
+            throw ValidationError("--\(error.message)")
+        }
+        switch location {
+        case .memory:
+            throw ValidationError("--store memory lives in a running server's process; export from a store kept in a file (sqlite:PATH)")
+        case .sqlite(let path):
+            guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(path) does not exist") }
+            return try SQLiteDeliveryStore(path: path, retention: 10_000_000)
+        }
+    }
+}

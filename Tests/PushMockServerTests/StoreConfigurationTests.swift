@@ -1,0 +1,60 @@
+import Foundation
+import PushMockInspection
+import PushMockServer
+import PushMockStore
+import PushMockTesting
+import Testing
+
+@Suite("--store: where deliveries are kept")
+struct StoreConfigurationTests {
+    @Test("sqlite:PATH keeps deliveries across a restart of the server; ids continue")
+    func sqliteAcrossRestarts() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-server-\(UUID().uuidString).sqlite").path
+        var configuration = PushMockConfiguration.testing()
+        configuration.store = .sqlite(path: path)
+        let first = try await withPushMockServer(configuration) { server in
+            for entry in ["apns-bad-priority", "fcm-invalid-argument"] {
+                #expect(await server.inspect("POST", "/api/v1/rejections/\(entry)/send").status == 200)
+            }
+            return try await server.store.newestID()
+        }
+        #expect(first >= 3, "two catalogue sends (the FCM one gets an access token first)")
+        try await withPushMockServer(configuration) { server in
+            let list = await server.inspect("GET", "/api/v1/deliveries?limit=10")
+            #expect(list.json["total"] as? Int == Int(first), "everything from before: \(list.text)")
+            let reasons = (list.json["deliveries"] as? [[String: Any]])?.compactMap { $0["reason"] as? String }
+            #expect(reasons?.contains("BadPriority") == true && reasons?.contains("INVALID_ARGUMENT") == true)
+            #expect(await server.inspect("POST", "/api/v1/rejections/apns-bad-priority/send").status == 200)
+            let newest = try await server.store.newestID()
+            #expect(newest == first + 1, "ids continue after the restart")
+            let metrics = await server.inspect("GET", "/metrics").text
+            #expect(metrics.contains("pushmock_store_dropped_total 0"))
+            #expect(metrics.contains("pushmock_store_deliveries \(first + 1)"))
+        }
+    }
+
+    @Test("a store that cannot be used is refused at start with the reason; bad --store values are named")
+    func refusals() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-notes-\(UUID().uuidString).txt").path
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: path))
+        var configuration = PushMockConfiguration.testing()
+        configuration.store = .sqlite(path: path)
+        await #expect(throws: PushMockError.self) { try await withPushMockServer(configuration) { _ in } }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "notes")
+        #expect(try StoreLocation(parsing: "memory") == StoreLocation.memory)
+        #expect(try StoreLocation(parsing: "sqlite:/tmp/a.sqlite") == .sqlite(path: "/tmp/a.sqlite"))
+        #expect(throws: PushMockError.self) { try StoreLocation(parsing: "sqlite:") }
+        #expect(throws: PushMockError.self) { try StoreLocation(parsing: "redis://x") }
+        #expect(PushMockConfiguration.duration("24h") == .seconds(86_400))
+        #expect(PushMockConfiguration.duration("90m") == .seconds(5_400))
+        #expect(PushMockConfiguration.duration("0h") == nil)
+        #expect(PushMockConfiguration.duration("soon") == nil)
+        var fromFile = PushMockConfiguration()
+        try fromFile.load(contents: Array(#"{"store":"sqlite:data/pushmock.sqlite","retentionAge":"12h"}"#.utf8), path: "/etc/pushmock/pushmock.json")
+        #expect(fromFile.store == .sqlite(path: "data/pushmock.sqlite"))
+        #expect(fromFile.retentionAge == .seconds(43_200))
+        var wrong = PushMockConfiguration()
+        #expect(throws: PushMockError.self) { try wrong.load(contents: Array(#"{"store":"sqlite"}"#.utf8), path: "p.json") }
+        #expect(throws: PushMockError.self) { try wrong.load(contents: Array(#"{"retentionAge":"forever"}"#.utf8), path: "p.json") }
+    }
+}

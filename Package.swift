@@ -54,7 +54,7 @@ let package = Package(
         ),
         .target(
             name: "PushMockStore",
-            dependencies: ["PushMockCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["PushMockCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -49,6 +49,15 @@ struct RejectionCatalogueTests {
             #expect(newID > id)
             #expect(again.status == 400)
             #expect(again.reason == "BadPriority")
+            // A stream reset is an answer too: status 0, and the delivery is recorded with its fault.
+            #expect(await server.inspect("PUT", "/api/v1/faults", body: #"{"id":"reset-once","match":{"service":"apns"},"resetStream":true,"count":1}"#).status == 200)
+            let reset = await server.inspect("POST", "/api/v1/deliveries/\(id)/resend")
+            #expect(reset.status == 200, "\(reset.text)")
+            let resetResult = try JSONDecoder().decode(SendResult.self, from: Data(reset.response.body))
+            #expect(resetResult.status == 0 && resetResult.body.contains("no HTTP response"), "\(resetResult)")
+            #expect(resetResult.deliveryId != nil && resetResult.fault == nil)
+            let recorded = await server.inspect("GET", "/api/v1/deliveries/\(resetResult.deliveryId ?? 0)")
+            #expect(recorded.json["fault"] as? String == "reset-once")
             #expect(await server.inspect("POST", "/api/v1/deliveries/999999/resend").status == 404)
             #expect(await server.inspect("POST", "/api/v1/deliveries/\(id)/resend", headers: []).status == 403, "a state-changing route: guarded")
         }

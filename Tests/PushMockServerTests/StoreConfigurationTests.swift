@@ -27,6 +27,9 @@ struct StoreConfigurationTests {
             #expect(await server.inspect("POST", "/api/v1/rejections/apns-bad-priority/send").status == 200)
             let newest = try await server.store.newestID()
             #expect(newest == first + 1, "ids continue after the restart")
+            let ready = await server.inspect("GET", "/readyz", headers: [])
+            #expect(ready.status == 200)
+            #expect(ready.json["status"] as? String == "ready" && ready.json["store"] as? String == "ok" && ready.json["dropped"] as? Int == 0, "\(ready.text)")
             let metrics = await server.inspect("GET", "/metrics").text
             #expect(metrics.contains("pushmock_store_dropped_total 0"))
             #expect(metrics.contains("pushmock_store_deliveries \(first + 1)"))

@@ -117,7 +117,7 @@ struct CatalogueRunner: Sendable {
         } catch {
             throw InspectionError(502, "sending through the push port failed: \(error)")
         }
-        guard let last = responses.last else { throw InspectionError(502, "the push port gave no answer") }
+        let last = responses.last ?? SentResponse(status: 0, body: Array("no request was sent".utf8))
         let recorded = try await store.deliveries(after: before, matching: DeliveryFilter(), limit: 100_000)
             .last { $0.headers.contains { $0.name == Self.markerHeader && $0.value == nonce } }
         return SendResult(
@@ -151,7 +151,9 @@ struct CatalogueRunner: Sendable {
             OutgoingRequest(method: "POST", path: fcm.tokenPath, headers: [HeaderField(name: "content-type", value: "application/x-www-form-urlencoded")], body: Array(form.utf8))
         ])
         guard let body = answer.first?.body, case .string(let token)? = JSONValue.parse(body)?["access_token"] else {
-            throw InspectionError(502, "PushMock's token endpoint issued no access token: \(String(decoding: answer.first?.body ?? [], as: UTF8.self))")
+            // A fault on the token endpoint (or on everything) can refuse or hold it: the server's
+            // state prevents the send, which is a conflict, not a failure of PushMock.
+            throw InspectionError(409, "PushMock's token endpoint gave no access token, so the message was not sent (a fault may be holding it): \(String(decoding: answer.first?.body ?? [], as: UTF8.self))")
         }
         return token
     }

@@ -1,3 +1,4 @@
+import PushMockStore
 /// `/livez`, `/readyz`, `/metrics`, `/api/v1/openapi.yaml` and `POST /api/v1/reset`.
 extension InspectionRouter {
     func metrics() async -> InspectionAnswer {
@@ -21,5 +22,18 @@ extension InspectionResponse {
     /// every listener is bound and the configuration loaded.
     static func health(_ status: String) -> InspectionResponse {
         .json(200, HealthStatus(status: status))
+    }
+}
+
+extension InspectionRouter {
+    /// `/readyz`: 200 while the store takes writes; 503 while they fail (pushes are still answered
+    /// and queued, so a load balancer can route around this instance).
+    func readiness() async -> InspectionAnswer {
+        let statistics = await store.statistics()
+        let health = HealthStatus(
+            status: statistics.failure == nil ? "ready" : "store-failing", store: statistics.failure ?? "ok",
+            queued: statistics.queued, dropped: statistics.dropped
+        )
+        return .response(.json(statistics.failure == nil ? 200 : 503, health))
     }
 }

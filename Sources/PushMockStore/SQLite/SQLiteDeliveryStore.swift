@@ -63,8 +63,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         let (next, stored) = try pool.read { db -> (UInt64, Int) in
             let next = try Int64.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = 'next_id'") ?? 1
             let maxID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM delivery") ?? 0
-            let stored = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery") ?? 0
-            return (UInt64(max(next, maxID + 1)), stored)
+            return (UInt64(max(next, maxID + 1)), try Self.count(db))
         }
         state = Mutex(State(nextID: next, queuedThrough: next - 1, committed: next - 1, stored: stored))
         let task = Task.detached { [weak self] in
@@ -123,8 +122,6 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 );
                 CREATE INDEX delivery_by_token ON delivery(device_token, id);
                 CREATE INDEX delivery_by_received ON delivery(received_at);
-                CREATE INDEX delivery_by_service ON delivery(service, id);
-                CREATE INDEX delivery_by_outcome ON delivery(outcome, reason, id);
                 CREATE INDEX delivery_by_topic ON delivery(topic, id);
                 CREATE TABLE store_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
                 """)
@@ -224,38 +221,41 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         let retention = retention
         let horizon = retentionAge.map { batch.last!.receivedAt - Int64($0.milliseconds) }
         let (evicted, kept) = try await pool.write { db -> (Int, Int) in
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO delivery (id, received_at, connection_id, service, environment, device_token, topic, push_type, outcome, reason, status, project, body_is_json, record)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            for delivery in batch {
-                let packed = PackedDelivery(delivery)
-                try insert.execute(arguments: [
-                    Int64(bitPattern: delivery.id), delivery.receivedAt, Int64(bitPattern: delivery.connectionID), delivery.service.rawValue,
-                    delivery.environment, delivery.deviceToken?.lowercased(), delivery.topic, delivery.pushType, delivery.outcome.rawValue,
-                    delivery.reason, delivery.status, delivery.project, delivery.bodyIsJSON, Data(packed.arena),
-                ])
-            }
-            try db.execute(
-                sql: "INSERT INTO store_meta (key, value) VALUES ('next_id', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [Int64(bitPattern: batch.last!.id + 1)]
-            )
+            var count = try Self.count(db)
+            try SQLiteBatchInsert.insert(batch, into: db)
+            count += batch.count
             var evicted = 0
             if let horizon {
                 try db.execute(sql: "DELETE FROM delivery WHERE received_at < ?", arguments: [horizon])
                 evicted += db.changesCount
             }
-            try db.execute(
-                sql: "DELETE FROM delivery WHERE id <= (SELECT id FROM delivery ORDER BY id DESC LIMIT 1 OFFSET ?)", arguments: [retention]
-            )
-            evicted += db.changesCount
-            let kept = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery") ?? 0
-            return (evicted, kept)
+            // The oldest first, walking only as many rows as go (the count is kept, never counted).
+            let excess = count - evicted - retention
+            if excess > 0 {
+                try db.execute(sql: "DELETE FROM delivery WHERE id IN (SELECT id FROM delivery ORDER BY id LIMIT ?)", arguments: [excess])
+                evicted += db.changesCount
+            }
+            count -= evicted
+            try Self.setMeta(db, "next_id", Int64(bitPattern: batch.last!.id + 1))
+            try Self.setMeta(db, "count", Int64(count))
+            return (evicted, count)
         }
         state.withLock { state in
             state.evicted += UInt64(evicted)
             state.stored = kept
         }
+    }
+
+    /// Rows in `delivery`, as `store_meta` keeps it (counted once if it does not yet).
+    static func count(_ db: Database) throws -> Int {
+        if let kept = try Int.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = 'count'") { return kept }
+        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery") ?? 0
+    }
+
+    static func setMeta(_ db: Database, _ key: String, _ value: Int64) throws {
+        try db.execute(
+            sql: "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key, value]
+        )
     }
 
     /// Waits until everything recorded so far is committed.
@@ -365,21 +365,25 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         await flush()
         let (clause, arguments) = SQLiteFilter.whereClause(filter)
         let removed = try await pool.write { db -> Int in
+            var removed = 0
             if filter.text == nil {
                 try db.execute(sql: "DELETE FROM delivery \(clause)", arguments: arguments)
-                return db.changesCount
+                removed = db.changesCount
+            } else {
+                var doomed: [Int64] = []
+                let rows = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause)", arguments: arguments)
+                while let row = try rows.next() {
+                    guard filter.matches(Self.delivery(row)) else { continue }
+                    let id: Int64 = row["id"]
+                    doomed.append(id)
+                }
+                for id in doomed {
+                    try db.execute(sql: "DELETE FROM delivery WHERE id = ?", arguments: [id])
+                }
+                removed = doomed.count
             }
-            var doomed: [Int64] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause)", arguments: arguments)
-            while let row = try rows.next() {
-                guard filter.matches(Self.delivery(row)) else { continue }
-                let id: Int64 = row["id"]
-                doomed.append(id)
-            }
-            for id in doomed {
-                try db.execute(sql: "DELETE FROM delivery WHERE id = ?", arguments: [id])
-            }
-            return doomed.count
+            try Self.setMeta(db, "count", Int64(max(0, try Self.count(db) - removed)))
+            return removed
         }
         state.withLock { $0.stored = max(0, $0.stored - removed) }
         return removed

@@ -49,6 +49,10 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     public let queueLimit: Int
     /// The file.
     public let path: String
+    /// How long a reader waits for earlier deliveries to be committed before it answers from what is.
+    static let readerPatience: Duration = .seconds(5)
+    /// How long the writer lets a batch gather (what `kill -9` can lose, plus one write).
+    static let batchWindow: Duration = .milliseconds(5)
     private let writerTask: Mutex<Task<Void, Never>?> = Mutex(nil)
 
     /// Opens (or creates) the store at `path`. A file that is not SQLite, or an SQLite database that
@@ -85,7 +89,10 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         configuration.label = "PushMockStore"
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
+            // WAL with synchronous NORMAL: a commit is not fsynced (a power cut may lose the last
+            // ones; a killed process does not), checkpoints are.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "PRAGMA cache_size = -32768")
         }
         let pool: DatabasePool
         do {
@@ -122,7 +129,6 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 );
                 CREATE INDEX delivery_by_token ON delivery(device_token, id);
                 CREATE INDEX delivery_by_received ON delivery(received_at);
-                CREATE INDEX delivery_by_topic ON delivery(topic, id);
                 CREATE TABLE store_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
                 """)
         }
@@ -196,6 +202,10 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     private func nextBatch() async -> (batch: [Delivery], closing: Bool) {
+        // A short window lets a batch gather: a commit per push would double what a push costs at
+        // low load. Closing, a reader waiting, or a full batch skip it.
+        let skipWindow = state.withLock { $0.closing || !$0.flushes.isEmpty || $0.pending.count >= 1_000 }
+        if !skipWindow { try? await Task.sleep(for: Self.batchWindow) }
         while true {
             let taken = state.withLock { state -> ([Delivery], Bool)? in
                 if !state.pending.isEmpty || state.closing {
@@ -295,12 +305,19 @@ public final class SQLiteDeliveryStore: DeliveryStore {
 
     // MARK: Reading
 
+    /// Waits until what was recorded before is committed, or `limit` passes (writes failing): a
+    /// reader then answers from what is committed instead of hanging.
+    @discardableResult
+    func flush(within limit: Duration) async -> Bool {
+        let written = WaitSignal()
+        Task { await self.flush(); written.finish(true) }
+        return await written.result(timeout: limit) {}
+    }
+
     public func statistics() async -> DeliveryStoreStatistics {
         // What is queued is counted once written; `/metrics` waits for that at most a second
         // (while writes fail, it shows the queue and the failure instead).
-        let written = WaitSignal()
-        Task { await self.flush(); written.finish(true) }
-        _ = await written.result(timeout: .seconds(1)) {}
+        await flush(within: .seconds(1))
         return state.withLock { state in
             var statistics = DeliveryStoreStatistics(count: state.stored, evicted: state.evicted, waiters: state.waiters.count)
             statistics.dropped = state.dropped
@@ -315,14 +332,14 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     public func delivery(id: UInt64) async throws -> Delivery? {
-        await flush()
+        await flush(within: Self.readerPatience)
         return try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).map(Self.delivery)
         }
     }
 
     public func query(_ filter: DeliveryFilter, limit: Int) async throws -> DeliveryPage {
-        await flush()
+        await flush(within: Self.readerPatience)
         let (clause, arguments) = SQLiteFilter.whereClause(filter)
         return try await pool.read { db in
             if filter.text == nil {
@@ -344,7 +361,7 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     }
 
     public func deliveries(after cursor: UInt64, matching filter: DeliveryFilter, limit: Int) async throws -> [Delivery] {
-        await flush()
+        await flush(within: Self.readerPatience)
         var narrowed = filter
         narrowed.after = max(filter.after ?? 0, cursor)
         let bounded = narrowed

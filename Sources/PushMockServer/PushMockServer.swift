@@ -111,6 +111,11 @@ public final class PushMockServer: Service, Sendable {
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
         let store = try makeStore(configuration)
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
+        do {
+            try ServerState.restore(from: store, registry: devices, plan: faults, seed: configuration.faultSeed)
+        } catch {
+            throw PushMockError(code: .storeUnavailable, message: "store \(configuration.store): the devices and faults it kept cannot be read: \(error)")
+        }
         let metrics = ServerMetrics()
         let activityTypes = ActivityTypeRegistry(configuration.activityTypes)
         let activities = LiveActivities(limits: configuration.liveActivityLimits, devices: devices, types: activityTypes, seed: configuration.idSeed)

@@ -1,3 +1,4 @@
+import Foundation
 import PushMockCore
 import PushMockInspection
 import PushMockStore
@@ -34,10 +35,14 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
             throw InspectionError.badRequest("\(error)")
         }
         registry.set(record, for: token)
+        saveDevices()
         return record
     }
 
-    func removeDevice(_ token: String) -> Bool { registry.remove(token) != nil }
+    func removeDevice(_ token: String) -> Bool {
+        defer { saveDevices() }
+        return registry.remove(token) != nil
+    }
 
     // MARK: FaultDirectory
 
@@ -52,15 +57,50 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         } catch {
             throw InspectionError.badRequest("\(error)")
         }
+        defer { saveFaults() }
         return plan.add(rule)
     }
 
-    func removeFault(id: String) -> Bool { plan.remove(id: id) }
+    func removeFault(id: String) -> Bool {
+        defer { saveFaults() }
+        return plan.remove(id: id)
+    }
 
     func removeAllFaults() -> Int {
         let count = plan.rules.count
         plan.reset(rules: [], seed: configuration.faultSeed)
+        saveFaults()
         return count
+    }
+
+    // MARK: Kept across restarts (a store that archives state: SQLite)
+
+    static let devicesKey = "devices"
+    static let faultsKey = "faults"
+
+    /// The devices as set through the API, for the next start.
+    func saveDevices() {
+        guard let archive = store as? any StateArchive, let data = try? JSONEncoder().encode(registry.all) else { return }
+        archive.archive(Self.devicesKey, Array(data))
+    }
+
+    /// The faults as set through the API (with what a `count` fault had left then), for the next start.
+    func saveFaults() {
+        guard let archive = store as? any StateArchive, let data = try? JSONEncoder().encode(plan.rules) else { return }
+        archive.archive(Self.faultsKey, Array(data))
+    }
+
+    /// Devices and faults as the last run left them, in place of the configuration's.
+    static func restore(from store: any DeliveryStore, registry: DeviceRegistry, plan: FaultPlan, seed: UInt64) throws {
+        guard let archive = store as? any StateArchive else { return }
+        if let bytes = try archive.archived(devicesKey) {
+            let devices = try JSONDecoder().decode([String: DeviceRecord].self, from: Data(bytes))
+            for (token, _) in registry.all { registry.remove(token) }
+            for (token, record) in devices { registry.set(record, for: token) }
+        }
+        if let bytes = try archive.archived(faultsKey) {
+            plan.reset(rules: try JSONDecoder().decode([FaultRule].self, from: Data(bytes)), seed: seed)
+        }
     }
 
     private static func parse(_ body: [UInt8]) throws(InspectionError) -> JSONValue {
@@ -118,6 +158,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         liveActivities.types.reset(to: configuration.activityTypes)
         broadcastChannels.removeAll()
         apns.bindingGeneration.add(1, ordering: .relaxed)
+        saveDevices()
+        saveFaults()
     }
 
     func metrics() async -> [UInt8] {

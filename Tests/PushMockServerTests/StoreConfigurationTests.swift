@@ -7,7 +7,7 @@ import Testing
 
 @Suite("--store: where deliveries are kept")
 struct StoreConfigurationTests {
-    @Test("sqlite:PATH keeps deliveries across a restart of the server; ids continue")
+    @Test("sqlite:PATH keeps deliveries, devices and faults across restarts of the server; ids continue; a reset is kept")
     func sqliteAcrossRestarts() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-server-\(UUID().uuidString).sqlite").path
         var configuration = PushMockConfiguration.testing()
@@ -16,6 +16,8 @@ struct StoreConfigurationTests {
             for entry in ["apns-bad-priority", "fcm-invalid-argument"] {
                 #expect(await server.inspect("POST", "/api/v1/rejections/\(entry)/send").status == 200)
             }
+            #expect(await server.inspect("PUT", "/api/v1/devices/\(String(repeating: "0f", count: 32))", body: #"{"state":"unregistered","unregisteredAt":1767225600000}"#).status == 200)
+            #expect(await server.inspect("PUT", "/api/v1/faults", body: #"{"id":"kept","match":{"token":"abab"},"reject":{"reason":"Shutdown"},"count":2}"#).status == 200)
             return try await server.store.newestID()
         }
         #expect(first >= 3, "two catalogue sends (the FCM one gets an access token first)")
@@ -33,6 +35,19 @@ struct StoreConfigurationTests {
             let metrics = await server.inspect("GET", "/metrics").text
             #expect(metrics.contains("pushmock_store_dropped_total 0"))
             #expect(metrics.contains("pushmock_store_deliveries \(first + 1)"))
+            let device = await server.inspect("GET", "/api/v1/devices/\(String(repeating: "0f", count: 32))")
+            #expect(device.json["state"] as? String == "unregistered", "devices set through the API are kept: \(device.text)")
+            let faults = await server.inspect("GET", "/api/v1/faults")
+            #expect((faults.json["faults"] as? [[String: Any]])?.first?["id"] as? String == "kept", "faults are kept: \(faults.text)")
+            #expect((faults.json["faults"] as? [[String: Any]])?.first?["count"] as? Int == 2)
+            #expect(await server.inspect("POST", "/api/v1/reset").status == 200)
+        }
+        try await withPushMockServer(configuration) { server in
+            #expect(await server.inspect("GET", "/api/v1/deliveries?limit=1").json["total"] as? Int == 0, "a reset is kept too")
+            #expect((await server.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.isEmpty == true)
+            #expect(await server.inspect("GET", "/api/v1/devices/\(String(repeating: "0f", count: 32))").status == 404)
+            let newest = try await server.store.newestID()
+            #expect(newest == first + 1, "ids still continue after a reset")
         }
     }
 

@@ -18,7 +18,7 @@ import Synchronization
 /// store.record(delivery)
 /// try await store.close()
 /// ```
-public final class SQLiteDeliveryStore: DeliveryStore {
+public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// The file's `PRAGMA application_id` ("PMck"): what tells PushMock's files from foreign ones.
     static let applicationID: Int32 = 0x504D_636B
 
@@ -54,6 +54,8 @@ public final class SQLiteDeliveryStore: DeliveryStore {
     /// How long the writer lets a batch gather (what `kill -9` can lose, plus one write).
     static let batchWindow: Duration = .milliseconds(5)
     private let writerTask: Mutex<Task<Void, Never>?> = Mutex(nil)
+    /// Snapshots waiting to be written, newest per key, and the task writing them.
+    private let snapshots = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
 
     /// Opens (or creates) the store at `path`. A file that is not SQLite, or an SQLite database that
     /// is not PushMock's, is refused and left as it is.
@@ -131,6 +133,9 @@ public final class SQLiteDeliveryStore: DeliveryStore {
                 CREATE INDEX delivery_by_received ON delivery(received_at);
                 CREATE TABLE store_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
                 """)
+        }
+        migrator.registerMigration("2-state") { db in
+            try db.execute(sql: "CREATE TABLE server_state (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
         }
         do {
             try migrator.migrate(pool)
@@ -283,8 +288,54 @@ public final class SQLiteDeliveryStore: DeliveryStore {
         }
     }
 
+    // MARK: State snapshots
+
+    public func archived(_ key: String) throws -> [UInt8]? {
+        try pool.read { db in
+            try Data.fetchOne(db, sql: "SELECT value FROM server_state WHERE key = ?", arguments: [key]).map { Array($0) }
+        }
+    }
+
+    public func archive(_ key: String, _ value: [UInt8]) {
+        snapshots.withLock { snapshots in
+            snapshots.pending[key] = value
+            guard snapshots.writer == nil else { return }
+            snapshots.writer = Task { await self.writeSnapshots() }
+        }
+    }
+
+    /// Writes the newest snapshots until none is waiting.
+    private func writeSnapshots() async {
+        while true {
+            let batch = snapshots.withLock { snapshots -> [String: [UInt8]] in
+                defer { snapshots.pending = [:] }
+                if snapshots.pending.isEmpty { snapshots.writer = nil }
+                return snapshots.pending
+            }
+            if batch.isEmpty { return }
+            do {
+                try await pool.write { db in
+                    for (key, value) in batch {
+                        try db.execute(
+                            sql: "INSERT INTO server_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                            arguments: [key, Data(value)]
+                        )
+                    }
+                }
+            } catch {
+                // Kept for the next round unless a newer snapshot replaced it meanwhile.
+                snapshots.withLock { snapshots in
+                    for (key, value) in batch where snapshots.pending[key] == nil { snapshots.pending[key] = value }
+                    state.withLock { $0.lastFailure = "\(error)" }
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
     /// Commits everything queued, then stops the writer and closes the file.
     public func close() async throws {
+        while let writer = snapshots.withLock({ $0.writer }) { await writer.value }
         let (writer, already) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
             if state.closing { return (nil, true) }
             state.closing = true

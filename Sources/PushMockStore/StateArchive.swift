@@ -1,0 +1,8 @@
+/// A store that also keeps the server's state (devices, faults) across restarts, as snapshots by
+/// key. Saving never blocks: the newest snapshot of each key is written behind, in order.
+public protocol StateArchive: Sendable {
+    /// The snapshot saved under `key`, if any.
+    func archived(_ key: String) throws -> [UInt8]?
+    /// Saves `value` as the snapshot of `key` (written behind; a newer one replaces one not yet written).
+    func archive(_ key: String, _ value: [UInt8])
+}

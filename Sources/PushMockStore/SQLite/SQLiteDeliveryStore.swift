@@ -22,7 +22,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// The file's `PRAGMA application_id` ("PMck"): what tells PushMock's files from foreign ones.
     static let applicationID: Int32 = 0x504D_636B
 
-    private struct State {
+    struct State {
         var pending: [Delivery] = []
         var nextID: UInt64
         /// The id of the last delivery queued for the disk (dropped ones are not).
@@ -38,9 +38,9 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         var lastFailure: String?
     }
 
-    private let pool: DatabasePool
-    private let state: Mutex<State>
-    private let waiterCount = Atomic<Int>(0)
+    let pool: DatabasePool
+    let state: Mutex<State>
+    let waiterCount = Atomic<Int>(0)
     /// Deliveries kept at most; older ones are deleted first.
     public let retention: Int
     /// Deliveries older than this (by `receivedAt`) are deleted, if set.
@@ -55,7 +55,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     static let batchWindow: Duration = .milliseconds(5)
     private let writerTask: Mutex<Task<Void, Never>?> = Mutex(nil)
     /// Snapshots waiting to be written, newest per key, and the task writing them.
-    private let snapshots = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
+    let snapshots = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
 
     /// Opens (or creates) the store at `path`. A file that is not SQLite, or an SQLite database that
     /// is not PushMock's, is refused and left as it is.
@@ -288,52 +288,6 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         }
     }
 
-    // MARK: State snapshots
-
-    public func archived(_ key: String) throws -> [UInt8]? {
-        try pool.read { db in
-            try Data.fetchOne(db, sql: "SELECT value FROM server_state WHERE key = ?", arguments: [key]).map { Array($0) }
-        }
-    }
-
-    public func archive(_ key: String, _ value: [UInt8]) {
-        snapshots.withLock { snapshots in
-            snapshots.pending[key] = value
-            guard snapshots.writer == nil else { return }
-            snapshots.writer = Task { await self.writeSnapshots() }
-        }
-    }
-
-    /// Writes the newest snapshots until none is waiting.
-    private func writeSnapshots() async {
-        while true {
-            let batch = snapshots.withLock { snapshots -> [String: [UInt8]] in
-                defer { snapshots.pending = [:] }
-                if snapshots.pending.isEmpty { snapshots.writer = nil }
-                return snapshots.pending
-            }
-            if batch.isEmpty { return }
-            do {
-                try await pool.write { db in
-                    for (key, value) in batch {
-                        try db.execute(
-                            sql: "INSERT INTO server_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                            arguments: [key, Data(value)]
-                        )
-                    }
-                }
-            } catch {
-                // Kept for the next round unless a newer snapshot replaced it meanwhile.
-                snapshots.withLock { snapshots in
-                    for (key, value) in batch where snapshots.pending[key] == nil { snapshots.pending[key] = value }
-                    state.withLock { $0.lastFailure = "\(error)" }
-                }
-                try? await Task.sleep(for: .milliseconds(200))
-            }
-        }
-    }
-
-    /// Commits everything queued, then stops the writer and closes the file.
     public func close() async throws {
         while let writer = snapshots.withLock({ $0.writer }) { await writer.value }
         let (writer, already) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
@@ -352,148 +306,5 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         }
         for continuation in flushes { continuation.resume() }
         try pool.close()
-    }
-
-    // MARK: Reading
-
-    /// Waits until what was recorded before is committed, or `limit` passes (writes failing): a
-    /// reader then answers from what is committed instead of hanging.
-    @discardableResult
-    func flush(within limit: Duration) async -> Bool {
-        let written = WaitSignal()
-        Task { await self.flush(); written.finish(true) }
-        return await written.result(timeout: limit) {}
-    }
-
-    public func statistics() async -> DeliveryStoreStatistics {
-        // What is queued is counted once written; `/metrics` waits for that at most a second
-        // (while writes fail, it shows the queue and the failure instead).
-        await flush(within: .seconds(1))
-        return state.withLock { state in
-            var statistics = DeliveryStoreStatistics(count: state.stored, evicted: state.evicted, waiters: state.waiters.count)
-            statistics.dropped = state.dropped
-            statistics.queued = state.pending.count
-            statistics.failure = state.lastFailure
-            return statistics
-        }
-    }
-
-    public func newestID() async throws -> UInt64 {
-        state.withLock { $0.nextID - 1 }
-    }
-
-    public func delivery(id: UInt64) async throws -> Delivery? {
-        await flush(within: Self.readerPatience)
-        return try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).map(Self.delivery)
-        }
-    }
-
-    public func query(_ filter: DeliveryFilter, limit: Int) async throws -> DeliveryPage {
-        await flush(within: Self.readerPatience)
-        let (clause, arguments) = SQLiteFilter.whereClause(filter)
-        return try await pool.read { db in
-            if filter.text == nil {
-                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery \(clause)", arguments: arguments) ?? 0
-                let rows = try Row.fetchAll(db, sql: "SELECT * FROM delivery \(clause) ORDER BY id DESC LIMIT \(max(0, limit))", arguments: arguments)
-                return DeliveryPage(deliveries: rows.map(Self.delivery), total: total)
-            }
-            var result: [Delivery] = []
-            var total = 0
-            let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause) ORDER BY id DESC", arguments: arguments)
-            while let row = try cursor.next() {
-                let delivery = Self.delivery(row)
-                guard filter.matches(delivery) else { continue }
-                total += 1
-                if result.count < limit { result.append(delivery) }
-            }
-            return DeliveryPage(deliveries: result, total: total)
-        }
-    }
-
-    public func deliveries(after cursor: UInt64, matching filter: DeliveryFilter, limit: Int) async throws -> [Delivery] {
-        await flush(within: Self.readerPatience)
-        var narrowed = filter
-        narrowed.after = max(filter.after ?? 0, cursor)
-        let bounded = narrowed
-        let (clause, arguments) = SQLiteFilter.whereClause(bounded)
-        return try await pool.read { db in
-            var result: [Delivery] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause) ORDER BY id ASC", arguments: arguments)
-            while result.count < limit, let row = try rows.next() {
-                let delivery = Self.delivery(row)
-                if bounded.matches(delivery) { result.append(delivery) }
-            }
-            return result
-        }
-    }
-
-    @discardableResult
-    public func remove(_ filter: DeliveryFilter) async throws -> Int {
-        await flush()
-        let (clause, arguments) = SQLiteFilter.whereClause(filter)
-        let removed = try await pool.write { db -> Int in
-            var removed = 0
-            if filter.text == nil {
-                try db.execute(sql: "DELETE FROM delivery \(clause)", arguments: arguments)
-                removed = db.changesCount
-            } else {
-                var doomed: [Int64] = []
-                let rows = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause)", arguments: arguments)
-                while let row = try rows.next() {
-                    guard filter.matches(Self.delivery(row)) else { continue }
-                    let id: Int64 = row["id"]
-                    doomed.append(id)
-                }
-                for id in doomed {
-                    try db.execute(sql: "DELETE FROM delivery WHERE id = ?", arguments: [id])
-                }
-                removed = doomed.count
-            }
-            try Self.setMeta(db, "count", Int64(max(0, try Self.count(db) - removed)))
-            return removed
-        }
-        state.withLock { $0.stored = max(0, $0.stored - removed) }
-        return removed
-    }
-
-    public func wait(for filter: DeliveryFilter, count: Int, timeout: Duration) async throws -> Bool {
-        let signal = WaitSignal()
-        // Registered with the id horizon under the lock: later deliveries are counted by `record`,
-        // earlier ones by the query below.
-        let (waiter, horizon) = state.withLock { state -> (UInt64, UInt64) in
-            let id = state.waiters.add(filter, count: count) { signal.finish(true) }
-            waiterCount.store(state.waiters.count, ordering: .relaxed)
-            return (id, state.nextID - 1)
-        }
-        var existing = filter
-        existing.before = min(filter.before ?? .max, horizon + 1)
-        let found = try await query(existing, limit: 0).total
-        let satisfied = state.withLock { state -> Bool in
-            defer { waiterCount.store(state.waiters.count, ordering: .relaxed) }
-            return state.waiters.credit(waiter, existing: found)
-        }
-        if satisfied { return true }
-        return await signal.result(timeout: timeout) { [weak self] in
-            guard let self else { return }
-            self.state.withLock { state in
-                state.waiters.remove(waiter)
-                self.waiterCount.store(state.waiters.count, ordering: .relaxed)
-            }
-        }
-    }
-
-    static func delivery(_ row: Row) -> Delivery {
-        let id: Int64 = row["id"]
-        let connection: Int64 = row["connection_id"]
-        let outcome: String = row["outcome"]
-        let service: String = row["service"]
-        let data: Data = row["record"]
-        let packed = PackedDelivery(
-            id: UInt64(bitPattern: id), receivedAt: row["received_at"], connectionID: UInt64(bitPattern: connection), status: row["status"],
-            outcome: Delivery.Outcome(rawValue: outcome) ?? .rejected, service: Delivery.Service(rawValue: service), bodyIsJSON: row["body_is_json"],
-            arena: Array(data)
-        )
-        return packed.unpack()
     }
 }

@@ -1,0 +1,51 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// Server state snapshots (devices, faults) kept in the same file, written behind.
+extension SQLiteDeliveryStore {
+    public func archived(_ key: String) throws -> [UInt8]? {
+        try pool.read { db in
+            try Data.fetchOne(db, sql: "SELECT value FROM server_state WHERE key = ?", arguments: [key]).map { Array($0) }
+        }
+    }
+
+    public func archive(_ key: String, _ value: [UInt8]) {
+        snapshots.withLock { snapshots in
+            snapshots.pending[key] = value
+            guard snapshots.writer == nil else { return }
+            snapshots.writer = Task { await self.writeSnapshots() }
+        }
+    }
+
+    /// Writes the newest snapshots until none is waiting.
+    private func writeSnapshots() async {
+        while true {
+            let batch = snapshots.withLock { snapshots -> [String: [UInt8]] in
+                defer { snapshots.pending = [:] }
+                if snapshots.pending.isEmpty { snapshots.writer = nil }
+                return snapshots.pending
+            }
+            if batch.isEmpty { return }
+            do {
+                try await pool.write { db in
+                    for (key, value) in batch {
+                        try db.execute(
+                            sql: "INSERT INTO server_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                            arguments: [key, Data(value)]
+                        )
+                    }
+                }
+            } catch {
+                // Kept for the next round unless a newer snapshot replaced it meanwhile.
+                snapshots.withLock { snapshots in
+                    for (key, value) in batch where snapshots.pending[key] == nil { snapshots.pending[key] = value }
+                    state.withLock { $0.lastFailure = "\(error)" }
+                }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    /// Commits everything queued, then stops the writer and closes the file.
+}

@@ -53,6 +53,8 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     static let readerPatience: Duration = .seconds(5)
     /// How long the writer lets a batch gather (what `kill -9` can lose, plus one write).
     static let batchWindow: Duration = .milliseconds(5)
+    /// Rows written in one transaction at most.
+    static let batchLimit = 10_000
     private let writerTask: Mutex<Task<Void, Never>?> = Mutex(nil)
     /// Snapshots waiting to be written, newest per key, and the task writing them.
     let snapshots = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
@@ -214,8 +216,13 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         while true {
             let taken = state.withLock { state -> ([Delivery], Bool)? in
                 if !state.pending.isEmpty || state.closing {
-                    let batch = Array(state.pending.prefix(10_000))
-                    state.pending.removeFirst(batch.count)
+                    var batch: [Delivery] = []
+                    if state.pending.count <= Self.batchLimit {
+                        swap(&batch, &state.pending)  // the common case: take the whole queue at once
+                    } else {
+                        batch = Array(state.pending.prefix(Self.batchLimit))
+                        state.pending.removeFirst(batch.count)
+                    }
                     return (batch, state.closing && state.pending.isEmpty)
                 }
                 return nil

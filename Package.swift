@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "PushMockCore", targets: ["PushMockCore"]),
         .library(name: "PushMockInspection", targets: ["PushMockInspection"]),
         .library(name: "PushMockStore", targets: ["PushMockStore"]),
+        .library(name: "PushMockPostgres", targets: ["PushMockPostgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -36,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         // The SQLite store: migrations, WAL through DatabasePool, no NIO (system libsqlite3).
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        // The PostgreSQL store shared by a fleet (COPY, LISTEN/NOTIFY).
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [
         .systemLibrary(
@@ -55,6 +58,18 @@ let package = Package(
         .target(
             name: "PushMockStore",
             dependencies: ["PushMockCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PushMockPostgres",
+            dependencies: [
+                "PushMockCore",
+                "PushMockStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -88,6 +103,7 @@ let package = Package(
             dependencies: [
                 "PushMockCore",
                 "PushMockStore",
+                "PushMockPostgres",
                 "PushMockInspection",
                 "PushMockTransport",
                 .product(name: "X509", package: "swift-certificates"),
@@ -128,6 +144,7 @@ let package = Package(
                 "PushMockCore",
                 "PushMockInspection",
                 "PushMockStore",
+                "PushMockPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -153,12 +170,15 @@ let package = Package(
         ),
         .testTarget(
             name: "PushMockStoreTests",
-            dependencies: ["PushMockStore", "PushMockCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "PushMockStore", "PushMockPostgres", "PushMockCore", "PushMockTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PushMockServerTests",
             dependencies: [
+                "PushMockPostgres",
                 "PushMockServer",
                 "PushMockInspection",
                 "PushMockTestSupport",
@@ -179,6 +199,9 @@ let package = Package(
         .target(
             name: "PushMockTestSupport",
             dependencies: [
+                "PushMockPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 "PushMockServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),

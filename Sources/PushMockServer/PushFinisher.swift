@@ -13,7 +13,12 @@ struct PushFinisher: Sendable {
 
     /// The fault that fires for a request with these facts (counted against its `count`), if any.
     func fault(_ service: Delivery.Service, path: String, token: String? = nil, topic: String? = nil, project: String? = nil) -> FaultRule? {
-        faults.fire(service: service, path: path, token: token, topic: topic, project: project)
+        let rule = faults.fire(service: service, path: path, token: token, topic: topic, project: project)
+        if rule?.count != nil {
+            // What a `count` fault has left is kept, and shared with a fleet.
+            ServerState.saveFaults(faults, to: store)
+        }
+        return rule
     }
 
     /// Records `delivery` and counts it; returns its id and what to do with `response` under `fault`.

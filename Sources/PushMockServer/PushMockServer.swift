@@ -88,7 +88,7 @@ public final class PushMockServer: Service, Sendable {
         let state: ServerState
     }
 
-    static func makeComponents(_ configuration: PushMockConfiguration, logger: Logger) throws -> Components {
+    static func makeComponents(_ configuration: PushMockConfiguration, store: any DeliveryStore, logger: Logger) throws -> Components {
         let apns = configuration.apns
         var registry = APNSCredentialRegistry()
         var catalogue = CatalogueCredentials()
@@ -109,7 +109,6 @@ public final class PushMockServer: Service, Sendable {
         }
         let tokens = ProviderTokenVerifier(registry: registry)
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
-        let store = try makeStore(configuration)
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
         do {
             try ServerState.restore(from: store, registry: devices, plan: faults, seed: configuration.faultSeed)
@@ -245,9 +244,13 @@ public final class PushMockServer: Service, Sendable {
             ownsGroup = false
         }
         let components: Components
+        var opened: (any DeliveryStore)?
         do {
-            components = try makeComponents(configuration, logger: logger)
+            let store = try await makeStore(configuration)
+            opened = store
+            components = try makeComponents(configuration, store: store, logger: logger)
         } catch {
+            try? await opened?.close()
             if ownsGroup { try? await group.shutdownGracefully() }
             throw error
         }
@@ -290,6 +293,7 @@ public final class PushMockServer: Service, Sendable {
             }
         } catch {
             for listener in bound { await listener.shutdown() }
+            try? await components.store.close()
             if ownsGroup { try? await group.shutdownGracefully() }
             if let error = error as? IOError {
                 throw PushMockError(code: .listenFailed, message: "cannot listen: \(error.description)")

@@ -73,7 +73,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         return count
     }
 
-    // MARK: Kept across restarts (a store that archives state: SQLite)
+    // MARK: Kept across restarts (a store that archives state: SQLite, PostgreSQL) and shared by a fleet (PostgreSQL)
 
     static let devicesKey = "devices"
     static let faultsKey = "faults"
@@ -86,20 +86,41 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     /// The faults as set through the API (with what a `count` fault had left then), for the next start.
     func saveFaults() {
-        guard let archive = store as? any StateArchive, let data = try? JSONEncoder().encode(plan.rules) else { return }
-        archive.archive(Self.faultsKey, Array(data))
+        Self.saveFaults(plan, to: store)
     }
 
-    /// Devices and faults as the last run left them, in place of the configuration's.
+    /// Saves `plan`'s rules in `store`, if it keeps state: after a change through the API, and after
+    /// a `count` fault fires (so that what it has left lasts across restarts and reaches the fleet).
+    static func saveFaults(_ plan: FaultPlan, to store: any DeliveryStore) {
+        guard let archive = store as? any StateArchive, let data = try? JSONEncoder().encode(plan.rules) else { return }
+        archive.archive(faultsKey, Array(data))
+    }
+
+    /// Devices and faults as the last run left them, in place of the configuration's; with a store
+    /// a fleet shares, also as other instances change them from now on.
     static func restore(from store: any DeliveryStore, registry: DeviceRegistry, plan: FaultPlan, seed: UInt64) throws {
         guard let archive = store as? any StateArchive else { return }
-        if let bytes = try archive.archived(devicesKey) {
-            let devices = try JSONDecoder().decode([String: DeviceRecord].self, from: Data(bytes))
-            for (token, _) in registry.all { registry.remove(token) }
-            for (token, record) in devices { registry.set(record, for: token) }
+        for key in [devicesKey, faultsKey] {
+            if let bytes = try archive.archived(key) { try apply(key, bytes, registry: registry, plan: plan, seed: seed) }
         }
-        if let bytes = try archive.archived(faultsKey) {
+        if let shared = archive as? any SharedStateArchive {
+            shared.observeState { key, bytes in
+                try? apply(key, bytes, registry: registry, plan: plan, seed: seed)
+            }
+        }
+    }
+
+    /// A snapshot of devices or faults, in place of what is set now.
+    private static func apply(_ key: String, _ bytes: [UInt8], registry: DeviceRegistry, plan: FaultPlan, seed: UInt64) throws {
+        switch key {
+        case devicesKey:
+            let devices = try JSONDecoder().decode([String: DeviceRecord].self, from: Data(bytes))
+            for (token, _) in registry.all where devices[token] == nil { registry.remove(token) }
+            for (token, record) in devices { registry.set(record, for: token) }
+        case faultsKey:
             plan.reset(rules: try JSONDecoder().decode([FaultRule].self, from: Data(bytes)), seed: seed)
+        default:
+            break
         }
     }
 

@@ -195,7 +195,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
 }
 
 /// A one-shot Bool handed from a store waiter (any thread) to the task awaiting it.
-final class WaitSignal: Sendable {
+package final class WaitSignal: Sendable {
     private enum State {
         case waiting(CheckedContinuation<Bool, Never>?)
         case finished(Bool)
@@ -203,7 +203,9 @@ final class WaitSignal: Sendable {
 
     private let state = Mutex(State.waiting(nil))
 
-    func finish(_ value: Bool) {
+    package init() {}
+
+    package func finish(_ value: Bool) {
         let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             guard case .waiting(let continuation) = state else { return nil }
             state = .finished(value)
@@ -214,7 +216,7 @@ final class WaitSignal: Sendable {
 
     /// Waits for the signal until `timeout`; `cancel` forgets the waiter when the wait ends without
     /// it (timeout or task cancellation, at once from the cancelling thread).
-    func result(timeout: Duration, cancel: @escaping @Sendable () -> Void) async -> Bool {
+    package func result(timeout: Duration, cancel: @escaping @Sendable () -> Void) async -> Bool {
         let timer = Task {
             try? await Task.sleep(for: timeout)
             self.finish(false)
@@ -230,7 +232,7 @@ final class WaitSignal: Sendable {
         return found
     }
 
-    func value() async -> Bool {
+    package func value() async -> Bool {
         await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> Bool? in
                 switch state {

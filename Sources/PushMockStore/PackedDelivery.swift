@@ -1,22 +1,22 @@
-import PushMockCore
+package import PushMockCore
 
 /// A delivery as the store keeps it: the numbers inline and every string and byte in one array.
 /// Recording copies bytes instead of retaining a dozen objects, and evicting an old delivery frees
 /// one block instead of touching a dozen cold ones.
-struct PackedDelivery {
-    var id: UInt64
-    var receivedAt: Int64
-    var connectionID: UInt64
-    var status: Int
-    var outcome: Delivery.Outcome
-    var service: Delivery.Service
-    var bodyIsJSON: Bool
-    var arena: [UInt8]
+package struct PackedDelivery {
+    package var id: UInt64
+    package var receivedAt: Int64
+    package var connectionID: UInt64
+    package var status: Int
+    package var outcome: Delivery.Outcome
+    package var service: Delivery.Service
+    package var bodyIsJSON: Bool
+    package var arena: [UInt8]
 
     fileprivate static let absent = UInt32.max
 
     /// A delivery as read back from storage.
-    init(id: UInt64, receivedAt: Int64, connectionID: UInt64, status: Int, outcome: Delivery.Outcome, service: Delivery.Service, bodyIsJSON: Bool, arena: [UInt8]) {
+    package init(id: UInt64, receivedAt: Int64, connectionID: UInt64, status: Int, outcome: Delivery.Outcome, service: Delivery.Service, bodyIsJSON: Bool, arena: [UInt8]) {
         self.id = id
         self.receivedAt = receivedAt
         self.connectionID = connectionID
@@ -27,7 +27,7 @@ struct PackedDelivery {
         self.arena = arena
     }
 
-    init(_ delivery: Delivery) {
+    package init(_ delivery: Delivery) {
         id = delivery.id
         receivedAt = delivery.receivedAt
         connectionID = delivery.connectionID
@@ -100,7 +100,7 @@ struct PackedDelivery {
     }
 
     /// The delivery, rebuilt.
-    func unpack() -> Delivery {
+    package func unpack() -> Delivery {
         arena.withUnsafeBufferPointer { bytes in
             var offset = 0
             func length() -> UInt32 {

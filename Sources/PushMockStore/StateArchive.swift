@@ -6,3 +6,10 @@ public protocol StateArchive: Sendable {
     /// Saves `value` as the snapshot of `key` (written behind; a newer one replaces one not yet written).
     func archive(_ key: String, _ value: [UInt8])
 }
+
+/// A state archive that several PushMocks share (PostgreSQL): a snapshot saved by another instance
+/// is handed to `observer`, which applies it.
+public protocol SharedStateArchive: StateArchive {
+    /// Calls `observer` with each snapshot another instance saves, by key.
+    func observeState(_ observer: @escaping @Sendable (String, [UInt8]) -> Void)
+}

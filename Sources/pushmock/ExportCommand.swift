@@ -3,6 +3,7 @@ import Foundation
 import PushMockCore
 import PushMockInspection
 import PushMockServer
+import PushMockPostgres
 import PushMockStore
 
 /// `pushmock export` and `pushmock import`: deliveries of a store as NDJSON (one delivery per line,
@@ -28,7 +29,7 @@ struct ExportCommand: AsyncParsableCommand {
     var output: String?
 
     func run() async throws {
-        let opened = try StoreFile.open(store)
+        let opened = try await StoreFile.open(store)
         var filter = DeliveryFilter()
         if let since {
             guard let milliseconds = Int64(since) ?? RFC3339.milliseconds(since) else {
@@ -97,7 +98,7 @@ struct ImportCommand: AsyncParsableCommand {
                 throw ValidationError("line \(number + 1) is not a delivery as pushmock export writes it: \(error)")
             }
         }
-        let opened = try StoreFile.open(store)
+        let opened = try await StoreFile.open(store)
         for delivery in deliveries { opened.record(delivery) }
         try await opened.close()
         FileHandle.standardError.write(Data("imported \(deliveries.count) deliveries\n".utf8))
@@ -106,7 +107,7 @@ struct ImportCommand: AsyncParsableCommand {
 
 /// A store named on the command line, opened for export or import.
 enum StoreFile {
-    static func open(_ text: String) throws -> any DeliveryStore {
+    static func open(_ text: String) async throws -> any DeliveryStore {
         let location: StoreLocation
         do {
             location = try StoreLocation(parsing: text)
@@ -119,6 +120,8 @@ enum StoreFile {
         case .sqlite(let path):
             guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(path) does not exist") }
             return try SQLiteDeliveryStore(path: path, retention: 10_000_000)
+        case .postgres(let url):
+            return try await PostgresDeliveryStore.connect(PostgresLocation(url: url), retention: 10_000_000)
         }
     }
 }

@@ -1,6 +1,8 @@
 import Foundation
 import PushMockCore
+import PushMockPostgres
 import PushMockStore
+import PushMockTestSupport
 import Testing
 
 /// The contract every ``DeliveryStore`` keeps; `Kind` lists the implementations, so a new store
@@ -11,11 +13,13 @@ struct DeliveryStoreTests {
     enum Kind: String, CaseIterable, Sendable {
         case memory
         case sqlite
+        case postgres
 
-        func make(retention: Int) throws -> any DeliveryStore {
+        func make(retention: Int) async throws -> any DeliveryStore {
             switch self {
             case .memory: InMemoryDeliveryStore(retention: retention)
             case .sqlite: try SQLiteDeliveryStore(path: SQLiteFile.temporary(), retention: retention)
+            case .postgres: try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: retention)
             }
         }
     }
@@ -32,7 +36,7 @@ struct DeliveryStoreTests {
 
     @Test("recording assigns increasing ids and keeps every field", arguments: Kind.allCases)
     func roundTrip(_ kind: Kind) async throws {
-        let store = try kind.make(retention: 10)
+        let store = try await kind.make(retention: 10)
         let first = store.record(Self.delivery(1))
         let second = store.record(Self.delivery(2))
         #expect(second == first + 1)
@@ -54,7 +58,7 @@ struct DeliveryStoreTests {
 
     @Test("retention evicts the oldest; nothing below the cap is lost", arguments: Kind.allCases)
     func retention(_ kind: Kind) async throws {
-        let store = try kind.make(retention: 100)
+        let store = try await kind.make(retention: 100)
         for index in 1...250 {
             store.record(Self.delivery(index))
         }
@@ -70,7 +74,7 @@ struct DeliveryStoreTests {
 
     @Test("queries filter, page with after/before, and count matches beyond the limit", arguments: Kind.allCases)
     func query(_ kind: Kind) async throws {
-        let store = try kind.make(retention: 10_000)
+        let store = try await kind.make(retention: 10_000)
         for index in 1...30 {
             store.record(Self.delivery(index, outcome: index % 3 == 0 ? .rejected : .accepted, token: index % 2 == 0 ? "aa" : "bb"))
         }
@@ -94,7 +98,7 @@ struct DeliveryStoreTests {
 
     @Test("removal by filter keeps the rest findable by id", arguments: Kind.allCases)
     func removal(_ kind: Kind) async throws {
-        let store = try kind.make(retention: 10_000)
+        let store = try await kind.make(retention: 10_000)
         for index in 1...10 {
             store.record(Self.delivery(index, outcome: index % 2 == 0 ? .rejected : .accepted))
         }
@@ -112,7 +116,7 @@ struct DeliveryStoreTests {
 
     @Test("a wait counts what is kept, is woken by recording, and times out leaving no waiter", arguments: Kind.allCases)
     func waiting(_ kind: Kind) async throws {
-        let store = try kind.make(retention: 100)
+        let store = try await kind.make(retention: 100)
         store.record(Self.delivery(1, token: "aa"))
         #expect(try await store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 1, timeout: .seconds(1)), "already there")
         #expect(try await !store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 2, timeout: .milliseconds(50)), "times out")
@@ -132,7 +136,7 @@ struct DeliveryStoreTests {
 
     @Test("events from a cursor: what is kept after it, then each delivery as it is recorded", arguments: Kind.allCases)
     func events(_ kind: Kind) async throws {
-        let store = try kind.make(retention: 1000)
+        let store = try await kind.make(retention: 1000)
         for index in 1...3 { store.record(Self.delivery(index, token: index == 2 ? "bb" : "aa")) }
         let reader = Task {
             var seen: [UInt64] = []
@@ -151,7 +155,7 @@ struct DeliveryStoreTests {
 
     @Test("removing by filter while recording keeps what was recorded meanwhile", arguments: Kind.allCases)
     func removeWhileRecording(_ kind: Kind) async throws {
-        let store = try kind.make(retention: 100_000)
+        let store = try await kind.make(retention: 100_000)
         for index in 1...20_000 { store.record(Self.delivery(index, outcome: .rejected)) }
         let writer = Task {
             for index in 1...2_000 { store.record(Self.delivery(index, outcome: .accepted)) }

@@ -1,10 +1,15 @@
-/// Where deliveries are kept: `--store memory` (the default, for CI speed) or `--store
-/// sqlite:PATH` (one file, kept across restarts).
+import PushMockPostgres
+
+/// Where deliveries are kept: `--store memory` (the default, for CI speed), `--store sqlite:PATH`
+/// (one file, kept across restarts) or `--store postgres://…` (a database a fleet of PushMocks
+/// shares; `--store postgres` alone reads the `PG*` variables).
 public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// In this process's memory.
     case memory
     /// In an SQLite file.
     case sqlite(path: String)
+    /// In a PostgreSQL database: a `postgres://` URL, or nil for the `PG*` variables alone.
+    case postgres(url: String?)
 
     /// Parses `memory` or `sqlite:PATH`; anything else is an error that says what is accepted.
     public init(parsing text: String) throws {
@@ -17,10 +22,17 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
                 throw PushMockError(code: .invalidConfiguration, message: "store \(text): name the file, as in sqlite:pushmock.sqlite")
             }
             self = .sqlite(path: path)
+        } else if text == "postgres" || text == "postgresql" {
+            self = .postgres(url: nil)
         } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            throw PushMockError(code: .invalidConfiguration, message: "store: the PostgreSQL store is not in this version yet; use memory or sqlite:PATH")
+            do {
+                _ = try PostgresLocation(url: text, environment: [:])
+            } catch {
+                throw PushMockError(code: .invalidConfiguration, message: "store: \(error)")
+            }
+            self = .postgres(url: text)
         } else {
-            throw PushMockError(code: .invalidConfiguration, message: "store \(text): expected memory or sqlite:PATH")
+            throw PushMockError(code: .invalidConfiguration, message: "store \(text): expected memory, sqlite:PATH, postgres://user@host:port/database or postgres (the PG* variables)")
         }
     }
 
@@ -28,6 +40,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .memory: "memory"
         case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let url): (try? PostgresLocation(url: url).description) ?? "postgres"
         }
     }
 }

@@ -9,22 +9,16 @@ extension SQLiteDeliveryStore {
     /// reader then answers from what is committed instead of hanging.
     @discardableResult
     func flush(within limit: Duration) async -> Bool {
-        let written = WaitSignal()
-        Task { await self.flush(); written.finish(true) }
-        return await written.result(timeout: limit) {}
+        await queue.flush(within: limit)
     }
 
     public func statistics() async -> DeliveryStoreStatistics {
         // What is queued is counted once written; `/metrics` waits for that at most a second
         // (while writes fail, it shows the queue and the failure instead).
         await flush(within: .seconds(1))
-        return state.withLock { state in
-            var statistics = DeliveryStoreStatistics(count: state.stored, evicted: state.evicted, waiters: state.waiters.count)
-            statistics.dropped = state.dropped
-            statistics.queued = state.pending.count
-            statistics.failure = state.lastFailure
-            return statistics
-        }
+        var statistics = state.withLock { DeliveryStoreStatistics(count: $0.stored, evicted: $0.evicted, waiters: $0.waiters.count) }
+        (statistics.queued, statistics.dropped, statistics.failure) = queue.statistics
+        return statistics
     }
 
     public func newestID() async throws -> UInt64 {

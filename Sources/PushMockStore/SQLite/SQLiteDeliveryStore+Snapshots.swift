@@ -40,12 +40,10 @@ extension SQLiteDeliveryStore {
                 // Kept for the next round unless a newer snapshot replaced it meanwhile.
                 snapshots.withLock { snapshots in
                     for (key, value) in batch where snapshots.pending[key] == nil { snapshots.pending[key] = value }
-                    state.withLock { $0.lastFailure = "\(error)" }
+                    queue.noteFailure("\(error)")
                 }
                 try? await Task.sleep(for: .milliseconds(200))
             }
         }
     }
-
-    /// Commits everything queued, then stops the writer and closes the file.
 }

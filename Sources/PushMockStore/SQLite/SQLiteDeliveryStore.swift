@@ -23,19 +23,10 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     static let applicationID: Int32 = 0x504D_636B
 
     struct State {
-        var pending: [Delivery] = []
         var nextID: UInt64
-        /// The id of the last delivery queued for the disk (dropped ones are not).
-        var queuedThrough: UInt64
-        var committed: UInt64
         var waiters = WaiterTable()
-        var flushes: [(target: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
-        var writer: CheckedContinuation<Void, Never>?
-        var closing = false
         var stored: Int
         var evicted: UInt64 = 0
-        var dropped: UInt64 = 0
-        var lastFailure: String?
     }
 
     let pool: DatabasePool
@@ -45,41 +36,35 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     public let retention: Int
     /// Deliveries older than this (by `receivedAt`) are deleted, if set.
     public let retentionAge: Duration?
-    /// Deliveries queued for the disk at most; more are dropped and counted.
-    public let queueLimit: Int
     /// The file.
     public let path: String
     /// How long a reader waits for earlier deliveries to be committed before it answers from what is.
     static let readerPatience: Duration = .seconds(5)
-    /// How long the writer lets a batch gather (what `kill -9` can lose, plus one write).
-    static let batchWindow: Duration = .milliseconds(5)
-    /// Rows written in one transaction at most.
-    static let batchLimit = 10_000
-    private let writerTask: Mutex<Task<Void, Never>?> = Mutex(nil)
+    /// The batches written behind the push path.
+    let queue: WriteBehind
     /// Snapshots waiting to be written, newest per key, and the task writing them.
     let snapshots = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
 
     /// Opens (or creates) the store at `path`. A file that is not SQLite, or an SQLite database that
     /// is not PushMock's, is refused and left as it is.
     public init(path: String, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000) throws {
-        precondition(retention > 0 && queueLimit > 0)
+        precondition(retention > 0)
         self.path = path
         self.retention = retention
         self.retentionAge = retentionAge
-        self.queueLimit = queueLimit
         pool = try Self.open(path)
         let (next, stored) = try pool.read { db -> (UInt64, Int) in
             let next = try Int64.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = 'next_id'") ?? 1
             let maxID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM delivery") ?? 0
             return (UInt64(max(next, maxID + 1)), try Self.count(db))
         }
-        state = Mutex(State(nextID: next, queuedThrough: next - 1, committed: next - 1, stored: stored))
-        let task = Task.detached { [weak self] in
-            guard let self else { return }
-            await self.writeLoop()
-        }
-        writerTask.withLock { $0 = task }
+        state = Mutex(State(nextID: next, stored: stored))
+        queue = WriteBehind(queueLimit: queueLimit)
+        queue.start { batch in try await self.write(batch) }  // the writer keeps the store until it is closed
     }
+
+    /// Deliveries queued for the disk at most; more are dropped and counted.
+    public var queueLimit: Int { queue.queueLimit }
 
     static func open(_ path: String) throws -> DatabasePool {
         if FileManager.default.fileExists(atPath: path), let handle = FileHandle(forReadingAtPath: path) {
@@ -153,90 +138,16 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     public func record(_ delivery: Delivery) -> UInt64 {
         var recorded = delivery
         let waiting = waiterCount.load(ordering: .relaxed) > 0
-        let (id, fired, writer) = state.withLock { state -> (UInt64, [@Sendable () -> Void], CheckedContinuation<Void, Never>?) in
+        let fired = state.withLock { state -> [@Sendable () -> Void] in
             recorded.id = state.nextID
             state.nextID += 1
-            if state.pending.count < queueLimit && !state.closing {
-                state.pending.append(recorded)
-                state.queuedThrough = recorded.id
-            } else {
-                state.dropped += 1
-            }
-            var fired: [@Sendable () -> Void] = []
-            if waiting {
-                fired = state.waiters.record(recorded)
-                waiterCount.store(state.waiters.count, ordering: .relaxed)
-            }
-            let writer = state.writer
-            state.writer = nil
-            return (recorded.id, fired, writer)
+            guard waiting else { return [] }
+            defer { waiterCount.store(state.waiters.count, ordering: .relaxed) }
+            return state.waiters.record(recorded)
         }
-        writer?.resume()
+        queue.enqueue(recorded)
         for callback in fired { callback() }
-        return id
-    }
-
-    /// Commits what is queued, one batch at a time, until closed.
-    private func writeLoop() async {
-        var failures = 0
-        while true {
-            let (batch, closing) = await nextBatch()
-            if batch.isEmpty {
-                if closing { return }
-                continue
-            }
-            do {
-                try await write(batch)
-                failures = 0
-                let done = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-                    state.committed = batch.last!.id
-                    state.lastFailure = nil
-                    let ready = state.flushes.filter { $0.target <= state.committed }.map(\.continuation)
-                    state.flushes.removeAll { $0.target <= state.committed }
-                    return ready
-                }
-                for continuation in done { continuation.resume() }
-            } catch {
-                // The batch goes back to the front of the queue; the writer retries it.
-                failures += 1
-                state.withLock { state in
-                    state.pending.insert(contentsOf: batch, at: 0)
-                    state.lastFailure = "\(error)"
-                }
-                try? await Task.sleep(for: .milliseconds(min(1000, 50 * failures)))
-            }
-        }
-    }
-
-    private func nextBatch() async -> (batch: [Delivery], closing: Bool) {
-        // A short window lets a batch gather: a commit per push would double what a push costs at
-        // low load. Closing, a reader waiting, or a full batch skip it.
-        let skipWindow = state.withLock { $0.closing || !$0.flushes.isEmpty || $0.pending.count >= 1_000 }
-        if !skipWindow { try? await Task.sleep(for: Self.batchWindow) }
-        while true {
-            let taken = state.withLock { state -> ([Delivery], Bool)? in
-                if !state.pending.isEmpty || state.closing {
-                    var batch: [Delivery] = []
-                    if state.pending.count <= Self.batchLimit {
-                        swap(&batch, &state.pending)  // the common case: take the whole queue at once
-                    } else {
-                        batch = Array(state.pending.prefix(Self.batchLimit))
-                        state.pending.removeFirst(batch.count)
-                    }
-                    return (batch, state.closing && state.pending.isEmpty)
-                }
-                return nil
-            }
-            if let taken { return taken }
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Bool in
-                    if !state.pending.isEmpty || state.closing { return true }
-                    state.writer = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        }
+        return recorded.id
     }
 
     private func write(_ batch: [Delivery]) async throws {
@@ -282,36 +193,12 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
 
     /// Waits until everything recorded so far is committed.
     public func flush() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let (ready, writer) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
-                if state.committed >= state.queuedThrough { return (true, nil) }
-                state.flushes.append((state.queuedThrough, continuation))
-                let writer = state.writer
-                state.writer = nil
-                return (false, writer)
-            }
-            writer?.resume()
-            if ready { continuation.resume() }
-        }
+        await queue.flush()
     }
 
     public func close() async throws {
         while let writer = snapshots.withLock({ $0.writer }) { await writer.value }
-        let (writer, already) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
-            if state.closing { return (nil, true) }
-            state.closing = true
-            let writer = state.writer
-            state.writer = nil
-            return (writer, false)
-        }
-        if already { return }
-        writer?.resume()
-        await writerTask.withLock { $0 }?.value
-        let flushes = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            defer { state.flushes = [] }
-            return state.flushes.map(\.continuation)
-        }
-        for continuation in flushes { continuation.resume() }
+        await queue.close()
         try pool.close()
     }
 }

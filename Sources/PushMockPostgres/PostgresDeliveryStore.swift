@@ -1,0 +1,262 @@
+import Foundation
+import Logging
+public import PostgresNIO
+public import PushMockCore
+public import PushMockStore
+import Synchronization
+
+/// Deliveries in a PostgreSQL database that several `pushmock serve` processes share: a fleet that
+/// behaves as one PushMock.
+///
+/// - **Ids** are unique across the fleet: each instance leases blocks of ``idBlock`` ids from one
+///   sequence and keeps ``spareBlocks`` more, so `record` assigns an id at once and never waits
+///   for the database. One instance's ids are consecutive while it alone writes. With no id left
+///   (the database away for 20 000 pushes) a delivery is dropped and counted.
+/// - **Order** is commit order. Every batch is written under one advisory lock and numbered from a
+///   second sequence (`seq`) inside it, so a reader never sees a later batch before an earlier one.
+///   Cursors (`after`, `before`, event streams) name a delivery by id and are read as "committed
+///   after that delivery", so a cursor taken on one instance is right on every other.
+/// - **Visibility**: every commit sends `NOTIFY pushmock`; every instance listens, and its waits and
+///   event streams look again when told (no polling).
+/// - **Writes** are batched behind the push path as in the SQLite store (`COPY`, one transaction
+///   per batch). While the database is unreachable, deliveries queue up to `queueLimit` and then
+///   are dropped and counted; the writer retries until it is back.
+/// - **State** (devices, faults, channels) is kept as snapshots by key; a snapshot written by one
+///   instance is applied by the others when they are told.
+///
+/// ```swift
+/// let store = try await PostgresDeliveryStore.connect(PostgresLocation(url: "postgres://localhost/pushmock"), retention: 10_000)
+/// store.record(delivery)
+/// try await store.close()
+/// ```
+public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
+    /// Ids leased at a time.
+    public static let idBlock: UInt64 = 10_000
+    /// Blocks leased ahead: how many pushes may be recorded while the database is away.
+    public static let spareBlocks = 2
+    /// The advisory lock every batch and removal is written under (ASCII "PMck").
+    static let writeLock: Int64 = 0x504D_636B
+    /// The notification channel.
+    static let channel = "pushmock"
+
+    struct Leases {
+        var next: UInt64
+        var end: UInt64
+        var spares: [Range<UInt64>]
+        var requesting = false
+    }
+
+    let client: PostgresClient
+    let location: PostgresLocation
+    let logger: Logger
+    /// Deliveries kept at most; the oldest (by commit) are deleted first.
+    public let retention: Int
+    /// Deliveries older than this (by `receivedAt`) are deleted, if set.
+    public let retentionAge: Duration?
+    /// This process's name in notifications (its own are not applied twice).
+    let instance = UUID().uuidString
+    let leases: Mutex<Leases>
+    let queue: WriteBehind
+    let changes = ChangeSignal()
+    let evicted = Atomic<UInt64>(0)
+    let waiting = Atomic<Int>(0)
+    /// Snapshots as last read or written, by key (what `archived` answers), and who is told of changes.
+    let snapshots = Mutex<(values: [String: [UInt8]], observer: (@Sendable (String, [UInt8]) -> Void)?)>(([:], nil))
+    /// Snapshots not yet written, newest per key, and the task writing them.
+    let snapshotQueue = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
+    /// The delivery count last read (what `/metrics` shows while the database is away).
+    let lastCount = Atomic<Int64>(0)
+    let runTask: Task<Void, Never>
+    let listenTask = Mutex<Task<Void, Never>?>(nil)
+    /// How long closing waits for an unreachable database before it gives up on what is queued.
+    static let closePatience: Duration = .seconds(10)
+    /// How long a reader waits for what this instance recorded before it to be committed.
+    static let readerPatience: Duration = .seconds(5)
+
+    private init(client: PostgresClient, runTask: Task<Void, Never>, location: PostgresLocation, firstBlock: Range<UInt64>, spares: [Range<UInt64>], retention: Int,
+                 retentionAge: Duration?, queueLimit: Int, logger: Logger) {
+        self.client = client
+        self.runTask = runTask
+        self.location = location
+        self.retention = retention
+        self.retentionAge = retentionAge
+        self.logger = logger
+        leases = Mutex(Leases(next: firstBlock.lowerBound, end: firstBlock.upperBound, spares: spares))
+        queue = WriteBehind(queueLimit: queueLimit)
+    }
+
+    /// Connects, brings the schema up to date and leases the first ids. An unreachable database is
+    /// refused at once with one line that names it (never its password).
+    public static func connect(
+        _ location: PostgresLocation, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
+        logger: Logger = Logger(label: "pushmock.postgres")
+    ) async throws -> PostgresDeliveryStore {
+        precondition(retention > 0)
+        let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: Logger(label: "pushmock.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let runTask = Task { await client.run() }
+        do {
+            // The pool retries a refused connection for ever; a start gives it ``connectPatience``.
+            try await Self.within(connectPatience) { try await PostgresSchema.migrate(client, logger: logger) }
+            var blocks: [Range<UInt64>] = []
+            for _ in 0...spareBlocks { blocks.append(try await leaseBlock(client)) }
+            let store = PostgresDeliveryStore(
+                client: client, runTask: runTask, location: location, firstBlock: blocks[0], spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
+                queueLimit: queueLimit, logger: logger
+            )
+            try await store.loadSnapshots()
+            store.queue.start { batch in try await store.write(batch) }  // the writer keeps the store until it is closed
+            store.startListening()
+            return store
+        } catch {
+            runTask.cancel()
+            throw StoreError("cannot use PostgreSQL at \(location): \(Self.describe(error))")
+        }
+    }
+
+    /// How long a start waits for the database before it is refused.
+    static let connectPatience: Duration = .seconds(10)
+
+    /// `operation`, or an error once `limit` passes.
+    static func within(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { try await operation(); return true }
+            group.addTask { try await Task.sleep(for: limit); return false }
+            let finished = try await group.next() ?? false
+            group.cancelAll()
+            if !finished { throw StoreError("no answer within \(limit.components.seconds) s") }
+        }
+    }
+
+    /// One line for a PostgreSQL error (PSQLError hides everything in its description).
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        if let underlying = error.underlying { return "\(underlying)" }
+        return "\(error.code)"
+    }
+
+    static func leaseBlock(_ client: PostgresClient) async throws -> Range<UInt64> {
+        let rows = try await client.query("SELECT nextval('pushmock_id_block')")
+        for try await number in rows.decode(Int64.self) {
+            let start = UInt64(number - 1) * idBlock + 1
+            return start..<(start + idBlock)
+        }
+        throw StoreError("the id sequence answered nothing")
+    }
+
+    // MARK: Recording
+
+    @discardableResult
+    public func record(_ delivery: Delivery) -> UInt64 {
+        var recorded = delivery
+        let (id, renew) = leases.withLock { leases -> (UInt64?, Bool) in
+            var renew = false
+            if leases.next == leases.end, !leases.spares.isEmpty {
+                // A spare block comes into use, and another spare is asked for at once.
+                let spare = leases.spares.removeFirst()
+                (leases.next, leases.end) = (spare.lowerBound, spare.upperBound)
+                renew = !leases.requesting
+                leases.requesting = true
+            }
+            guard leases.next < leases.end else { return (nil, renew) }
+            defer { leases.next += 1 }
+            return (leases.next, renew)
+        }
+        if renew { renewLease() }
+        guard let id else {
+            // No id left: the database has been away for ``spareBlocks`` blocks of pushes.
+            queue.noteDropped()
+            return 0
+        }
+        recorded.id = id
+        queue.enqueue(recorded)
+        return id
+    }
+
+    private func renewLease() {
+        Task {
+            var pause = 50
+            while true {
+                do {
+                    let block = try await Self.leaseBlock(client)
+                    let more = leases.withLock { leases -> Bool in
+                        leases.spares.append(block)
+                        leases.requesting = leases.spares.count < Self.spareBlocks
+                        return leases.requesting
+                    }
+                    if !more { return }
+                } catch {
+                    try? await Task.sleep(for: .milliseconds(pause))
+                    pause = min(1000, pause * 2)
+                }
+            }
+        }
+    }
+
+    /// Writes one batch: one transaction under the fleet's write lock, `COPY`, retention, notify.
+    func write(_ batch: [Delivery]) async throws {
+        let retention = Int64(retention)
+        let horizon = retentionAge.map { batch.last!.receivedAt - Int64($0.milliseconds) }
+        let instance = instance
+        let removed = try await client.withConnection { connection in
+            try await connection.withTransaction(logger: logger) { connection -> Int64 in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writeLock))", logger: logger)
+                try await connection.copyFrom(table: "pushmock_delivery", columns: PostgresCopy.columns, logger: logger) { writer in
+                    try await writer.write(PostgresCopy.rows(batch))
+                }
+                var removed: Int64 = 0
+                if let horizon {
+                    removed += try await Self.count(
+                        connection.query("WITH gone AS (DELETE FROM pushmock_delivery WHERE received_at < \(horizon) RETURNING 1) SELECT count(*) FROM gone", logger: logger)
+                    )
+                }
+                let kept = try await Self.count(
+                    connection.query("UPDATE pushmock_meta SET value = value + \(Int64(batch.count)) - \(removed) WHERE key = 'count' RETURNING value", logger: logger)
+                )
+                if kept > retention {
+                    let excess = kept - retention
+                    let evicted = try await Self.count(connection.query(
+                        """
+                        WITH gone AS (DELETE FROM pushmock_delivery WHERE seq IN (SELECT seq FROM pushmock_delivery ORDER BY seq LIMIT \(excess)) RETURNING 1)
+                        SELECT count(*) FROM gone
+                        """, logger: logger))
+                    try await connection.query("UPDATE pushmock_meta SET value = value - \(evicted) WHERE key = 'count'", logger: logger)
+                    removed += evicted
+                }
+                try await connection.query("SELECT pg_notify(\(Self.channel), \("d " + instance))", logger: logger)
+                return removed
+            }
+        }
+        evicted.add(UInt64(removed), ordering: .relaxed)
+        changes.signal()
+    }
+
+    static func count(_ rows: PostgresRowSequence) async throws -> Int64 {
+        for try await value in rows.decode(Int64.self) { return value }
+        return 0
+    }
+
+    /// Waits until everything this instance recorded so far is committed.
+    public func flush() async {
+        await queue.flush()
+    }
+
+    /// Writes what is queued (SIGTERM), giving up after ``closePatience`` if the database is gone.
+    public func close() async throws {
+        let snapshotsWritten = WaitSignal()
+        Task {
+            while let writer = snapshotQueue.withLock({ $0.writer }) { await writer.value }
+            snapshotsWritten.finish(true)
+        }
+        if await !snapshotsWritten.result(timeout: Self.closePatience, cancel: {}) {
+            snapshotQueue.withLock { $0.writer?.cancel() }
+        }
+        await queue.close(patience: Self.closePatience)
+        let (_, dropped, failure) = queue.statistics
+        if let failure, dropped > 0 {
+            logger.error("closing: PostgreSQL at \(location) is unreachable; \(dropped) deliveries were not kept", metadata: ["error": "\(failure)"])
+        }
+        listenTask.withLock { $0 }?.cancel()
+        runTask.cancel()
+    }
+}

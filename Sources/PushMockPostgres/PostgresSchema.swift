@@ -1,0 +1,72 @@
+import Logging
+import PostgresNIO
+
+/// The store's tables, brought up to date at start under an advisory lock (several instances may
+/// start at once). Every name starts with `pushmock_`, so the store can share a database.
+enum PostgresSchema {
+    /// Each version's statements, in order; a version is applied once, in one transaction.
+    static let migrations: [[PostgresQuery]] = [
+        [
+            "CREATE SEQUENCE pushmock_id_block",
+            "CREATE SEQUENCE pushmock_seq",
+            """
+            CREATE TABLE pushmock_delivery (
+                id BIGINT PRIMARY KEY,
+                seq BIGINT NOT NULL DEFAULT nextval('pushmock_seq'),
+                received_at BIGINT NOT NULL,
+                connection_id BIGINT NOT NULL,
+                service TEXT NOT NULL,
+                environment TEXT,
+                device_token TEXT,
+                topic TEXT,
+                push_type TEXT,
+                outcome TEXT NOT NULL,
+                reason TEXT,
+                status BIGINT NOT NULL,
+                project TEXT,
+                body_is_json BOOLEAN NOT NULL,
+                record BYTEA NOT NULL
+            )
+            """,
+            "CREATE UNIQUE INDEX pushmock_delivery_by_seq ON pushmock_delivery (seq)",
+            "CREATE INDEX pushmock_delivery_by_token ON pushmock_delivery (device_token, seq)",
+            "CREATE INDEX pushmock_delivery_by_received ON pushmock_delivery (received_at)",
+            "CREATE TABLE pushmock_meta (key TEXT PRIMARY KEY, value BIGINT NOT NULL)",
+            "INSERT INTO pushmock_meta (key, value) VALUES ('count', 0)",
+            "CREATE TABLE pushmock_state (key TEXT PRIMARY KEY, value BYTEA NOT NULL)",
+        ],
+    ]
+
+    /// The lock that start-up migrations take ("PMmg").
+    static let migrationLock: Int64 = 0x504D_6D67
+
+    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
+        try await client.withConnection { connection in
+            try await connection.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+                try await connection.query("CREATE TABLE IF NOT EXISTS pushmock_schema (version BIGINT NOT NULL)", logger: logger)
+                var version: Int64?
+                for try await value in try await connection.query("SELECT version FROM pushmock_schema", logger: logger).decode(Int64.self) {
+                    version = value
+                }
+                if version == nil {
+                    try await connection.query("INSERT INTO pushmock_schema (version) VALUES (0)", logger: logger)
+                }
+                let current = Int(version ?? 0)
+                guard current <= migrations.count else {
+                    throw PostgresSchemaError(description: "the database has schema version \(current), newer than this PushMock's \(migrations.count); upgrade PushMock")
+                }
+                for statements in migrations.dropFirst(current) {
+                    for statement in statements {
+                        try await connection.query(statement, logger: logger)
+                    }
+                }
+                try await connection.query("UPDATE pushmock_schema SET version = \(Int64(migrations.count))", logger: logger)
+            }
+        }
+    }
+}
+
+struct PostgresSchemaError: Error, CustomStringConvertible {
+    let description: String
+}

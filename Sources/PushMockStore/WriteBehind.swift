@@ -1,0 +1,205 @@
+package import PushMockCore
+import Synchronization
+
+/// The write-behind queue of a store that keeps deliveries outside the process (SQLite, PostgreSQL).
+///
+/// The push path only appends under a lock; one writer task takes whatever has queued after a short
+/// window and hands it to `write` as one batch (group commit: the next batch is what arrived while
+/// the last one was written). A failed batch goes back to the front and is retried with a growing
+/// pause, so the deliveries wait for the storage to come back instead of being lost; past
+/// `queueLimit` new deliveries are dropped and counted. `close()` writes everything first.
+///
+/// ```swift
+/// let queue = WriteBehind(queueLimit: 100_000)
+/// queue.start { batch in try await database.insert(batch) }
+/// queue.enqueue(delivery)
+/// await queue.flush()
+/// await queue.close()
+/// ```
+package final class WriteBehind: Sendable {
+    struct State {
+        var pending: [Delivery] = []
+        /// The id of the last delivery queued (dropped ones are not).
+        var queuedThrough: UInt64 = 0
+        var committed: UInt64 = 0
+        var flushes: [(target: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
+        var writer: CheckedContinuation<Void, Never>?
+        var closing = false
+        /// When closing gives up on a storage that keeps failing.
+        var giveUpAt: ContinuousClock.Instant?
+        var dropped: UInt64 = 0
+        var lastFailure: String?
+    }
+
+    private let state = Mutex(State())
+    private let task = Mutex<Task<Void, Never>?>(nil)
+    /// Deliveries queued at most; more are dropped and counted.
+    package let queueLimit: Int
+    /// How long the writer lets a batch gather (what `kill -9` can lose, plus one write).
+    package static let batchWindow: Duration = .milliseconds(5)
+    /// Deliveries written in one batch at most.
+    package static let batchLimit = 10_000
+
+    /// Creates an empty queue; nothing is written before ``start(_:)``.
+    package init(queueLimit: Int) {
+        precondition(queueLimit > 0)
+        self.queueLimit = queueLimit
+    }
+
+    /// Starts the writer: `write` is called with one batch at a time, oldest first.
+    package func start(_ write: @escaping @Sendable ([Delivery]) async throws -> Void) {
+        let writer = Task.detached { [weak self] in
+            guard let self else { return }
+            await self.writeLoop(write)
+        }
+        task.withLock { $0 = writer }
+    }
+
+    /// Queues `delivery` (whose id is assigned); false when it was dropped (queue full or closed).
+    @discardableResult
+    package func enqueue(_ delivery: Delivery) -> Bool {
+        let (queued, writer) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+            guard state.pending.count < queueLimit && !state.closing else {
+                state.dropped += 1
+                return (false, nil)
+            }
+            state.pending.append(delivery)
+            state.queuedThrough = delivery.id
+            let writer = state.writer
+            state.writer = nil
+            return (true, writer)
+        }
+        writer?.resume()
+        return queued
+    }
+
+    /// Deliveries waiting, dropped so far, and why the last write failed while writes are failing.
+    package var statistics: (queued: Int, dropped: UInt64, failure: String?) {
+        state.withLock { ($0.pending.count, $0.dropped, $0.lastFailure) }
+    }
+
+    /// Counts a delivery the store could not queue (``statistics``' `dropped`).
+    package func noteDropped() {
+        state.withLock { $0.dropped += 1 }
+    }
+
+    /// Records why something else the store writes failed (shown until the next successful batch).
+    package func noteFailure(_ failure: String) {
+        state.withLock { $0.lastFailure = failure }
+    }
+
+    /// Waits until everything queued so far is written.
+    package func flush() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let (ready, writer) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+                if state.committed >= state.queuedThrough { return (true, nil) }
+                state.flushes.append((state.queuedThrough, continuation))
+                let writer = state.writer
+                state.writer = nil
+                return (false, writer)
+            }
+            writer?.resume()
+            if ready { continuation.resume() }
+        }
+    }
+
+    /// Waits until what was queued before is written, or `limit` passes (writes failing): a reader
+    /// then answers from what is written instead of hanging. True when everything was written.
+    @discardableResult
+    package func flush(within limit: Duration) async -> Bool {
+        let written = WaitSignal()
+        Task { await self.flush(); written.finish(true) }
+        return await written.result(timeout: limit) {}
+    }
+
+    /// Writes everything queued, then stops the writer; later deliveries are dropped. With
+    /// `patience`, a storage that still fails after it is given up on: what is left is dropped and
+    /// counted, so that a shutdown never hangs on a database that is gone.
+    package func close(patience: Duration? = nil) async {
+        let (writer, already) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
+            if state.closing { return (nil, true) }
+            state.closing = true
+            state.giveUpAt = patience.map { ContinuousClock.now.advanced(by: $0) }
+            let writer = state.writer
+            state.writer = nil
+            return (writer, false)
+        }
+        if already { return }
+        writer?.resume()
+        await task.withLock { $0 }?.value
+        let flushes = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            defer { state.flushes = [] }
+            return state.flushes.map(\.continuation)
+        }
+        for continuation in flushes { continuation.resume() }
+    }
+
+    private func writeLoop(_ write: @Sendable ([Delivery]) async throws -> Void) async {
+        var failures = 0
+        while true {
+            let (batch, closing) = await nextBatch()
+            if batch.isEmpty {
+                if closing { return }
+                continue
+            }
+            do {
+                try await write(batch)
+                failures = 0
+                let done = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                    state.committed = batch.last!.id
+                    state.lastFailure = nil
+                    let ready = state.flushes.filter { $0.target <= state.committed }.map(\.continuation)
+                    state.flushes.removeAll { $0.target <= state.committed }
+                    return ready
+                }
+                for continuation in done { continuation.resume() }
+            } catch {
+                // The batch goes back to the front of the queue; the writer retries it.
+                failures += 1
+                let givenUp = state.withLock { state -> Bool in
+                    if let giveUpAt = state.giveUpAt, ContinuousClock.now >= giveUpAt {
+                        state.dropped += UInt64(batch.count + state.pending.count)
+                        state.pending = []
+                        return true
+                    }
+                    state.pending.insert(contentsOf: batch, at: 0)
+                    state.lastFailure = "\(error)"
+                    return false
+                }
+                if givenUp { return }
+                try? await Task.sleep(for: .milliseconds(min(1000, 50 * failures)))
+            }
+        }
+    }
+
+    private func nextBatch() async -> (batch: [Delivery], closing: Bool) {
+        // A short window lets a batch gather: a commit per push would double what a push costs at
+        // low load. Closing, a reader waiting, or a large queue skip it.
+        let skipWindow = state.withLock { $0.closing || !$0.flushes.isEmpty || $0.pending.count >= 1_000 }
+        if !skipWindow { try? await Task.sleep(for: Self.batchWindow) }
+        while true {
+            let taken = state.withLock { state -> ([Delivery], Bool)? in
+                if !state.pending.isEmpty || state.closing {
+                    var batch: [Delivery] = []
+                    if state.pending.count <= Self.batchLimit {
+                        swap(&batch, &state.pending)  // the common case: take the whole queue at once
+                    } else {
+                        batch = Array(state.pending.prefix(Self.batchLimit))
+                        state.pending.removeFirst(batch.count)
+                    }
+                    return (batch, state.closing && state.pending.isEmpty)
+                }
+                return nil
+            }
+            if let taken { return taken }
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool in
+                    if !state.pending.isEmpty || state.closing { return true }
+                    state.writer = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import AsyncHTTPClient
+import Foundation
+import PushMockCore
+import PushMockPostgres
+import PushMockServer
+import PushMockStore
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+/// Two servers on one PostgreSQL database behave as one PushMock. Needs the test server
+/// (`PUSHMOCK_TEST_POSTGRES`, started by `.ci/run`); without it these tests fail and say so.
+@Suite("--store postgres: a fleet of PushMocks on one database")
+struct PostgresFleetTests {
+    typealias S = APNSTestServer
+
+    static func configuration(_ url: String) -> PushMockConfiguration {
+        var configuration = S.configuration(clock: .system)
+        configuration.store = .postgres(url: url)
+        return configuration
+    }
+
+    /// Polls `body` until it is true or 5 s pass (a snapshot reaches the other instance by notification).
+    static func eventually(_ body: () async -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if await body() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+
+    @Test("a delivery recorded by either instance is seen by query and wait on both; devices and faults are shared; a count fault fires count times in all")
+    func twoInstances() async throws {
+        let url = try await PostgresTestDatabase.create().description
+        try await withPushMockServer(Self.configuration(url)) { a in
+            try await withPushMockServer(Self.configuration(url)) { b in
+                try await withHTTPClient { client in
+                    // One provider token for the whole test: a new one on a connection within
+                    // 20 minutes is answered TooManyProviderTokenUpdates, as APNs does.
+                    let issuedAt = PushMockClock.system.nowSeconds
+                    // A wait on A for a push that B records.
+                    async let waited = a.inspect("GET", "/api/v1/deliveries/wait?token=\(S.deviceToken)&count=1&timeout=10s")
+                    try await Task.sleep(for: .milliseconds(100))
+                    #expect(try await ControlAPITests.push(client, b, issuedAt: issuedAt) == 200)
+                    let reply = await waited
+                    #expect(reply.status == 200, "A's wait returns for B's push: \(reply.text)")
+                    for server in [a, b] {
+                        #expect(await server.inspect("GET", "/api/v1/deliveries/wait?count=1&timeout=5s").json["total"] as? Int == 1)
+                    }
+                    // Ids are unique across the fleet, and a cursor from either instance means the same.
+                    let cursor = try await a.store.newestID()
+                    #expect(try await ControlAPITests.push(client, a, issuedAt: issuedAt) == 200)
+                    #expect(try await ControlAPITests.push(client, b, issuedAt: issuedAt) == 200)
+                    for server in [a, b] {
+                        let after = await server.inspect("GET", "/api/v1/deliveries/wait?after=\(cursor)&count=2&timeout=5s")
+                        let ids = (after.json["deliveries"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } ?? []
+                        #expect(after.status == 200 && Set(ids).count == 2 && !ids.contains(Int(cursor)), "\(after.text)")
+                    }
+
+                    // A device set through B is known to A.
+                    let device = String(repeating: "0e", count: 32)
+                    #expect(await b.inspect("PUT", "/api/v1/devices/\(device)", body: #"{"state":"unregistered","unregisteredAt":1767225600000}"#).status == 200)
+                    #expect(await Self.eventually { await a.inspect("GET", "/api/v1/devices/\(device)").status == 200 }, "a device set through B reaches A")
+
+                    // A count fault set through A fires 3 times across A and B, not 3 on each.
+                    #expect(await a.inspect("PUT", "/api/v1/faults", body: #"{"id":"thrice","match":{"service":"apns"},"reject":{"reason":"Shutdown"},"count":3}"#).status == 200)
+                    #expect(await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 }, "the fault reaches B")
+                    var statuses: [Int] = []
+                    for index in 0..<8 {
+                        let server = index % 2 == 0 ? a : b
+                        statuses.append(try await ControlAPITests.push(client, server, issuedAt: issuedAt))
+                        // What the fault has left reaches the other instance before its next push.
+                        let left = max(0, 3 - statuses.filter { $0 == 503 }.count)
+                        let other = index % 2 == 0 ? b : a
+                        _ = await Self.eventually {
+                            let faults = await other.inspect("GET", "/api/v1/faults").json["faults"] as? [[String: Any]] ?? []
+                            return left == 0 ? faults.isEmpty : faults.first?["count"] as? Int == left
+                        }
+                    }
+                    #expect(statuses == [503, 503, 503, 200, 200, 200, 200, 200], "\(statuses)")
+                }
+            }
+        }
+    }
+
+    @Test("a database that cannot be reached is refused at start in one line that names it without the password")
+    func unreachable() async throws {
+        var configuration = PushMockConfiguration.testing()
+        configuration.store = .postgres(url: "postgres://pushmock:s3cret@127.0.0.1:1/pushmock")
+        do {
+            try await withPushMockServer(configuration) { _ in }
+            Issue.record("a server started on an unreachable database")
+        } catch let error as PushMockError {
+            #expect(error.message.contains("postgres://pushmock@127.0.0.1:1/pushmock"), "\(error.message)")
+            #expect(!error.message.contains("s3cret"))
+            #expect(!error.message.contains("\n"))
+        }
+        #expect(try StoreLocation(parsing: "postgres://u:p@db:6543/x") == .postgres(url: "postgres://u:p@db:6543/x"))
+        #expect(try StoreLocation(parsing: "postgres") == .postgres(url: nil))
+        #expect(StoreLocation.postgres(url: "postgres://u:p@db:6543/x").description == "postgres://u@db:6543/x")
+        #expect(throws: PushMockError.self) { try StoreLocation(parsing: "postgres://db/x?sslmode=sometimes") }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import Logging
+import PostgresNIO
+public import PushMockPostgres
+
+/// A fresh, empty database on the test server for each store under test, so that every test
+/// starts with its own ids and tables. The server is `PUSHMOCK_TEST_POSTGRES` (a URL), else the
+/// `PG*` variables; `.ci/run` starts one. When it cannot be reached the test fails and says so:
+/// it is never skipped.
+public enum PostgresTestDatabase {
+    public static func server() throws -> PostgresLocation {
+        try PostgresLocation(url: ProcessInfo.processInfo.environment["PUSHMOCK_TEST_POSTGRES"])
+    }
+
+    /// Creates `pushmock_test_…` and returns where it is.
+    public static func create() async throws -> PostgresLocation {
+        let server = try server()
+        var configuration = PostgresClient.Configuration(host: server.host, port: server.port, username: server.user, password: server.password, database: server.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        let client = PostgresClient(configuration: configuration)
+        let run = Task { await client.run() }
+        defer { run.cancel() }
+        let name = "pushmock_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        do {
+            try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+        } catch {
+            throw TestDatabaseError(
+                description: "the PostgreSQL tests need a server: none answered at \(server) (\(String(reflecting: error))). Set PUSHMOCK_TEST_POSTGRES=postgres://user@host:port/postgres or PGHOST/PGPORT/PGUSER; .ci/run starts one."
+            )
+        }
+        var location = server
+        location.database = String(name)
+        return location
+    }
+
+    struct TestDatabaseError: Error, CustomStringConvertible {
+        let description: String
+    }
+}

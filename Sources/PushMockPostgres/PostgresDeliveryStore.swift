@@ -104,7 +104,10 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                 queueLimit: queueLimit, logger: logger
             )
             try await store.loadSnapshots()
-            store.queue.start { batch in try await store.write(batch) }  // the writer keeps the store until it is closed
+            // The writer keeps the store until it is closed; trouble is logged once a second.
+            store.queue.start({ batch in try await store.write(batch) }, report: { line, trouble in
+                if trouble { logger.warning("PostgreSQL at \(location): \(line)") } else { logger.notice("PostgreSQL at \(location): \(line)") }
+            })
             store.startListening()
             return store
         } catch {

@@ -33,6 +33,7 @@ package final class WriteBehind: Sendable {
 
     private let state = Mutex(State())
     private let task = Mutex<Task<Void, Never>?>(nil)
+    private let monitor = Mutex<Task<Void, Never>?>(nil)
     /// Deliveries queued at most; more are dropped and counted.
     package let queueLimit: Int
     /// How long the writer lets a batch gather (what `kill -9` can lose, plus one write).
@@ -46,13 +47,55 @@ package final class WriteBehind: Sendable {
         self.queueLimit = queueLimit
     }
 
-    /// Starts the writer: `write` is called with one batch at a time, oldest first.
-    package func start(_ write: @escaping @Sendable ([Delivery]) async throws -> Void) {
+    /// Starts the writer: `write` is called with one batch at a time, oldest first. While writes
+    /// fail or deliveries are dropped, `report` is given one line a second saying so (and one when
+    /// writes resume): a log that shows the trouble without flooding.
+    package func start(
+        _ write: @escaping @Sendable ([Delivery]) async throws -> Void,
+        report: (@Sendable (_ line: String, _ trouble: Bool) -> Void)? = nil
+    ) {
         let writer = Task.detached { [weak self] in
             guard let self else { return }
             await self.writeLoop(write)
         }
         task.withLock { $0 = writer }
+        guard let report else { return }
+        let watcher = Task.detached { [weak self] in
+            var reported = Trouble(dropped: 0, failing: false)
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self, !Task.isCancelled else { return }
+                let (queued, dropped, failure) = self.statistics
+                if let line = Self.troubleLine(queued: queued, dropped: dropped, failure: failure, since: &reported) {
+                    report(line.text, line.trouble)
+                }
+            }
+        }
+        monitor.withLock { $0 = watcher }
+    }
+
+    /// What was last reported: the drop count then, and whether writes were failing.
+    package struct Trouble: Sendable, Equatable {
+        package var dropped: UInt64
+        package var failing: Bool
+        package init(dropped: UInt64, failing: Bool) {
+            self.dropped = dropped
+            self.failing = failing
+        }
+    }
+
+    /// The line for one second, if there is something to say: writes failing, deliveries dropped
+    /// since the last line, or writes resumed after failing.
+    package static func troubleLine(queued: Int, dropped: UInt64, failure: String?, since reported: inout Trouble) -> (text: String, trouble: Bool)? {
+        defer { reported = Trouble(dropped: dropped, failing: failure != nil) }
+        let newlyDropped = dropped - min(dropped, reported.dropped)
+        if failure != nil || newlyDropped > 0 {
+            var text = failure.map { "the store's writes are failing (\($0)); \(queued) deliveries queued" } ?? "\(queued) deliveries queued"
+            text += newlyDropped > 0 ? ", \(newlyDropped) dropped in the last second (\(dropped) in all, pushmock_store_dropped_total)" : ", none dropped yet"
+            return (text, true)
+        }
+        if reported.failing { return ("the store's writes resumed; \(queued) deliveries queued, \(dropped) dropped in all", false) }
+        return nil
     }
 
     /// Queues `delivery` (whose id is assigned); false when it was dropped (queue full or closed).
@@ -127,6 +170,7 @@ package final class WriteBehind: Sendable {
         if already { return }
         writer?.resume()
         await task.withLock { $0 }?.value
+        monitor.withLock { $0 }?.cancel()
         let flushes = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             defer { state.flushes = [] }
             return state.flushes.map(\.continuation)

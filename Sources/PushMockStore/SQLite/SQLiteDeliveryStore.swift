@@ -46,8 +46,12 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     let snapshots = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
 
     /// Opens (or creates) the store at `path`. A file that is not SQLite, or an SQLite database that
-    /// is not PushMock's, is refused and left as it is.
-    public init(path: String, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000) throws {
+    /// is not PushMock's, is refused and left as it is. While writes fail or deliveries are dropped,
+    /// `report` gets one line a second (`trouble` false: writes resumed).
+    public init(
+        path: String, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
+        report: (@Sendable (_ line: String, _ trouble: Bool) -> Void)? = nil
+    ) throws {
         precondition(retention > 0)
         self.path = path
         self.retention = retention
@@ -60,7 +64,12 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         }
         state = Mutex(State(nextID: next, stored: stored))
         queue = WriteBehind(queueLimit: queueLimit)
-        queue.start { batch in try await self.write(batch) }  // the writer keeps the store until it is closed
+        // The writer keeps the store until it is closed.
+        var named: (@Sendable (String, Bool) -> Void)?
+        if let report {
+            named = { line, trouble in report("sqlite:\(path): " + line, trouble) }
+        }
+        queue.start({ batch in try await self.write(batch) }, report: named)
     }
 
     /// Deliveries queued for the disk at most; more are dropped and counted.

@@ -1,0 +1,75 @@
+import PushMockCore
+@testable import PushMockStore
+import Synchronization
+import Testing
+
+/// The write-behind queue under storage that fails: pushes are never refused, the bound holds,
+/// what is dropped is counted, the trouble is reported once a second, and writes resume.
+@Suite("The write-behind queue when the storage fails")
+struct WriteBehindTests {
+    struct Unavailable: Error, CustomStringConvertible {
+        var description: String { "connection refused" }
+    }
+
+    @Test("past the bound deliveries are dropped and counted; one line a second says so; writes resume and lose nothing queued")
+    func failingStorage() async throws {
+        let failing = Atomic<Bool>(true)
+        let written = Mutex<[UInt64]>([])
+        let lines = Mutex<[(String, Bool)]>([])
+        let queue = WriteBehind(queueLimit: 5)
+        queue.start({ batch in
+            if failing.load(ordering: .relaxed) { throw Unavailable() }
+            written.withLock { $0 += batch.map(\.id) }
+        }, report: { line, trouble in lines.withLock { $0.append((line, trouble)) } })
+
+        var queued = 0
+        for index in 1...8 where queue.enqueue(DeliveryStoreTests.delivery(index).with(id: UInt64(index))) { queued += 1 }
+        // The writer may have taken a batch before the bound was reached, but never more than 5 are held.
+        #expect(queued >= 5 && queued < 8, "\(queued) of 8 queued with a bound of 5")
+        #expect(queue.statistics.dropped == UInt64(8 - queued))
+
+        let reported = await Self.eventually { lines.withLock { $0.contains { $0.1 && $0.0.contains("connection refused") } } }
+        #expect(reported, "a line says the writes fail: \(lines.withLock { $0.map(\.0) })")
+        let first = lines.withLock { $0.first?.0 ?? "" }
+        #expect(first.contains("\(8 - queued) dropped in the last second"), "\(first)")
+
+        failing.store(false, ordering: .relaxed)
+        await queue.flush()
+        #expect(written.withLock { $0 } == Array(1...UInt64(queued)), "everything queued is written once, in order")
+        let resumed = await Self.eventually { lines.withLock { $0.contains { !$0.1 && $0.0.contains("resumed") } } }
+        #expect(resumed, "\(lines.withLock { $0.map(\.0) })")
+        await queue.close()
+    }
+
+    @Test("a line only when there is something to say")
+    func lines() {
+        var reported = WriteBehind.Trouble(dropped: 0, failing: false)
+        #expect(WriteBehind.troubleLine(queued: 0, dropped: 0, failure: nil, since: &reported) == nil)
+        let failing = WriteBehind.troubleLine(queued: 100, dropped: 0, failure: "gone", since: &reported)
+        #expect(failing?.trouble == true && failing?.text == "the store's writes are failing (gone); 100 deliveries queued, none dropped yet")
+        let dropping = WriteBehind.troubleLine(queued: 100_000, dropped: 40, failure: "gone", since: &reported)
+        #expect(dropping?.text.hasSuffix("40 dropped in the last second (40 in all, pushmock_store_dropped_total)") == true)
+        let more = WriteBehind.troubleLine(queued: 100_000, dropped: 45, failure: "gone", since: &reported)
+        #expect(more?.text.contains(", 5 dropped in the last second (45 in all") == true)
+        let back = WriteBehind.troubleLine(queued: 0, dropped: 45, failure: nil, since: &reported)
+        #expect(back?.trouble == false && back?.text == "the store's writes resumed; 0 deliveries queued, 45 dropped in all")
+        #expect(WriteBehind.troubleLine(queued: 0, dropped: 45, failure: nil, since: &reported) == nil)
+    }
+
+    static func eventually(_ body: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            if body() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}
+
+extension Delivery {
+    func with(id: UInt64) -> Delivery {
+        var copy = self
+        copy.id = id
+        return copy
+    }
+}

@@ -16,10 +16,10 @@ import PushMockStore
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Write a store's deliveries as NDJSON, oldest first (a store kept in a file: sqlite:PATH)."
+        abstract: "Write a store's deliveries as NDJSON, oldest first (a store that lasts: sqlite:PATH or postgres://…)."
     )
 
-    @Option(help: "The store: sqlite:PATH.")
+    @Option(help: "The store: sqlite:PATH, postgres://… or postgres (the PG* variables).")
     var store: String
 
     @Option(help: "Only deliveries received at or after this time (RFC 3339 or milliseconds since 1970).")
@@ -71,10 +71,10 @@ struct ExportCommand: AsyncParsableCommand {
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Read NDJSON deliveries (as pushmock export writes them) into a store kept in a file (sqlite:PATH)."
+        abstract: "Read NDJSON deliveries (as pushmock export writes them) into a store that lasts (sqlite:PATH or postgres://…)."
     )
 
-    @Option(help: "The store: sqlite:PATH.")
+    @Option(help: "The store: sqlite:PATH, postgres://… or postgres (the PG* variables).")
     var store: String
 
     @Option(help: "Read this file instead of standard input.")

@@ -74,10 +74,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Deliveries kept, oldest evicted first (default 10000).")
     var retention: Int?
 
-    @Option(help: "Where deliveries are kept: memory (default) or sqlite:PATH (one file, kept across restarts).")
+    @Option(help: "Where deliveries are kept: memory (default), sqlite:PATH (one file, kept across restarts), postgres://user:password@host:port/db or postgres (the PG* variables; a fleet of PushMocks on one database).")
     var store: String?
 
-    @Option(help: "With an SQLite store, delete deliveries older than this: 24h, 90m, 3600s.")
+    @Option(help: "With an SQLite or PostgreSQL store, delete deliveries older than this: 24h, 90m, 3600s.")
     var retentionAge: String?
 
     @Option(name: .customLong("apns-key"), help: "Register an APNs signing key: KEYID:TEAMID:PATH.p8[:ENV][:TOPIC,…] (ENV: sandbox, production, both). Repeatable; the sample key in Certs/ is always registered.")

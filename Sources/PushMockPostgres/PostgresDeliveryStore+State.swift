@@ -11,8 +11,12 @@ extension PostgresDeliveryStore {
         snapshots.withLock { $0.values[key] }
     }
 
+    public func archived(prefix: String) throws -> [String: [UInt8]] {
+        snapshots.withLock { $0.values.filter { $0.key.hasPrefix(prefix) } }
+    }
+
     public func archive(_ key: String, _ value: [UInt8]) {
-        snapshots.withLock { $0.values[key] = value }
+        snapshots.withLock { $0.values[key] = value.isEmpty ? nil : value }
         snapshotQueue.withLock { queue in
             queue.pending[key] = value
             guard queue.writer == nil else { return }
@@ -47,8 +51,12 @@ extension PostgresDeliveryStore {
                 try await client.withConnection { connection in
                     try await connection.withTransaction(logger: logger) { connection in
                         for (key, value) in batch {
-                            try await connection.query(
-                                "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value", logger: logger)
+                            if value.isEmpty {
+                                try await connection.query("DELETE FROM pushmock_state WHERE key = \(key)", logger: logger)
+                            } else {
+                                try await connection.query(
+                                    "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value", logger: logger)
+                            }
                             try await connection.query("SELECT pg_notify(\(Self.channel), \("s \(instance) \(key)"))", logger: logger)
                         }
                     }
@@ -107,12 +115,12 @@ extension PostgresDeliveryStore {
             } catch {
                 return
             }
-            guard let value else { return }
+            // No row: the key was deleted (an empty snapshot to the observer).
             let observer = snapshots.withLock { snapshots in
                 snapshots.values[key] = value
                 return snapshots.observer
             }
-            observer?(key, value)
+            observer?(key, value ?? [])
         default:
             break
         }

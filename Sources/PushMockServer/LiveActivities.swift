@@ -1,11 +1,19 @@
+import Foundation
 import PushMockCore
+import PushMockStore
 import Synchronization
 
 /// The simulated devices' Live Activities, shared by the APNs, FCM and broadcast endpoints and
 /// the inspection API (`/api/v1/activities`). A `Mutex` around the pure ``LiveActivityDevice``;
 /// only Live Activity pushes take it.
+///
+/// With a store that keeps state (SQLite, PostgreSQL) every activity a push changes is saved as
+/// its own snapshot (`activity:<id>`), under the same lock as the change so that snapshots of one
+/// activity are saved in the order of its pushes; a fleet's other instances adopt them.
 final class LiveActivities: Sendable {
+    static let keyPrefix = "activity:"
     private let device: Mutex<LiveActivityDevice>
+    private let archive: (any StateArchive)?
     let devices: DeviceRegistry
     let limits: LiveActivityDevice.Limits
     /// Declared activity types: a started activity's token is bound to its type, so that its
@@ -13,8 +21,9 @@ final class LiveActivities: Sendable {
     let types: ActivityTypeRegistry
     private let seed: UInt64?
 
-    init(limits: LiveActivityDevice.Limits, devices: DeviceRegistry, types: ActivityTypeRegistry, seed: UInt64?) {
+    init(limits: LiveActivityDevice.Limits, devices: DeviceRegistry, types: ActivityTypeRegistry, seed: UInt64?, archive: (any StateArchive)? = nil) {
         self.types = types
+        self.archive = archive
         self.device = Mutex(LiveActivityDevice(limits: limits, seed: seed))
         self.devices = devices
         self.limits = limits
@@ -28,8 +37,10 @@ final class LiveActivities: Sendable {
     ) -> LiveActivityDevice.Outcome? {
         guard let push else { return nil }
         let kind = devices.record(for: token)?.liveActivity
-        let outcome = device.withLock {
-            $0.receive(push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop)
+        let outcome = device.withLock { device in
+            let outcome = device.receive(push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop)
+            save(outcome.activityID.map { [$0] } ?? [], in: &device)
+            return outcome
         }
         if let issued = outcome.issuedToken, let type = push.attributesType {
             types.bind(activityToken: issued, to: type)
@@ -40,7 +51,11 @@ final class LiveActivities: Sendable {
     /// A broadcast on `channelID`: one outcome per subscribed activity.
     func broadcast(json: JSONValue?, channelID: String, bundleID: String, priority: Int, now: PushInstant) -> [LiveActivityDevice.Outcome] {
         guard let json, let push = LiveActivityPush(payload: json, priority: priority) else { return [] }
-        return device.withLock { $0.broadcast(push, channelID: channelID, bundleID: bundleID, now: now) }
+        return device.withLock { device in
+            let outcomes = device.broadcast(push, channelID: channelID, bundleID: bundleID, now: now)
+            save(outcomes.compactMap(\.activityID), in: &device)
+            return outcomes
+        }
     }
 
     /// Links timeline entries to their recorded delivery.
@@ -50,6 +65,7 @@ final class LiveActivities: Sendable {
             for outcome in outcomes {
                 device.attach(deliveryID: deliveryID, to: outcome)
             }
+            save(outcomes.compactMap(\.activityID), in: &device)
         }
     }
 
@@ -63,9 +79,48 @@ final class LiveActivities: Sendable {
         device.withLock { $0.activity(key) }
     }
 
-    /// Forgets every activity.
+    /// Forgets every activity (and, in a store, their snapshots).
     func removeAll() {
-        device.withLock { $0.removeAll() }
+        device.withLock { device in
+            let ids = Array(device.activities.keys)
+            device.removeAll()
+            for id in ids { archive?.archive(Self.keyPrefix + id, []) }
+        }
+    }
+
+    /// Saves the activities `ids` as they are now, and forgets the snapshots of evicted ones.
+    private func save(_ ids: [String], in device: inout LiveActivityDevice) {
+        guard let archive else { return }
+        let encoder = JSONEncoder()
+        for id in Set(ids) {
+            guard let activity = device.activities[id], let data = try? encoder.encode(activity) else { continue }
+            archive.archive(Self.keyPrefix + id, Array(data))
+        }
+        for id in device.takeEvicted() { archive.archive(Self.keyPrefix + id, []) }
+    }
+
+    /// The activities a store kept, oldest first, as they were (at start).
+    func restore(from archive: any StateArchive) throws {
+        let decoder = JSONDecoder()
+        let kept = try archive.archived(prefix: Self.keyPrefix).values.map { try decoder.decode(SimulatedActivity.self, from: Data($0)) }
+        for activity in kept.sorted(by: { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }) { adopt(activity) }
+    }
+
+    /// A snapshot another instance of the fleet saved (empty: it forgot the activity).
+    func apply(key: String, _ bytes: [UInt8]) {
+        let id = String(key.dropFirst(Self.keyPrefix.count))
+        if bytes.isEmpty {
+            device.withLock { $0.forget(id) }
+        } else if let activity = try? JSONDecoder().decode(SimulatedActivity.self, from: Data(bytes)) {
+            adopt(activity)
+        }
+    }
+
+    private func adopt(_ activity: SimulatedActivity) {
+        device.withLock { $0.adopt(activity) }
+        if let token = activity.token, let type = activity.attributesType {
+            types.bind(activityToken: token, to: type)
+        }
     }
 }
 

@@ -110,16 +110,12 @@ public final class PushMockServer: Service, Sendable {
         let tokens = ProviderTokenVerifier(registry: registry)
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
-        do {
-            try ServerState.restore(from: store, registry: devices, plan: faults, seed: configuration.faultSeed)
-        } catch {
-            throw PushMockError(code: .storeUnavailable, message: "store \(configuration.store): the devices and faults it kept cannot be read: \(error)")
-        }
-        let metrics = ServerMetrics()
         let activityTypes = ActivityTypeRegistry(configuration.activityTypes)
-        let activities = LiveActivities(limits: configuration.liveActivityLimits, devices: devices, types: activityTypes, seed: configuration.idSeed)
+        let archive = store as? any StateArchive
+        let activities = LiveActivities(limits: configuration.liveActivityLimits, devices: devices, types: activityTypes, seed: configuration.idSeed, archive: archive)
+        let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit, archive: archive)
+        let metrics = ServerMetrics()
         let finisher = PushFinisher(store: store, metrics: metrics, faults: faults)
-        let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
         let endpoint = APNSEndpoint(
             validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices, activityTypes: activityTypes),
@@ -144,7 +140,16 @@ public final class PushMockServer: Service, Sendable {
                 throw PushMockError(code: .invalidConfiguration, message: "FCM service account \(source): \(error)")
             }
         }
-        let accessTokens = AccessTokenStore()
+        // With a store that lasts, tokens are sealed with a secret every instance of a fleet (and
+        // the next run) derives alike, so that a token from one instance is good on all of them.
+        let accessTokens = AccessTokenStore(secret: archive == nil ? nil : AccessTokenStore.secret(for: accounts))
+        do {
+            try ServerState.restore(
+                from: store, registry: devices, plan: faults, activities: activities, channels: channels, accessTokens: accessTokens, seed: configuration.faultSeed
+            )
+        } catch {
+            throw PushMockError(code: .storeUnavailable, message: "store \(configuration.store): the state it kept (devices, faults, activities, channels) cannot be read: \(error)")
+        }
         let oauth = OAuthEndpoint(
             endpoint: OAuthTokenEndpoint(
                 accounts: accounts, extraAudiences: configuration.fcm.extraTokenAudiences,

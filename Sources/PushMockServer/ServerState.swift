@@ -77,6 +77,9 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     static let devicesKey = "devices"
     static let faultsKey = "faults"
+    /// The OAuth tokens' generation: a reset starts a new one, revoking every token before it.
+    static let tokenGenerationKey = "oauth-generation"
+
 
     /// The devices as set through the API, for the next start.
     func saveDevices() {
@@ -96,22 +99,40 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         archive.archive(faultsKey, Array(data))
     }
 
-    /// Devices and faults as the last run left them, in place of the configuration's; with a store
-    /// a fleet shares, also as other instances change them from now on.
-    static func restore(from store: any DeliveryStore, registry: DeviceRegistry, plan: FaultPlan, seed: UInt64) throws {
+    /// Devices, faults, simulated activities and broadcast channels as the last run left them
+    /// (devices and faults in place of the configuration's); with a store a fleet shares, also as
+    /// other instances change them from now on.
+    static func restore(
+        from store: any DeliveryStore, registry: DeviceRegistry, plan: FaultPlan, activities: LiveActivities, channels: BroadcastChannelStore,
+        accessTokens: AccessTokenStore, seed: UInt64
+    ) throws {
         guard let archive = store as? any StateArchive else { return }
+        if let bytes = try archive.archived(tokenGenerationKey), let generation = UInt64(String(decoding: bytes, as: UTF8.self)) {
+            accessTokens.adopt(generation: generation)
+        }
         for key in [devicesKey, faultsKey] {
             if let bytes = try archive.archived(key) { try apply(key, bytes, registry: registry, plan: plan, seed: seed) }
         }
+        if let bytes = try archive.archived(BroadcastChannelStore.key) { try channels.apply(bytes) }
+        try activities.restore(from: archive)
         if let shared = archive as? any SharedStateArchive {
             shared.observeState { key, bytes in
-                try? apply(key, bytes, registry: registry, plan: plan, seed: seed)
+                if key.hasPrefix(LiveActivities.keyPrefix) {
+                    activities.apply(key: key, bytes)
+                } else if key == BroadcastChannelStore.key {
+                    try? channels.apply(bytes)
+                } else if key == tokenGenerationKey, let generation = UInt64(String(decoding: bytes, as: UTF8.self)) {
+                    accessTokens.adopt(generation: generation)
+                } else {
+                    try? apply(key, bytes, registry: registry, plan: plan, seed: seed)
+                }
             }
         }
     }
 
     /// A snapshot of devices or faults, in place of what is set now.
     private static func apply(_ key: String, _ bytes: [UInt8], registry: DeviceRegistry, plan: FaultPlan, seed: UInt64) throws {
+        guard !bytes.isEmpty else { return }
         switch key {
         case devicesKey:
             let devices = try JSONDecoder().decode([String: DeviceRecord].self, from: Data(bytes))
@@ -174,7 +195,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         for (token, record) in configuration.apns.devices {
             registry.set(record, for: token)
         }
-        accessTokens.removeAll()
+        let generation = accessTokens.removeAll()
+        (store as? any StateArchive)?.archive(Self.tokenGenerationKey, Array(String(generation).utf8))
         liveActivities.removeAll()
         liveActivities.types.reset(to: configuration.activityTypes)
         broadcastChannels.removeAll()

@@ -83,6 +83,33 @@ struct OAuthTests {
         #expect(object == ["error": error, "error_description": description])
     }
 
+    @Test("tokens are sealed: good wherever the secret is the same, refused when tampered with, revoked by a new generation")
+    func sealedTokens() throws {
+        let grant = AccessTokenStore.Grant(clientEmail: "a@demo.iam.gserviceaccount.com", projectID: "demo", scope: "https://www.googleapis.com/auth/firebase.messaging", expiresAt: Self.now + 3599)
+        let a = AccessTokenStore(secret: Array("fleet".utf8))
+        let token = a.issue(grant)
+        #expect(token.hasPrefix("ya29.pm."))
+        #expect(a.issue(grant) != token, "two tokens of one grant differ")
+        #expect(AccessTokenStore(secret: Array("fleet".utf8)).grant(for: token) == grant, "another instance with the secret reads it")
+        #expect(AccessTokenStore(secret: Array("other".utf8)).grant(for: token) == nil)
+        #expect(AccessTokenStore().grant(for: token) == nil, "a random secret: this process's tokens only")
+        var tampered = Array(token.utf8)
+        let index = tampered.count - 3
+        tampered[index] = tampered[index] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+        #expect(AccessTokenStore(secret: Array("fleet".utf8)).grant(for: String(decoding: tampered, as: UTF8.self)) == nil)
+        #expect(AccessTokenStore(secret: Array("fleet".utf8)).grant(for: "ya29.pm.") == nil)
+        #expect(AccessTokenStore(secret: Array("fleet".utf8)).grant(for: "ya29.pm.AAAA.BBBB") == nil)
+
+        let b = AccessTokenStore(secret: Array("fleet".utf8))
+        #expect(a.removeAll() == 1)
+        #expect(a.grant(for: token) == nil, "a reset revokes what was issued before")
+        #expect(b.grant(for: token) == grant)
+        b.adopt(generation: 1)
+        #expect(b.grant(for: token) == nil, "the fleet's other instances take the new generation")
+        let fresh = a.issue(grant)
+        #expect(b.grant(for: fresh) == grant)
+    }
+
     @Test("a scope list without FCM's scopes still gets a token, as Google issues one (refused later, at messages:send)")
     func otherScopeIssued() {
         let store = AccessTokenStore()

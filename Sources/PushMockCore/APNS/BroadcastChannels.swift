@@ -1,5 +1,5 @@
 /// A broadcast channel (iOS 18, apns.md §10).
-public struct BroadcastChannel: Sendable, Hashable {
+public struct BroadcastChannel: Sendable, Hashable, Codable {
     /// The `apns-channel-id` (base64 of 16 random bytes; never reused).
     public var id: String
     public var bundleID: String
@@ -61,6 +61,14 @@ public struct BroadcastChannels: Sendable {
 
     /// Every channel, oldest first.
     public var all: [BroadcastChannel] { order.compactMap { channels[$0] } }
+
+    /// Replaces every channel with `kept` (as a store kept or another instance of a fleet shared them).
+    public mutating func replaceAll(with kept: [BroadcastChannel]) {
+        channels = Dictionary(kept.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        order = []
+        var seen = Set<String>()
+        for channel in kept where seen.insert(channel.id).inserted { order.append(channel.id) }
+    }
 
     /// Forgets every channel (ids are still never reused: the generator moves on).
     public mutating func removeAll() {

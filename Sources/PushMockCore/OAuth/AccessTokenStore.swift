@@ -1,6 +1,19 @@
+import _CryptoExtras
+import Crypto
 import Synchronization
 
 /// Access tokens PushMock issued: opaque strings scoped to a service account's project, expiring.
+///
+/// A token carries its grant, sealed with an HMAC under `secret` and the current generation:
+/// `ya29.pm.<grant>.<mac>`. So every PushMock with the same secret accepts it (a fleet on one
+/// database derives the secret from the service accounts it shares, and a restart keeps it), and a
+/// reset (a new generation) revokes every token issued before. Verified tokens are cached.
+///
+/// ```swift
+/// let tokens = AccessTokenStore(secret: Array("shared".utf8))
+/// let token = tokens.issue(.init(clientEmail: "a@p.iam.gserviceaccount.com", projectID: "p", scope: "…", expiresAt: 1_767_229_200))
+/// AccessTokenStore(secret: Array("shared".utf8)).grant(for: token)?.projectID  // "p"
+/// ```
 public final class AccessTokenStore: Sendable {
     /// What a token grants.
     public struct Grant: Sendable, Hashable {
@@ -18,37 +31,116 @@ public final class AccessTokenStore: Sendable {
         }
     }
 
-    private let grants = Mutex<[String: Grant]>([:])
-    private let random = Mutex(IDGenerator())
+    static let prefix = "ya29.pm."
+    private let key: SymmetricKey
+    private let state = Mutex<(generation: UInt64, verified: [String: Grant])>((0, [:]))
 
-    public init() {}
+    /// Tokens sealed with `secret`; nil: a random one (tokens valid in this process only).
+    public init(secret: [UInt8]? = nil) {
+        key = secret.map { SymmetricKey(data: SHA256.hash(data: $0)) } ?? SymmetricKey(size: .bits256)
+    }
+
+    /// A secret every PushMock configured with `accounts` derives alike (a fleet's instances, the
+    /// next run): the accounts' e-mails, key ids and public keys.
+    public static func secret(for accounts: [ServiceAccount]) -> [UInt8] {
+        var material = Array("pushmock oauth tokens".utf8)
+        for account in accounts.sorted(by: { $0.clientEmail < $1.clientEmail }) {
+            material += Array(account.clientEmail.utf8) + [0] + Array(account.privateKeyID.utf8) + [0] + Array(account.publicKey.derRepresentation)
+        }
+        return material
+    }
+
+    /// The generation tokens are issued in now; a reset starts the next.
+    public var generation: UInt64 { state.withLock { $0.generation } }
 
     /// Issues a token for `grant`, returning it.
     public func issue(_ grant: Grant) -> String {
-        let token = random.withLock { generator in
-            var bytes: [UInt8] = []
-            for _ in 0..<6 {
-                withUnsafeBytes(of: generator.next()) { bytes += $0 }
-            }
-            return "ya29.pm." + Base64URL.encode(bytes)
+        let generation = generation
+        var payload: [UInt8] = []
+        Self.append(generation, to: &payload)
+        Self.append(UInt64(bitPattern: grant.expiresAt), to: &payload)
+        for text in [grant.clientEmail, grant.projectID, grant.scope] {
+            let bytes = Array(text.utf8.prefix(Int(UInt16.max)))
+            payload += [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes
         }
-        grants.withLock { grants in
-            if grants.count > 100_000 {
-                let oldest = grants.min { $0.value.expiresAt < $1.value.expiresAt }?.value.expiresAt ?? 0
-                grants = grants.filter { $0.value.expiresAt > oldest }
-            }
-            grants[token] = grant
-        }
+        // Sixteen bytes of a second random-looking part make two tokens of one grant differ, as Google's do.
+        payload += (0..<2).flatMap { _ in withUnsafeBytes(of: UInt64.random(in: .min ... .max)) { Array($0) } }
+        let token = Self.prefix + Base64URL.encode(payload) + "." + Base64URL.encode(Self.mac(payload, key: key))
+        remember(token, grant, generation: generation)
         return token
     }
 
-    /// The grant of `token`, expired or not.
+    /// The grant of `token`, expired or not; nil when PushMock (with this secret, in this
+    /// generation) did not issue it.
     public func grant(for token: String) -> Grant? {
-        grants.withLock { $0[token] }
+        let (generation, cached) = state.withLock { ($0.generation, $0.verified[token]) }
+        if let cached { return cached }
+        guard token.hasPrefix(Self.prefix) else { return nil }
+        let parts = token.dropFirst(Self.prefix.count).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let mac = Base64URL.decode(parts[1]),
+              mac.count == 16, Self.equal(mac, Self.mac(payload, key: key)) else { return nil }
+        var reader = payload[...]
+        guard let issuedIn = Self.read(&reader), issuedIn == generation, let expiresAt = Self.read(&reader) else { return nil }
+        var texts: [String] = []
+        for _ in 0..<3 {
+            guard reader.count >= 2 else { return nil }
+            let length = Int(reader[reader.startIndex]) << 8 | Int(reader[reader.startIndex + 1])
+            reader = reader.dropFirst(2)
+            guard reader.count >= length else { return nil }
+            texts.append(String(decoding: reader.prefix(length), as: UTF8.self))
+            reader = reader.dropFirst(length)
+        }
+        let grant = Grant(clientEmail: texts[0], projectID: texts[1], scope: texts[2], expiresAt: Int64(bitPattern: expiresAt))
+        remember(token, grant, generation: generation)
+        return grant
     }
 
-    /// Forgets every token.
-    public func removeAll() {
-        grants.withLock { $0.removeAll() }
+    /// Revokes every token issued so far (a reset): returns the new generation.
+    @discardableResult
+    public func removeAll() -> UInt64 {
+        state.withLock { state in
+            state.generation &+= 1
+            state.verified = [:]
+            return state.generation
+        }
+    }
+
+    /// Takes `generation` (as a store kept it, or another instance of a fleet reset).
+    public func adopt(generation: UInt64) {
+        state.withLock { state in
+            guard state.generation != generation else { return }
+            state.generation = generation
+            state.verified = [:]
+        }
+    }
+
+    private func remember(_ token: String, _ grant: Grant, generation: UInt64) {
+        state.withLock { state in
+            guard state.generation == generation else { return }
+            if state.verified.count > 100_000 {
+                let oldest = state.verified.min { $0.value.expiresAt < $1.value.expiresAt }?.value.expiresAt ?? 0
+                state.verified = state.verified.filter { $0.value.expiresAt > oldest }
+            }
+            state.verified[token] = grant
+        }
+    }
+
+    private static func mac(_ payload: [UInt8], key: SymmetricKey) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: payload, using: key)).prefix(16).map { $0 }
+    }
+
+    private static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
+    private static func append(_ value: UInt64, to bytes: inout [UInt8]) {
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+    }
+
+    private static func read(_ bytes: inout ArraySlice<UInt8>) -> UInt64? {
+        guard bytes.count >= 8 else { return nil }
+        defer { bytes = bytes.dropFirst(8) }
+        return bytes.prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 }

@@ -10,6 +10,19 @@ extension SQLiteDeliveryStore {
         }
     }
 
+    public func archived(prefix: String) throws -> [String: [UInt8]] {
+        try pool.read { db in
+            var found: [String: [UInt8]] = [:]
+            // Keys are compared as text (`LIKE` would read `_` and `%` in a key as patterns).
+            for row in try Row.fetchAll(db, sql: "SELECT key, value FROM server_state WHERE substr(key, 1, ?) = ?", arguments: [prefix.count, prefix]) {
+                let key: String = row["key"]
+                let value: Data = row["value"]
+                found[key] = Array(value)
+            }
+            return found
+        }
+    }
+
     public func archive(_ key: String, _ value: [UInt8]) {
         snapshots.withLock { snapshots in
             snapshots.pending[key] = value
@@ -30,6 +43,10 @@ extension SQLiteDeliveryStore {
             do {
                 try await pool.write { db in
                     for (key, value) in batch {
+                        if value.isEmpty {
+                            try db.execute(sql: "DELETE FROM server_state WHERE key = ?", arguments: [key])
+                            continue
+                        }
                         try db.execute(
                             sql: "INSERT INTO server_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                             arguments: [key, Data(value)]

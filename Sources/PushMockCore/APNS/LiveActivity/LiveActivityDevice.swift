@@ -51,16 +51,44 @@ public struct LiveActivityDevice: Sendable {
     private var orderStart = 0
     private var ids: IDGenerator
     private var localCount = 0
+    /// Names this device's local activities (`local-<prefix>-<n>`), so that the activities of a
+    /// fleet's instances never share an id.
+    private let localPrefix: String
+    /// Activities forgotten to stay within `maxActivities` since ``takeEvicted()`` was last called.
+    private var evicted: [String] = []
 
     /// A device with `limits`; `seed` fixes the issued tokens.
     public init(limits: Limits = Limits(), seed: UInt64? = nil) {
         self.limits = limits
         self.ids = seed.map(IDGenerator.init(seed:)) ?? IDGenerator()
+        // Its own generator, so that the issued tokens of a seed stay what they were.
+        var prefixes = seed.map { IDGenerator(seed: $0 &+ 0x10CA1) } ?? IDGenerator()
+        let hex = String(prefixes.next() & 0xFF_FFFF, radix: 16)
+        localPrefix = String(repeating: "0", count: 6 - hex.count) + hex
     }
 
     /// The activity with push token or id `key`.
     public func activity(_ key: String) -> SimulatedActivity? {
         activities[key.lowercased()] ?? activities[key]
+    }
+
+    /// Puts `activity` in place of the one with its id (or adds it): an activity a store kept, or
+    /// one another instance of a fleet changed.
+    public mutating func adopt(_ activity: SimulatedActivity) {
+        insert(activity)
+        let ownLocal = "local-\(localPrefix)-"
+        if activity.id.hasPrefix(ownLocal), let number = Int(activity.id.dropFirst(ownLocal.count)) { localCount = max(localCount, number) }
+    }
+
+    /// Forgets the activity `id` (another instance of a fleet forgot it).
+    public mutating func forget(_ id: String) {
+        activities[id] = nil
+    }
+
+    /// The ids of the activities forgotten to stay within `maxActivities` since the last call.
+    public mutating func takeEvicted() -> [String] {
+        defer { evicted = [] }
+        return evicted
     }
 
     /// Forgets every activity.
@@ -121,7 +149,7 @@ public struct LiveActivityDevice: Sendable {
             id = token
         } else {
             localCount += 1
-            id = "local-\(localCount)"
+            id = "local-\(localPrefix)-\(localCount)"
         }
         var activity = SimulatedActivity(
             id: id, token: issued, pushToStartToken: pushToStartToken, bundleID: bundleID, attributesType: push.attributesType,
@@ -203,7 +231,7 @@ public struct LiveActivityDevice: Sendable {
         }
         activities[activity.id] = activity
         while activities.count > limits.maxActivities, orderStart < order.count {
-            activities[order[orderStart]] = nil
+            if activities.removeValue(forKey: order[orderStart]) != nil { evicted.append(order[orderStart]) }
             orderStart += 1
         }
         if orderStart > 4096, orderStart * 2 > order.count {

@@ -1,8 +1,9 @@
 /// A Live Activity as a simulated device holds it: its attributes, current content, dates, state,
-/// and the timeline of every push that reached it with what the device did.
-public struct SimulatedActivity: Sendable, Hashable {
+/// and the timeline of every push that reached it with what the device did. Codable, so that a
+/// store can keep it across restarts and share it with a fleet.
+public struct SimulatedActivity: Sendable, Hashable, Codable {
     /// Where an activity is in its life.
-    public enum State: String, Sendable, Hashable, CaseIterable {
+    public enum State: String, Sendable, Hashable, Codable, CaseIterable {
         /// Shown and updating.
         case active
         /// Shown, past its `stale-date`.
@@ -14,7 +15,7 @@ public struct SimulatedActivity: Sendable, Hashable {
     }
 
     /// One push as the device saw it.
-    public struct TimelineEntry: Sendable, Hashable {
+    public struct TimelineEntry: Sendable, Hashable, Codable {
         /// The delivery that carried it (set once recorded).
         public var deliveryID: UInt64?
         /// When it reached the device, milliseconds since the epoch.

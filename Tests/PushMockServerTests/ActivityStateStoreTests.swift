@@ -1,0 +1,124 @@
+import AsyncHTTPClient
+import Foundation
+import NIOHTTP1
+import PushMockCore
+import PushMockPostgres
+import PushMockServer
+import PushMockStore
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+/// Simulated Live Activities (with their timelines) and broadcast channels in a store that lasts:
+/// kept across restarts (SQLite) and shared by a fleet (PostgreSQL).
+@Suite("--store: Live Activities, broadcast channels and OAuth tokens kept and shared")
+struct ActivityStateStoreTests {
+    typealias L = LiveActivitySimulationTests
+    typealias S = APNSTestServer
+
+    /// Starts an activity (input-push-token) and applies one update; its token and the start time.
+    static func startAndUpdate(_ client: HTTPClient, _ server: PushMockServer, jwt: String, now: Int64) async throws -> String {
+        #expect(try await L.send(client, server, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
+        let token = try #require(try await L.newest(server).issuedActivityToken, "the simulated device issued a token")
+        #expect(try await L.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 60),"content-state":{"score":"1-0"}"#).0 == 200)
+        #expect(try await L.newest(server).outcome == .accepted)
+        return token
+    }
+
+    static func createChannel(_ client: HTTPClient, _ server: PushMockServer, jwt: String) async throws -> String {
+        let (created, _) = try await client.send(
+            "https://localhost:\(server.pushPort)/1/apps/com.example.app/channels", method: .POST,
+            headers: [("authorization", "bearer \(jwt)")], body: Array(#"{"message-storage-policy":1,"push-type":"LiveActivity"}"#.utf8)
+        )
+        #expect(created.status == .created)
+        return try #require(created.headers.first(name: "apns-channel-id"))
+    }
+
+    /// An update older than the content shown: dropped only if the device still knows the activity.
+    static func olderUpdate(_ client: HTTPClient, _ server: PushMockServer, token: String, jwt: String, now: Int64) async throws -> Delivery {
+        #expect(try await L.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 30),"content-state":{"score":"0-1"}"#).0 == 200)
+        return try await L.newest(server)
+    }
+
+    @Test("sqlite:PATH keeps activities with their timelines, channels and OAuth tokens across a restart; a reset forgets them")
+    func sqliteRestart() async throws {
+        let (base, clock) = L.configuration()
+        var configuration = base
+        configuration.store = .sqlite(path: FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-activities-\(UUID().uuidString).sqlite").path)
+        let now = clock.nowSeconds
+        let jwt = S.token(issuedAt: now)
+        let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","notification":{"title":"after a restart"}}}"#
+        let (token, channel, bearer) = try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                (try await Self.startAndUpdate(client, server, jwt: jwt, now: now), try await Self.createChannel(client, server, jwt: jwt),
+                 try await FCMEndToEndTests.accessToken(client, port: server.pushPort))
+            }
+        }
+        try await withPushMockServer(configuration) { server in
+            let kept = try #require(server.activity(token), "the activity is back after the restart")
+            #expect(kept.timeline.count == 2 && kept.timeline.allSatisfy { $0.deliveryID != nil && $0.applied })
+            #expect(kept.contentState == .object([("score", .string("1-0"))]))
+            #expect(kept.attributesType == "MatchAttributes")
+            #expect(server.broadcastChannels.map(\.id) == [channel])
+            try await withHTTPClient { client in
+                let older = try await Self.olderUpdate(client, server, token: token, jwt: jwt, now: now)
+                #expect(older.outcome == .dropped && older.reason == "LiveActivityOlderThanCurrentContent", "checked against the kept activity: \(older.reason ?? "accepted")")
+                #expect(try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message).0 == 200, "an access token outlives the restart, as Google's do")
+            }
+            #expect(server.activity(token)?.timeline.count == 3)
+            #expect(await server.inspect("POST", "/api/v1/reset").status == 200)
+        }
+        try await withPushMockServer(configuration) { server in
+            #expect(server.activity(token) == nil, "a reset is kept")
+            #expect(server.broadcastChannels.isEmpty)
+            try await withHTTPClient { client in
+                let status = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message).0
+                #expect(status == 401, "a reset revoked it, also for the next run")
+            }
+        }
+    }
+
+    @Test("postgres: an activity started through A is updated through B and checked on both; a channel and an OAuth token from A are B's too; a reset reaches both")
+    func fleet() async throws {
+        let url = try await PostgresTestDatabase.create().description
+        let (base, clock) = L.configuration()
+        var configuration = base
+        configuration.store = .postgres(url: url)
+        configuration.idSeed = nil  // every instance issues its own tokens
+        let now = clock.nowSeconds
+        let jwt = S.token(issuedAt: now)
+        try await withPushMockServer(configuration) { a in
+            try await withPushMockServer(configuration) { b in
+                try await withHTTPClient { client in
+                    #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
+                    let token = try #require(try await L.newest(a).issuedActivityToken)
+                    #expect(await PostgresFleetTests.eventually { b.activity(token) != nil }, "the activity started through A reaches B")
+
+                    #expect(try await L.send(client, b, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 60),"content-state":{"score":"1-0"}"#).0 == 200)
+                    let update = try #require(try await b.deliveries().last)
+                    #expect(update.outcome == .accepted && update.activityID == token)
+                    #expect(b.activity(token)?.implicit == false, "B applied it to the started activity, not to one it made up")
+                    #expect(await PostgresFleetTests.eventually { a.activity(token)?.timeline.count == 2 }, "B's update reaches A's timeline")
+
+                    let older = try await Self.olderUpdate(client, a, token: token, jwt: jwt, now: now)
+                    #expect(older.outcome == .dropped && older.reason == "LiveActivityOlderThanCurrentContent", "A checks against B's update: \(older.reason ?? "accepted")")
+
+                    let channel = try await Self.createChannel(client, a, jwt: jwt)
+                    #expect(await PostgresFleetTests.eventually { b.broadcastChannels.map(\.id) == [channel] }, "a channel made on A is listed on B")
+
+                    // An OAuth token from A is good on B at once (a load balancer spreads a sender), until a reset.
+                    let bearer = try await FCMEndToEndTests.accessToken(client, port: a.pushPort)
+                    let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","notification":{"title":"via B"}}}"#
+                    #expect(try await FCMEndToEndTests.send(client, port: b.pushPort, bearer: bearer, body: message).0 == 200)
+                    #expect(await b.inspect("POST", "/api/v1/reset").status == 200)
+                    #expect(await PostgresFleetTests.eventually { a.activity(token) == nil && a.broadcastChannels.isEmpty }, "B's reset reaches A")
+                    // A fresh client: the old connection caches its credential, as a real one would not outlive a reset's revocation check.
+                    try await withHTTPClient { fresh in
+                        let refused = try await FCMEndToEndTests.send(fresh, port: a.pushPort, bearer: bearer, body: message).0
+                        #expect(refused == 401, "a token issued before the reset is refused on A too")
+                    }
+                }
+            }
+        }
+    }
+}

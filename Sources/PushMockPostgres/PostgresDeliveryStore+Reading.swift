@@ -11,10 +11,18 @@ extension PostgresDeliveryStore {
 
     public func statistics() async -> DeliveryStoreStatistics {
         await queue.flush(within: .seconds(1))
-        let count = (try? await Self.count(client.query("SELECT value FROM pushmock_meta WHERE key = 'count'"))) ?? lastCount.load(ordering: .relaxed)
-        lastCount.store(count, ordering: .relaxed)
-        var statistics = DeliveryStoreStatistics(count: Int(count), evicted: evicted.load(ordering: .relaxed), waiters: waiting.load(ordering: .relaxed))
+        var statistics = DeliveryStoreStatistics(count: 0, evicted: evicted.load(ordering: .relaxed), waiters: waiting.load(ordering: .relaxed))
         (statistics.queued, statistics.dropped, statistics.failure) = queue.statistics
+        // While writes fail the database is not asked (`/metrics` and `/readyz` answer at once,
+        // with the count last read); otherwise it gets a second.
+        var count = lastCount.load(ordering: .relaxed)
+        if statistics.failure == nil, let read = try? await Self.within(.seconds(1), { [client] in
+            try await Self.count(client.query("SELECT value FROM pushmock_meta WHERE key = 'count'"))
+        }) {
+            count = read
+            lastCount.store(count, ordering: .relaxed)
+        }
+        statistics.count = Int(count)
         return statistics
     }
 
@@ -97,7 +105,14 @@ extension PostgresDeliveryStore {
         while true {
             // The generation is read before looking, so a commit in between wakes the next wait.
             let seen = changes.generation
-            if try await query(filter, limit: 0).total >= count { return true }
+            do {
+                if try await query(filter, limit: 0).total >= count { return true }
+            } catch {
+                // The database away: a wait outlasts an outage shorter than its timeout.
+                if deadline - .now <= .zero || Task.isCancelled { throw error }
+                try? await Task.sleep(for: min(.milliseconds(250), deadline - .now))
+                continue
+            }
             let left = deadline - .now
             if left <= .zero || Task.isCancelled { return false }
             await changes.wait(past: seen, timeout: left)

@@ -59,6 +59,12 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     let queue: WriteBehind
     let changes = ChangeSignal()
     let evicted = Atomic<UInt64>(0)
+    /// A write failed or got no answer, so its batch may or may not be committed: the next write
+    /// replaces whatever of its rows is there instead of adding them twice.
+    let uncertain = Atomic<Bool>(false)
+    /// A write with no answer for this long is abandoned and retried (a connection can hang when
+    /// the server goes away in the middle of a `COPY`).
+    static let writePatience: Duration = .seconds(10)
     let waiting = Atomic<Int>(0)
     /// Snapshots as last read or written, by key (what `archived` answers), and who is told of changes.
     let snapshots = Mutex<(values: [String: [UInt8]], observer: (@Sendable (String, [UInt8]) -> Void)?)>(([:], nil))
@@ -120,13 +126,15 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     static let connectPatience: Duration = .seconds(10)
 
     /// `operation`, or an error once `limit` passes.
-    static func within(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> Void) async throws {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { try await operation(); return true }
-            group.addTask { try await Task.sleep(for: limit); return false }
-            let finished = try await group.next() ?? false
+    @discardableResult
+    static func within<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await operation() }
+            group.addTask { try await Task.sleep(for: limit); return nil }
+            let finished = try await group.next() ?? nil
             group.cancelAll()
-            if !finished { throw StoreError("no answer within \(limit.components.seconds) s") }
+            guard let finished else { throw StoreError("no answer within \(limit.components.seconds) s") }
+            return finished
         }
     }
 
@@ -196,14 +204,45 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
         }
     }
 
-    /// Writes one batch: one transaction under the fleet's write lock, `COPY`, retention, notify.
+    /// Writes one batch, giving up on it after ``writePatience`` (the writer then retries it).
     func write(_ batch: [Delivery]) async throws {
+        let replacing = uncertain.load(ordering: .relaxed)
+        let written = WaitSignal()
+        let failure = Mutex<(any Error)?>(nil)
+        let attempt = Task {
+            do {
+                try await self.writeOnce(batch, replacing: replacing)
+                written.finish(true)
+            } catch {
+                failure.withLock { $0 = error }
+                written.finish(false)
+            }
+        }
+        if await written.result(timeout: Self.writePatience, cancel: {}) {
+            uncertain.store(false, ordering: .relaxed)
+            return
+        }
+        uncertain.store(true, ordering: .relaxed)
+        attempt.cancel()
+        throw failure.withLock { $0 } ?? StoreError("no answer within \(Self.writePatience.components.seconds) s")
+    }
+
+    /// One transaction under the fleet's write lock: (after an uncertain write, the batch's rows
+    /// that are there already deleted), `COPY`, retention, notify.
+    private func writeOnce(_ batch: [Delivery], replacing: Bool) async throws {
         let retention = Int64(retention)
         let horizon = retentionAge.map { batch.last!.receivedAt - Int64($0.milliseconds) }
         let instance = instance
         let removed = try await client.withConnection { connection in
             try await connection.withTransaction(logger: logger) { connection -> Int64 in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writeLock))", logger: logger)
+                var replaced: Int64 = 0
+                if replacing {
+                    let ids = batch.map { Int64(clamping: $0.id) }
+                    replaced = try await Self.count(
+                        connection.query("WITH gone AS (DELETE FROM pushmock_delivery WHERE id = ANY(\(ids)) RETURNING 1) SELECT count(*) FROM gone", logger: logger)
+                    )
+                }
                 try await connection.copyFrom(table: "pushmock_delivery", columns: PostgresCopy.columns, logger: logger) { writer in
                     try await writer.write(PostgresCopy.rows(batch))
                 }
@@ -214,7 +253,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                     )
                 }
                 let kept = try await Self.count(
-                    connection.query("UPDATE pushmock_meta SET value = value + \(Int64(batch.count)) - \(removed) WHERE key = 'count' RETURNING value", logger: logger)
+                    connection.query("UPDATE pushmock_meta SET value = value + \(Int64(batch.count)) - \(removed + replaced) WHERE key = 'count' RETURNING value", logger: logger)
                 )
                 if kept > retention {
                     let excess = kept - retention

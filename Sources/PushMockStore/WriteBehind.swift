@@ -29,7 +29,15 @@ package final class WriteBehind: Sendable {
         var giveUpAt: ContinuousClock.Instant?
         var dropped: UInt64 = 0
         var lastFailure: String?
+        /// When the batch being written was handed to the storage (nil between batches).
+        var writingSince: ContinuousClock.Instant?
+        /// Deliveries in the batch being written.
+        var writing = 0
     }
+
+    /// A write that takes longer than this counts as failing (a database that does not answer
+    /// at all: its client may wait a long time before it gives up).
+    package static let stallLimit: Duration = .seconds(2)
 
     private let state = Mutex(State())
     private let task = Mutex<Task<Void, Never>?>(nil)
@@ -116,9 +124,17 @@ package final class WriteBehind: Sendable {
         return queued
     }
 
-    /// Deliveries waiting, dropped so far, and why the last write failed while writes are failing.
+    /// Deliveries waiting, dropped so far, and why the last write failed while writes are failing
+    /// (or how long the current one has had no answer, past ``stallLimit``).
     package var statistics: (queued: Int, dropped: UInt64, failure: String?) {
-        state.withLock { ($0.pending.count, $0.dropped, $0.lastFailure) }
+        state.withLock { state in
+            var failure = state.lastFailure
+            if failure == nil, let since = state.writingSince {
+                let waited = ContinuousClock.now - since
+                if waited > Self.stallLimit { failure = "no answer from the storage for \(waited.components.seconds) s" }
+            }
+            return (state.pending.count, state.dropped, failure)
+        }
     }
 
     /// Counts a delivery the store could not queue (``statistics``' `dropped`).
@@ -169,7 +185,22 @@ package final class WriteBehind: Sendable {
         }
         if already { return }
         writer?.resume()
-        await task.withLock { $0 }?.value
+        let writerTask = task.withLock { $0 }
+        if let patience {
+            // A storage that does not answer at all never fails a write: stop waiting for it.
+            let finished = WaitSignal()
+            Task { await writerTask?.value; finished.finish(true) }
+            if await !finished.result(timeout: patience, cancel: {}) {
+                state.withLock { state in
+                    state.dropped += UInt64(state.pending.count + state.writing)
+                    state.pending = []
+                    if state.lastFailure == nil { state.lastFailure = "no answer from the storage within \(patience.components.seconds) s" }
+                }
+                writerTask?.cancel()
+            }
+        } else {
+            await writerTask?.value
+        }
         monitor.withLock { $0 }?.cancel()
         let flushes = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             defer { state.flushes = [] }
@@ -186,10 +217,16 @@ package final class WriteBehind: Sendable {
                 if closing { return }
                 continue
             }
+            state.withLock { state in
+                state.writingSince = .now
+                state.writing = batch.count
+            }
             do {
                 try await write(batch)
                 failures = 0
                 let done = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                    state.writingSince = nil
+                    state.writing = 0
                     state.committed = batch.last!.id
                     state.lastFailure = nil
                     let ready = state.flushes.filter { $0.target <= state.committed }.map(\.continuation)
@@ -201,6 +238,8 @@ package final class WriteBehind: Sendable {
                 // The batch goes back to the front of the queue; the writer retries it.
                 failures += 1
                 let givenUp = state.withLock { state -> Bool in
+                    state.writingSince = nil
+                    state.writing = 0
                     if let giveUpAt = state.giveUpAt, ContinuousClock.now >= giveUpAt {
                         state.dropped += UInt64(batch.count + state.pending.count)
                         state.pending = []

@@ -33,6 +33,8 @@ package final class WriteBehind: Sendable {
         var writingSince: ContinuousClock.Instant?
         /// Deliveries in the batch being written.
         var writing = 0
+        /// Closing gave up on a storage that did not answer; what was left is counted as dropped.
+        var abandoned = false
     }
 
     /// A write that takes longer than this counts as failing (a database that does not answer
@@ -194,6 +196,7 @@ package final class WriteBehind: Sendable {
                 state.withLock { state in
                     state.dropped += UInt64(state.pending.count + state.writing)
                     state.pending = []
+                    state.abandoned = true
                     if state.lastFailure == nil { state.lastFailure = "no answer from the storage within \(patience.components.seconds) s" }
                 }
                 writerTask?.cancel()
@@ -240,6 +243,7 @@ package final class WriteBehind: Sendable {
                 let givenUp = state.withLock { state -> Bool in
                     state.writingSince = nil
                     state.writing = 0
+                    if state.abandoned { return true }  // counted when closing gave up
                     if let giveUpAt = state.giveUpAt, ContinuousClock.now >= giveUpAt {
                         state.dropped += UInt64(batch.count + state.pending.count)
                         state.pending = []

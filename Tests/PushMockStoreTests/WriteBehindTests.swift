@@ -41,6 +41,26 @@ struct WriteBehindTests {
         await queue.close()
     }
 
+    @Test("a storage that never answers counts as failing after the stall limit, and closing gives up on it after its patience")
+    func silentStorage() async throws {
+        let queue = WriteBehind(queueLimit: 100)
+        queue.start { _ in
+            // Never answers (a server gone in the middle of a write); only cancellation ends it.
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(50)) }
+            throw CancellationError()
+        }
+        for index in 1...3 { queue.enqueue(DeliveryStoreTests.delivery(index).with(id: UInt64(index))) }
+        #expect(queue.statistics.failure == nil, "not failing before the stall limit")
+        let failing = await Self.eventually { queue.statistics.failure?.hasPrefix("no answer from the storage for") == true }
+        #expect(failing, "\(String(describing: queue.statistics.failure))")
+        let started = ContinuousClock.now
+        await queue.close(patience: .milliseconds(500))
+        #expect(ContinuousClock.now - started < .seconds(4), "closing does not wait for a storage that never answers")
+        #expect(queue.statistics.dropped == 3, "what was not written is counted")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(queue.statistics.dropped == 3, "once: the abandoned write ending later does not count it again")
+    }
+
     @Test("a line only when there is something to say")
     func lines() {
         var reported = WriteBehind.Trouble(dropped: 0, failing: false)

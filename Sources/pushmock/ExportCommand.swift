@@ -98,16 +98,26 @@ struct ImportCommand: AsyncParsableCommand {
                 throw ValidationError("line \(number + 1) is not a delivery as pushmock export writes it: \(error)")
             }
         }
-        let opened = try await StoreFile.open(store)
-        for delivery in deliveries { opened.record(delivery) }
+        let opened = try await StoreFile.open(store, creating: true)
+        for (index, delivery) in deliveries.enumerated() {
+            opened.record(delivery)
+            // The store's write-behind queue is bounded: let it drain now and then, so that a
+            // large file is written whole instead of overflowing it.
+            if index % 10_000 == 9_999 {
+                while await opened.statistics().queued > 0 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+        }
         try await opened.close()
+        let dropped = await opened.statistics().dropped
+        guard dropped == 0 else { throw ValidationError("\(dropped) of \(deliveries.count) deliveries could not be written to \(store)") }
         FileHandle.standardError.write(Data("imported \(deliveries.count) deliveries\n".utf8))
     }
 }
 
 /// A store named on the command line, opened for export or import.
 enum StoreFile {
-    static func open(_ text: String) async throws -> any DeliveryStore {
+    /// Opens the store `text` names; an SQLite file that is not there is created only when `creating`.
+    static func open(_ text: String, creating: Bool = false) async throws -> any DeliveryStore {
         let location: StoreLocation
         do {
             location = try StoreLocation(parsing: text)
@@ -118,7 +128,7 @@ enum StoreFile {
         case .memory:
             throw ValidationError("--store memory lives in a running server's process; export from a store kept in a file (sqlite:PATH)")
         case .sqlite(let path):
-            guard FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(path) does not exist") }
+            guard creating || FileManager.default.fileExists(atPath: path) else { throw ValidationError("\(path) does not exist") }
             return try SQLiteDeliveryStore(path: path, retention: 10_000_000)
         case .postgres(let url):
             return try await PostgresDeliveryStore.connect(PostgresLocation(url: url), retention: 10_000_000)

@@ -19,8 +19,14 @@ public struct InspectionTime: Codable, Sendable, Hashable, Comparable {
     /// The text.
     public var text: String {
         let clamped = min(max(milliseconds, Self.range.lowerBound), Self.range.upperBound)
-        let date = Date(timeIntervalSince1970: Double(clamped) / 1000)
-        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        // Whole seconds through the formatter, the milliseconds as digits: a Double of
+        // milliseconds / 1000 can fall just below the instant (…123 ms printed as .122).
+        let seconds = clamped >= 0 ? clamped / 1000 : -((-clamped + 999) / 1000)
+        let fraction = Int(clamped - seconds * 1000)
+        let date = Date(timeIntervalSince1970: Double(seconds))
+        let whole = date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeZone(separator: .omitted))
+        let digits = String(fraction)
+        return String(whole.dropLast()) + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     /// Parses an RFC 3339 time or an integer of milliseconds since the epoch (years 1 to 9999).

@@ -341,24 +341,6 @@ public final class PushMockServer: Service, Sendable {
         try await state.reset()
     }
 
-    /// The simulated Live Activity with push token (or id) `token`, with its timeline.
-    public func activity(_ token: String) -> SimulatedActivity? {
-        activities.activity(token)
-    }
-
-    /// Every simulated Live Activity.
-    public var liveActivities: [SimulatedActivity] { activities.all }
-
-    /// Every broadcast channel.
-    public var broadcastChannels: [BroadcastChannel] { channels.all }
-
-    /// Declared `ActivityAttributes` types (the configuration's, the API's, and those registered
-    /// from Swift tests).
-    public var activityTypes: ActivityTypeRegistry { activities.types }
-
-    /// The simulated devices' limits (for ``SimulatedActivity/state(at:limits:)``).
-    public var liveActivityLimits: LiveActivityDevice.Limits { activities.limits }
-
     /// Stops every listener gracefully (GOAWAY, in-flight streams finish), then writes what the
     /// store has queued and closes it.
     public func shutdown() async {

@@ -8,12 +8,18 @@ import Synchronization
 /// only Live Activity pushes take it.
 ///
 /// With a store that keeps state (SQLite, PostgreSQL) every activity a push changes is saved as
-/// its own snapshot (`activity:<id>`), under the same lock as the change so that snapshots of one
-/// activity are saved in the order of its pushes; a fleet's other instances adopt them.
+/// its own snapshot (`activity:<id>`) within ``saveWindow``: once per window, however many pushes
+/// it got, encoded and handed to the store under the same lock as the changes, so that snapshots
+/// of one activity are saved in the order of its pushes. A fleet's other instances adopt them.
 final class LiveActivities: Sendable {
     static let keyPrefix = "activity:"
     private let device: Mutex<LiveActivityDevice>
     private let archive: (any StateArchive)?
+    /// Activities changed since the last save, and whether a save is scheduled.
+    private let changed = Mutex<(ids: Set<String>, scheduled: Bool)>(([], false))
+    /// How long changes gather before they are saved (what a fleet's other instances wait, at most,
+    /// beyond the store's write).
+    static let saveWindow: Duration = .milliseconds(5)
     let devices: DeviceRegistry
     let limits: LiveActivityDevice.Limits
     /// Declared activity types: a started activity's token is bound to its type, so that its
@@ -37,11 +43,10 @@ final class LiveActivities: Sendable {
     ) -> LiveActivityDevice.Outcome? {
         guard let push else { return nil }
         let kind = devices.record(for: token)?.liveActivity
-        let outcome = device.withLock { device in
-            let outcome = device.receive(push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop)
-            save(outcome.activityID.map { [$0] } ?? [], in: &device)
-            return outcome
+        let outcome = device.withLock {
+            $0.receive(push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop)
         }
+        markChanged(outcome.activityID.map { [$0] } ?? [])
         if let issued = outcome.issuedToken, let type = push.attributesType {
             types.bind(activityToken: issued, to: type)
         }
@@ -51,11 +56,9 @@ final class LiveActivities: Sendable {
     /// A broadcast on `channelID`: one outcome per subscribed activity.
     func broadcast(json: JSONValue?, channelID: String, bundleID: String, priority: Int, now: PushInstant) -> [LiveActivityDevice.Outcome] {
         guard let json, let push = LiveActivityPush(payload: json, priority: priority) else { return [] }
-        return device.withLock { device in
-            let outcomes = device.broadcast(push, channelID: channelID, bundleID: bundleID, now: now)
-            save(outcomes.compactMap(\.activityID), in: &device)
-            return outcomes
-        }
+        let outcomes = device.withLock { $0.broadcast(push, channelID: channelID, bundleID: bundleID, now: now) }
+        markChanged(outcomes.compactMap(\.activityID))
+        return outcomes
     }
 
     /// Links timeline entries to their recorded delivery.
@@ -65,8 +68,8 @@ final class LiveActivities: Sendable {
             for outcome in outcomes {
                 device.attach(deliveryID: deliveryID, to: outcome)
             }
-            save(outcomes.compactMap(\.activityID), in: &device)
         }
+        markChanged(outcomes.compactMap(\.activityID))
     }
 
     /// A copy of every activity.
@@ -88,15 +91,38 @@ final class LiveActivities: Sendable {
         }
     }
 
-    /// Saves the activities `ids` as they are now, and forgets the snapshots of evicted ones.
-    private func save(_ ids: [String], in device: inout LiveActivityDevice) {
-        guard let archive else { return }
-        let encoder = JSONEncoder()
-        for id in Set(ids) {
-            guard let activity = device.activities[id], let data = try? encoder.encode(activity) else { continue }
-            archive.archive(Self.keyPrefix + id, Array(data))
+    /// Notes that the activities `ids` changed; they are saved after ``saveWindow``.
+    private func markChanged(_ ids: [String]) {
+        guard archive != nil, !ids.isEmpty else { return }
+        let schedule = changed.withLock { changed -> Bool in
+            changed.ids.formUnion(ids)
+            defer { changed.scheduled = true }
+            return !changed.scheduled
         }
-        for id in device.takeEvicted() { archive.archive(Self.keyPrefix + id, []) }
+        if schedule {
+            Task {
+                try? await Task.sleep(for: Self.saveWindow)
+                self.saveChanged()
+            }
+        }
+    }
+
+    /// Saves the changed activities as they are now, and forgets the snapshots of evicted ones
+    /// (after the window, and at shutdown before the store closes).
+    func saveChanged() {
+        guard let archive else { return }
+        let ids = changed.withLock { changed -> Set<String> in
+            defer { changed = ([], false) }
+            return changed.ids
+        }
+        device.withLock { device in
+            let encoder = JSONEncoder()
+            for id in ids {
+                guard let activity = device.activities[id], let data = try? encoder.encode(activity) else { continue }
+                archive.archive(Self.keyPrefix + id, Array(data))
+            }
+            for id in device.takeEvicted() { archive.archive(Self.keyPrefix + id, []) }
+        }
     }
 
     /// The activities a store kept, oldest first, as they were (at start).

@@ -328,6 +328,7 @@ public final class PushMockServer: Service, Sendable {
                 group.addTask { try? await listener.run() }
             }
         }
+        activities.saveChanged()
         try await store.close()
         if ownsGroup {
             try? await group.shutdownGracefully()
@@ -347,6 +348,7 @@ public final class PushMockServer: Service, Sendable {
         for listener in listeners {
             await listener.shutdown()
         }
+        activities.saveChanged()
         do {
             try await store.close()
         } catch {

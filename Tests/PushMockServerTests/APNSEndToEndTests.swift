@@ -68,7 +68,7 @@ struct APNSEndToEndTests {
                 client.send(streamID: stream, path: path, headers: S.alertHeaders(token: entry.token), body: S.alertBody)
                 _ = try await client.completedStream(stream)
                 #expect(try await client.status(of: stream) == "403")
-                #expect(client.json(of: stream)["reason"] as? String == entry.reason)
+                #expect(try await client.json(of: stream)["reason"] as? String == entry.reason)
                 let headers = client.responseHeaders(of: stream)
                 #expect(headers["content-type"] == "application/json")
                 #expect(headers["apns-id"] != nil)
@@ -112,7 +112,7 @@ struct APNSEndToEndTests {
             clock.advance(byMilliseconds: 10 * 60_000)
             client.send(streamID: 3, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds)), body: S.alertBody)
             #expect(try await client.status(of: 3) == "429")
-            #expect(client.json(of: 3)["reason"] as? String == "TooManyProviderTokenUpdates")
+            #expect(try await client.json(of: 3)["reason"] as? String == "TooManyProviderTokenUpdates")
             client.send(streamID: 5, path: path, headers: S.alertHeaders(token: first), body: S.alertBody)
             #expect(try await client.status(of: 5) == "200", "the current token keeps working")
             clock.advance(byMilliseconds: 10 * 60_000 + 1000)
@@ -122,7 +122,7 @@ struct APNSEndToEndTests {
             clock.advance(byMilliseconds: 40 * 60_000)
             client.send(streamID: 9, path: path, headers: S.alertHeaders(token: first), body: S.alertBody)
             _ = try await client.completedStream(9)
-            #expect(client.json(of: 9)["reason"] as? String == "ExpiredProviderToken")
+            #expect(try await client.json(of: 9)["reason"] as? String == "ExpiredProviderToken")
         }
     }
 
@@ -138,7 +138,7 @@ struct APNSEndToEndTests {
             #expect(try await client.status(of: 1) == "200")
             client.send(streamID: 3, path: path, headers: S.alertHeaders(token: second), body: S.alertBody)
             _ = try await client.completedStream(3)
-            #expect(client.json(of: 3)["reason"] as? String == "UnrelatedKeyIdInToken")
+            #expect(try await client.json(of: 3)["reason"] as? String == "UnrelatedKeyIdInToken")
             let fresh = try await H2FrameClient.connect(port: server.pushPort, tls: true)
             defer { Task { await fresh.close() } }
             fresh.send(streamID: 1, path: path, headers: S.alertHeaders(token: second), body: S.alertBody)
@@ -163,13 +163,13 @@ struct APNSEndToEndTests {
                 _ = try await client.completedStream(2 * index + 1)
             }
             #expect(try await client.status(of: 1) == "410")
-            #expect(client.json(of: 1)["reason"] as? String == "Unregistered")
-            #expect((client.json(of: 1)["timestamp"] as? NSNumber)?.int64Value == 1_454_948_015_990)
+            #expect(try await client.json(of: 1)["reason"] as? String == "Unregistered")
+            #expect((try await client.json(of: 1)["timestamp"] as? NSNumber)?.int64Value == 1_454_948_015_990)
             #expect(try await client.status(of: 3) == "410")
-            #expect(client.json(of: 3)["reason"] as? String == "ExpiredToken")
-            #expect(client.json(of: 3)["timestamp"] == nil)
-            #expect(client.json(of: 5)["reason"] as? String == "DeviceTokenNotForTopic")
-            #expect(client.json(of: 7)["reason"] as? String == "BadDeviceToken")
+            #expect(try await client.json(of: 3)["reason"] as? String == "ExpiredToken")
+            #expect(try await client.json(of: 3)["timestamp"] == nil)
+            #expect(try await client.json(of: 5)["reason"] as? String == "DeviceTokenNotForTopic")
+            #expect(try await client.json(of: 7)["reason"] as? String == "BadDeviceToken")
         }
     }
 
@@ -185,7 +185,7 @@ struct APNSEndToEndTests {
             client.send(streamID: 1, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds)), body: big)
             _ = try await client.completedStream(1)
             #expect(try await client.status(of: 1) == "413")
-            #expect(client.json(of: 1)["reason"] as? String == "PayloadTooLarge")
+            #expect(try await client.json(of: 1)["reason"] as? String == "PayloadTooLarge")
             client.send(streamID: 3, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds)), body: S.alertBody)
             #expect(try await client.status(of: 3) == "200")
         }
@@ -320,8 +320,8 @@ struct LiveActivityProfileTests {
             switch profile {
             case .strict:
                 #expect(try await client.status(of: 1) == "400")
-                #expect(client.json(of: 1)["reason"] as? String == "LiveActivityTimestampInMilliseconds")
-                #expect((client.json(of: 1)["description"] as? String)?.contains("seconds") == true)
+                #expect(try await client.json(of: 1)["reason"] as? String == "LiveActivityTimestampInMilliseconds")
+                #expect((try await client.json(of: 1)["description"] as? String)?.contains("seconds") == true)
             case .apple:
                 #expect(try await client.status(of: 1) == "200")
             }

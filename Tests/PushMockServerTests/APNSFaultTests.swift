@@ -25,7 +25,7 @@ struct APNSFaultTests {
             client.send(streamID: 1, path: path, headers: S.alertHeaders(token: token), body: S.alertBody)
             _ = try await client.completedStream(1)
             #expect(try await client.status(of: 1) == String(status))
-            #expect(client.json(of: 1)["reason"] as? String == reason)
+            #expect(try await client.json(of: 1)["reason"] as? String == reason)
             #expect(client.responseHeaders(of: 1)["apns-id"] != nil)
             client.send(streamID: 3, path: path, headers: S.alertHeaders(token: token), body: S.alertBody)
             #expect(try await client.status(of: 3) == "200", "a count of 1 fires once")

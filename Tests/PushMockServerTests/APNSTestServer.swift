@@ -63,9 +63,11 @@ enum APNSTestServer {
 }
 
 extension H2FrameClient {
-    /// The JSON body of a stream's response.
-    func json(of streamID: Int) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(body(of: streamID)))) as? [String: Any] ?? [:]
+    /// The JSON body of a stream's response, once the stream has ended (its HEADERS can arrive
+    /// before its DATA: reading after `status(of:)` alone raced on a loaded machine).
+    func json(of streamID: Int) async throws -> [String: Any] {
+        _ = try await completedStream(streamID)
+        return (try? JSONSerialization.jsonObject(with: Data(body(of: streamID)))) as? [String: Any] ?? [:]
     }
 
     /// The response headers of a stream (after `status(of:)` returned).

@@ -102,7 +102,7 @@ struct HardeningTests {
             client.send(streamID: 1, path: "/3/device/\(S.deviceToken)", headers: [("apns-topic", "com.example.app"), ("authorization", "bearer ")], body: S.alertBody)
             #expect(try await client.status(of: 1) == "403")
             _ = try await client.completedStream(1)
-            #expect(client.json(of: 1)["reason"] as? String == "MissingProviderToken")
+            #expect(try await client.json(of: 1)["reason"] as? String == "MissingProviderToken")
             await client.close()
         }
     }

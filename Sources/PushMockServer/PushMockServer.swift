@@ -114,6 +114,7 @@ public final class PushMockServer: Service, Sendable {
         let archive = store as? any StateArchive
         let activities = LiveActivities(limits: configuration.liveActivityLimits, devices: devices, types: activityTypes, seed: configuration.idSeed, archive: archive)
         let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit, archive: archive)
+        let subscriptions = TopicArchive.subscriptions(archive: archive)
         let metrics = ServerMetrics()
         let finisher = PushFinisher(store: store, metrics: metrics, faults: faults)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
@@ -145,7 +146,8 @@ public final class PushMockServer: Service, Sendable {
         let accessTokens = AccessTokenStore(secret: archive == nil ? nil : AccessTokenStore.secret(for: accounts))
         do {
             try ServerState.restore(
-                from: store, registry: devices, plan: faults, activities: activities, channels: channels, accessTokens: accessTokens, seed: configuration.faultSeed
+                from: store, registry: devices, plan: faults, activities: activities, channels: channels, subscriptions: subscriptions,
+                accessTokens: accessTokens, seed: configuration.faultSeed
             )
         } catch {
             throw PushMockError(code: .storeUnavailable, message: "store \(configuration.store): the state it kept (devices, faults, activities, channels) cannot be read: \(error)")
@@ -161,8 +163,10 @@ public final class PushMockServer: Service, Sendable {
             validator: FCMMessageValidator(
                 strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity, activityTypes: activityTypes
             ),
-            accounts: accounts, tokens: accessTokens, devices: devices, finisher: finisher, activities: activities, clock: configuration.clock, logger: logger
+            accounts: accounts, tokens: accessTokens, devices: devices, finisher: finisher, activities: activities, subscriptions: subscriptions,
+            clock: configuration.clock, logger: logger
         )
+        let iid = IIDEndpoint(fcm: fcm, subscriptions: subscriptions, requireAccessTokenAuth: configuration.fcm.requireAccessTokenAuth)
         let caFile: String
         switch configuration.tls {
         case .files(let chain, _):
@@ -173,7 +177,7 @@ public final class PushMockServer: Service, Sendable {
         }
         let pushAddress = PushAddress(host: configuration.host, caFile: caFile)
         let state = ServerState(
-            store: store, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
+            store: store, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels, subscriptions: subscriptions,
             accessTokens: accessTokens, apns: endpoint, metricsRegistry: metrics, configuration: configuration
         )
         let router = InspectionRouter(
@@ -201,7 +205,7 @@ public final class PushMockServer: Service, Sendable {
             activities: activities,
             channels: channels,
             push: PushResponder(
-                mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
+                mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, iid: iid, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
                 streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics
             ),
             inspection: InspectionPort(router: router),

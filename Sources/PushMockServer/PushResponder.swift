@@ -10,18 +10,20 @@ final class PushResponder: HTTPResponder {
     private let apns: APNSEndpoint
     private let broadcast: BroadcastEndpoint
     private let fcm: FCMEndpoint
+    private let iid: IIDEndpoint
     private let oauth: OAuthEndpoint
     private let tokenPath: String
     private let streamsBeforeAuthentication: UInt32
     private let ids = Mutex(IDGenerator())
     let metrics: ServerMetrics
 
-    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, broadcast: BroadcastEndpoint, fcm: FCMEndpoint, oauth: OAuthEndpoint, tokenPath: String, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics) {
+    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, broadcast: BroadcastEndpoint, fcm: FCMEndpoint, iid: IIDEndpoint, oauth: OAuthEndpoint, tokenPath: String, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics) {
         self.metrics = metrics
         self.mode = mode
         self.apns = apns
         self.broadcast = broadcast
         self.fcm = fcm
+        self.iid = iid
         self.oauth = oauth
         self.tokenPath = tokenPath
         self.streamsBeforeAuthentication = streamsBeforeAuthentication
@@ -97,11 +99,14 @@ final class PushResponder: HTTPResponder {
         if let project = FCMEndpoint.project(in: request.path) {
             return (.fcm, fcm.respond(to: request, project: project, context: context))
         }
+        if let operation = IIDEndpoint.operation(path: request.path, method: request.method) {
+            return (.iid, iid.respond(to: request, operation: operation, context: context))
+        }
         let route = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
         if route == tokenPath {
             return (.oauth, oauth.respond(to: request, context: context))
         }
-        if route.hasPrefix("/v1/") || route == "/batch" || route.hasPrefix("/fcm/") || route.hasPrefix("/oauth2/") {
+        if route.hasPrefix("/v1/") || route.hasPrefix("/iid/") || route == "/batch" || route.hasPrefix("/fcm/") || route.hasPrefix("/oauth2/") {
             // Google's front end answers unknown paths, the retired batch and legacy endpoints with HTML.
             return (nil, .response(GooglePages.notFound(path: route)))
         }

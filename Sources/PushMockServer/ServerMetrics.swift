@@ -130,6 +130,7 @@ final class ServerMetrics: Sendable {
         case "fcm": 1
         case "oauth": 2
         case "broadcast": 3
+        case "iid": 4
         default: nil
         }
     }

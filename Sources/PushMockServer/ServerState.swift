@@ -13,6 +13,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     let plan: FaultPlan
     let liveActivities: LiveActivities
     let broadcastChannels: BroadcastChannelStore
+    let subscriptions: TopicSubscriptions
     let accessTokens: AccessTokenStore
     let apns: APNSEndpoint
     let metricsRegistry: ServerMetrics
@@ -43,6 +44,17 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         defer { saveDevices() }
         return registry.remove(token) != nil
     }
+
+    func topics(of token: String) -> [String] {
+        var topics = subscriptions.topics(of: token)
+        if topics.isEmpty, let match = subscriptions.tokens.first(where: { $0.lowercased() == token.lowercased() }) {
+            // The registry keeps tokens in lowercase; subscriptions keep them as sent.
+            topics = subscriptions.topics(of: match)
+        }
+        return Set(topics.values.flatMap(\.keys)).sorted()
+    }
+
+    func subscribedTokens() -> Set<String> { subscriptions.tokens }
 
     // MARK: FaultDirectory
 
@@ -104,7 +116,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     /// other instances change them from now on.
     static func restore(
         from store: any DeliveryStore, registry: DeviceRegistry, plan: FaultPlan, activities: LiveActivities, channels: BroadcastChannelStore,
-        accessTokens: AccessTokenStore, seed: UInt64
+        subscriptions: TopicSubscriptions, accessTokens: AccessTokenStore, seed: UInt64
     ) throws {
         guard let archive = store as? any StateArchive else { return }
         if let bytes = try archive.archived(tokenGenerationKey), let generation = UInt64(String(decoding: bytes, as: UTF8.self)) {
@@ -115,10 +127,13 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         }
         if let bytes = try archive.archived(BroadcastChannelStore.key) { try channels.apply(bytes) }
         try activities.restore(from: archive)
+        try TopicArchive.restore(subscriptions, from: archive)
         if let shared = archive as? any SharedStateArchive {
             shared.observeState { key, bytes in
                 if key.hasPrefix(LiveActivities.keyPrefix) {
                     activities.apply(key: key, bytes)
+                } else if key.hasPrefix(TopicArchive.keyPrefix) {
+                    try? TopicArchive.apply(key: key, bytes, to: subscriptions)
                 } else if key == BroadcastChannelStore.key {
                     try? channels.apply(bytes)
                 } else if key == tokenGenerationKey, let generation = UInt64(String(decoding: bytes, as: UTF8.self)) {
@@ -184,8 +199,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     // MARK: ServerControl
 
-    /// Deliveries cleared; faults and devices as configured; simulated activities, channels and
-    /// access tokens forgotten; open connections' APNs token bindings started over.
+    /// Deliveries cleared; faults and devices as configured; simulated activities, channels, topic
+    /// subscriptions and access tokens forgotten; open connections' APNs token bindings started over.
     func reset() async throws {
         try await store.clear()
         plan.reset(rules: configuration.faults, seed: configuration.faultSeed)
@@ -200,6 +215,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         liveActivities.removeAll()
         liveActivities.types.reset(to: configuration.activityTypes)
         broadcastChannels.removeAll()
+        subscriptions.removeAll()
         apns.bindingGeneration.add(1, ordering: .relaxed)
         saveDevices()
         saveFaults()

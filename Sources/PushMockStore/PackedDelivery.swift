@@ -69,6 +69,13 @@ package struct PackedDelivery {
         }
         writer.putLength(UInt32(delivery.body.count))
         writer.bytes.append(contentsOf: delivery.body)
+        // Added after the body, so records written before it existed still read (as nil).
+        if let recipients = delivery.recipients {
+            writer.putLength(UInt32(recipients.count))
+            for token in recipients {
+                writer.put(token)
+            }
+        }
         let arena = writer.bytes
         self.arena = arena
     }
@@ -144,6 +151,17 @@ package struct PackedDelivery {
             }
             let bodyCount = Int(length())
             let body = Array(bytes[offset..<(offset + bodyCount)])
+            offset += bodyCount
+            var recipients: [String]?
+            if offset + 4 <= bytes.count {
+                let count = Int(length())
+                var tokens: [String] = []
+                tokens.reserveCapacity(count)
+                for _ in 0..<count {
+                    tokens.append(string() ?? "")
+                }
+                recipients = tokens
+            }
             var delivery = Delivery(
                 receivedAt: receivedAt, connectionID: connectionID, httpVersion: httpVersion, service: service,
                 environment: environment, method: method, path: path, headers: headers, body: body, bodyIsJSON: bodyIsJSON,
@@ -154,6 +172,7 @@ package struct PackedDelivery {
             delivery.id = id
             delivery.activityID = activityID
             delivery.issuedActivityToken = issuedActivityToken
+            delivery.recipients = recipients
             return delivery
         }
     }

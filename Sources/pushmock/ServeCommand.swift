@@ -107,6 +107,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(name: .customLong("fcm-lenient-tokens"), help: "Accept any <id>:<token> registration token, not only real-looking ones (<id>:APA91b…, 100+ characters).")
     var fcmLenientTokens = false
 
+    @Flag(name: .customLong("iid-lenient-auth"), help: "Accept Instance ID (/iid/…) requests with a bearer token but without the `access_token_auth: true` header (default: 401 Unauthorized, as Instance ID reads it as a server key).")
+    var iidLenientAuth = false
+
     @Flag(name: .customLong("closed-device-registry"), help: "Answer BadDeviceToken for device tokens that are not registered.")
     var closedDeviceRegistry = false
 
@@ -243,6 +246,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.fcm.serviceAccounts += fcmServiceAccounts.map { .file($0) }
         if let fcmTokenPath { configuration.fcm.tokenPath = fcmTokenPath }
         if fcmLenientTokens { configuration.fcm.strictRegistrationTokens = false }
+        if iidLenientAuth { configuration.fcm.requireAccessTokenAuth = false }
         if let liveActivityProfile { configuration.apns.options.liveActivity.profile = LiveActivityProfile(rawValue: liveActivityProfile) ?? .strict }
         if let liveActivityMaxAge { configuration.apns.options.liveActivity.maxAge = .seconds(liveActivityMaxAge) }
         if let liveActivityMaxAhead { configuration.apns.options.liveActivity.maxAhead = .seconds(liveActivityMaxAhead) }

@@ -16,11 +16,25 @@ public enum FCMCondition {
         return parser.topics
     }
 
+    /// Whether a device subscribed to `subscribed` receives a message sent to `condition`.
+    public static func matches(_ condition: String, subscribed: Set<String>) throws -> Bool {
+        var parser = Parser(Array(condition.utf8))
+        parser.subscribed = subscribed
+        let result = try parser.expression()
+        parser.skipSpaces()
+        guard parser.index == parser.bytes.count else {
+            throw Problem(description: "unexpected text at offset \(parser.index)")
+        }
+        return result
+    }
+
     private struct Parser {
         let bytes: [UInt8]
         var index = 0
         var topics: [String] = []
         var depth = 0
+        /// The topics of the device the condition is evaluated for.
+        var subscribed: Set<String> = []
 
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -37,27 +51,31 @@ public enum FCMCondition {
         }
 
         // expression := conjunction ('||' conjunction)*
-        mutating func expression() throws {
-            try conjunction()
-            while consume("||") { try conjunction() }
+        @discardableResult
+        mutating func expression() throws -> Bool {
+            var value = try conjunction()
+            while consume("||") { value = try conjunction() || value }
+            return value
         }
 
         // conjunction := unary ('&&' unary)*
-        mutating func conjunction() throws {
-            try unary()
-            while consume("&&") { try unary() }
+        mutating func conjunction() throws -> Bool {
+            var value = try unary()
+            while consume("&&") { value = try unary() && value }
+            return value
         }
 
         // unary := '!' unary | '(' expression ')' | topic 'in' 'topics'
-        mutating func unary() throws {
+        mutating func unary() throws -> Bool {
             depth += 1
             defer { depth -= 1 }
             guard depth < 64 else { throw Problem(description: "nested too deeply") }
             if consume("!") {
-                try unary()
+                return try !unary()
             } else if consume("(") {
-                try expression()
+                let value = try expression()
                 guard consume(")") else { throw Problem(description: "missing ) at offset \(index)") }
+                return value
             } else {
                 skipSpaces()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "'") || bytes[index] == UInt8(ascii: "\"") else {
@@ -75,6 +93,7 @@ public enum FCMCondition {
                     throw Problem(description: "expected 'in topics' after '\(name)'")
                 }
                 topics.append(name)
+                return subscribed.contains(name)
             }
         }
     }

@@ -23,6 +23,16 @@ public struct FCMMessageValidator: Sendable {
         self.activityTypes = activityTypes
     }
 
+    /// Whether `token` is a registration token this validator accepts as a `message.token`.
+    public func isRegistrationToken(_ token: String) -> Bool {
+        FCMWalker.isRegistrationToken(token, strict: strictRegistrationTokens)
+    }
+
+    /// Whether `name` is a topic name FCM accepts (`[a-zA-Z0-9-_.~%]{1,900}`, no `/topics/` prefix).
+    public static func isTopicName(_ name: String) -> Bool {
+        FCMWalker.isTopicName(name)
+    }
+
     /// Validates `body` at `now` (seconds since the epoch; Live Activity timestamps are judged against it).
     public func validate(_ body: [UInt8], now: PushInstant = .epoch) throws(GoogleError) -> FCMSendResult {
         try body.withUnsafeBufferPointer { bytes throws(GoogleError) -> FCMSendResult in

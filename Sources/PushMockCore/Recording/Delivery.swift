@@ -11,8 +11,10 @@ public struct Delivery: Sendable, Identifiable {
         public static let fcm = Service(rawValue: "fcm")
         public static let oauth = Service(rawValue: "oauth")
         public static let broadcast = Service(rawValue: "broadcast")
+        /// FCM topic management: Instance ID's `/iid/…` and FCM's `registrations/{token}/topicSubscriptions`.
+        public static let iid = Service(rawValue: "iid")
         /// Every service.
-        public static let all: [Service] = [.apns, .fcm, .oauth, .broadcast]
+        public static let all: [Service] = [.apns, .fcm, .oauth, .broadcast, .iid]
     }
 
     /// How a request ended (DESIGN.md, "Outcomes").
@@ -77,6 +79,9 @@ public struct Delivery: Sendable, Identifiable {
     /// The activity push token a simulated device issued for a start with `input-push-token: 1`,
     /// as the app would report it to its server.
     public var issuedActivityToken: String?
+    /// For an FCM send to a topic or a condition: the registration tokens it would reach (its
+    /// fan-out), sorted; empty when nobody is subscribed. `nil` for every other request.
+    public var recipients: [String]?
 
     /// Creates a delivery (the store assigns `id`).
     public init(

@@ -10,4 +10,8 @@ public protocol DeviceDirectory: Sendable {
     func setDevice(_ token: String, json body: [UInt8]) throws(InspectionError) -> DeviceRecord
     /// Forgets `token`; false when it was not registered.
     func removeDevice(_ token: String) -> Bool
+    /// The FCM topics `token` is subscribed to, sorted (empty: none).
+    func topics(of token: String) -> [String]
+    /// Every token subscribed to at least one FCM topic.
+    func subscribedTokens() -> Set<String>
 }

@@ -32,6 +32,9 @@ public struct DeliveryResource: Codable, Sendable, Equatable {
     @Nullable public var project: String?
     @Nullable public var activityId: String?
     @Nullable public var issuedActivityToken: String?
+    /// An FCM topic or condition send's fan-out: the registration tokens it would reach (empty:
+    /// nobody is subscribed); `null` for every other request.
+    @Nullable public var recipients: [String]?
     /// `applied`, `dropped` or `none`.
     public var deviceOutcome: String
     @Nullable public var dropReason: String?
@@ -83,6 +86,7 @@ public struct DeliveryResource: Codable, Sendable, Equatable {
         project = delivery.project
         activityId = delivery.activityID
         issuedActivityToken = delivery.issuedActivityToken
+        recipients = delivery.recipients
         deviceOutcome = DeliveryFilter.DeviceOutcome(delivery.outcome).rawValue
         dropReason = delivery.outcome == .dropped ? delivery.reason : nil
         if let text = String(validating: delivery.body, as: UTF8.self) {
@@ -112,6 +116,7 @@ public struct DeliveryResource: Codable, Sendable, Equatable {
         delivery.id = id
         delivery.activityID = activityId
         delivery.issuedActivityToken = issuedActivityToken
+        delivery.recipients = recipients
         return delivery
     }
 }

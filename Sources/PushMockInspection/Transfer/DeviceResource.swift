@@ -18,6 +18,8 @@ public struct DeviceResource: Codable, Sendable, Equatable {
     public var liveActivity: String?
     /// The attributes type a push-to-start token starts.
     public var attributesType: String?
+    /// The FCM topics the token is subscribed to, sorted (`nil` when none).
+    public var topics: [String]?
 
     /// `record` as the API shows it.
     public init(token: String?, _ record: DeviceRecord) {

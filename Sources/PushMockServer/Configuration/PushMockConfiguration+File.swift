@@ -99,6 +99,7 @@ extension PushMockConfiguration {
             if let audiences = try fcmObject.strings("tokenAudiences") { fcm.extraTokenAudiences += audiences }
             if let lifetime = try fcmObject.int("accessTokenLifetime", in: 1...86400) { fcm.accessTokenLifetime = .seconds(lifetime) }
             if let strict = try fcmObject.bool("strictRegistrationTokens") { fcm.strictRegistrationTokens = strict }
+            if let required = try fcmObject.bool("requireAccessTokenAuth") { fcm.requireAccessTokenAuth = required }
             try fcmObject.finish()
         }
         if var live = try root.object("liveActivity") {

@@ -14,6 +14,9 @@ public struct FCMConfiguration: Sendable {
     public var accessTokenLifetime: Duration = .seconds(3599)
     /// Require registration tokens shaped like real ones (`<id>:APA91b…`, 100+ characters).
     public var strictRegistrationTokens = true
+    /// Instance ID (`/iid/…`) requires `access_token_auth: true` beside the bearer token, as Google
+    /// documents it (without it Instance ID reads the token as a retired server key: 401).
+    public var requireAccessTokenAuth = true
 
     public init() {}
 }

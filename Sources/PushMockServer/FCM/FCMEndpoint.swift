@@ -17,9 +17,15 @@ final class FCMEndpoint: Sendable {
     let activities: LiveActivities
     let clock: PushMockClock
     let logger: Logger
+    /// The topic subscriptions a topic or condition send fans out to.
+    let subscriptions: TopicSubscriptions
     private let selfSigned = Mutex<[String: AccessTokenStore.Grant]>([:])
 
-    init(validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, finisher: PushFinisher, activities: LiveActivities, clock: PushMockClock, logger: Logger) {
+    init(
+        validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, finisher: PushFinisher, activities: LiveActivities,
+        subscriptions: TopicSubscriptions, clock: PushMockClock, logger: Logger
+    ) {
+        self.subscriptions = subscriptions
         self.validator = validator
         self.accounts = accounts
         self.tokens = tokens
@@ -110,6 +116,21 @@ final class FCMEndpoint: Sendable {
             diagnostics.append("APNs request: liveactivity to \(token)\(result?.apnsTopic.map { " topic \($0)" } ?? "")")
         }
         diagnostics += result?.diagnostics ?? []
+        // A topic or condition send is recorded with the tokens it would reach.
+        var recipients: [String]?
+        if outcome.reason == nil, let result, !result.validateOnly {
+            switch result.target {
+            case .topic(let topic)?:
+                recipients = subscriptions.subscribers(of: topic, project: project)
+            case .condition(let condition)?:
+                recipients = (try? subscriptions.fanOut(condition: condition, project: project)) ?? []
+            case .token?, .fid?, nil:
+                break
+            }
+            if let recipients, recipients.isEmpty, let target = result.target {
+                diagnostics.append("nobody would receive it: no registration token in project \(project) is subscribed to \(target.kind == "topic" ? "topic \(target.value)" : "topics matching \(target.value)") (subscribe tokens through Instance ID or FCM topicSubscriptions)")
+            }
+        }
         let drop = outcome.reason == nil ? result?.liveActivityDrop : nil
         // The APNs request FCM makes for a Live Activity message reaches the same simulated device.
         var device: LiveActivityDevice.Outcome?
@@ -134,6 +155,7 @@ final class FCMEndpoint: Sendable {
         )
         delivery.activityID = device?.activityID
         delivery.issuedActivityToken = device?.issuedToken
+        delivery.recipients = recipients
         let response = GooglePages.json(status: outcome.status, bytes: outcome.body, extraHeaders: outcome.headers)
         let (deliveryID, answer) = finisher.finish(delivery, response: response, fault: fault, context: context)
         if let device {
@@ -142,8 +164,9 @@ final class FCMEndpoint: Sendable {
         return answer
     }
 
-    /// Google's front end: a bearer access token PushMock issued, or a self-signed service-account JWT.
-    func authenticate(_ request: HTTPServerRequest, project: String, context: RequestContext, now: PushInstant) throws(GoogleError) -> AccessTokenStore.Grant {
+    /// Google's front end: a bearer access token PushMock issued, or a self-signed service-account JWT,
+    /// for `project` (nil: any project, the grant's own).
+    func authenticate(_ request: HTTPServerRequest, project: String?, context: RequestContext, now: PushInstant) throws(GoogleError) -> AccessTokenStore.Grant {
         guard let authorization = request.headers["authorization"], !authorization.isEmpty else {
             throw GoogleError(code: 401, message: Self.missingCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "CREDENTIALS_MISSING", metadata: Self.metadata)])
         }
@@ -177,14 +200,12 @@ final class FCMEndpoint: Sendable {
         guard grant.expiresAt > now.secondsSinceEpoch else {
             throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_EXPIRED", metadata: Self.metadata)])
         }
-        guard grant.projectID == project else {
-            let resource = "//cloudresourcemanager.googleapis.com/projects/\(project)"
-            throw GoogleError(
-                code: 403, message: "Permission 'cloudmessaging.messages.create' denied on resource '\(resource)' (or it may not exist).", status: "PERMISSION_DENIED",
-                details: [.errorInfo(reason: "IAM_PERMISSION_DENIED", metadata: [("permission", "cloudmessaging.messages.create"), ("resource", "projects/\(project)")])]
-            )
-        }
-        return grant
+        guard let project, grant.projectID != project else { return grant }
+        let resource = "//cloudresourcemanager.googleapis.com/projects/\(project)"
+        throw GoogleError(
+            code: 403, message: "Permission 'cloudmessaging.messages.create' denied on resource '\(resource)' (or it may not exist).", status: "PERMISSION_DENIED",
+            details: [.errorInfo(reason: "IAM_PERMISSION_DENIED", metadata: [("permission", "cloudmessaging.messages.create"), ("resource", "projects/\(project)")])]
+        )
     }
 
     /// A JWT a service account signed itself, with audience `https://fcm.googleapis.com/` or a

@@ -6,7 +6,7 @@ import { rejections } from './state.js';
 
 const PAGE = 100;
 const FILTERS = [
-  ['service', 'select', ['', 'apns', 'fcm', 'oauth', 'broadcast']],
+  ['service', 'select', ['', 'apns', 'fcm', 'oauth', 'broadcast', 'iid']],
   ['outcome', 'select', ['', 'accepted', 'dropped', 'rejected']],
   ['token', 'input', 'device or FCM token'],
   ['topic', 'input', 'apns-topic'],
@@ -253,7 +253,11 @@ export async function showDelivery(main, id) {
             rule.path && h('p', {}, 'Names: ', h('code', {}, rule.path.replace(/^header:/, 'header ')))),
           delivery.diagnostics.length > 0 && h('div', {}, h('h4', {}, 'Diagnostics'), h('ul', {}, delivery.diagnostics.map((text) => h('li', {}, text)))),
           delivery.activityId && h('p', {}, 'Live Activity: ', h('a', { href: '#/activities' }, short(delivery.activityId, 24))),
-          delivery.issuedActivityToken && h('p', {}, 'Activity token issued: ', h('code', {}, short(delivery.issuedActivityToken, 24)))))));
+          delivery.issuedActivityToken && h('p', {}, 'Activity token issued: ', h('code', {}, short(delivery.issuedActivityToken, 24))),
+          delivery.recipients && h('p', { class: 'recipients' }, delivery.recipients.length === 0
+            ? 'Fan-out: nobody would receive it (no subscribed token)'
+            : `Fan-out: ${delivery.recipients.length} token${delivery.recipients.length === 1 ? '' : 's'}: `,
+            ...delivery.recipients.slice(0, 20).map((token) => h('code', {}, short(token, 24) + ' ')))))));
   payload.marked?.scrollIntoView({ block: 'nearest' });
   main.focus();
 }

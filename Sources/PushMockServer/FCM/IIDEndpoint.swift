@@ -1,0 +1,309 @@
+import Foundation
+import Logging
+import PushMockCore
+import PushMockInspection
+import PushMockStore
+import PushMockTransport
+
+/// FCM topic management, recorded as service `iid`:
+///
+/// - Instance ID (`iid.googleapis.com`), what the Admin SDKs' `subscribe_to_topic` used for years
+///   (Node, Java, Go, and Python's `…_legacy`): `POST /iid/v1:batchAdd` and `:batchRemove` with
+///   `{"to": "/topics/…", "registration_tokens": […]}`, `POST /iid/v1/{token}/rel/topics/{topic}`,
+///   `GET /iid/info/{token}[?details=true]`; errors as `{"error": "CODE"}`.
+/// - FCM v1 (`fcm.googleapis.com`), what firebase-admin-python 7 sends one token at a time:
+///   `POST /v1/projects/{p}/registrations/{token}/topicSubscriptions?topic_name=…` and
+///   `DELETE …/topicSubscriptions/{topic}[?allow_missing=true]`; errors in Google's envelope.
+final class IIDEndpoint: Sendable {
+    let fcm: FCMEndpoint
+    let subscriptions: TopicSubscriptions
+    let devices: DeviceRegistry
+    let finisher: PushFinisher
+    let clock: PushMockClock
+    /// Require `access_token_auth: true` with a bearer token on Instance ID, as Google documents it.
+    let requireAccessTokenAuth: Bool
+
+    init(fcm: FCMEndpoint, subscriptions: TopicSubscriptions, requireAccessTokenAuth: Bool) {
+        self.fcm = fcm
+        self.subscriptions = subscriptions
+        self.devices = fcm.devices
+        self.finisher = fcm.finisher
+        self.clock = fcm.clock
+        self.requireAccessTokenAuth = requireAccessTokenAuth
+    }
+
+    /// The operations, by path.
+    enum Operation: Equatable {
+        case batch(add: Bool)
+        case relate(token: String, topic: String)
+        case info(token: String)
+        case subscribe(project: String, token: String)
+        case unsubscribe(project: String, token: String, topic: String)
+    }
+
+    /// The operation a path names, or `nil` when it is not topic management.
+    static func operation(path: String, method: String) -> Operation? {
+        let route = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        if route == "/iid/v1:batchAdd" { return .batch(add: true) }
+        if route == "/iid/v1:batchRemove" { return .batch(add: false) }
+        let parts = route.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map { Self.decode($0) }
+        if parts.count == 3, parts[0] == "iid", parts[1] == "info", !parts[2].isEmpty {
+            return .info(token: parts[2])
+        }
+        if parts.count == 6, parts[0] == "iid", parts[1] == "v1", parts[3] == "rel", parts[4] == "topics", !parts[2].isEmpty {
+            return .relate(token: parts[2], topic: parts[5])
+        }
+        if parts.count >= 6, parts[0] == "v1", parts[1] == "projects", parts[3] == "registrations", parts[5] == "topicSubscriptions" {
+            if parts.count == 6 { return .subscribe(project: parts[2], token: parts[4]) }
+            if parts.count == 7 { return .unsubscribe(project: parts[2], token: parts[4], topic: parts[6]) }
+        }
+        return nil
+    }
+
+    private static func decode(_ part: Substring) -> String {
+        String(part).removingPercentEncoding ?? String(part)
+    }
+
+    /// What one request came to, for the answer and the record.
+    private struct Result {
+        var status = 200
+        var body = "{}"
+        var reason: String?
+        var explanation: String?
+        var identity: String?
+        var project: String?
+        var token: String?
+        var topic: String?
+        var diagnostics: [String] = []
+        var googleEnvelope = false
+    }
+
+    func respond(to request: HTTPServerRequest, operation: Operation, context: RequestContext) -> ResponderResult {
+        let now = clock.now
+        var result = Result()
+        switch operation {
+        case .batch, .relate, .info:
+            instanceID(request, operation, now: now, context: context, into: &result)
+        case .subscribe(let project, let token), .unsubscribe(let project, let token, _):
+            result.googleEnvelope = true
+            result.project = project
+            result.token = token
+            do throws(GoogleError) {
+                let grant = try fcm.authenticate(request, project: project, context: context, now: now)
+                result.identity = grant.clientEmail
+                try topicSubscription(request, operation, now: now, into: &result)
+            } catch {
+                result.status = error.code
+                result.body = error.json
+                result.reason = error.recordedReason
+                result.explanation = error.message
+            }
+        }
+        let fault = finisher.fault(.iid, path: request.path, token: result.token, topic: result.topic, project: result.project)
+        if let fault, case .reject(let status, let reason) = fault.action {
+            result.status = status
+            result.reason = reason
+            result.explanation = "fault \(fault.id)"
+            result.body = result.googleEnvelope
+                ? GoogleError(code: status, message: reason, status: FCMEndpoint.statusName(status)).json
+                : #"{"error":"\#(JSONText.escape(reason))"}"#
+        }
+        let delivery = Delivery(
+            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
+            service: .iid, method: request.method, path: request.path,
+            headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,
+            bodyIsJSON: JSONValue.parse(request.body).map { if case .object = $0 { true } else { false } } ?? false,
+            identity: result.identity, topic: result.topic, deviceToken: result.token,
+            outcome: result.reason == nil ? .accepted : .rejected, status: result.status, reason: result.reason, explanation: result.explanation,
+            diagnostics: result.diagnostics, fault: fault?.id, project: result.project
+        )
+        let response = GooglePages.json(status: result.status, result.body.hasSuffix("\n") ? result.body : result.body + "\n")
+        return finisher.finish(delivery, response: response, fault: fault, context: context).result
+    }
+
+    // MARK: Instance ID
+
+    private func instanceID(_ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, context: RequestContext, into result: inout Result) {
+        func fail(_ status: Int, _ code: String, _ explanation: String) {
+            result.status = status
+            result.body = #"{"error":"\#(code)"}"#
+            result.reason = code
+            result.explanation = explanation
+        }
+        // Instance ID reads `Authorization: Bearer` as an OAuth token only with `access_token_auth: true`;
+        // without it the value is taken for a legacy server key, which Google retired.
+        guard let grant = try? fcm.authenticate(request, project: nil, context: context, now: now) else {
+            return fail(401, "Unauthorized", "Instance ID needs `Authorization: Bearer <access token>` from the OAuth endpoint (or a self-signed service-account JWT), valid and unexpired")
+        }
+        result.identity = grant.clientEmail
+        result.project = grant.projectID
+        if requireAccessTokenAuth, request.headers["access_token_auth"]?.lowercased() != "true" {
+            return fail(401, "Unauthorized", "the `access_token_auth: true` header is missing: without it Instance ID takes the bearer token for a legacy server key (serve --iid-lenient-auth accepts it)")
+        }
+        let project = grant.projectID
+        switch operation {
+        case .info(let token):
+            guard request.method == "GET" else { return fail(404, "NOT_FOUND", "GET /iid/info/{token}; got \(request.method)") }
+            result.token = token
+            guard fcm.validator.isRegistrationToken(token) else {
+                return fail(400, "InvalidToken", "\(token) is not a registration token")
+            }
+            let record = devices.record(for: token)
+            if let record, record.state != .active {
+                return fail(404, "No information found about this instance id.", "the device registry has \(token) as unregistered or expired")
+            }
+            let details = request.path.contains("details=true")
+            result.body = infoJSON(token: token, record: record, project: record?.fcmProject ?? project, details: details)
+        case .relate(let token, let topic):
+            guard request.method == "POST" else { return fail(404, "NOT_FOUND", "POST /iid/v1/{token}/rel/topics/{topic}; got \(request.method)") }
+            result.token = token
+            result.topic = topic
+            guard FCMMessageValidator.isTopicName(topic) else {
+                return fail(400, "INVALID_ARGUMENT", "topic names match [a-zA-Z0-9-_.~%]{1,900}; got \(topic)")
+            }
+            let outcome = subscriptions.subscribe([token], to: topic, project: project, now: now.millisecondsSinceEpoch) { check($0, project: project) }
+            if let code = outcome.results[0].errorCode {
+                return fail(code == "NOT_FOUND" ? 404 : 400, code, explanation(outcome.results[0], token: token))
+            }
+        case .batch(let add):
+            guard request.method == "POST" else { return fail(404, "NOT_FOUND", "POST \(request.path); got \(request.method)") }
+            if case .bodySize(let limit)? = request.limitExceeded {
+                return fail(413, "INVALID_ARGUMENT", "the body is larger than PushMock's \(limit)-byte cap (about \(limit / 150) real-length tokens); serve --max-body-size 262144 takes 1 000")
+            }
+            guard let json = JSONValue.parse(request.body), case .object = json else {
+                return fail(400, "INVALID_ARGUMENT", "the body is not a JSON object: {\"to\": \"/topics/…\", \"registration_tokens\": […]}")
+            }
+            guard case .string(let to)? = json["to"], to.hasPrefix("/topics/") else {
+                return fail(400, "INVALID_ARGUMENT", "`to` must be a string \"/topics/<name>\"")
+            }
+            let topic = String(to.dropFirst("/topics/".count))
+            result.topic = topic
+            guard FCMMessageValidator.isTopicName(topic) else {
+                return fail(400, "INVALID_ARGUMENT", "topic names match [a-zA-Z0-9-_.~%]{1,900}; got \(topic)")
+            }
+            guard case .array(let values)? = json["registration_tokens"], !values.isEmpty else {
+                return fail(400, "INVALID_ARGUMENT", "`registration_tokens` must be a non-empty array of strings")
+            }
+            var tokens: [String] = []
+            for value in values {
+                guard case .string(let token) = value, !token.isEmpty else {
+                    return fail(400, "INVALID_ARGUMENT", "`registration_tokens` must hold non-empty strings")
+                }
+                tokens.append(token)
+            }
+            guard tokens.count <= TopicSubscriptions.maxTokensPerRequest else {
+                return fail(400, "INVALID_ARGUMENT", "\(tokens.count) registration tokens; Instance ID takes at most \(TopicSubscriptions.maxTokensPerRequest) per request")
+            }
+            if tokens.count == 1 { result.token = tokens[0] }
+            let outcome = add
+                ? subscriptions.subscribe(tokens, to: topic, project: project, now: now.millisecondsSinceEpoch) { check($0, project: project) }
+                : subscriptions.unsubscribe(tokens, from: topic, project: project) { check($0, project: project) }
+            result.body = #"{"results":["# + outcome.results.map { $0.errorCode.map { #"{"error":"\#($0)"}"# } ?? "{}" }.joined(separator: ",") + "]}"
+            let failed = zip(tokens, outcome.results).filter { $0.1 != .done }
+            result.diagnostics.append("\(add ? "subscribed" : "unsubscribed") \(tokens.count - failed.count) of \(tokens.count) token\(tokens.count == 1 ? "" : "s") \(add ? "to" : "from") \(topic) in project \(project)")
+            for (token, tokenResult) in failed.prefix(20) {
+                result.diagnostics.append("\(token): \(tokenResult.errorCode ?? "") (\(explanation(tokenResult, token: token)))")
+            }
+            result.diagnostics.append("\(topic) has \(outcome.subscribers.count) subscriber\(outcome.subscribers.count == 1 ? "" : "s")")
+        case .subscribe, .unsubscribe:
+            break
+        }
+    }
+
+    private func infoJSON(token: String, record: DeviceRecord?, project: String, details: Bool) -> String {
+        var members: [String] = []
+        if let bundle = record?.bundleID { members.append(#""application":"\#(JSONText.escape(bundle))""#) }
+        members.append(#""authorizedEntity":"\#(JSONText.escape(project))""#)
+        members.append(#""platform":"\#(record?.environment != nil ? "IOS" : "ANDROID")""#)
+        if details {
+            let topics = subscriptions.topics(of: token)[project] ?? [:]
+            let entries = topics.sorted { $0.key < $1.key }.map { topic, since in
+                #""\#(JSONText.escape(topic))":{"addDate":"\#(Self.day(since))"}"#
+            }
+            members.append(#""rel":{"topics":{"# + entries.joined(separator: ",") + "}}")
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+
+    /// `YYYY-MM-DD` (UTC) of an instant in milliseconds, as Instance ID's `addDate`.
+    static func day(_ milliseconds: Int64) -> String {
+        String(InspectionTime(milliseconds: milliseconds).text.prefix(10))
+    }
+
+    // MARK: FCM v1 topicSubscriptions
+
+    private func topicSubscription(_ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, into result: inout Result) throws(GoogleError) {
+        let query = Self.query(of: request.path)
+        switch operation {
+        case .subscribe(let project, let token):
+            guard request.method == "POST" else { throw GoogleError(code: 404, message: "Method not found.", status: "NOT_FOUND") }
+            guard let topic = query["topic_name"], !topic.isEmpty else {
+                throw GoogleError.invalidArgument("topic_name is required", field: "topic_name")
+            }
+            result.topic = topic
+            guard FCMMessageValidator.isTopicName(topic) else {
+                throw GoogleError.invalidArgument("Invalid topic name: topic names match [a-zA-Z0-9-_.~%]{1,900}; got \"\(topic)\"", field: "topic_name")
+            }
+            if subscriptions.isSubscribed(token, to: topic, project: project) {
+                throw GoogleError(code: 409, message: "Requested entity already exists", status: "ALREADY_EXISTS")
+            }
+            let outcome = subscriptions.subscribe([token], to: topic, project: project, now: now.millisecondsSinceEpoch) { check($0, project: project) }
+            try Self.throwing(outcome.results[0], token: token)
+            result.body = #"{"name":"projects/\#(JSONText.escape(project))/registrations/\#(JSONText.escape(token))/topicSubscriptions/\#(JSONText.escape(topic))"}"#
+            result.diagnostics.append("\(topic) has \(outcome.subscribers.count) subscriber\(outcome.subscribers.count == 1 ? "" : "s")")
+        case .unsubscribe(let project, let token, let topic):
+            guard request.method == "DELETE" else { throw GoogleError(code: 404, message: "Method not found.", status: "NOT_FOUND") }
+            result.topic = topic
+            guard subscriptions.isSubscribed(token, to: topic, project: project) || query["allow_missing"] == "true" else {
+                throw GoogleError(code: 404, message: "Requested entity was not found.", status: "NOT_FOUND")
+            }
+            let outcome = subscriptions.unsubscribe([token], from: topic, project: project) { check($0, project: project) }
+            try Self.throwing(outcome.results[0], token: token)
+            result.body = "{}"
+        case .batch, .relate, .info:
+            break
+        }
+    }
+
+    private static func throwing(_ result: TopicSubscriptions.TokenResult, token: String) throws(GoogleError) {
+        switch result {
+        case .done: return
+        case .invalidArgument: throw GoogleError.fcm(.invalidArgument, message: "The registration token is not a valid FCM registration token")
+        case .senderMismatch: throw GoogleError.fcm(.senderIDMismatch)
+        case .notFound: throw GoogleError.fcm(.unregistered)
+        case .tooManyTopics:
+            throw GoogleError(code: 400, message: "The registration token is subscribed to \(TopicSubscriptions.maxTopicsPerToken) topics, the most an app instance can have", status: "FAILED_PRECONDITION")
+        }
+    }
+
+    private static func query(of path: String) -> [String: String] {
+        guard let mark = path.firstIndex(of: "?") else { return [:] }
+        var items: [String: String] = [:]
+        for pair in path[path.index(after: mark)...].split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = decode(parts[0])
+            items[name] = parts.count > 1 ? decode(parts[1].replacing("+", with: " ")) : ""
+        }
+        return items
+    }
+
+    // MARK: Tokens
+
+    /// A token as the device registry and the token rules judge it for `project`.
+    private func check(_ token: String, project: String) -> TopicSubscriptions.TokenResult {
+        guard fcm.validator.isRegistrationToken(token) else { return .invalidArgument }
+        guard let record = devices.record(for: token) else { return .done }
+        if let owner = record.fcmProject, owner != project { return .senderMismatch }
+        return record.state == .active ? .done : .notFound
+    }
+
+    private func explanation(_ result: TopicSubscriptions.TokenResult, token: String) -> String {
+        switch result {
+        case .done: "done"
+        case .invalidArgument: "not a registration token"
+        case .senderMismatch: "the device registry gives it to another project"
+        case .notFound: "the device registry has it as unregistered or expired"
+        case .tooManyTopics: "already subscribed to \(TopicSubscriptions.maxTopicsPerToken) topics"
+        }
+    }
+}

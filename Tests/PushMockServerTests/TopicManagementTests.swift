@@ -1,0 +1,200 @@
+import AsyncHTTPClient
+import Foundation
+import NIOHTTP1
+import PushMockCore
+import PushMockServer
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+@Suite("FCM topic management: Instance ID and FCM topicSubscriptions, fan-out of topic sends")
+struct TopicManagementTests {
+    static let project = FCMEndToEndTests.project
+    static func token(_ n: Int) -> String { "dG9waWMtMDAw\(n):APA91b" + String(repeating: "Tp\(n)", count: 40) }
+
+    static func iid(_ client: HTTPClient, port: Int, _ path: String, bearer: String, method: HTTPMethod = .POST, body: String? = nil, accessTokenAuth: Bool = true) async throws -> (Int, [String: Any]) {
+        var headers = [("content-type", "application/json"), ("authorization", "Bearer \(bearer)")]
+        if accessTokenAuth { headers.append(("access_token_auth", "true")) }
+        let (response, bytes) = try await client.send("https://localhost:\(port)\(path)", method: method, headers: headers, body: body.map { Array($0.utf8) })
+        return (Int(response.status.code), (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:])
+    }
+
+    static func batch(_ client: HTTPClient, port: Int, add: Bool = true, topic: String, tokens: [String], bearer: String) async throws -> (Int, [String: Any]) {
+        let list = tokens.map { "\"\($0)\"" }.joined(separator: ",")
+        return try await iid(client, port: port, "/iid/v1:\(add ? "batchAdd" : "batchRemove")", bearer: bearer, body: #"{"to":"/topics/\#(topic)","registration_tokens":[\#(list)]}"#)
+    }
+
+    @Test("batchAdd answers per token in Google's shape; info lists the topics; a topic send records its fan-out; batchRemove undoes it")
+    func instanceID() async throws {
+        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+            let gone = Self.token(9)
+            server.devices.set(DeviceRecord(state: .expired), for: gone)
+            try await withHTTPClient { client in
+                let port = server.pushPort
+                let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
+                let (status, json) = try await Self.batch(client, port: port, topic: "news", tokens: [Self.token(1), "not-a-token", gone, Self.token(2)], bearer: bearer)
+                #expect(status == 200)
+                let results = try #require(json["results"] as? [[String: Any]])
+                #expect(results.count == 4)
+                #expect(results[0].isEmpty && results[3].isEmpty)
+                #expect(results[1]["error"] as? String == "INVALID_ARGUMENT")
+                #expect(results[2]["error"] as? String == "NOT_FOUND")
+
+                let (_, info) = try await Self.iid(client, port: port, "/iid/info/\(Self.token(1))?details=true", bearer: bearer, method: .GET)
+                #expect(info["authorizedEntity"] as? String == Self.project)
+                let topics = (info["rel"] as? [String: Any])?["topics"] as? [String: Any]
+                #expect(topics?.keys.sorted() == ["news"])
+                #expect(((topics?["news"] as? [String: Any])?["addDate"] as? String)?.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil)
+
+                let (sent, _, _) = try await FCMEndToEndTests.send(client, port: port, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#)
+                #expect(sent == 200)
+                let (conditionSent, _, _) = try await FCMEndToEndTests.send(client, port: port, bearer: bearer, body: #"{"message":{"condition":"'news' in topics && !('sports' in topics)","data":{"a":"b"}}}"#)
+                #expect(conditionSent == 200)
+                let (nobody, _, _) = try await FCMEndToEndTests.send(client, port: port, bearer: bearer, body: #"{"message":{"topic":"sports","data":{"a":"b"}}}"#)
+                #expect(nobody == 200, "FCM answers a topic without subscribers with success")
+
+                let (removed, removedJSON) = try await Self.batch(client, port: port, add: false, topic: "news", tokens: [Self.token(1)], bearer: bearer)
+                #expect(removed == 200)
+                #expect((removedJSON["results"] as? [[String: Any]])?.count == 1)
+                let (_, after) = try await Self.iid(client, port: port, "/iid/info/\(Self.token(1))?details=true", bearer: bearer, method: .GET)
+                #expect(((after["rel"] as? [String: Any])?["topics"] as? [String: Any])?.isEmpty == true)
+            }
+            let (_, list) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=fcm")
+            let sends = try #require(list["deliveries"] as? [[String: Any]])
+            #expect(sends.count == 3)
+            #expect(sends[2]["recipients"] as? [String] == [Self.token(1), Self.token(2)].sorted())
+            #expect(sends[1]["recipients"] as? [String] == [Self.token(1), Self.token(2)].sorted())
+            #expect(sends[0]["recipients"] as? [String] == [])
+            #expect((sends[0]["diagnostics"] as? [String])?.contains { $0.hasPrefix("nobody would receive it") } == true)
+            let (_, iid) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=iid")
+            #expect(iid["total"] as? Int == 4)
+            let (_, devices) = try await APNSTestServer.inspect(server, "/api/v1/devices/\(Self.token(2))")
+            #expect(devices["topics"] as? [String] == ["news"])
+        }
+    }
+
+    @Test("Instance ID refuses what Google refuses: no access_token_auth, no bearer, 1 001 tokens, a bad topic, a body that is not JSON")
+    func instanceIDRefusals() async throws {
+        var configuration = FCMEndToEndTests.configuration()
+        configuration.maxRequestBodySize = 512 * 1024  // 1 000 real-length tokens are ~140 KB
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let port = server.pushPort
+                let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
+                let body = #"{"to":"/topics/news","registration_tokens":["\#(Self.token(1))"]}"#
+                let (noHeader, noHeaderJSON) = try await Self.iid(client, port: port, "/iid/v1:batchAdd", bearer: bearer, body: body, accessTokenAuth: false)
+                #expect(noHeader == 401)
+                #expect(noHeaderJSON["error"] as? String == "Unauthorized")
+                let (garbage, _) = try await Self.iid(client, port: port, "/iid/v1:batchAdd", bearer: "ya29.nonsense", body: body)
+                #expect(garbage == 401)
+                let many = (0...1000).map { Self.token($0) }
+                let (tooMany, tooManyJSON) = try await Self.batch(client, port: port, topic: "news", tokens: many, bearer: bearer)
+                #expect(tooMany == 400)
+                #expect(tooManyJSON["error"] as? String == "INVALID_ARGUMENT")
+                let (thousand, thousandJSON) = try await Self.batch(client, port: port, topic: "news", tokens: Array(many.prefix(1000)), bearer: bearer)
+                #expect(thousand == 200)
+                #expect((thousandJSON["results"] as? [[String: Any]])?.count == 1000)
+                let (badTopic, _) = try await Self.batch(client, port: port, topic: "a b", tokens: [Self.token(1)], bearer: bearer)
+                #expect(badTopic == 400)
+                let (notJSON, _) = try await Self.iid(client, port: port, "/iid/v1:batchAdd", bearer: bearer, body: "to=news")
+                #expect(notJSON == 400)
+                let (single, _) = try await Self.iid(client, port: port, "/iid/v1/\(Self.token(3))/rel/topics/weather", bearer: bearer)
+                #expect(single == 200)
+            }
+            let (_, recorded) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=iid")
+            #expect(recorded["total"] as? Int == 7)
+            let (_, devices) = try await APNSTestServer.inspect(server, "/api/v1/devices")
+            let listed = (devices["devices"] as? [[String: Any]])?.first { $0["token"] as? String == Self.token(3) }
+            #expect(listed?["topics"] as? [String] == ["news", "weather"], "token 3 was one of the 1 000")
+            #expect(listed?["state"] as? String == "active")
+        }
+    }
+
+    @Test("FCM v1 topicSubscriptions (firebase-admin-python 7): subscribe, 409 when subscribed, delete with and without allow_missing")
+    func fcmTopicSubscriptions() async throws {
+        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+            try await withHTTPClient { client in
+                let port = server.pushPort
+                let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
+                let encoded = Self.token(1).replacingOccurrences(of: ":", with: "%3A")
+                let base = "/v1/projects/\(Self.project)/registrations/\(encoded)/topicSubscriptions"
+                let (created, createdJSON) = try await Self.iid(client, port: port, "\(base)?topic_name=news", bearer: bearer, body: "{}", accessTokenAuth: false)
+                #expect(created == 200)
+                #expect(createdJSON["name"] as? String == "projects/\(Self.project)/registrations/\(Self.token(1))/topicSubscriptions/news")
+                let (again, againJSON) = try await Self.iid(client, port: port, "\(base)?topic_name=news", bearer: bearer, body: "{}", accessTokenAuth: false)
+                #expect(again == 409)
+                #expect((againJSON["error"] as? [String: Any])?["status"] as? String == "ALREADY_EXISTS")
+                let (otherProject, _) = try await Self.iid(
+                    client, port: port, "/v1/projects/other/registrations/\(encoded)/topicSubscriptions?topic_name=news", bearer: bearer, body: "{}", accessTokenAuth: false
+                )
+                #expect(otherProject == 403)
+                let (deleted, _) = try await Self.iid(client, port: port, "\(base)/news?allow_missing=true", bearer: bearer, method: .DELETE, accessTokenAuth: false)
+                #expect(deleted == 200)
+                let (missing, missingJSON) = try await Self.iid(client, port: port, "\(base)/news", bearer: bearer, method: .DELETE, accessTokenAuth: false)
+                #expect(missing == 404)
+                #expect((missingJSON["error"] as? [String: Any])?["status"] as? String == "NOT_FOUND")
+                let (allowed, _) = try await Self.iid(client, port: port, "\(base)/news?allow_missing=true", bearer: bearer, method: .DELETE, accessTokenAuth: false)
+                #expect(allowed == 200)
+            }
+            let (_, iid) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=iid&outcome=rejected")
+            #expect(iid["total"] as? Int == 3)
+        }
+    }
+
+    @Test("subscriptions are kept by an SQLite store across restarts, and a reset forgets them")
+    func keptAcrossRestarts() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-topics-\(UUID().uuidString).sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var configuration = FCMEndToEndTests.configuration()
+        configuration.store = .sqlite(path: path)
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
+                let (status, _) = try await Self.batch(client, port: server.pushPort, topic: "news", tokens: [Self.token(1), Self.token(2)], bearer: bearer)
+                #expect(status == 200)
+            }
+        }
+        try await withPushMockServer(configuration) { server in
+            let (_, device) = try await APNSTestServer.inspect(server, "/api/v1/devices/\(Self.token(2))")
+            #expect(device["topics"] as? [String] == ["news"])
+            try await withHTTPClient { client in
+                let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
+                _ = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#)
+            }
+            let (_, sends) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=fcm")
+            #expect((sends["deliveries"] as? [[String: Any]])?.first?["recipients"] as? [String] == [Self.token(1), Self.token(2)])
+            let (reset, _) = try await APNSTestServer.inspect(server, "/api/v1/reset", method: .POST)
+            #expect(reset == 200)
+        }
+        try await withPushMockServer(configuration) { server in
+            let (status, _) = try await APNSTestServer.inspect(server, "/api/v1/devices/\(Self.token(2))")
+            #expect(status == 404)
+        }
+    }
+}
+
+@Suite("Topic subscriptions and conditions, without a server")
+struct TopicSubscriptionsTests {
+    @Test("conditions evaluate with &&, || and ! as FCM's grammar reads them")
+    func conditions() throws {
+        #expect(try FCMCondition.matches("'a' in topics && 'b' in topics", subscribed: ["a", "b"]))
+        #expect(try FCMCondition.matches("'a' in topics && 'b' in topics", subscribed: ["a"]) == false)
+        #expect(try FCMCondition.matches("'a' in topics && ('b' in topics || 'c' in topics)", subscribed: ["a", "c"]))
+        #expect(try FCMCondition.matches("!('a' in topics) || 'z' in topics", subscribed: ["z", "a"]))
+        #expect(try FCMCondition.matches("!('a' in topics)", subscribed: ["a"]) == false)
+        #expect(throws: FCMCondition.Problem.self) { try FCMCondition.matches("'a' in topics &&", subscribed: []) }
+    }
+
+    @Test("a token has at most 2 000 topics: the next one is TOO_MANY_TOPICS; unsubscribing what was never subscribed succeeds")
+    func limits() throws {
+        let subscriptions = TopicSubscriptions()
+        for n in 0..<TopicSubscriptions.maxTopicsPerToken {
+            #expect(subscriptions.subscribe(["t"], to: "topic\(n)", project: "p", now: 0).results == [.done])
+        }
+        #expect(subscriptions.subscribe(["t"], to: "one-more", project: "p", now: 0).results == [.tooManyTopics])
+        #expect(subscriptions.subscribe(["t"], to: "one-more", project: "other", now: 0).results == [.done], "the limit is per project's app instance")
+        #expect(subscriptions.unsubscribe(["u"], from: "topic1", project: "p").results == [.done])
+        #expect(subscriptions.subscribers(of: "topic1", project: "p") == ["t"])
+        #expect(try subscriptions.fanOut(condition: "'one-more' in topics", project: "other") == ["t"])
+    }
+}

@@ -26,6 +26,8 @@ public final class PushMockServer: Service, Sendable {
     public let cleartextListener: HTTPListener?
     /// The inspection API listener, when configured.
     public let inspectionListener: HTTPListener?
+    /// The CONNECT proxy listener, when configured.
+    public let proxyListener: HTTPListener?
     /// Every recorded delivery.
     public let store: any DeliveryStore
     /// The inspection port's routes, callable in-process without a socket (what the inspection
@@ -51,12 +53,24 @@ public final class PushMockServer: Service, Sendable {
     public var cleartextPort: Int? { cleartextListener?.port }
     /// The inspection port actually bound, if any.
     public var inspectionPort: Int? { inspectionListener?.port }
+    /// The CONNECT proxy port actually bound, if any.
+    public var proxyPort: Int? { proxyListener?.port }
 
-    private init(configuration: PushMockConfiguration, listeners: [HTTPListener], cleartext: Bool, inspection: Bool, components: Components, group: any EventLoopGroup, ownsGroup: Bool) {
+    /// The listeners bound, by role.
+    private struct Bound {
+        var push: HTTPListener?
+        var cleartext: HTTPListener?
+        var proxy: HTTPListener?
+        var inspection: HTTPListener?
+        var all: [HTTPListener] { [push, cleartext, proxy, inspection].compactMap { $0 } }
+    }
+
+    private init(configuration: PushMockConfiguration, listeners: Bound, push: HTTPListener, components: Components, group: any EventLoopGroup, ownsGroup: Bool) {
         self.configuration = configuration
-        self.pushListener = listeners[0]
-        self.cleartextListener = cleartext ? listeners[1] : nil
-        self.inspectionListener = inspection ? listeners.last : nil
+        self.pushListener = push
+        self.cleartextListener = listeners.cleartext
+        self.proxyListener = listeners.proxy
+        self.inspectionListener = listeners.inspection
         self.store = components.store
         self.inspection = components.inspection.router
         self.devices = components.devices
@@ -71,7 +85,7 @@ public final class PushMockServer: Service, Sendable {
     }
 
     private var listeners: [HTTPListener] {
-        [pushListener] + [cleartextListener, inspectionListener].compactMap { $0 }
+        [pushListener] + [cleartextListener, proxyListener, inspectionListener].compactMap { $0 }
     }
 
     struct Components {
@@ -206,7 +220,7 @@ public final class PushMockServer: Service, Sendable {
             channels: channels,
             push: PushResponder(
                 mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, iid: iid, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
-                streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics
+                transparent: configuration.transparent, streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics
             ),
             inspection: InspectionPort(router: router),
             pushAddress: pushAddress,
@@ -280,15 +294,26 @@ public final class PushMockServer: Service, Sendable {
         )
         let caps = DescriptorLimit.caps(descriptors: DescriptorLimit.raiseToHardLimit(), cleartext: configuration.cleartextPort != nil)
         listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.tls
-        var bound: [HTTPListener] = []
+        var bound = Bound()
+        let push: HTTPListener
         do {
-            bound.append(try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger))
-            components.pushAddress.port = bound[0].port
+            push = try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger)
+            bound.push = push
+            components.pushAddress.port = push.port
+            if let port = configuration.proxyPort {
+                // The tunnel is served like the push port itself (same TLS, same responder).
+                var proxy = listenerConfiguration
+                proxy.port = port
+                proxy.connectProxy = ConnectProxyPolicy { host, port in
+                    RealHost.names[host].map { RealHost.isRealPort(port, of: $0) } ?? false
+                }
+                bound.proxy = try await HTTPListener.bind(configuration: proxy, responder: components.push, group: group, logger: logger)
+            }
             if let port = configuration.cleartextPort {
                 listenerConfiguration.port = port
                 listenerConfiguration.tls = nil
                 listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.cleartext
-                bound.append(try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger))
+                bound.cleartext = try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger)
             }
             if let port = configuration.inspectionPort {
                 // Its own cap, so a flooded push port never takes the inspection port with it;
@@ -298,10 +323,10 @@ public final class PushMockServer: Service, Sendable {
                     shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds), maxConnections: caps.inspection,
                     protocolDeadline: configuration.protocolDeadlineSeconds.map { .seconds($0) }
                 )
-                bound.append(try await HTTPListener.bind(configuration: inspection, responder: components.inspection, group: group, logger: logger))
+                bound.inspection = try await HTTPListener.bind(configuration: inspection, responder: components.inspection, group: group, logger: logger)
             }
         } catch {
-            for listener in bound { await listener.shutdown() }
+            for listener in bound.all { await listener.shutdown() }
             try? await components.store.close()
             if ownsGroup { try? await group.shutdownGracefully() }
             if let error = error as? IOError {
@@ -316,8 +341,7 @@ public final class PushMockServer: Service, Sendable {
         return PushMockServer(
             configuration: configuration,
             listeners: bound,
-            cleartext: configuration.cleartextPort != nil,
-            inspection: configuration.inspectionPort != nil,
+            push: push,
             components: components,
             group: group,
             ownsGroup: ownsGroup

@@ -7,6 +7,8 @@ import Synchronization
 /// anything else. Transport limits become 413 and 431 answers on the same connection.
 final class PushResponder: HTTPResponder {
     private let mode: PushMockConfiguration.Mode
+    /// Transparent mode: names other than the real hosts and loopback get 421.
+    private let transparent: Bool
     private let apns: APNSEndpoint
     private let broadcast: BroadcastEndpoint
     private let fcm: FCMEndpoint
@@ -17,8 +19,9 @@ final class PushResponder: HTTPResponder {
     private let ids = Mutex(IDGenerator())
     let metrics: ServerMetrics
 
-    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, broadcast: BroadcastEndpoint, fcm: FCMEndpoint, iid: IIDEndpoint, oauth: OAuthEndpoint, tokenPath: String, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics) {
+    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, broadcast: BroadcastEndpoint, fcm: FCMEndpoint, iid: IIDEndpoint, oauth: OAuthEndpoint, tokenPath: String, transparent: Bool, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics) {
         self.metrics = metrics
+        self.transparent = transparent
         self.mode = mode
         self.apns = apns
         self.broadcast = broadcast
@@ -86,10 +89,19 @@ final class PushResponder: HTTPResponder {
         if let limit = request.limitExceeded, case .headerListSize = limit {
             return (nil, .response(Self.limitResponse(limit)))
         }
+        // A real host's name (transparent mode, the CONNECT proxy, --resolve) serves only that
+        // host's paths; localhost and addresses serve every path.
+        let authority = request.authority ?? context.connection.serverName
+        let host = RealHost(authority: authority)
+        if host == nil, transparent, let authority, !RealHost.isLocal(authority) {
+            return (nil, .response(Self.misdirected(authority)))
+        }
         if request.path.hasPrefix("/3/") {
+            guard host == nil || host == .apns else { return (nil, .response(Self.notFound(request, on: host))) }
             return (.apns, apns.respond(to: request, context: context))
         }
         if request.path.hasPrefix("/1/apps/") || request.path.hasPrefix("/4/broadcasts/") {
+            guard host == nil || host == .broadcast else { return (nil, .response(Self.notFound(request, on: host))) }
             return (.broadcast, broadcast.respond(to: request, context: context))
         }
         // Any other endpoint is not APNs: it never holds a connection at one stream.
@@ -97,14 +109,24 @@ final class PushResponder: HTTPResponder {
             context.control.setMaxConcurrentStreams(apns.raisedStreamLimit)
         }
         if let project = FCMEndpoint.project(in: request.path) {
+            guard host == nil || host == .fcm else { return (nil, .response(Self.notFound(request, on: host))) }
             return (.fcm, fcm.respond(to: request, project: project, context: context))
         }
         if let operation = IIDEndpoint.operation(path: request.path, method: request.method) {
+            let home: RealHost
+            switch operation {
+            case .subscribe, .unsubscribe: home = .fcm
+            case .batch, .relate, .info: home = .iid
+            }
+            guard host == nil || host == home else { return (nil, .response(Self.notFound(request, on: host))) }
             return (.iid, iid.respond(to: request, operation: operation, context: context))
         }
         let route = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
-        if route == tokenPath {
+        if (host == nil && route == tokenPath) || (host == .oauth2 && (route == "/token" || route == tokenPath)) {
             return (.oauth, oauth.respond(to: request, context: context))
+        }
+        if let host {
+            return (nil, .response(Self.notFound(request, on: host)))
         }
         if route.hasPrefix("/v1/") || route.hasPrefix("/iid/") || route == "/batch" || route.hasPrefix("/fcm/") || route.hasPrefix("/oauth2/") {
             // Google's front end answers unknown paths, the retired batch and legacy endpoints with HTML.
@@ -116,8 +138,27 @@ final class PushResponder: HTTPResponder {
         if request.path == "/livez" && (request.method == "GET" || request.method == "HEAD") {
             return (nil, .response(.json(status: 200, #"{"status":"ok"}"#)))
         }
-        let description = "PushMock has no endpoint at \(request.method) \(request.path)"
-        return (nil, .response(.json(status: 404, #"{"reason":"BadPath","description":"\#(JSONText.escape(description))"}"#)))
+        return (nil, .response(Self.notFound(request, on: nil)))
+    }
+
+    /// What a host answers for a path it does not serve: Google's HTML page, or APNs' `BadPath`.
+    private static func notFound(_ request: HTTPServerRequest, on host: RealHost?) -> HTTPServerResponse {
+        switch host {
+        case .fcm?, .oauth2?, .iid?:
+            let route = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            return GooglePages.notFound(path: String(route))
+        case .apns?, .broadcast?, nil:
+            let where_ = host.map { " on \($0.rawValue) hosts" } ?? ""
+            let description = "PushMock has no endpoint at \(request.method) \(request.path)\(where_)"
+            return .json(status: 404, #"{"reason":"BadPath","description":"\#(JSONText.escape(description))"}"#)
+        }
+    }
+
+    /// 421 for a name that is not one of the real hosts, in transparent mode.
+    private static func misdirected(_ authority: String) -> HTTPServerResponse {
+        let names = RealHost.names.keys.sorted().joined(separator: ", ")
+        let description = "PushMock in transparent mode answers as \(names) (and localhost); not \(authority)"
+        return .json(status: 421, #"{"reason":"MisdirectedRequest","description":"\#(JSONText.escape(description))"}"#)
     }
 
     private func acceptAll(_ request: HTTPServerRequest) -> HTTPServerResponse {

@@ -29,6 +29,30 @@ struct ConnectionPipeline: Sendable {
     }
 
     func configure(_ channel: any Channel) throws {
+        guard let policy = configuration.connectProxy else {
+            return try configureHTTP(channel)
+        }
+        // A proxy port: a CONNECT first (within the protocol deadline), then TLS and HTTP as on the push port.
+        let deadline = configuration.protocolDeadline.map { limit in
+            channel.eventLoop.scheduleTask(in: limit) { [responder] in
+                guard channel.isActive else { return }
+                responder.transportEvent(.protocolDeadline, connection: nil)
+                channel.close(promise: nil)
+            }
+        }
+        let connect = ConnectTunnelHandler(
+            policy: policy, logger: logger,
+            refused: { [responder] in responder.transportEvent(.proxyRefused, connection: nil) },
+            tunnel: { channel in
+                deadline?.cancel()
+                try self.configureHTTP(channel)
+            }
+        )
+        try channel.pipeline.syncOperations.addHandler(connect)
+    }
+
+    /// TLS (or cleartext) and HTTP, from the first byte of the connection or of a tunnel.
+    private func configureHTTP(_ channel: any Channel) throws {
         let sync = channel.pipeline.syncOperations
         let errorHandler = ConnectionErrorHandler { [responder] in
             responder.transportEvent(.tlsHandshakeFailed, connection: nil)

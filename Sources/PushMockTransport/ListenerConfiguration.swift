@@ -54,6 +54,10 @@ public struct ListenerConfiguration: Sendable {
     /// (nghttp2's RFC 9113 field check), so that the responder can answer them: APNs answers
     /// `authorization: bearer ` at the application level.
     public var lenientFieldWhitespace: Bool
+    /// Make this a CONNECT proxy port: each connection first sends `CONNECT host:port`; an allowed
+    /// target gets `200 Connection Established` and the tunnel is served like the TLS port itself
+    /// (the TLS configuration is required); anything else gets 403 and is closed. `nil`: not a proxy.
+    public var connectProxy: ConnectProxyPolicy?
 
     /// Creates a configuration.
     public init(
@@ -68,8 +72,10 @@ public struct ListenerConfiguration: Sendable {
         requestClientCertificates: Bool = false,
         maxConnections: Int? = nil,
         protocolDeadline: TimeAmount? = .seconds(10),
-        lenientFieldWhitespace: Bool = false
+        lenientFieldWhitespace: Bool = false,
+        connectProxy: ConnectProxyPolicy? = nil
     ) {
+        self.connectProxy = connectProxy
         self.maxConnections = maxConnections
         self.protocolDeadline = protocolDeadline
         self.lenientFieldWhitespace = lenientFieldWhitespace

@@ -24,4 +24,7 @@ public enum TransportEvent: String, Sendable, Hashable, CaseIterable {
     /// A request body was over the limit: 413, then the stream reset (HTTP/2) or the connection
     /// closed (HTTP/1.1), so the rest is never read.
     case bodyTooLarge = "body_too_large"
+    /// A proxy listener refused a request: a CONNECT to a host it does not stand in for (403),
+    /// another method (405) or garbage (400).
+    case proxyRefused = "proxy_refused"
 }

@@ -26,6 +26,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Also serve h2c (prior knowledge) and HTTP/1.1 in cleartext on this port.")
     var cleartextPort: Int?
 
+    @Flag(help: "Answer as the real hosts (api.push.apple.com, fcm.googleapis.com, oauth2.googleapis.com, iid.googleapis.com…) by :authority/SNI, on port 443 unless --port says otherwise; other names but loopback get 421. Point the names at PushMock (/etc/hosts, --add-host, hostAliases) and trust Certs/ca.pem (pushmock trust).")
+    var transparent = false
+
+    @Option(help: "Serve a CONNECT proxy on this port (HTTPS_PROXY=http://127.0.0.1:PORT): tunnels to the real push hosts end at PushMock with the dev certificate; CONNECT to any other host gets 403.")
+    var proxyPort: Int?
+
     @Option(help: "Server certificate chain, PEM (default Certs/server.pem).")
     var cert: String?
 
@@ -144,7 +150,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let mode, PushMockConfiguration.Mode(rawValue: mode) == nil {
             throw ValidationError("--mode must be one of \(PushMockConfiguration.Mode.allCases.map(\.rawValue).joined(separator: ", ")) (got \(mode))")
         }
-        for (name, port) in [("--port", pushPort), ("--cleartext-port", cleartextPort), ("--inspection-port", inspectionPort)] {
+        for (name, port) in [("--port", pushPort), ("--cleartext-port", cleartextPort), ("--inspection-port", inspectionPort), ("--proxy-port", proxyPort)] {
             if let port, !(0...65535).contains(port) {
                 throw ValidationError("\(name) must be between 0 and 65535 (got \(port))")
             }
@@ -209,6 +215,12 @@ struct ServeCommand: AsyncParsableCommand {
             try configuration.load(file: config)
         }
         if let host { configuration.host = host }
+        if transparent {
+            configuration.transparent = true
+            // The real hosts' port, unless --port (or a file with another port) chose one.
+            if configuration.pushPort == PushMockConfiguration().pushPort { configuration.pushPort = 443 }
+        }
+        if let proxyPort { configuration.proxyPort = proxyPort }
         if let pushPort { configuration.pushPort = pushPort }
         if let cleartextPort { configuration.cleartextPort = cleartextPort }
         if let cert, let key { configuration.tls = .files(certificateChain: cert, privateKey: key) }
@@ -272,6 +284,12 @@ struct ServeCommand: AsyncParsableCommand {
         var endpoints = "push https://\(configuration.host):\(server.pushPort) (TLS, h2 + http/1.1)"
         if let port = server.cleartextPort {
             endpoints += ", cleartext http://\(configuration.host):\(port) (h2c + http/1.1)"
+        }
+        if configuration.transparent {
+            endpoints += " answering as the real hosts (transparent mode)"
+        }
+        if let port = server.proxyPort {
+            endpoints += ", CONNECT proxy http://\(configuration.host):\(port) (HTTPS_PROXY; real push hosts only)"
         }
         if let port = server.inspectionPort {
             endpoints += ", inspection API http://\(configuration.inspectionHost):\(port)/api/v1/deliveries"

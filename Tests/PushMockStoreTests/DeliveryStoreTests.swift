@@ -62,6 +62,8 @@ struct DeliveryStoreTests {
         for index in 1...250 {
             store.record(Self.delivery(index))
         }
+        // statistics() waits at most 1 s for queued writes (it serves /metrics); a read waits for them.
+        #expect(try await store.newestID() == 250)
         #expect(await store.statistics().count == 100)
         #expect(await store.statistics().evicted == 150)
         let page = try await store.query(DeliveryFilter(), limit: 1000)

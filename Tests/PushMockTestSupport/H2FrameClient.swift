@@ -39,8 +39,8 @@ package final class H2FrameClient: Sendable {
     }
 
     /// Sends a request on `streamID` (odd, increasing).
-    package func send(streamID: Int, method: String = "POST", path: String, headers: [(String, String)] = [], body: [UInt8]? = nil) {
-        var fields: [(String, String)] = [(":method", method), (":path", path), (":scheme", "https"), (":authority", "localhost")]
+    package func send(streamID: Int, method: String = "POST", path: String, authority: String = "localhost", headers: [(String, String)] = [], body: [UInt8]? = nil) {
+        var fields: [(String, String)] = [(":method", method), (":path", path), (":scheme", "https"), (":authority", authority)]
         fields += headers
         let id = HTTP2StreamID(streamID)
         channel.write(HTTP2Frame(streamID: id, payload: .headers(.init(headers: HPACKHeaders(fields), endStream: body == nil))), promise: nil)

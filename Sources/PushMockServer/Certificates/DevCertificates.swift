@@ -18,7 +18,7 @@ public struct DevCertificates: Sendable {
         "localhost", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
         "api-broadcast.push.apple.com", "api-broadcast.sandbox.push.apple.com",
         "api-manage-broadcast.push.apple.com", "api-manage-broadcast.sandbox.push.apple.com",
-        "fcm.googleapis.com", "oauth2.googleapis.com",
+        "fcm.googleapis.com", "oauth2.googleapis.com", "iid.googleapis.com",
     ]
     /// The IP addresses the server certificate covers.
     public static let serverAddresses: [[UInt8]] = [[127, 0, 0, 1], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]]

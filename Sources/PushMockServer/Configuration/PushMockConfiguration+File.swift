@@ -33,6 +33,8 @@ extension PushMockConfiguration {
         if let host = try root.string("host") { self.host = host }
         if let port = try root.int("port", in: 0...65535) { pushPort = port }
         if let port = try root.int("cleartextPort", in: 0...65535) { cleartextPort = port }
+        if let transparent = try root.bool("transparent") { self.transparent = transparent }
+        if let port = try root.int("proxyPort", in: 0...65535) { proxyPort = port }
         if let cert = try root.string("cert") {
             guard let key = try root.string("key") else { throw root.error("key", "cert and key go together") }
             tls = .files(certificateChain: resolve(cert), privateKey: resolve(key))

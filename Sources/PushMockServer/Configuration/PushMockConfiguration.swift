@@ -27,6 +27,14 @@ public struct PushMockConfiguration: Sendable {
     public var pushPort: Int = 2197
     /// Optional cleartext port serving h2c (prior knowledge) and HTTP/1.1 on the same endpoints.
     public var cleartextPort: Int?
+    /// Transparent mode: the push port answers as the real hosts (`api.push.apple.com`,
+    /// `fcm.googleapis.com`, `oauth2.googleapis.com`, `iid.googleapis.com`…) by `:authority`/SNI,
+    /// and any other name but loopback gets 421. `pushmock serve --transparent` also moves the
+    /// push port to 443.
+    public var transparent = false
+    /// A CONNECT proxy port (`HTTPS_PROXY=http://127.0.0.1:<port>`): tunnels to the real hosts end
+    /// at PushMock with the dev certificate; a CONNECT to any other host gets 403.
+    public var proxyPort: Int?
     /// The push listener's certificate and key.
     public var tls: TLSSource = .files(certificateChain: "Certs/server.pem", privateKey: "Certs/server-key.pem")
     /// HTTP/2 SETTINGS each connection starts with.

@@ -1,0 +1,59 @@
+/// The real services' host names PushMock answers as (transparent mode, the CONNECT proxy, or
+/// any client that sends one of them as `:authority`/`Host` or SNI): each host serves only its own
+/// paths, as the real one does.
+enum RealHost: String, Sendable, CaseIterable {
+    /// `api.push.apple.com`, `api.sandbox.push.apple.com`, `api.development.push.apple.com`: `/3/device/…`.
+    case apns
+    /// `api-broadcast[.sandbox].push.apple.com` (`/4/broadcasts/…`) and
+    /// `api-manage-broadcast[.sandbox].push.apple.com` (`/1/apps/…`).
+    case broadcast
+    /// `fcm.googleapis.com`: `/v1/projects/…/messages:send` and `…/registrations/…/topicSubscriptions`.
+    case fcm
+    /// `oauth2.googleapis.com`: `/token`.
+    case oauth2
+    /// `iid.googleapis.com`: `/iid/…`.
+    case iid
+
+    /// Every name, with the service it is.
+    static let names: [String: RealHost] = [
+        "api.push.apple.com": .apns,
+        "api.sandbox.push.apple.com": .apns,
+        "api.development.push.apple.com": .apns,
+        "api-broadcast.push.apple.com": .broadcast,
+        "api-broadcast.sandbox.push.apple.com": .broadcast,
+        "api-manage-broadcast.push.apple.com": .broadcast,
+        "api-manage-broadcast.sandbox.push.apple.com": .broadcast,
+        "fcm.googleapis.com": .fcm,
+        "oauth2.googleapis.com": .oauth2,
+        "iid.googleapis.com": .iid,
+    ]
+
+    /// The ports the real hosts listen on (APNs: 443 and 2197; Google: 443).
+    static func isRealPort(_ port: Int, of host: RealHost) -> Bool {
+        port == 443 || (port == 2197 && (host == .apns || host == .broadcast))
+    }
+
+    /// The host name of an authority (`name`, `name:port`, `[v6]:port`), lowercased, without the port.
+    static func hostName(_ authority: String) -> Substring {
+        if authority.hasPrefix("[") {
+            return authority[..<(authority.firstIndex(of: "]").map { authority.index(after: $0) } ?? authority.endIndex)]
+        }
+        return authority[..<(authority.lastIndex(of: ":") ?? authority.endIndex)]
+    }
+
+    /// The real host an authority or SNI names, or `nil` (localhost, an address, another name).
+    init?(authority: String?) {
+        // Fast path: every real name ends in ".com" (optionally with a port); addresses and localhost do not.
+        guard let authority, let last = authority.utf8.last, last | 0x20 == UInt8(ascii: "m") || (0x30...0x39).contains(last) else { return nil }
+        let name = Self.hostName(authority)
+        guard name.utf8.last.map({ $0 | 0x20 == UInt8(ascii: "m") }) == true, let host = Self.names[name.lowercased()] else { return nil }
+        self = host
+    }
+
+    /// Whether an authority is a loopback name or an IP address (answered by path in transparent mode too).
+    static func isLocal(_ authority: String) -> Bool {
+        let name = hostName(authority).lowercased()
+        if name == "localhost" || name.hasSuffix(".localhost") || name.hasPrefix("[") { return true }
+        return !name.isEmpty && name.utf8.allSatisfy { (0x30...0x39).contains($0) || $0 == UInt8(ascii: ".") }
+    }
+}

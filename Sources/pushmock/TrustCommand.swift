@@ -28,13 +28,15 @@ struct TrustCommand: AsyncParsableCommand {
         return text
     }
 
-    static func updateStore() throws {
+    /// Runs update-ca-certificates (`--fresh`: rebuild every link, so a removed CA leaves none behind).
+    static func updateStore(fresh: Bool = false) throws {
         let tool = ["/usr/sbin/update-ca-certificates", "/usr/bin/update-ca-certificates"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let tool else {
             throw ValidationError("update-ca-certificates not found: this is not Debian, Ubuntu or Alpine; \(elsewhere)")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = fresh ? ["--fresh"] : []
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw ValidationError("\(tool) failed with exit status \(process.terminationStatus)") }
@@ -74,7 +76,7 @@ struct TrustCommand: AsyncParsableCommand {
             } catch {
                 throw ValidationError("cannot remove \(TrustCommand.anchorPath): \(error.localizedDescription) (run as root)")
             }
-            try TrustCommand.updateStore()
+            try TrustCommand.updateStore(fresh: true)
             print("removed \(TrustCommand.anchorPath); the system store no longer trusts the PushMock dev CA")
         }
     }

@@ -232,6 +232,35 @@ def devices():
     until("the row gone", lambda: "No devices registered." in driver.find_element(By.CSS_SELECTOR, "tbody").text)
 
 
+def google(path, body, headers=()):
+    """A request to PushMock's FCM side with a self-signed service-account bearer; returns (status, json)."""
+    bearer = subprocess.run([BINARY, "token", "fcm", "--self-signed"], check=True, capture_output=True, text=True).stdout.strip()
+    arguments = ["curl", "-sS", "--cacert", "Certs/ca.pem", "-o", "-", "-w", "\n%{http_code}", "-H", f"authorization: Bearer {bearer}",
+                 "-H", "content-type: application/json", "-d", json.dumps(body)]
+    for header in headers:
+        arguments += ["-H", header]
+    text, status = subprocess.run(arguments + [f"{PUSH}{path}"], check=True, capture_output=True, text=True).stdout.rsplit("\n", 1)
+    return int(status), json.loads(text)
+
+
+@check("a topic send shows its fan-out, and the devices view lists the subscribed token's topics")
+def topics():
+    token = "YnJvd3Nlci0x:APA91b" + "Br1" * 40
+    status, body = google("/iid/v1:batchAdd", {"to": "/topics/scores", "registration_tokens": [token]}, ["access_token_auth: true"])
+    assert status == 200 and body == {"results": [{}]}, (status, body)
+    status, body = google("/v1/projects/pushmock-demo/messages:send", {"message": {"topic": "scores", "data": {"goal": "1-0"}}})
+    assert status == 200, (status, body)
+    open_view("deliveries")
+    row = until("the topic send's row", lambda: next((r for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr") if "scores" in r.text), None))
+    row.send_keys(Keys.ENTER)
+    until("the fan-out", lambda: "Fan-out: 1 token" in driver.find_element(By.CSS_SELECTOR, ".recipients").text)
+    open_view("devices")
+    until("the token's topics", lambda: "scores" in driver.find_element(By.CSS_SELECTOR, "tbody td.topics").text)
+    shot("topics")
+    status, body = google("/iid/v1:batchRemove", {"to": "/topics/scores", "registration_tokens": [token]}, ["access_token_auth: true"])
+    assert status == 200, (status, body)
+
+
 @check("Send it produces an APNs reason, an FCM error and a Live Activity rule")
 def catalogue():
     open_view("rejections")

@@ -18,8 +18,8 @@ export class DevicesView {
       h('button', { class: 'primary' }, 'Save device'));
     clear(main, h('section', { 'aria-labelledby': 'devices-title' },
       h('div', { class: 'bar' }, h('h2', { id: 'devices-title' }, 'Devices')),
-      h('p', { class: 'muted' }, 'The device registry: unknown tokens are accepted unless the registry is closed.'),
-      h('div', { class: 'scroll' }, h('table', {}, h('thead', {}, h('tr', {}, ['Token', 'Bundle', 'Environment', 'Project', 'State', 'Live Activity', ''].map((title) => h('th', { scope: 'col' }, title)))), this.body)),
+      h('p', { class: 'muted' }, 'The device registry: unknown tokens are accepted unless the registry is closed. FCM tokens subscribed to topics are listed with them.'),
+      h('div', { class: 'scroll' }, h('table', {}, h('thead', {}, h('tr', {}, ['Token', 'Bundle', 'Environment', 'Project', 'State', 'Live Activity', 'Topics', ''].map((title) => h('th', { scope: 'col' }, title)))), this.body)),
       this.message, form));
     await this.load();
   }
@@ -29,8 +29,9 @@ export class DevicesView {
     clear(this.body, devices.length ? devices.map((device) => h('tr', {},
       h('td', { class: 'mono', title: device.token }, short(device.token, 28)), h('td', {}, device.bundleId ?? ''), h('td', {}, device.environment ?? ''),
       h('td', {}, device.project ?? ''), h('td', {}, h('span', { class: `badge ${device.state}` }, device.state)), h('td', {}, device.liveActivity ?? ''),
+      h('td', { class: 'topics' }, (device.topics ?? []).join(', ')),
       h('td', {}, h('button', { type: 'button', class: 'danger', 'aria-label': `Unregister ${device.token}`, onclick: () => this.remove(device.token) }, 'Remove'))))
-      : h('tr', {}, h('td', { colspan: 7, class: 'empty' }, 'No devices registered.')));
+      : h('tr', {}, h('td', { colspan: 8, class: 'empty' }, 'No devices registered.')));
   }
 
   async add(event) {

@@ -40,9 +40,12 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         return record
     }
 
+    /// Forgets `token`: its registry record and its topic subscriptions.
     func removeDevice(_ token: String) -> Bool {
         defer { saveDevices() }
-        return registry.remove(token) != nil
+        let registered = registry.remove(token) != nil
+        let subscribed = subscriptions.tokens.filter { $0.lowercased() == token.lowercased() }.reduce(0) { $0 + subscriptions.remove(token: $1) }
+        return registered || subscribed > 0
     }
 
     func topics(of token: String) -> [String] {

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
 import PushMockCore
+import PushMockPostgres
 import PushMockServer
 import PushMockTestSupport
 import PushMockTesting
@@ -107,6 +108,8 @@ struct TopicManagementTests {
             let listed = (devices["devices"] as? [[String: Any]])?.first { $0["token"] as? String == Self.token(3) }
             #expect(listed?["topics"] as? [String] == ["news", "weather"], "token 3 was one of the 1 000")
             #expect(listed?["state"] as? String == "active")
+            #expect(await server.inspect("DELETE", "/api/v1/devices/\(Self.token(3))").status == 200, "removing a device drops its subscriptions")
+            #expect(await server.inspect("GET", "/api/v1/devices/\(Self.token(3))").status == 404)
         }
     }
 
@@ -169,6 +172,28 @@ struct TopicManagementTests {
         try await withPushMockServer(configuration) { server in
             let (status, _) = try await APNSTestServer.inspect(server, "/api/v1/devices/\(Self.token(2))")
             #expect(status == 404)
+        }
+    }
+}
+
+extension TopicManagementTests {
+    @Test("postgres: a token subscribed through A is in the fan-out of a topic send through B; an unsubscribe through B reaches A")
+    func fleet() async throws {
+        var configuration = FCMEndToEndTests.configuration()
+        configuration.store = .postgres(url: try await PostgresTestDatabase.create().description)
+        try await withPushMockServer(configuration) { a in
+            try await withPushMockServer(configuration) { b in
+                try await withHTTPClient { client in
+                    let bearer = try await FCMEndToEndTests.accessToken(client, port: a.pushPort)
+                    #expect(try await Self.batch(client, port: a.pushPort, topic: "news", tokens: [Self.token(1)], bearer: bearer).0 == 200)
+                    #expect(await PostgresFleetTests.eventually { await b.inspect("GET", "/api/v1/devices/\(Self.token(1))").status == 200 }, "A's subscription reaches B")
+                    #expect(try await FCMEndToEndTests.send(client, port: b.pushPort, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#).0 == 200)
+                    let sent = try #require(try await b.deliveries().last)
+                    #expect(sent.recipients == [Self.token(1)])
+                    #expect(try await Self.batch(client, port: b.pushPort, add: false, topic: "news", tokens: [Self.token(1)], bearer: bearer).0 == 200)
+                    #expect(await PostgresFleetTests.eventually { await a.inspect("GET", "/api/v1/devices/\(Self.token(1))").status == 404 }, "B's unsubscribe reaches A")
+                }
+            }
         }
     }
 }

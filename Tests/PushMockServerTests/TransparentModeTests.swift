@@ -114,7 +114,9 @@ struct TransparentModeTests {
             }
             let allowed = try await RawClient.connect(port: proxyPort)
             try await allowed.send(Array("CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n".utf8))
-            try await Task.sleep(for: .milliseconds(200))
+            for _ in 0..<250 where allowed.bytes.isEmpty {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             #expect(String(decoding: allowed.bytes, as: UTF8.self) == "HTTP/1.1 200 Connection Established\r\n\r\n")
             try await allowed.channel.close()
             let (_, all) = try await APNSTestServer.inspect(server, "/api/v1/deliveries")

@@ -175,6 +175,25 @@ public final class TopicSubscriptions: Sendable {
         state.withLock { $0.set(Key(project: project, topic: topic), subscribers) }
     }
 
+    /// Unsubscribes `token` from every topic of every project; returns how many subscriptions it had.
+    @discardableResult
+    public func remove(token: String) -> Int {
+        state.withLock { state in
+            var removed = 0
+            for (project, tokens) in state.tokens {
+                for topic in tokens[token] ?? [] {
+                    let key = Key(project: project, topic: topic)
+                    var subscribers = state.topics[key] ?? [:]
+                    subscribers[token] = nil
+                    state.set(key, subscribers)
+                    changed?(project, topic, subscribers)
+                    removed += 1
+                }
+            }
+            return removed
+        }
+    }
+
     /// Forgets every subscription.
     public func removeAll() {
         state.withLock { state in

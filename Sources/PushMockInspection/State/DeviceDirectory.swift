@@ -8,7 +8,7 @@ public protocol DeviceDirectory: Sendable {
     func device(_ token: String) -> DeviceRecord?
     /// Registers or replaces `token` from a body in the configuration file's device format.
     func setDevice(_ token: String, json body: [UInt8]) throws(InspectionError) -> DeviceRecord
-    /// Forgets `token`; false when it was not registered.
+    /// Forgets `token` (its record and its FCM topic subscriptions); false when it had neither.
     func removeDevice(_ token: String) -> Bool
     /// The FCM topics `token` is subscribed to, sorted (empty: none).
     func topics(of token: String) -> [String]

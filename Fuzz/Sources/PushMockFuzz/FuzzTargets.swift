@@ -105,6 +105,8 @@ final class FuzzState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerCon
         return DeviceRecord()
     }
     func removeDevice(_ token: String) -> Bool { false }
+    func topics(of token: String) -> [String] { [] }
+    func subscribedTokens() -> Set<String> { [] }
     func faults() -> [FaultRule] { [] }
     func addFault(json body: [UInt8]) throws(InspectionError) -> FaultRule { throw .badRequest("no faults here") }
     func removeFault(id: String) -> Bool { false }

@@ -37,7 +37,7 @@ struct ListenerTests {
             try await raw.send(Array("GET /late-stream HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8))
             try await responder.log.waitFor("/late-stream")
             try await raw.channel.close()
-            let deadline = ContinuousClock.now + .seconds(5)
+            let deadline = ContinuousClock.now + .seconds(10)
             while responder.log.lateWriterClosed.withLock({ $0 }) == nil, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }

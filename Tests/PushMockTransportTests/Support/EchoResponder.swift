@@ -12,7 +12,7 @@ import Synchronization
 /// - `/goaway`: GOAWAY with `{"reason":"Shutdown"}`, then 200.
 /// - `/slow/<ms>`: 200 after a delay (a deferred response).
 /// - `/reset`: RST_STREAM(CANCEL).
-/// - `/late-stream`: a deferred answer completed 1 s later (time for the server to see the client leave, also on a loaded machine) as a streamed body; the writer the
+/// - `/late-stream`: a deferred answer completed 3 s later (time for the server to see the client leave, also on a loaded CI machine: 1 s was not) as a streamed body; the writer the
 ///   producer got is reported in `log.lateWriterClosed`.
 /// - anything else: 200 with a JSON echo of the request and connection.
 struct EchoResponder: HTTPResponder {
@@ -54,7 +54,7 @@ struct EchoResponder: HTTPResponder {
             let answer = DeferredResponse()
             let log = self.log
             Task {
-                try await Task.sleep(for: .seconds(1))
+                try await Task.sleep(for: .seconds(3))
                 answer.stream(HTTPServerResponse(status: 200, headers: [("content-type", "text/event-stream")])) { writer in
                     log.lateWriterClosed.withLock { $0 = writer.isClosed }
                     writer.finish()

@@ -7,6 +7,9 @@ public import PushMockStore
 /// Reading: every reader first waits (a bounded time) for what this instance recorded before it to
 /// be committed, then asks the database, in commit order.
 extension PostgresDeliveryStore {
+    /// How long a removal waits for what was recorded before it (a write abandoned after
+    /// ``writePatience`` and retried on a fresh pool fits in it).
+    static let removePatience: Duration = .seconds(30)
     static let columns = "id, received_at, connection_id, status, outcome, service, body_is_json, record"
 
     public func statistics() async -> DeliveryStoreStatistics {
@@ -71,7 +74,11 @@ extension PostgresDeliveryStore {
 
     @discardableResult
     public func remove(_ filter: DeliveryFilter) async throws -> Int {
-        await queue.flush()
+        // What was recorded before the removal is removed with it, so it must be committed first;
+        // a database that does not take it in ``removePatience`` gets an error, not a hang.
+        guard await queue.flush(within: Self.removePatience) else {
+            throw StoreError("PostgreSQL at \(location) has not committed the deliveries recorded before this removal within \(Self.removePatience.components.seconds) s; nothing was removed")
+        }
         let where_ = PostgresFilter(filter)
         let text = PostgresFilter.swiftSide(filter)
         var doomed: [Int64] = []

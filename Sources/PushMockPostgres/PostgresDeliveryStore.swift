@@ -46,7 +46,12 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
         var requesting = false
     }
 
-    let client: PostgresClient
+    /// The connection pool and the task running it. A write abandoned after ``writePatience``
+    /// replaces both: postgres-nio's pool was seen to hand out no connection again after a cancelled
+    /// `COPY` (its connections closed under it), so the retry goes to a fresh pool.
+    let pool: Mutex<(client: PostgresClient, run: Task<Void, Never>)>
+    /// The pool in use.
+    var client: PostgresClient { pool.withLock { $0.client } }
     let location: PostgresLocation
     let logger: Logger
     /// Deliveries kept at most; the oldest (by commit) are deleted first.
@@ -62,9 +67,9 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// A write failed or got no answer, so its batch may or may not be committed: the next write
     /// replaces whatever of its rows is there instead of adding them twice.
     let uncertain = Atomic<Bool>(false)
-    /// A write with no answer for this long is abandoned and retried (a connection can hang when
-    /// the server goes away in the middle of a `COPY`).
-    static let writePatience: Duration = .seconds(10)
+    /// A write with no answer for this long is abandoned and retried on a fresh pool (a connection
+    /// can hang when the server goes away in the middle of a `COPY`). 10 s unless told.
+    let writePatience: Duration
     let waiting = Atomic<Int>(0)
     /// Snapshots as last read or written, by key (what `archived` answers), and who is told of changes.
     let snapshots = Mutex<(values: [String: [UInt8]], observer: (@Sendable (String, [UInt8]) -> Void)?)>(([:], nil))
@@ -72,7 +77,6 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     let snapshotQueue = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
     /// The delivery count last read (what `/metrics` shows while the database is away).
     let lastCount = Atomic<Int64>(0)
-    let runTask: Task<Void, Never>
     let listenTask = Mutex<Task<Void, Never>?>(nil)
     /// How long closing waits for an unreachable database before it gives up on what is queued.
     static let closePatience: Duration = .seconds(10)
@@ -80,9 +84,9 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     static let readerPatience: Duration = .seconds(5)
 
     private init(client: PostgresClient, runTask: Task<Void, Never>, location: PostgresLocation, firstBlock: Range<UInt64>, spares: [Range<UInt64>], retention: Int,
-                 retentionAge: Duration?, queueLimit: Int, logger: Logger) {
-        self.client = client
-        self.runTask = runTask
+                 retentionAge: Duration?, queueLimit: Int, writePatience: Duration, logger: Logger) {
+        self.writePatience = writePatience
+        pool = Mutex((client, runTask))
         self.location = location
         self.retention = retention
         self.retentionAge = retentionAge
@@ -95,11 +99,10 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// refused at once with one line that names it (never its password).
     public static func connect(
         _ location: PostgresLocation, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
-        logger: Logger = Logger(label: "pushmock.postgres")
+        writePatience: Duration = .seconds(10), logger: Logger = Logger(label: "pushmock.postgres")
     ) async throws -> PostgresDeliveryStore {
         precondition(retention > 0)
-        let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: Logger(label: "pushmock.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
-        let runTask = Task { await client.run() }
+        let (client, runTask) = makePool(location)
         do {
             // The pool retries a refused connection for ever; a start gives it ``connectPatience``.
             try await Self.within(connectPatience) { try await PostgresSchema.migrate(client, logger: logger) }
@@ -107,7 +110,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             for _ in 0...spareBlocks { blocks.append(try await leaseBlock(client)) }
             let store = PostgresDeliveryStore(
                 client: client, runTask: runTask, location: location, firstBlock: blocks[0], spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
-                queueLimit: queueLimit, logger: logger
+                queueLimit: queueLimit, writePatience: writePatience, logger: logger
             )
             try await store.loadSnapshots()
             // The writer keeps the store until it is closed; trouble is logged once a second.
@@ -120,6 +123,23 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             runTask.cancel()
             throw StoreError("cannot use PostgreSQL at \(location): \(Self.describe(error))")
         }
+    }
+
+    /// A pool for `location`, running.
+    static func makePool(_ location: PostgresLocation) -> (PostgresClient, Task<Void, Never>) {
+        let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: Logger(label: "pushmock.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+        return (client, Task { await client.run() })
+    }
+
+    /// Puts a fresh pool in place of the one in use and stops the old one (its queries fail).
+    func replacePool() {
+        let (client, run) = Self.makePool(location)
+        let old = pool.withLock { pool in
+            defer { pool = (client, run) }
+            return pool.run
+        }
+        old.cancel()
+        logger.notice("PostgreSQL at \(location): a write got no answer; connecting afresh")
     }
 
     /// How long a start waits for the database before it is refused.
@@ -218,13 +238,16 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                 written.finish(false)
             }
         }
-        if await written.result(timeout: Self.writePatience, cancel: {}) {
+        if await written.result(timeout: writePatience, cancel: {}) {
             uncertain.store(false, ordering: .relaxed)
             return
         }
         uncertain.store(true, ordering: .relaxed)
         attempt.cancel()
-        throw failure.withLock { $0 } ?? StoreError("no answer within \(Self.writePatience.components.seconds) s")
+        if let failure = failure.withLock({ $0 }) { throw failure }
+        // No answer at all: the pool itself is suspect, so the retry gets a new one.
+        replacePool()
+        throw StoreError("no answer within \(writePatience.components.seconds) s")
     }
 
     /// One transaction under the fleet's write lock: (after an uncertain write, the batch's rows
@@ -299,6 +322,6 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             logger.error("closing: PostgreSQL at \(location) is unreachable; \(dropped) deliveries were not kept", metadata: ["error": "\(failure)"])
         }
         listenTask.withLock { $0 }?.cancel()
-        runTask.cancel()
+        pool.withLock { $0.run }.cancel()
     }
 }

@@ -1,0 +1,42 @@
+import PushMockCore
+import PushMockPostgres
+import PushMockStore
+import PushMockTestSupport
+import Testing
+
+@Suite("The PostgreSQL store when the database stops answering")
+struct PostgresRecoveryTests {
+    @Test("a write with no answer is abandoned, retried on fresh connections, and nothing recorded is lost; a removal waits for it")
+    func hungConnections() async throws {
+        var location = try await PostgresTestDatabase.create()
+        let relay = try await TCPRelay.start(to: location.host, port: location.port)
+        location.port = relay.port
+        let store = try await PostgresDeliveryStore.connect(location, retention: 1_000, writePatience: .seconds(1))
+        store.record(DeliveryStoreTests.delivery(0))
+        await store.flush()
+        #expect(try await store.query(DeliveryFilter(), limit: 10).total == 1)
+
+        // The pool opens all the connections it may (eight) ...
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<64 { group.addTask { _ = try await store.query(DeliveryFilter(), limit: 10) } }
+            try await group.waitForAll()
+        }
+        // ... and every connection open now (the pool's, the listener's) goes silent mid-conversation.
+        relay.swallow()
+        let ids = (1...5).map { store.record(DeliveryStoreTests.delivery($0)) }
+        #expect(ids.allSatisfy { $0 > 0 })
+        // The removal must first see the five committed, which takes the abandoned write's second.
+        let removed = try await store.remove(DeliveryFilter())
+        #expect(removed == 6, "the removal removed \(removed) of the 6 recorded deliveries")
+
+        store.record(DeliveryStoreTests.delivery(6))
+        await store.flush()
+        let page = try await store.query(DeliveryFilter(), limit: 10)
+        #expect(page.total == 1, "after the removal and one more push, \(page.total) deliveries are kept")
+        let statistics = await store.statistics()
+        #expect(statistics.dropped == 0)
+        #expect(statistics.failure == nil, "the store still reports a failure: \(statistics.failure ?? "")")
+        try await store.close()
+        await relay.close()
+    }
+}

@@ -1,0 +1,80 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A TCP relay in front of a server that can turn into a black hole: after ``swallow()`` every
+/// connection open at that moment stays open but carries nothing more in either direction (what a
+/// dead network path or a hung server looks like to a client), while connections made later are
+/// relayed again. For tests of a client that must notice a peer that never answers.
+package final class TCPRelay: Sendable {
+    package let port: Int
+    private let channel: any Channel
+    private let connections: Connections
+
+    /// Every connection relayed so far.
+    final class Connections: Sendable {
+        let pairs = Mutex<[Pair]>([])
+    }
+
+    /// One accepted connection and the one opened to the server for it.
+    final class Pair: Sendable {
+        let swallowed = Atomic<Bool>(false)
+    }
+
+    private init(port: Int, channel: any Channel, connections: Connections) {
+        self.port = port
+        self.channel = channel
+        self.connections = connections
+    }
+
+    /// Listens on a free loopback port and relays each connection to `host:port`.
+    package static func start(to host: String, port targetPort: Int) async throws -> TCPRelay {
+        let connections = Connections()
+        let group = MultiThreadedEventLoopGroup.singleton
+        let channel = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { inbound in
+                let pair = Pair()
+                connections.pairs.withLock { $0.append(pair) }
+                return ClientBootstrap(group: inbound.eventLoop).connect(host: host, port: targetPort).flatMap { outbound in
+                    let toServer = Forward(to: outbound, pair: pair)
+                    let toClient = Forward(to: inbound, pair: pair)
+                    return outbound.pipeline.addHandler(toClient).flatMap { inbound.pipeline.addHandler(toServer) }
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return TCPRelay(port: channel.localAddress!.port!, channel: channel, connections: connections)
+    }
+
+    /// From now on, the connections open now carry nothing; later ones are relayed.
+    package func swallow() {
+        connections.pairs.withLock { pairs in
+            for pair in pairs { pair.swallowed.store(true, ordering: .relaxed) }
+        }
+    }
+
+    package func close() async {
+        try? await channel.close()
+    }
+
+    /// Writes what one side reads to the other, unless the pair is swallowed.
+    final class Forward: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let peer: any Channel
+        let pair: Pair
+
+        init(to peer: any Channel, pair: Pair) {
+            self.peer = peer
+            self.pair = pair
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            guard !pair.swallowed.load(ordering: .relaxed) else { return }
+            peer.writeAndFlush(unwrapInboundIn(data), promise: nil)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            if !pair.swallowed.load(ordering: .relaxed) { peer.close(promise: nil) }
+        }
+    }
+}

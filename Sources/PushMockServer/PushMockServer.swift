@@ -161,7 +161,7 @@ public final class PushMockServer: Service, Sendable {
         do {
             try ServerState.restore(
                 from: store, registry: devices, plan: faults, activities: activities, channels: channels, subscriptions: subscriptions,
-                accessTokens: accessTokens, seed: configuration.faultSeed
+                accessTokens: accessTokens, seed: configuration.faultSeed, configuredTypes: configuration.activityTypes
             )
         } catch {
             throw PushMockError(code: .storeUnavailable, message: "store \(configuration.store): the state it kept (devices, faults, activities, channels) cannot be read: \(error)")

@@ -119,7 +119,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     /// other instances change them from now on.
     static func restore(
         from store: any DeliveryStore, registry: DeviceRegistry, plan: FaultPlan, activities: LiveActivities, channels: BroadcastChannelStore,
-        subscriptions: TopicSubscriptions, accessTokens: AccessTokenStore, seed: UInt64
+        subscriptions: TopicSubscriptions, accessTokens: AccessTokenStore, seed: UInt64, configuredTypes: [String: ActivityTypeDeclaration]
     ) throws {
         guard let archive = store as? any StateArchive else { return }
         if let bytes = try archive.archived(tokenGenerationKey), let generation = UInt64(String(decoding: bytes, as: UTF8.self)) {
@@ -129,12 +129,16 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
             if let bytes = try archive.archived(key) { try apply(key, bytes, registry: registry, plan: plan, seed: seed) }
         }
         if let bytes = try archive.archived(BroadcastChannelStore.key) { try channels.apply(bytes) }
+        // Types first: a restored activity is bound to its type.
+        try ActivityTypeArchive.restore(activities.types, configured: configuredTypes, from: archive)
         try activities.restore(from: archive)
         try TopicArchive.restore(subscriptions, from: archive)
         if let shared = archive as? any SharedStateArchive {
             shared.observeState { key, bytes in
                 if key.hasPrefix(LiveActivities.keyPrefix) {
                     activities.apply(key: key, bytes)
+                } else if key.hasPrefix(ActivityTypeArchive.keyPrefix) {
+                    try? ActivityTypeArchive.apply(key: key, bytes, to: activities.types, configured: configuredTypes)
                 } else if key.hasPrefix(TopicArchive.keyPrefix) {
                     try? TopicArchive.apply(key: key, bytes, to: subscriptions)
                 } else if key == BroadcastChannelStore.key {
@@ -195,10 +199,17 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
             throw InspectionError.badRequest("\(error)")
         }
         liveActivities.types.declare(name, .declared(declaration))
+        ActivityTypeArchive.save(name, body: body, in: store as? any StateArchive)
         return declaration
     }
 
-    func removeActivityType(_ name: String) -> Bool { liveActivities.types.remove(name) }
+    func removeActivityType(_ name: String) -> Bool {
+        guard liveActivities.types.remove(name) else { return false }
+        // Saved as removed, for the next start and the fleet (a configured type stays removed
+        // until a reset).
+        ActivityTypeArchive.save(name, body: ActivityTypeArchive.removed, in: store as? any StateArchive)
+        return true
+    }
 
     // MARK: ServerControl
 
@@ -216,6 +227,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         let generation = accessTokens.removeAll()
         (store as? any StateArchive)?.archive(Self.tokenGenerationKey, Array(String(generation).utf8))
         liveActivities.removeAll()
+        ActivityTypeArchive.reset(liveActivities.types, configured: configuration.activityTypes, in: store as? any StateArchive)
         liveActivities.types.reset(to: configuration.activityTypes)
         broadcastChannels.removeAll()
         subscriptions.removeAll()

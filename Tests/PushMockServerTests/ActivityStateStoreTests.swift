@@ -122,3 +122,72 @@ struct ActivityStateStoreTests {
         }
     }
 }
+
+/// Activity types declared through the API are kept (SQLite) and the fleet's (PostgreSQL).
+@Suite("--store: activity types declared through the API")
+struct ActivityTypeStoreTests {
+    typealias L = LiveActivitySimulationTests
+    typealias S = APNSTestServer
+
+    static let declaration = #"""
+    {"attributes": {"home": "String", "away": "String"},
+     "contentState": {"score": "String", "minute": "Int?"}}
+    """#
+
+    /// An update whose content state misses `score`, through `server`; the recorded delivery.
+    static func undecodableUpdate(_ client: HTTPClient, _ server: PushMockServer, token: String, jwt: String, now: Int64) async throws -> Delivery {
+        _ = try await L.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 5),"content-state":{"minute":3}"#)
+        return try await L.newest(server)
+    }
+
+    @Test("postgres: a type declared through A checks an activity started through A and updated through B; a removal through B reaches A")
+    func fleet() async throws {
+        let url = try await PostgresTestDatabase.create().description
+        let (base, clock) = L.configuration()
+        var configuration = base
+        configuration.store = .postgres(url: url)
+        configuration.idSeed = nil
+        let now = clock.nowSeconds
+        let jwt = S.token(issuedAt: now)
+        try await withPushMockServer(configuration) { a in
+            try await withPushMockServer(configuration) { b in
+                #expect(await a.inspect("PUT", "/api/v1/activity-types/MatchAttributes", body: Self.declaration).status == 200)
+                #expect(await PostgresFleetTests.eventually { await b.inspect("GET", "/api/v1/activity-types/MatchAttributes").status == 200 }, "A's type reaches B")
+                try await withHTTPClient { client in
+                    #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
+                    let token = try #require(try await L.newest(a).issuedActivityToken)
+                    #expect(await PostgresFleetTests.eventually { b.activity(token) != nil }, "the activity started through A reaches B")
+                    let update = try await Self.undecodableUpdate(client, b, token: token, jwt: jwt, now: now)
+                    #expect(update.reason == "LiveActivityContentStateUndecodable", "B checks the update against A's type: \(update.reason ?? "accepted")")
+                    #expect(update.explanation?.contains(#"content-state.score: missing key "score""#) == true, "\(update.explanation ?? "")")
+                }
+                #expect(await b.inspect("DELETE", "/api/v1/activity-types/MatchAttributes").status == 200)
+                #expect(await PostgresFleetTests.eventually { await a.inspect("GET", "/api/v1/activity-types/MatchAttributes").status == 404 }, "B's removal reaches A")
+            }
+        }
+    }
+
+    @Test("sqlite:PATH keeps a type declared through the API across a restart, and a removal; a reset goes back to the configuration")
+    func sqliteRestart() async throws {
+        var configuration = PushMockConfiguration.testing()
+        configuration.store = .sqlite(path: FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-types-\(UUID().uuidString).sqlite").path)
+        try await withPushMockServer(configuration) { server in
+            #expect(await server.inspect("PUT", "/api/v1/activity-types/MatchAttributes", body: Self.declaration).status == 200)
+            #expect(await server.inspect("PUT", "/api/v1/activity-types/RideAttributes", body: #"{"attributes":{},"contentState":{"eta":"Date"}}"#).status == 200)
+        }
+        try await withPushMockServer(configuration) { server in
+            let kept = await server.inspect("GET", "/api/v1/activity-types/MatchAttributes")
+            #expect(kept.status == 200, "declared before the restart: \(kept.text)")
+            #expect(kept.text.contains("minute"), "\(kept.text)")
+            #expect(await server.inspect("DELETE", "/api/v1/activity-types/RideAttributes").status == 200)
+        }
+        try await withPushMockServer(configuration) { server in
+            #expect(await server.inspect("GET", "/api/v1/activity-types/MatchAttributes").status == 200)
+            #expect(await server.inspect("GET", "/api/v1/activity-types/RideAttributes").status == 404, "a removal is kept")
+            #expect(await server.inspect("POST", "/api/v1/reset").status == 200)
+        }
+        try await withPushMockServer(configuration) { server in
+            #expect(await server.inspect("GET", "/api/v1/activity-types/MatchAttributes").status == 404, "a reset is kept")
+        }
+    }
+}

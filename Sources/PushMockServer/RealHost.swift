@@ -43,10 +43,15 @@ enum RealHost: String, Sendable, CaseIterable {
 
     /// The real host an authority or SNI names, or `nil` (localhost, an address, another name).
     init?(authority: String?) {
-        // Fast path: every real name ends in ".com" (optionally with a port); addresses and localhost do not.
-        guard let authority, let last = authority.utf8.last, last | 0x20 == UInt8(ascii: "m") || (0x30...0x39).contains(last) else { return nil }
-        let name = Self.hostName(authority)
-        guard name.utf8.last.map({ $0 | 0x20 == UInt8(ascii: "m") }) == true, let host = Self.names[name.lowercased()] else { return nil }
+        // Fast path, on the bytes: every real name ends in ".com" before its port, if any;
+        // addresses and localhost do not (this runs for every push).
+        guard let authority else { return nil }
+        let utf8 = authority.utf8
+        var end = utf8.endIndex
+        if utf8.first != UInt8(ascii: "["), let colon = utf8.lastIndex(of: UInt8(ascii: ":")) { end = colon }
+        guard end > utf8.startIndex, utf8[utf8.index(before: end)] | 0x20 == UInt8(ascii: "m"),
+              let host = Self.names[Self.hostName(authority).lowercased()]
+        else { return nil }
         self = host
     }
 

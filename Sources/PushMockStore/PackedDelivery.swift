@@ -14,6 +14,8 @@ package struct PackedDelivery {
     package var arena: [UInt8]
 
     fileprivate static let absent = UInt32.max
+    /// How many strings come before the headers (httpVersion … issuedActivityToken).
+    private static let stringFields = 15
 
     /// A delivery as read back from storage.
     package init(id: UInt64, receivedAt: Int64, connectionID: UInt64, status: Int, outcome: Delivery.Outcome, service: Delivery.Service, bodyIsJSON: Bool, arena: [UInt8]) {
@@ -35,65 +37,72 @@ package struct PackedDelivery {
         outcome = delivery.outcome
         service = delivery.service
         bodyIsJSON = delivery.bodyIsJSON
-        var size = delivery.body.count + delivery.path.utf8.count + (delivery.explanation?.utf8.count ?? 0) + 512
-        for field in delivery.headers {
-            size += field.name.utf8.count + field.value.utf8.count + 8
-        }
-        for diagnostic in delivery.diagnostics {
-            size += diagnostic.utf8.count + 4
-        }
-        var writer = ArenaWriter(capacity: size)
-        writer.put(delivery.httpVersion)
-        writer.put(delivery.environment)
-        writer.put(delivery.method)
-        writer.put(delivery.path)
-        writer.put(delivery.identity)
-        writer.put(delivery.pushType)
-        writer.put(delivery.topic)
-        writer.put(delivery.deviceToken)
-        writer.put(delivery.apnsID)
-        writer.put(delivery.reason)
-        writer.put(delivery.explanation)
-        writer.put(delivery.fault)
-        writer.put(delivery.project)
-        writer.put(delivery.activityID)
-        writer.put(delivery.issuedActivityToken)
-        writer.putLength(UInt32(delivery.headers.count))
-        for field in delivery.headers {
-            writer.put(field.name)
-            writer.put(field.value)
-        }
-        writer.putLength(UInt32(delivery.diagnostics.count))
-        for diagnostic in delivery.diagnostics {
-            writer.put(diagnostic)
-        }
-        writer.putLength(UInt32(delivery.body.count))
-        writer.bytes.append(contentsOf: delivery.body)
-        // Added after the body, so records written before it existed still read (as nil).
+        // The exact size first, then one allocation filled by memcpy: no per-byte append, no growth,
+        // and no array of the strings (which would retain each).
+        func utf8(_ string: String?) -> Int { string?.utf8.count ?? 0 }
+        var size = 4 * Self.stringFields + 4 + 4 + 4 + delivery.body.count
+        size += utf8(delivery.httpVersion) + utf8(delivery.environment) + utf8(delivery.method) + utf8(delivery.path) + utf8(delivery.identity)
+        size += utf8(delivery.pushType) + utf8(delivery.topic) + utf8(delivery.deviceToken) + utf8(delivery.apnsID) + utf8(delivery.reason)
+        size += utf8(delivery.explanation) + utf8(delivery.fault) + utf8(delivery.project) + utf8(delivery.activityID) + utf8(delivery.issuedActivityToken)
+        for field in delivery.headers { size += 8 + field.name.utf8.count + field.value.utf8.count }
+        for diagnostic in delivery.diagnostics { size += 4 + diagnostic.utf8.count }
         if let recipients = delivery.recipients {
-            writer.putLength(UInt32(recipients.count))
-            for token in recipients {
-                writer.put(token)
-            }
+            size += 4
+            for token in recipients { size += 4 + token.utf8.count }
         }
-        let arena = writer.bytes
-        self.arena = arena
+        arena = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var writer = ArenaWriter(base: buffer.baseAddress!)
+            writer.put(delivery.httpVersion)
+            writer.put(delivery.environment)
+            writer.put(delivery.method)
+            writer.put(delivery.path)
+            writer.put(delivery.identity)
+            writer.put(delivery.pushType)
+            writer.put(delivery.topic)
+            writer.put(delivery.deviceToken)
+            writer.put(delivery.apnsID)
+            writer.put(delivery.reason)
+            writer.put(delivery.explanation)
+            writer.put(delivery.fault)
+            writer.put(delivery.project)
+            writer.put(delivery.activityID)
+            writer.put(delivery.issuedActivityToken)
+            writer.putLength(UInt32(delivery.headers.count))
+            for field in delivery.headers {
+                writer.put(field.name)
+                writer.put(field.value)
+            }
+            writer.putLength(UInt32(delivery.diagnostics.count))
+            for diagnostic in delivery.diagnostics { writer.put(diagnostic) }
+            writer.putLength(UInt32(delivery.body.count))
+            delivery.body.withUnsafeBufferPointer { writer.copy($0) }
+            // Added after the body, so records written before it existed still read (as nil).
+            if let recipients = delivery.recipients {
+                writer.putLength(UInt32(recipients.count))
+                for token in recipients { writer.put(token) }
+            }
+            precondition(writer.offset == size, "packed \(writer.offset) bytes into \(size)")
+            initialized = size
+        }
     }
 
-    /// Appends length-prefixed fields (no closures, so no dynamic exclusivity checks).
+    /// Writes length-prefixed fields into memory sized for them.
     private struct ArenaWriter {
-        var bytes: [UInt8]
-
-        init(capacity: Int) {
-            bytes = []
-            bytes.reserveCapacity(capacity)
-        }
+        let base: UnsafeMutablePointer<UInt8>
+        var offset = 0
 
         mutating func putLength(_ value: UInt32) {
-            bytes.append(UInt8(truncatingIfNeeded: value))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 16))
-            bytes.append(UInt8(truncatingIfNeeded: value >> 24))
+            base[offset] = UInt8(truncatingIfNeeded: value)
+            base[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
+            base[offset + 2] = UInt8(truncatingIfNeeded: value >> 16)
+            base[offset + 3] = UInt8(truncatingIfNeeded: value >> 24)
+            offset += 4
+        }
+
+        mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+            (base + offset).initialize(from: source, count: bytes.count)
+            offset += bytes.count
         }
 
         mutating func put(_ value: String?) {
@@ -101,8 +110,16 @@ package struct PackedDelivery {
                 putLength(PackedDelivery.absent)
                 return
             }
-            putLength(UInt32(value.utf8.count))
-            bytes.append(contentsOf: value.utf8)
+            let count = value.utf8.count
+            putLength(UInt32(count))
+            if value.utf8.withContiguousStorageIfAvailable({ copy($0) }) == nil {
+                var index = offset
+                for byte in value.utf8 {
+                    base[index] = byte
+                    index += 1
+                }
+                offset = index
+            }
         }
     }
 

@@ -43,6 +43,7 @@ final class NGHTTP2Connection {
     private var pool: [NGHTTP2Stream] = []
     private var nvScratch: [nghttp2_nv] = []
     private var byteScratch: [UInt8] = []
+    private var spanScratch: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
     private unowned(unsafe) let delegate: any NGHTTP2ConnectionDelegate
     let maxBodySize: Int
     let maxHeaderListSize: Int
@@ -181,14 +182,13 @@ final class NGHTTP2Connection {
         // Names and values go into one scratch buffer; nghttp2 copies them during the call.
         byteScratch.removeAll(keepingCapacity: true)
         nvScratch.removeAll(keepingCapacity: true)
-        var spans: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
-        spans.reserveCapacity(response.headers.count + 2)
+        spanScratch.removeAll(keepingCapacity: true)
         func add(_ name: String, _ value: String, _ flags: UInt8) {
             let nameStart = byteScratch.count
-            byteScratch.append(contentsOf: name.utf8)
+            byteScratch.appendUTF8(name)
             let valueStart = byteScratch.count
-            byteScratch.append(contentsOf: value.utf8)
-            spans.append((nameStart..<valueStart, valueStart..<byteScratch.count, flags))
+            byteScratch.appendUTF8(value)
+            spanScratch.append((nameStart..<valueStart, valueStart..<byteScratch.count, flags))
         }
         add(":status", status, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
         for field in response.headers {
@@ -203,7 +203,7 @@ final class NGHTTP2Connection {
         }
         byteScratch.withUnsafeMutableBufferPointer { bytes in
             let base = bytes.baseAddress!
-            for span in spans {
+            for span in spanScratch {
                 nvScratch.append(nghttp2_nv(
                     name: base + span.name.lowerBound,
                     value: base + span.value.lowerBound,
@@ -499,5 +499,16 @@ private enum NGHTTP2Shared {
             dataFlags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
         }
         return count
+    }
+}
+
+extension [UInt8] {
+    /// Appends a string's UTF-8 by one copy (a native string's bytes are contiguous; the generic
+    /// `append(contentsOf: string.utf8)` walks them one by one).
+    mutating func appendUTF8(_ string: String) {
+        if string.utf8.withContiguousStorageIfAvailable({ self.append(contentsOf: $0) }) == nil {
+            var copy = string
+            copy.withUTF8 { self.append(contentsOf: $0) }
+        }
     }
 }

@@ -57,7 +57,7 @@ public final class PushMockServer: Service, Sendable {
     public var proxyPort: Int? { proxyListener?.port }
 
     /// The listeners bound, by role.
-    private struct Bound {
+    struct Bound {
         var push: HTTPListener?
         var cleartext: HTTPListener?
         var proxy: HTTPListener?
@@ -277,56 +277,10 @@ public final class PushMockServer: Service, Sendable {
             if ownsGroup { try? await group.shutdownGracefully() }
             throw error
         }
-        var listenerConfiguration = ListenerConfiguration(
-            host: configuration.host,
-            port: configuration.pushPort,
-            tls: tls,
-            http2: configuration.http2,
-            maxRequestBodySize: configuration.maxRequestBodySize,
-            idleTimeout: configuration.idleTimeoutSeconds.map { .seconds($0) },
-            idleGoAwayDebugData: Array(#"{"reason":"IdleTimeout"}"#.utf8),
-            shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds),
-            requestClientCertificates: configuration.mode == .push,
-            protocolDeadline: configuration.protocolDeadlineSeconds.map { .seconds($0) },
-            // APNs answers `authorization: bearer ` itself (MissingProviderToken), so nghttp2's
-            // RFC 9113 whitespace check must not reset such streams first.
-            lenientFieldWhitespace: true
-        )
-        let caps = DescriptorLimit.caps(descriptors: DescriptorLimit.raiseToHardLimit(), cleartext: configuration.cleartextPort != nil)
-        listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.tls
-        var bound = Bound()
-        let push: HTTPListener
+        let bound: Bound
         do {
-            push = try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger)
-            bound.push = push
-            components.pushAddress.port = push.port
-            if let port = configuration.proxyPort {
-                // The tunnel is served like the push port itself (same TLS, same responder).
-                var proxy = listenerConfiguration
-                proxy.port = port
-                proxy.connectProxy = ConnectProxyPolicy { host, port in
-                    RealHost.names[host].map { RealHost.isRealPort(port, of: $0) } ?? false
-                }
-                bound.proxy = try await HTTPListener.bind(configuration: proxy, responder: components.push, group: group, logger: logger)
-            }
-            if let port = configuration.cleartextPort {
-                listenerConfiguration.port = port
-                listenerConfiguration.tls = nil
-                listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.cleartext
-                bound.cleartext = try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger)
-            }
-            if let port = configuration.inspectionPort {
-                // Its own cap, so a flooded push port never takes the inspection port with it;
-                // idle connections close after a minute (a long-poll in progress is not idle).
-                let inspection = ListenerConfiguration(
-                    host: configuration.inspectionHost, port: port, tls: nil, maxRequestBodySize: 1 << 20, idleTimeout: .seconds(60),
-                    shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds), maxConnections: caps.inspection,
-                    protocolDeadline: configuration.protocolDeadlineSeconds.map { .seconds($0) }
-                )
-                bound.inspection = try await HTTPListener.bind(configuration: inspection, responder: components.inspection, group: group, logger: logger)
-            }
+            bound = try await bindListeners(configuration, tls: tls, components: components, group: group, logger: logger)
         } catch {
-            for listener in bound.all { await listener.shutdown() }
             try? await components.store.close()
             if ownsGroup { try? await group.shutdownGracefully() }
             if let error = error as? IOError {
@@ -334,6 +288,7 @@ public final class PushMockServer: Service, Sendable {
             }
             throw error
         }
+        let push = bound.push!
         if configuration.inspectionPort != nil, configuration.inspectionToken == nil,
            !["127.0.0.1", "::1", "localhost"].contains(configuration.inspectionHost) {
             logger.warning("the inspection API listens on \(configuration.inspectionHost) without a token: anyone who reaches it can read every recorded push and change faults; set --inspection-token")
@@ -382,34 +337,5 @@ public final class PushMockServer: Service, Sendable {
         } catch {
             Logger(label: "pushmock").error("the store could not be closed cleanly", metadata: ["error": "\(error)"])
         }
-    }
-
-    static func loadTLS(_ source: PushMockConfiguration.TLSSource) throws -> TLSConfiguration {
-        let chain: [NIOSSLCertificate]
-        let key: NIOSSLPrivateKey
-        do {
-            switch source {
-            case .files(let certificatePath, let keyPath):
-                for path in [certificatePath, keyPath] where !FileCheck.exists(path) {
-                    throw PushMockError(
-                        code: .tlsMaterialMissing,
-                        message: "\(path) not found. Run from the repository root, pass --cert and --key, or create a set with `pushmock certs generate --out DIR`."
-                    )
-                }
-                chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
-                key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-            case .pem(let certificatePEM, let keyPEM):
-                chain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8))
-                key = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
-            }
-        } catch let error as PushMockError {
-            throw error
-        } catch {
-            throw PushMockError(code: .tlsMaterialInvalid, message: "cannot load the TLS certificate or key: \(error)")
-        }
-        guard !chain.isEmpty else {
-            throw PushMockError(code: .tlsMaterialInvalid, message: "the certificate file holds no certificate")
-        }
-        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
     }
 }

@@ -115,8 +115,10 @@ extension PostgresDeliveryStore {
             do {
                 if try await query(filter, limit: 0).total >= count { return true }
             } catch {
+                // Cancelled while asking: the wait ends, as a cancelled wait does (not an error).
+                if Task.isCancelled { return false }
                 // The database away: a wait outlasts an outage shorter than its timeout.
-                if deadline - .now <= .zero || Task.isCancelled { throw error }
+                if deadline - .now <= .zero { throw error }
                 try? await Task.sleep(for: min(.milliseconds(250), deadline - .now))
                 continue
             }

@@ -111,18 +111,30 @@ extension SQLiteDeliveryStore {
         }
         var existing = filter
         existing.before = min(filter.before ?? .max, horizon + 1)
-        let found = try await query(existing, limit: 0).total
+        let found: Int
+        do {
+            found = try await query(existing, limit: 0).total
+        } catch {
+            removeWaiter(waiter)
+            // Cancelled while counting what is kept (GRDB honours cancellation): the wait ends,
+            // as a cancelled wait does, rather than failing.
+            if Task.isCancelled { return false }
+            throw error
+        }
         let satisfied = state.withLock { state -> Bool in
             defer { waiterCount.store(state.waiters.count, ordering: .relaxed) }
             return state.waiters.credit(waiter, existing: found)
         }
         if satisfied { return true }
         return await signal.result(timeout: timeout) { [weak self] in
-            guard let self else { return }
-            self.state.withLock { state in
-                state.waiters.remove(waiter)
-                self.waiterCount.store(state.waiters.count, ordering: .relaxed)
-            }
+            self?.removeWaiter(waiter)
+        }
+    }
+
+    private func removeWaiter(_ waiter: UInt64) {
+        state.withLock { state in
+            state.waiters.remove(waiter)
+            waiterCount.store(state.waiters.count, ordering: .relaxed)
         }
     }
 

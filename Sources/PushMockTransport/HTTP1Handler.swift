@@ -127,7 +127,12 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
 
     private func respond(to request: HTTPServerRequest, context: ChannelHandlerContext) {
         let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
-        switch responder.respond(to: request, context: requestContext) {
+        handle(responder.respond(to: request, context: requestContext), context: context)
+    }
+
+    /// What the responder answered, now or later.
+    private func handle(_ result: ResponderResult, context: ChannelHandlerContext) {
+        switch result {
         case .response(let response):
             write(response, context: context)
         case .resetStream:
@@ -148,7 +153,23 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
             deferred.whenComplete { completion in
                 loop.execute { handler.value.finishLate(completion, loop: loop) }
             }
+        case .resumed(let resumption):
+            awaitingResponse = true
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let loop = context.eventLoop
+            Task {
+                await resumption.work()
+                loop.execute { handler.value.resume(resumption) }
+            }
         }
+    }
+
+    /// The second half of a resumed answer, on the event loop.
+    private func resume(_ resumption: ResponderResumption) {
+        awaitingResponse = false
+        guard let context, context.channel.isActive else { return }
+        let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
+        handle(resumption.respond(requestContext), context: context)
     }
 
     /// A delayed or deferred answer, on the event loop.

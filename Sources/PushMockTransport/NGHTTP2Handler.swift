@@ -138,7 +138,15 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
         let request = stream.takeRequest()
         let streamID = stream.id
         let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
-        switch responder.respond(to: request, context: requestContext) {
+        handle(responder.respond(to: request, context: requestContext), streamID: streamID, context: context, connection: connection)
+        if !inReadBatch {
+            flushOutput()
+        }
+    }
+
+    /// What the responder answered for `streamID`, now or later.
+    private func handle(_ result: ResponderResult, streamID: Int32, context: ChannelHandlerContext, connection: NGHTTP2Connection) {
+        switch result {
         case .response(let response):
             connection.submitResponse(streamID: streamID, response: response)
         case .resetStream(let code):
@@ -157,10 +165,22 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
             deferred.whenComplete { completion in
                 loop.execute { handler.value.submitLate(completion, streamID: streamID, loop: loop) }
             }
+        case .resumed(let resumption):
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            let loop = context.eventLoop
+            Task {
+                await resumption.work()
+                loop.execute { handler.value.resume(resumption, streamID: streamID) }
+            }
         }
-        if !inReadBatch {
-            flushOutput()
-        }
+    }
+
+    /// The second half of a resumed answer, on the event loop.
+    private func resume(_ resumption: ResponderResumption, streamID: Int32) {
+        guard let context, let connection else { return }
+        let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
+        handle(resumption.respond(requestContext), streamID: streamID, context: context, connection: connection)
+        scheduleFlush()
     }
 
     /// A delayed or deferred answer, on the event loop.

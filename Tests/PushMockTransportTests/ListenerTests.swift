@@ -97,6 +97,28 @@ struct ListenerTests {
         }
     }
 
+    @Test("a resumed answer runs its work, then answers on the loop as respond would (its own result handled too), on HTTP/2 and HTTP/1.1")
+    func resumed() async throws {
+        try await withListener(tls: false) { listener in
+            let h2 = try await H2FrameClient.connect(port: listener.port, tls: false)
+            defer { Task { await h2.close() } }
+            h2.send(streamID: 1, method: "GET", path: "/resumed")
+            h2.send(streamID: 3, method: "GET", path: "/h2c")
+            _ = try await h2.completedStream(1)
+            #expect(String(decoding: h2.body(of: 1), as: UTF8.self) == "resumed HTTP/2 after work: true")
+            _ = try await h2.completedStream(3)
+            #expect(try decodeEcho(h2.body(of: 3)).path == "/h2c", "the connection keeps serving other streams")
+
+            try await withHTTPClient { client in
+                let (response, body) = try await client.send("http://127.0.0.1:\(listener.port)/resumed")
+                #expect(response.status == .ok)
+                #expect(String(decoding: body, as: UTF8.self) == "resumed HTTP/1.1 after work: true")
+                let (next, _) = try await client.send("http://127.0.0.1:\(listener.port)/after")
+                #expect(next.status == .ok, "the HTTP/1.1 connection serves the next request")
+            }
+        }
+    }
+
     @Test("answers 413 to a body over the cap and keeps the connection serving")
     func bodyOverCap() async throws {
         try await withListener(maxBodySize: 1024) { listener in

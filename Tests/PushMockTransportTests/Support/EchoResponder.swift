@@ -12,6 +12,8 @@ import Synchronization
 /// - `/goaway`: GOAWAY with `{"reason":"Shutdown"}`, then 200.
 /// - `/slow/<ms>`: 200 after a delay (a deferred response).
 /// - `/reset`: RST_STREAM(CANCEL).
+/// - `/resumed`: a resumed answer: 50 ms of work off the loop, then, on the loop, a 30 ms delayed
+///   200 whose body names the connection's HTTP version.
 /// - `/late-stream`: a deferred answer completed 3 s later (time for the server to see the client leave, also on a loaded CI machine: 1 s was not) as a streamed body; the writer the
 ///   producer got is reported in `log.lateWriterClosed`.
 /// - anything else: 200 with a JSON echo of the request and connection.
@@ -64,6 +66,16 @@ struct EchoResponder: HTTPResponder {
         }
         if path == "/reset" {
             return .resetStream(.cancel)
+        }
+        if path == "/resumed" {
+            let worked = Mutex(false)
+            return .resumed(ResponderResumption(work: {
+                try? await Task.sleep(for: .milliseconds(50))
+                worked.withLock { $0 = true }
+            }, respond: { context in
+                let body = "resumed \(context.connection.httpVersion.rawValue) after work: \(worked.withLock { $0 })"
+                return .delayed(HTTPServerResponse(status: 200, body: Array(body.utf8)), by: .milliseconds(30))
+            }))
         }
         let limit: String?
         switch request.limitExceeded {

@@ -35,6 +35,11 @@ enum PostgresSchema {
             "INSERT INTO pushmock_meta (key, value) VALUES ('count', 0)",
             "CREATE TABLE pushmock_state (key TEXT PRIMARY KEY, value BYTEA NOT NULL)",
         ],
+        [
+            // What each `count` fault has left, counted for the whole fleet (one row per fault), and
+            // how many fires are taken by requests not answered yet.
+            "CREATE TABLE pushmock_fault_fire (key TEXT PRIMARY KEY, remaining BIGINT NOT NULL, held BIGINT NOT NULL DEFAULT 0)",
+        ],
     ]
 
     /// The lock that start-up migrations take ("PMmg").

@@ -1,6 +1,7 @@
 import PushMockCore
 import PushMockStore
 import PushMockTransport
+import Synchronization
 
 /// The one way a push-port request ends, for APNs, FCM, broadcast and OAuth alike: the fault that
 /// fires for it, its `Delivery` recorded and counted, and the fault's effect on the answer (a
@@ -10,15 +11,89 @@ struct PushFinisher: Sendable {
     let store: any DeliveryStore
     let metrics: ServerMetrics
     let faults: FaultPlan
+    /// The fleet's counter of `count` faults (a PostgreSQL store), if any.
+    let counter: (any FleetFaultCounter)?
+    /// How long a claim waits for the counter before the fault is counted here alone.
+    static let claimPatience: Duration = .seconds(2)
 
-    /// The fault that fires for a request with these facts (counted against its `count`), if any.
-    func fault(_ service: Delivery.Service, path: String, token: String? = nil, topic: String? = nil, project: String? = nil) -> FaultRule? {
-        let rule = faults.fire(service: service, path: path, token: token, topic: topic, project: project)
-        if rule?.count != nil {
+    init(store: any DeliveryStore, metrics: ServerMetrics, faults: FaultPlan) {
+        self.store = store
+        self.metrics = metrics
+        self.faults = faults
+        counter = store as? any FleetFaultCounter
+        faults.countsAcrossFleet = counter != nil
+    }
+
+    /// The fault that fires for a request with these facts (counted against its `count`, with a
+    /// fleet's count on the fires claimed for it in `claims`), if any.
+    func fault(
+        _ service: Delivery.Service, path: String, token: String? = nil, topic: String? = nil, project: String? = nil, claims: FaultClaims? = nil
+    ) -> FaultRule? {
+        let rule = faults.fire(service: service, path: path, token: token, topic: topic, project: project, claims: claims)
+        if rule?.count != nil || claims != nil {
             // What a `count` fault has left is kept, and shared with a fleet.
             ServerState.saveFaults(faults, to: store)
         }
         return rule
+    }
+
+    /// With a fleet's count: an answer that first claims, from the shared counter, one fire of
+    /// each `count` fault that may fire for a request of `service` to `path`, then calls `answer`
+    /// on the connection's loop with the claims (fires the request did not use are given back).
+    /// Nil when no such fault is set: the request is answered at once, as almost always.
+    func claimingFaults(
+        _ service: Delivery.Service, path: String, answer: @escaping @Sendable (RequestContext, FaultClaims) -> ResponderResult
+    ) -> ResponderResult? {
+        guard let counter else { return nil }
+        let rules = faults.claimable(service: service, path: path)
+        guard !rules.isEmpty else { return nil }
+        let taken = Mutex<FaultClaims?>(nil)
+        return .resumed(ResponderResumption(
+            work: {
+                var claims: [String: FaultClaims.Claim] = [:]
+                for rule in rules {
+                    claims[rule.fleetKey] = await Self.claim(rule, from: counter)
+                }
+                taken.withLock { $0 = FaultClaims(claims) }
+            },
+            respond: { [faults, store] context in
+                let claims = taken.withLock { $0 } ?? FaultClaims([:])
+                let result = answer(context, claims)
+                let won = claims.won
+                if !won.isEmpty {
+                    // Settled after the answer: used, or given back; a spent fault leaves every instance.
+                    Task {
+                        for (key, used) in won where (try? await counter.settleFire(key, used: used)) == true {
+                            if faults.removeSpent(fleetKey: key) { ServerState.saveFaults(faults, to: store) }
+                        }
+                    }
+                }
+                return result
+            }
+        ))
+    }
+
+    /// One fire of `rule` from the fleet's counter, or `.unavailable` after ``claimPatience``.
+    private static func claim(_ rule: FaultRule, from counter: any FleetFaultCounter) async -> FaultClaims.Claim {
+        await withTaskGroup(of: FaultClaims.Claim?.self) { group in
+            group.addTask {
+                do {
+                    switch try await counter.claimFire(rule.fleetKey, count: rule.count ?? 0) {
+                    case .won(let remaining): return .won(remaining: remaining)
+                    case .lost(let spent): return .lost(spent: spent)
+                    }
+                } catch {
+                    return .unavailable
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: claimPatience)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? .unavailable
+        }
     }
 
     /// Records `delivery` and counts it; returns its id and what to do with `response` under `fault`.

@@ -58,6 +58,11 @@ final class PushResponder: HTTPResponder {
         }
         let started = ContinuousClock.now
         let (service, result) = route(request, context: context)
+        return timed(result, service: service, started: started)
+    }
+
+    /// `result`, with its latency observed when it is answered.
+    private func timed(_ result: ResponderResult, service: Delivery.Service?, started: ContinuousClock.Instant) -> ResponderResult {
         switch result {
         case .delayed(let response, let delay):
             // An injected delay: in flight until it is answered, and timed with it.
@@ -71,6 +76,13 @@ final class PushResponder: HTTPResponder {
                 answer.succeed(response)
             }
             return .deferred(answer)
+        case .resumed(let resumption):
+            // Waiting for a fleet-wide claim: in flight meanwhile, and timed with it.
+            metrics.requestDeferred()
+            return .resumed(ResponderResumption(work: resumption.work) { [self] context in
+                metrics.deferredRequestFinished()
+                return timed(resumption.respond(context), service: service, started: started)
+            })
         case .response, .resetStream, .stream, .deferred:
             metrics.observeLatency(service: service, nanoseconds: Self.nanoseconds(since: started))
         }
@@ -83,7 +95,15 @@ final class PushResponder: HTTPResponder {
     }
 
     /// The service a request is for (nil: none, a refusal or a page) and its answer.
-    private func route(_ request: HTTPServerRequest, context: RequestContext) -> (service: Delivery.Service?, result: ResponderResult) {
+    private func route(_ request: HTTPServerRequest, context: RequestContext, claims: FaultClaims? = nil) -> (service: Delivery.Service?, result: ResponderResult) {
+        // A fleet's `count` faults that may fire for this request: their fires are claimed from
+        // the shared counter first, then the request is routed again with them (almost always nil).
+        func claiming(_ service: Delivery.Service) -> ResponderResult? {
+            guard claims == nil else { return nil }
+            return apns.finisher.claimingFaults(service, path: request.path) { [self] context, claims in
+                self.route(request, context: context, claims: claims).result
+            }
+        }
         // A header list over the limit is a transport refusal (431) on every endpoint: the headers
         // it has are incomplete, so no validator sees it (it is counted in /metrics).
         if let limit = request.limitExceeded, case .headerListSize = limit {
@@ -98,11 +118,13 @@ final class PushResponder: HTTPResponder {
         }
         if request.path.hasPrefix("/3/") {
             guard host == nil || host == .apns else { return (nil, .response(Self.notFound(request, on: host))) }
-            return (.apns, apns.respond(to: request, context: context))
+            if let pending = claiming(.apns) { return (.apns, pending) }
+            return (.apns, apns.respond(to: request, context: context, claims: claims))
         }
         if request.path.hasPrefix("/1/apps/") || request.path.hasPrefix("/4/broadcasts/") {
             guard host == nil || host == .broadcast else { return (nil, .response(Self.notFound(request, on: host))) }
-            return (.broadcast, broadcast.respond(to: request, context: context))
+            if let pending = claiming(.broadcast) { return (.broadcast, pending) }
+            return (.broadcast, broadcast.respond(to: request, context: context, claims: claims))
         }
         // Any other endpoint is not APNs: it never holds a connection at one stream.
         if context.control.maxConcurrentStreams < apns.raisedStreamLimit {
@@ -110,7 +132,8 @@ final class PushResponder: HTTPResponder {
         }
         if let project = FCMEndpoint.project(in: request.path) {
             guard host == nil || host == .fcm else { return (nil, .response(Self.notFound(request, on: host))) }
-            return (.fcm, fcm.respond(to: request, project: project, context: context))
+            if let pending = claiming(.fcm) { return (.fcm, pending) }
+            return (.fcm, fcm.respond(to: request, project: project, context: context, claims: claims))
         }
         if let operation = IIDEndpoint.operation(path: request.path, method: request.method) {
             let home: RealHost
@@ -119,11 +142,13 @@ final class PushResponder: HTTPResponder {
             case .batch, .relate, .info: home = .iid
             }
             guard host == nil || host == home else { return (nil, .response(Self.notFound(request, on: host))) }
-            return (.iid, iid.respond(to: request, operation: operation, context: context))
+            if let pending = claiming(.iid) { return (.iid, pending) }
+            return (.iid, iid.respond(to: request, operation: operation, context: context, claims: claims))
         }
         let route = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
         if (host == nil && route == tokenPath) || (host == .oauth2 && (route == "/token" || route == tokenPath)) {
-            return (.oauth, oauth.respond(to: request, context: context))
+            if let pending = claiming(.oauth) { return (.oauth, pending) }
+            return (.oauth, oauth.respond(to: request, context: context, claims: claims))
         }
         if let host {
             return (nil, .response(Self.notFound(request, on: host)))

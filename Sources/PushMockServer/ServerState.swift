@@ -73,7 +73,10 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
             throw InspectionError.badRequest("\(error)")
         }
         defer { saveFaults() }
-        return plan.add(rule)
+        // A new serial each time: with a fleet's count, a rule added again starts its count again.
+        var added = rule
+        added.serial = UUID().uuidString
+        return plan.add(added)
     }
 
     func removeFault(id: String) -> Bool {
@@ -217,6 +220,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     /// subscriptions and access tokens forgotten; open connections' APNs token bindings started over.
     func reset() async throws {
         try await store.clear()
+        // The configured faults count from the start again, on every instance of a fleet.
+        try await (store as? any FleetFaultCounter)?.forgetFires()
         plan.reset(rules: configuration.faults, seed: configuration.faultSeed)
         for (token, _) in registry.all {
             registry.remove(token)

@@ -17,3 +17,25 @@ public protocol SharedStateArchive: StateArchive {
     /// Calls `observer` with each snapshot another instance saves, by key (empty: deleted).
     func observeState(_ observer: @escaping @Sendable (String, [UInt8]) -> Void)
 }
+
+/// A store that counts `count` faults for a whole fleet (PostgreSQL): each fire is taken from one
+/// counter in the database before the request is answered, and settled after, so that a
+/// `count: 3` fault fires 3 times across every instance however close together the pushes arrive.
+public protocol FleetFaultCounter: Sendable {
+    /// Takes one of the fires left to the fault `key` (which starts with `count` fires the first
+    /// time the fleet counts it).
+    func claimFire(_ key: String, count: Int) async throws -> FleetFire
+    /// Settles a fire taken by ``claimFire(_:count:)``: used, or given back (the request did not
+    /// match the fault after all). True when the fault is spent: nothing left, nothing taken.
+    func settleFire(_ key: String, used: Bool) async throws -> Bool
+    /// Forgets every fault's count (a reset: the configured faults start again).
+    func forgetFires() async throws
+}
+
+/// What the fleet's counter answered a claim.
+public enum FleetFire: Sendable, Hashable {
+    /// One fire is the claimer's; `remaining` are left after it.
+    case won(remaining: Int)
+    /// None is left now; `spent` when none is taken either (none can come back).
+    case lost(spent: Bool)
+}

@@ -92,6 +92,35 @@ struct FaultPlanTests {
         #expect((60...140).contains(hits), "about half of 200, got \(hits)")
     }
 
+    @Test("with a fleet's count a counted rule fires only on a claimed fire; a spent one is dropped, a lost one kept, an unused win reported")
+    func fleetClaims() {
+        let rule = FaultRule(id: "once", match: .init(service: .apns, token: "abcd"), action: .reject(status: 503, reason: "Shutdown"), count: 2)
+        let plan = FaultPlan(rules: [rule])
+        plan.countsAcrossFleet = true
+        #expect(plan.claimable(service: .apns, path: "/3/device/abcd").map(\.fleetKey) == ["once#configured"])
+        #expect(plan.claimable(service: .fcm, path: "/v1/projects/p/messages:send").isEmpty)
+        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil) == nil, "never without a claim")
+
+        let won = FaultClaims(["once#configured": .won(remaining: 0)])
+        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil, claims: won)?.id == "once")
+        #expect(won.won.map(\.used) == [true])
+        #expect(plan.rules.first?.count == 0, "kept at 0 until the fleet says it is spent")
+
+        let unmatched = FaultClaims(["once#configured": .won(remaining: 1)])
+        #expect(plan.fire(service: .apns, path: "/3/device/ffff", token: "ffff", topic: nil, claims: unmatched) == nil)
+        #expect(unmatched.won.map(\.used) == [false], "a fire the push did not use is given back")
+
+        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil, claims: FaultClaims(["once#configured": .lost(spent: false)])) == nil)
+        #expect(plan.rules.count == 1, "fires taken elsewhere may come back: kept")
+        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil, claims: FaultClaims(["once#configured": .lost(spent: true)])) == nil)
+        #expect(plan.rules.isEmpty, "spent: gone")
+
+        plan.reset(rules: [rule])
+        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil, claims: FaultClaims(["once#configured": .unavailable]))?.id == "once")
+        #expect(plan.rules.first?.count == 1, "no counter: counted here, as without a fleet")
+        #expect(plan.removeSpent(fleetKey: "once#configured") && plan.rules.isEmpty)
+    }
+
     @Test("rules match by path prefix, topic and project")
     func matching() {
         let match = FaultRule.Match(service: .apns, path: "/3/device/", topic: "com.example.app")

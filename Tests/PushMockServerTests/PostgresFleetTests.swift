@@ -84,6 +84,50 @@ struct PostgresFleetTests {
         }
     }
 
+    @Test("a count fault fires exactly count times across the fleet under a burst to both instances; a fire taken for a push it does not match is given back")
+    func countFaultBurst() async throws {
+        let url = try await PostgresTestDatabase.create().description
+        try await withPushMockServer(Self.configuration(url)) { a in
+            try await withPushMockServer(Self.configuration(url)) { b in
+                try await withHTTPClient { client in
+                    let issuedAt = PushMockClock.system.nowSeconds
+                    // One push each first: the connections are bound to the provider token.
+                    #expect(try await ControlAPITests.push(client, a, issuedAt: issuedAt) == 200)
+                    #expect(try await ControlAPITests.push(client, b, issuedAt: issuedAt) == 200)
+
+                    /// 40 pushes at once, half through each instance (to `token` at even indexes, if given); the statuses.
+                    func burst(other token: String? = nil) async throws -> [Int] {
+                        try await withThrowingTaskGroup(of: Int.self) { group in
+                            for index in 0..<40 {
+                                let server = index % 2 == 0 ? a : b
+                                let target = token.flatMap { index % 4 < 2 ? $0 : nil } ?? S.deviceToken
+                                group.addTask { try await ControlAPITests.push(client, server, token: target, issuedAt: issuedAt) }
+                            }
+                            return try await group.reduce(into: []) { $0.append($1) }
+                        }
+                    }
+
+                    #expect(await a.inspect("PUT", "/api/v1/faults", body: #"{"id":"thrice","match":{"service":"apns"},"reject":{"reason":"Shutdown"},"count":3}"#).status == 200)
+                    #expect(await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 }, "the fault reaches B")
+                    let statuses = try await burst()
+                    #expect(statuses.filter { $0 == 503 }.count == 3, "fired \(statuses.filter { $0 == 503 }.count) times in a burst across A and B: \(statuses)")
+                    #expect(statuses.filter { $0 == 200 }.count == 37)
+                    for server in [a, b] {
+                        #expect(await Self.eventually { (await server.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.isEmpty == true }, "the spent fault is gone")
+                    }
+
+                    // Matching one device token only: the other token's pushes claim a fire, do not use it, and give it back.
+                    #expect(await b.inspect("PUT", "/api/v1/faults", body: #"{"id":"twice","match":{"service":"apns","token":"\#(S.deviceToken)"},"reject":{"reason":"Shutdown"},"count":2}"#).status == 200)
+                    #expect(await Self.eventually { (await a.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 }, "the fault reaches A")
+                    let other = String(repeating: "0f", count: 32)
+                    let mixed = try await burst(other: other)
+                    #expect(mixed.filter { $0 == 503 }.count == 2, "fired \(mixed.filter { $0 == 503 }.count) times: \(mixed)")
+                    #expect(mixed.filter { $0 == 200 }.count == 38)
+                }
+            }
+        }
+    }
+
     @Test("a database that cannot be reached is refused at start in one line that names it without the password")
     func unreachable() async throws {
         var configuration = PushMockConfiguration.testing()

@@ -10,6 +10,15 @@ public final class FaultPlan: Sendable {
 
     private let state: Mutex<State>
     private let ruleCount = Atomic<Int>(0)
+    private let fleet = Atomic<Bool>(false)
+
+    /// Whether `count` rules are counted for a fleet (a PostgreSQL store): each fire must then be
+    /// claimed from the shared counter before the request is answered (``claimable(service:path:)``,
+    /// ``FaultClaims``), and a rule never fires on what this instance alone has seen.
+    public var countsAcrossFleet: Bool {
+        get { fleet.load(ordering: .relaxed) }
+        set { fleet.store(newValue, ordering: .relaxed) }
+    }
 
     /// Creates a plan with `rules` and a seed for probabilities.
     public init(rules: [FaultRule] = [], seed: UInt64 = 0) {
@@ -34,9 +43,19 @@ public final class FaultPlan: Sendable {
     /// Removes the rule with `id`; returns whether it existed.
     @discardableResult
     public func remove(id: String) -> Bool {
+        removeAll { $0.id == id }
+    }
+
+    /// Removes the `count` rule the fleet has spent (by ``FaultRule/fleetKey``); whether it was here.
+    @discardableResult
+    public func removeSpent(fleetKey: String) -> Bool {
+        removeAll { $0.fleetKey == fleetKey }
+    }
+
+    private func removeAll(where doomed: (FaultRule) -> Bool) -> Bool {
         state.withLock { state in
             let before = state.rules.count
-            state.rules.removeAll { $0.id == id }
+            state.rules.removeAll(where: doomed)
             ruleCount.store(state.rules.count, ordering: .relaxed)
             return state.rules.count != before
         }
@@ -51,17 +70,65 @@ public final class FaultPlan: Sendable {
         }
     }
 
-    /// The first rule that fires for a request with these facts; counts down `count` rules and
-    /// drops them when spent.
-    public func fire(service: Delivery.Service, path: String, token: String?, topic: String?, project: String? = nil) -> FaultRule? {
-        guard ruleCount.load(ordering: .relaxed) > 0 else { return nil }
+    /// With a fleet's count: the `count` rules that may fire for a request of `service` to `path`
+    /// (its token, topic and project are not known yet), whose fires are claimed before it is
+    /// answered. Empty (one atomic load) while there are no rules.
+    public func claimable(service: Delivery.Service, path: String) -> [FaultRule] {
+        guard ruleCount.load(ordering: .relaxed) > 0, countsAcrossFleet else { return [] }
         return state.withLock { state in
-            for index in state.rules.indices {
+            state.rules.filter { rule in
+                rule.count != nil && (rule.match.service == nil || rule.match.service == service) && rule.match.path.map { path.hasPrefix($0) } != false
+            }
+        }
+    }
+
+    /// The first rule that fires for a request with these facts; counts down `count` rules and
+    /// drops them when spent. With a fleet's count a `count` rule fires only on a fire claimed
+    /// for this request in `claims` (one the fleet had no more of drops the rule here too).
+    public func fire(service: Delivery.Service, path: String, token: String?, topic: String?, project: String? = nil, claims: FaultClaims? = nil) -> FaultRule? {
+        guard ruleCount.load(ordering: .relaxed) > 0 else { return nil }
+        let fleet = countsAcrossFleet
+        return state.withLock { state in
+            var index = state.rules.startIndex
+            while index < state.rules.endIndex {
                 var rule = state.rules[index]
-                guard rule.match.matches(service: service, path: path, token: token, topic: topic, project: project) else { continue }
+                guard rule.match.matches(service: service, path: path, token: token, topic: topic, project: project) else {
+                    index += 1
+                    continue
+                }
                 if let probability = rule.probability {
                     let draw = Double(state.random.next() >> 11) / Double(1 << 53)
-                    guard draw < probability else { continue }
+                    guard draw < probability else {
+                        index += 1
+                        continue
+                    }
+                }
+                if fleet, rule.count != nil {
+                    switch claims?.claim(for: rule.fleetKey) {
+                    case .won(let remaining)?:
+                        // Kept at 0 until the fleet's counter says it is spent (a fire taken
+                        // elsewhere may yet be given back).
+                        claims?.use(rule.fleetKey)
+                        rule.hits += 1
+                        state.rules[index].hits = rule.hits
+                        state.rules[index].count = max(0, remaining)
+                        return rule
+                    case .lost(let spent)?:
+                        if spent {
+                            // The fleet has fired it `count` times: gone here too.
+                            state.rules.remove(at: index)
+                            ruleCount.store(state.rules.count, ordering: .relaxed)
+                        } else {
+                            index += 1
+                        }
+                        continue
+                    case nil:
+                        // Not claimed for this request: it does not fire.
+                        index += 1
+                        continue
+                    case .unavailable?:
+                        break  // the counter cannot be reached: counted here, as without a fleet
+                    }
                 }
                 rule.hits += 1
                 if let count = rule.count, count <= 1 {
@@ -73,6 +140,41 @@ public final class FaultPlan: Sendable {
                 }
                 return rule
             }
+            return nil
+        }
+    }
+}
+
+/// The fires of a fleet's `count` faults taken for one request before it is answered (see
+/// ``FaultPlan/claimable(service:path:)``), and which of them it used.
+public final class FaultClaims: Sendable {
+    /// What the fleet's counter said for one rule.
+    public enum Claim: Sendable, Hashable {
+        /// One fire is this request's; `remaining` are left after it.
+        case won(remaining: Int)
+        /// None was left; `spent` when none was taken either, so none can come back.
+        case lost(spent: Bool)
+        /// The counter did not answer: the rule is counted by this instance alone.
+        case unavailable
+    }
+
+    private let claims: [String: Claim]
+    private let used = Mutex<Set<String>>([])
+
+    /// Claims by rule (``FaultRule/fleetKey``).
+    public init(_ claims: [String: Claim]) {
+        self.claims = claims
+    }
+
+    func claim(for key: String) -> Claim? { claims[key] }
+
+    func use(_ key: String) { _ = used.withLock { $0.insert(key) } }
+
+    /// The fires won, each with whether the request used it (an unused one is given back).
+    public var won: [(key: String, used: Bool)] {
+        let used = used.withLock { $0 }
+        return claims.compactMap { key, claim in
+            if case .won = claim { return (key, used.contains(key)) }
             return nil
         }
     }

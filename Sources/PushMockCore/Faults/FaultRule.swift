@@ -61,6 +61,12 @@ public struct FaultRule: Sendable, Hashable, Codable {
     public var probability: Double?
     /// How many requests it has fired for so far.
     public var hits = 0
+    /// Which addition of the rule this is (a new one each time the API adds it; nil for a rule
+    /// from the configuration): with ``id``, what a fleet counts its `count` fires by.
+    public var serial: String?
+
+    /// The name its `count` is kept under for a fleet (see ``FaultPlan/countsAcrossFleet``).
+    public var fleetKey: String { id + "#" + (serial ?? "configured") }
 
     public init(id: String, match: Match = Match(), action: Action, count: Int? = nil, probability: Double? = nil) {
         self.id = id

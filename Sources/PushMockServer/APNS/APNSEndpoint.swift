@@ -84,7 +84,7 @@ final class APNSEndpoint: Sendable {
         return String(topic[..<range.lowerBound])
     }
 
-    func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
+    func respond(to request: HTTPServerRequest, context: RequestContext, claims: FaultClaims? = nil) -> ResponderResult {
         let now = clock.now
         let state = state(for: context)
         let environment = environment(for: request, connection: context.connection)
@@ -102,7 +102,7 @@ final class APNSEndpoint: Sendable {
             state.raised = true
             context.control.setMaxConcurrentStreams(raisedStreamLimit)
         }
-        let fault = finisher.fault(.apns, path: request.path, token: verdict.deviceToken, topic: verdict.topic)
+        let fault = finisher.fault(.apns, path: request.path, token: verdict.deviceToken, topic: verdict.topic, claims: claims)
         var rejection = verdict.rejection.map { (status: $0.status, reason: $0.reason) }
         if let fault, case .reject(let status, let reason) = fault.action {
             rejection = (status, reason)

@@ -13,7 +13,7 @@ struct BroadcastEndpoint: Sendable {
     /// Broadcast payloads may be this large (apns.md §9).
     static let maxPayload = 5120
 
-    func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
+    func respond(to request: HTTPServerRequest, context: RequestContext, claims: FaultClaims? = nil) -> ResponderResult {
         let now = apns.clock.now
         let state = apns.state(for: context)
         let environment = apns.environment(for: request, connection: context.connection)
@@ -120,7 +120,7 @@ struct BroadcastEndpoint: Sendable {
                 }
             }
         }
-        let fault = apns.finisher.fault(.broadcast, path: request.path, token: channelHeader, topic: bundleID)
+        let fault = apns.finisher.fault(.broadcast, path: request.path, token: channelHeader, topic: bundleID, claims: claims)
         if let fault, case .reject(let faultStatus, let reason) = fault.action {
             verdict.rejection = APNSRejectionReason(reason, status: faultStatus)
             verdict.explanation = "fault \(fault.id)"

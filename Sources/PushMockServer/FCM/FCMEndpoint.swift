@@ -59,7 +59,7 @@ final class FCMEndpoint: Sendable {
         }
     }
 
-    func respond(to request: HTTPServerRequest, project: String, context: RequestContext) -> ResponderResult {
+    func respond(to request: HTTPServerRequest, project: String, context: RequestContext, claims: FaultClaims? = nil) -> ResponderResult {
         let now = clock.now
         var identity: String?
         var outcome: (status: Int, body: [UInt8], headers: HTTPHeaderList, reason: String?, explanation: String?)
@@ -85,7 +85,7 @@ final class FCMEndpoint: Sendable {
                 case .unregistered, .expired: throw GoogleError.fcm(.unregistered)
                 }
             }
-            fault = finisher.fault(.fcm, path: request.path, token: sent.target?.value, project: project)
+            fault = finisher.fault(.fcm, path: request.path, token: sent.target?.value, project: project, claims: claims)
             if let fault, case .reject(let status, let reason) = fault.action {
                 let code = FCMErrorCode(rawValue: reason)
                 throw GoogleError(code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status), details: code.map { [.fcmError($0)] } ?? [])

@@ -78,7 +78,7 @@ final class IIDEndpoint: Sendable {
         var googleEnvelope = false
     }
 
-    func respond(to request: HTTPServerRequest, operation: Operation, context: RequestContext) -> ResponderResult {
+    func respond(to request: HTTPServerRequest, operation: Operation, context: RequestContext, claims: FaultClaims? = nil) -> ResponderResult {
         let now = clock.now
         var result = Result()
         switch operation {
@@ -99,7 +99,7 @@ final class IIDEndpoint: Sendable {
                 result.explanation = error.message
             }
         }
-        let fault = finisher.fault(.iid, path: request.path, token: result.token, topic: result.topic, project: result.project)
+        let fault = finisher.fault(.iid, path: request.path, token: result.token, topic: result.topic, project: result.project, claims: claims)
         if let fault, case .reject(let status, let reason) = fault.action {
             result.status = status
             result.reason = reason

@@ -21,7 +21,7 @@ final class OAuthEndpoint: Sendable {
         self.logger = logger
     }
 
-    func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
+    func respond(to request: HTTPServerRequest, context: RequestContext, claims: FaultClaims? = nil) -> ResponderResult {
         let now = clock.now
         let outcome: OAuthTokenEndpoint.Outcome
         if request.method != "POST" {
@@ -43,7 +43,7 @@ final class OAuthEndpoint: Sendable {
             explanation = problem.description
             logger.debug("OAuth token refused", metadata: ["error": "\(problem.error)", "description": "\(problem.description)"])
         }
-        let fault = finisher.fault(.oauth, path: request.path, project: project)
+        let fault = finisher.fault(.oauth, path: request.path, project: project, claims: claims)
         if let fault, case .reject(let forced, let forcedReason) = fault.action {
             status = forced
             reason = forcedReason

@@ -52,6 +52,8 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     let pool: Mutex<(client: PostgresClient, run: Task<Void, Never>)>
     /// The pool in use.
     var client: PostgresClient { pool.withLock { $0.client } }
+    /// Pools replaced after a write got no answer (kept, not cancelled: see ``replacePool()``).
+    let abandonedPools = Mutex<[(client: PostgresClient, run: Task<Void, Never>)]>([])
     let location: PostgresLocation
     let logger: Logger
     /// Deliveries kept at most; the oldest (by commit) are deleted first.
@@ -131,14 +133,21 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
         return (client, Task { await client.run() })
     }
 
-    /// Puts a fresh pool in place of the one in use and stops the old one (its queries fail).
+    /// Puts a fresh pool in place of the one in use. The old one is left running, not cancelled:
+    /// cancelling a pool whose connection hangs in a query was seen to trip a fatal error in
+    /// postgres-nio's connection state machine ("Invalid query state machine action in state:
+    /// .closing"), so its connections are left to time out (at most one pool per write that got
+    /// no answer for ``writePatience``).
     func replacePool() {
         let (client, run) = Self.makePool(location)
         let old = pool.withLock { pool in
             defer { pool = (client, run) }
-            return pool.run
+            return pool
         }
-        old.cancel()
+        abandonedPools.withLock { $0.append(old) }
+        // The listener may hang on the old pool too: it listens again on the new one.
+        listenTask.withLock { $0 }?.cancel()
+        startListening()
         logger.notice("PostgreSQL at \(location): a write got no answer; connecting afresh")
     }
 

@@ -51,7 +51,8 @@ struct WriteBehindTests {
         }
         for index in 1...3 { queue.enqueue(DeliveryStoreTests.delivery(index).with(id: UInt64(index))) }
         #expect(queue.statistics.failure == nil, "not failing before the stall limit")
-        let failing = await Self.eventually { queue.statistics.failure?.hasPrefix("no answer from the storage for") == true }
+        // (The stall limit is 2 s; a loaded CI machine may start the writer late: up to 15 s.)
+        let failing = await Self.eventually(within: .seconds(15)) { queue.statistics.failure?.hasPrefix("no answer from the storage for") == true }
         #expect(failing, "\(String(describing: queue.statistics.failure))")
         let started = ContinuousClock.now
         await queue.close(patience: .milliseconds(500))
@@ -76,8 +77,8 @@ struct WriteBehindTests {
         #expect(WriteBehind.troubleLine(queued: 0, dropped: 45, failure: nil, since: &reported) == nil)
     }
 
-    static func eventually(_ body: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
+    static func eventually(within limit: Duration = .seconds(5), _ body: () -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if body() { return true }
             try? await Task.sleep(for: .milliseconds(20))

@@ -5,18 +5,31 @@ public import PushMockStore
 /// taken by one `UPDATE … WHERE remaining > 0` (PostgreSQL serialises them per row) and held until
 /// the request that took it is answered.
 extension PostgresDeliveryStore: FleetFaultCounter {
+    /// How long a claim waits for fires other requests hold (and may give back) before it gives
+    /// up on this one.
+    static let heldPatience: Duration = .seconds(2)
+
     public func claimFire(_ key: String, count: Int) async throws -> FleetFire {
-        let logger = logger
-        return try await client.withConnection { connection in
-            try await connection.query(
-                "INSERT INTO pushmock_fault_fire (key, remaining) VALUES (\(key), \(Int64(count))) ON CONFLICT (key) DO NOTHING", logger: logger)
-            let taken = try await connection.query(
+        let deadline = ContinuousClock.now + Self.heldPatience
+        try await client.query("INSERT INTO pushmock_fault_fire (key, remaining) VALUES (\(key), \(Int64(count))) ON CONFLICT (key) DO NOTHING", logger: logger)
+        // One statement at a time, each on whichever pooled connection is free: a claim that waits
+        // never keeps a connection from the requests settling theirs.
+        var pause = 2
+        while true {
+            let taken = try await client.query(
                 "UPDATE pushmock_fault_fire SET remaining = remaining - 1, held = held + 1 WHERE key = \(key) AND remaining > 0 RETURNING remaining",
                 logger: logger)
             for try await remaining in taken.decode(Int64.self) { return .won(remaining: Int(remaining)) }
-            let held = try await connection.query("SELECT held FROM pushmock_fault_fire WHERE key = \(key)", logger: logger)
-            for try await count in held.decode(Int64.self) { return .lost(spent: count <= 0) }
-            return .lost(spent: true)
+            var held: Int64 = 0
+            for try await count in try await client.query("SELECT held FROM pushmock_fault_fire WHERE key = \(key)", logger: logger).decode(Int64.self) {
+                held = count
+            }
+            if held <= 0 { return .lost(spent: true) }
+            // Fires are held by requests being answered: one given back is this request's, so a
+            // burst of pushes the fault does not match cannot starve one it does.
+            if ContinuousClock.now >= deadline { return .lost(spent: false) }
+            try await Task.sleep(for: .milliseconds(pause))
+            pause = min(pause * 2, 32)
         }
     }
 

@@ -15,8 +15,10 @@ final class LiveActivities: Sendable {
     static let keyPrefix = "activity:"
     private let device: Mutex<LiveActivityDevice>
     private let archive: (any StateArchive)?
-    /// Activities changed since the last save, and whether a save is scheduled.
-    private let changed = Mutex<(ids: Set<String>, scheduled: Bool)>(([], false))
+    /// Activities changed since the last save, whether a save is scheduled, and the activities in
+    /// a fleet-wide turn (``ActivityTurns``), which the turn saves itself: a batched save of this
+    /// instance's copy could otherwise land after a newer one another instance saved in its turn.
+    private let changed = Mutex<(ids: Set<String>, scheduled: Bool, inTurn: Set<String>)>(([], false, []))
     /// How long changes gather before they are saved (what a fleet's other instances wait, at most,
     /// beyond the store's write).
     static let saveWindow: Duration = .milliseconds(5)
@@ -95,7 +97,7 @@ final class LiveActivities: Sendable {
     private func markChanged(_ ids: [String]) {
         guard archive != nil, !ids.isEmpty else { return }
         let schedule = changed.withLock { changed -> Bool in
-            changed.ids.formUnion(ids)
+            changed.ids.formUnion(changed.inTurn.isEmpty ? ids : ids.filter { !changed.inTurn.contains($0) })
             defer { changed.scheduled = true }
             return !changed.scheduled
         }
@@ -112,7 +114,7 @@ final class LiveActivities: Sendable {
     func saveChanged() {
         guard let archive else { return }
         let ids = changed.withLock { changed -> Set<String> in
-            defer { changed = ([], false) }
+            defer { (changed.ids, changed.scheduled) = ([], false) }
             return changed.ids
         }
         device.withLock { device in
@@ -133,12 +135,33 @@ final class LiveActivities: Sendable {
     }
 
     /// A snapshot another instance of the fleet saved (empty: it forgot the activity).
-    func apply(key: String, _ bytes: [UInt8]) {
+    /// Not while this instance has the activity's turn (its copy is the newest then), and not a
+    /// copy with a shorter timeline than this one's (a notification read before a newer save and
+    /// applied after it). `inTurn` is true for the snapshot the turn itself read.
+    func apply(key: String, _ bytes: [UInt8], inTurn: Bool = false) {
         let id = String(key.dropFirst(Self.keyPrefix.count))
+        if !inTurn, changed.withLock({ $0.inTurn.contains(id) }) { return }
         if bytes.isEmpty {
             device.withLock { $0.forget(id) }
         } else if let activity = try? JSONDecoder().decode(SimulatedActivity.self, from: Data(bytes)) {
+            if !inTurn, let local = device.withLock({ $0.activities[id] }), local.timeline.count > activity.timeline.count { return }
             adopt(activity)
+        }
+    }
+
+    /// Begins or ends a fleet-wide turn of the activity saved under `key` (see ``changed``).
+    func turn(_ key: String, taken: Bool) {
+        let id = String(key.dropFirst(Self.keyPrefix.count))
+        changed.withLock { changed in
+            if taken { changed.inTurn.insert(id) } else { changed.inTurn.remove(id) }
+        }
+    }
+
+    /// The activity saved under `key` as it is now, encoded (nil: there is none).
+    func snapshot(_ key: String) -> [UInt8]? {
+        let id = String(key.dropFirst(Self.keyPrefix.count))
+        return device.withLock { device in
+            device.activities[id].flatMap { try? JSONEncoder().encode($0) }.map(Array.init)
         }
     }
 

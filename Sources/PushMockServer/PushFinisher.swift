@@ -14,7 +14,7 @@ struct PushFinisher: Sendable {
     /// The fleet's counter of `count` faults (a PostgreSQL store), if any.
     let counter: (any FleetFaultCounter)?
     /// How long a claim waits for the counter before the fault is counted here alone.
-    static let claimPatience: Duration = .seconds(2)
+    static let claimPatience: Duration = .seconds(4)
 
     init(store: any DeliveryStore, metrics: ServerMetrics, faults: FaultPlan) {
         self.store = store
@@ -30,10 +30,13 @@ struct PushFinisher: Sendable {
         _ service: Delivery.Service, path: String, token: String? = nil, topic: String? = nil, project: String? = nil, claims: FaultClaims? = nil
     ) -> FaultRule? {
         let rule = faults.fire(service: service, path: path, token: token, topic: topic, project: project, claims: claims)
-        if rule?.count != nil || claims != nil {
-            // What a `count` fault has left is kept, and shared with a fleet.
+        if counter == nil, rule?.count != nil {
+            // What a `count` fault has left is kept across restarts. (A fleet counts in the
+            // database instead: saving the whole list after each fire would let one instance's
+            // copy overwrite a fault another just added.)
             ServerState.saveFaults(faults, to: store)
         }
+        for key in claims?.spent ?? [] { ServerState.announceSpent(key, to: store) }
         return rule
     }
 
@@ -42,10 +45,11 @@ struct PushFinisher: Sendable {
     /// on the connection's loop with the claims (fires the request did not use are given back).
     /// Nil when no such fault is set: the request is answered at once, as almost always.
     func claimingFaults(
-        _ service: Delivery.Service, path: String, answer: @escaping @Sendable (RequestContext, FaultClaims) -> ResponderResult
+        _ service: Delivery.Service, path: String, token: String? = nil, topic: String? = nil, project: String? = nil,
+        answer: @escaping @Sendable (RequestContext, FaultClaims) -> ResponderResult
     ) -> ResponderResult? {
         guard let counter else { return nil }
-        let rules = faults.claimable(service: service, path: path)
+        let rules = faults.claimable(service: service, path: path, token: token, topic: topic, project: project)
         guard !rules.isEmpty else { return nil }
         let taken = Mutex<FaultClaims?>(nil)
         return .resumed(ResponderResumption(
@@ -64,7 +68,8 @@ struct PushFinisher: Sendable {
                     // Settled after the answer: used, or given back; a spent fault leaves every instance.
                     Task {
                         for (key, used) in won where (try? await counter.settleFire(key, used: used)) == true {
-                            if faults.removeSpent(fleetKey: key) { ServerState.saveFaults(faults, to: store) }
+                            faults.removeSpent(fleetKey: key)
+                            ServerState.announceSpent(key, to: store)
                         }
                     }
                 }
@@ -73,26 +78,35 @@ struct PushFinisher: Sendable {
         ))
     }
 
-    /// One fire of `rule` from the fleet's counter, or `.unavailable` after ``claimPatience``.
+    /// One fire of `rule` from the fleet's counter, or `.unavailable` after ``claimPatience`` (a
+    /// fire the counter grants after that is given back, not lost).
     private static func claim(_ rule: FaultRule, from counter: any FleetFaultCounter) async -> FaultClaims.Claim {
-        await withTaskGroup(of: FaultClaims.Claim?.self) { group in
-            group.addTask {
-                do {
-                    switch try await counter.claimFire(rule.fleetKey, count: rule.count ?? 0) {
-                    case .won(let remaining): return .won(remaining: remaining)
-                    case .lost(let spent): return .lost(spent: spent)
-                    }
-                } catch {
-                    return .unavailable
+        let key = rule.fleetKey
+        let handoff = ClaimHandoff()
+        let attempt = Task<FaultClaims.Claim, Never> {
+            let claim: FaultClaims.Claim
+            do {
+                switch try await counter.claimFire(key, count: rule.count ?? 0) {
+                case .won(let remaining): claim = .won(remaining: remaining)
+                case .lost(let spent): claim = .lost(spent: spent)
                 }
+            } catch {
+                claim = .unavailable
             }
+            if !handoff.deliver(claim), case .won = claim {
+                _ = try? await counter.settleFire(key, used: false)
+            }
+            return claim
+        }
+        return await withTaskGroup(of: FaultClaims.Claim?.self) { group in
+            group.addTask { await attempt.value }
             group.addTask {
                 try? await Task.sleep(for: claimPatience)
                 return nil
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? .unavailable
+            return first ?? handoff.abandon() ?? .unavailable
         }
     }
 
@@ -110,6 +124,36 @@ struct PushFinisher: Sendable {
             return (id, .resetStream(.cancel))
         case .reject, nil:
             return (id, .response(response))
+        }
+    }
+}
+
+/// A claim's answer handed to the request that waits for it, unless that request stopped waiting
+/// first (then the answer is the claimer's to undo).
+private final class ClaimHandoff: Sendable {
+    private enum State {
+        case waiting
+        case delivered(FaultClaims.Claim)
+        case abandoned
+    }
+
+    private let state = Mutex(State.waiting)
+
+    /// Hands `claim` over; false when the request no longer waits.
+    func deliver(_ claim: FaultClaims.Claim) -> Bool {
+        state.withLock { state in
+            if case .abandoned = state { return false }
+            state = .delivered(claim)
+            return true
+        }
+    }
+
+    /// Stops waiting; the answer if it came just in time.
+    func abandon() -> FaultClaims.Claim? {
+        state.withLock { state in
+            if case .delivered(let claim) = state { return claim }
+            state = .abandoned
+            return nil
         }
     }
 }

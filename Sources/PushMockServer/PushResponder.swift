@@ -1,5 +1,6 @@
 import Foundation
 import PushMockCore
+import PushMockStore
 import PushMockTransport
 import Synchronization
 
@@ -18,6 +19,8 @@ final class PushResponder: HTTPResponder {
     private let streamsBeforeAuthentication: UInt32
     private let ids = Mutex(IDGenerator())
     let metrics: ServerMetrics
+    /// A fleet's order of pushes to one Live Activity.
+    private let turns: ActivityTurns
 
     init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, broadcast: BroadcastEndpoint, fcm: FCMEndpoint, iid: IIDEndpoint, oauth: OAuthEndpoint, tokenPath: String, transparent: Bool, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics) {
         self.metrics = metrics
@@ -30,6 +33,7 @@ final class PushResponder: HTTPResponder {
         self.oauth = oauth
         self.tokenPath = tokenPath
         self.streamsBeforeAuthentication = streamsBeforeAuthentication
+        turns = ActivityTurns(order: apns.finisher.store as? any FleetActivityOrder, activities: apns.activities)
     }
 
     func http2Settings(for connection: ConnectionInfo, defaults: HTTP2Settings) -> HTTP2Settings {
@@ -95,13 +99,28 @@ final class PushResponder: HTTPResponder {
     }
 
     /// The service a request is for (nil: none, a refusal or a page) and its answer.
-    private func route(_ request: HTTPServerRequest, context: RequestContext, claims: FaultClaims? = nil) -> (service: Delivery.Service?, result: ResponderResult) {
+    private func route(
+        _ request: HTTPServerRequest, context: RequestContext, claims: FaultClaims? = nil, ordered: Bool = false
+    ) -> (service: Delivery.Service?, result: ResponderResult) {
         // A fleet's `count` faults that may fire for this request: their fires are claimed from
         // the shared counter first, then the request is routed again with them (almost always nil).
         func claiming(_ service: Delivery.Service) -> ResponderResult? {
             guard claims == nil else { return nil }
-            return apns.finisher.claimingFaults(service, path: request.path) { [self] context, claims in
-                self.route(request, context: context, claims: claims).result
+            // APNs names its device token in the path and its topic in a header: known already.
+            var token: String?
+            var topic: String?
+            var project: String?
+            if service == .apns, request.path.hasPrefix("/3/device/") {
+                token = String(request.path.dropFirst("/3/device/".count).prefix { $0 != "?" && $0 != "/" })
+                topic = request.headers["apns-topic"]
+            } else if service == .fcm {
+                // FCM's in the body: read here only while a `count` fault is set (rare), and only a
+                // plain `message.token` (a topic or condition is read by the endpoint).
+                project = FCMEndpoint.project(in: request.path)
+                if case .string(let sent)? = JSONValue.parse(request.body)?["message"]?["token"] { token = sent }
+            }
+            return apns.finisher.claimingFaults(service, path: request.path, token: token, topic: topic, project: project) { [self] context, claims in
+                self.route(request, context: context, claims: claims, ordered: ordered).result
             }
         }
         // A header list over the limit is a transport refusal (431) on every endpoint: the headers
@@ -118,6 +137,9 @@ final class PushResponder: HTTPResponder {
         }
         if request.path.hasPrefix("/3/") {
             guard host == nil || host == .apns else { return (nil, .response(Self.notFound(request, on: host))) }
+            if !ordered, let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result }) {
+                return (.apns, pending)
+            }
             if let pending = claiming(.apns) { return (.apns, pending) }
             return (.apns, apns.respond(to: request, context: context, claims: claims))
         }

@@ -117,6 +117,15 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         archive.archive(faultsKey, Array(data))
     }
 
+    /// A fleet's `count` faults that the shared counter found spent: one key each, so that telling
+    /// the others never overwrites a fault list another instance just changed.
+    static let spentPrefix = "fault-spent:"
+
+    /// Tells the fleet (and the next start) that the `count` fault `fleetKey` is spent.
+    static func announceSpent(_ fleetKey: String, to store: any DeliveryStore) {
+        (store as? any StateArchive)?.archive(spentPrefix + fleetKey, [1])
+    }
+
     /// Devices, faults, simulated activities and broadcast channels as the last run left them
     /// (devices and faults in place of the configuration's); with a store a fleet shares, also as
     /// other instances change them from now on.
@@ -131,6 +140,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         for key in [devicesKey, faultsKey] {
             if let bytes = try archive.archived(key) { try apply(key, bytes, registry: registry, plan: plan, seed: seed) }
         }
+        for key in try archive.archived(prefix: spentPrefix).keys { plan.removeSpent(fleetKey: String(key.dropFirst(spentPrefix.count))) }
         if let bytes = try archive.archived(BroadcastChannelStore.key) { try channels.apply(bytes) }
         // Types first: a restored activity is bound to its type.
         try ActivityTypeArchive.restore(activities.types, configured: configuredTypes, from: archive)
@@ -140,6 +150,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
             shared.observeState { key, bytes in
                 if key.hasPrefix(LiveActivities.keyPrefix) {
                     activities.apply(key: key, bytes)
+                } else if key.hasPrefix(spentPrefix) {
+                    if !bytes.isEmpty { plan.removeSpent(fleetKey: String(key.dropFirst(spentPrefix.count))) }
                 } else if key.hasPrefix(ActivityTypeArchive.keyPrefix) {
                     try? ActivityTypeArchive.apply(key: key, bytes, to: activities.types, configured: configuredTypes)
                 } else if key.hasPrefix(TopicArchive.keyPrefix) {
@@ -222,6 +234,9 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         try await store.clear()
         // The configured faults count from the start again, on every instance of a fleet.
         try await (store as? any FleetFaultCounter)?.forgetFires()
+        if let archive = store as? any StateArchive {
+            for key in try archive.archived(prefix: Self.spentPrefix).keys { archive.archive(key, []) }
+        }
         plan.reset(rules: configuration.faults, seed: configuration.faultSeed)
         for (token, _) in registry.all {
             registry.remove(token)

@@ -39,3 +39,28 @@ public enum FleetFire: Sendable, Hashable {
     /// None is left now; `spent` when none is taken either (none can come back).
     case lost(spent: Bool)
 }
+
+/// A store that orders a fleet's pushes to one Live Activity (PostgreSQL): a push takes the
+/// activity's turn, reads its snapshot as the fleet last saved it, is answered, and saves the new
+/// snapshot before the next push to it, on any instance, is let in.
+public protocol FleetActivityOrder: Sendable {
+    /// Waits for the turn of the activity saved under `key`; its snapshot then (nil: none).
+    func turn(_ key: String) async throws -> ActivityTurn
+}
+
+/// One push's turn at an activity: end it with the snapshot after the push.
+public final class ActivityTurn: Sendable {
+    /// The activity as the fleet last saved it (nil: not saved).
+    public let snapshot: [UInt8]?
+    private let end: @Sendable ([UInt8]?) -> Void
+
+    public init(snapshot: [UInt8]?, end: @escaping @Sendable ([UInt8]?) -> Void) {
+        self.snapshot = snapshot
+        self.end = end
+    }
+
+    /// Saves `snapshot` (nil: unchanged) for the fleet, then lets the next push in.
+    public func finish(_ snapshot: [UInt8]?) {
+        end(snapshot)
+    }
+}

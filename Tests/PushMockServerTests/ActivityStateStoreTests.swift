@@ -25,6 +25,18 @@ struct ActivityStateStoreTests {
         return token
     }
 
+    /// A configuration for two instances on a fresh database (each issues its own tokens), the
+    /// time on its clock and a provider token.
+    static func fleetSetup() async throws -> (configuration: PushMockConfiguration, now: Int64, jwt: String) {
+        let url = try await PostgresTestDatabase.create().description
+        let (base, clock) = L.configuration()
+        var configuration = base
+        configuration.store = .postgres(url: url)
+        configuration.idSeed = nil  // every instance issues its own tokens
+        let now = clock.nowSeconds
+        return (configuration, now, S.token(issuedAt: now))
+    }
+
     static func createChannel(_ client: HTTPClient, _ server: PushMockServer, jwt: String) async throws -> String {
         let (created, _) = try await client.send(
             "https://localhost:\(server.pushPort)/1/apps/com.example.app/channels", method: .POST,
@@ -80,13 +92,7 @@ struct ActivityStateStoreTests {
 
     @Test("postgres: an activity started through A is updated through B and checked on both; a channel and an OAuth token from A are B's too; a reset reaches both")
     func fleet() async throws {
-        let url = try await PostgresTestDatabase.create().description
-        let (base, clock) = L.configuration()
-        var configuration = base
-        configuration.store = .postgres(url: url)
-        configuration.idSeed = nil  // every instance issues its own tokens
-        let now = clock.nowSeconds
-        let jwt = S.token(issuedAt: now)
+        let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
         try await withPushMockServer(configuration) { a in
             try await withPushMockServer(configuration) { b in
                 try await withHTTPClient { client in
@@ -123,6 +129,40 @@ struct ActivityStateStoreTests {
     }
 }
 
+/// Pushes to one Live Activity through several instances at once are applied in one order.
+@Suite("--store postgres: one Live Activity pushed through two instances at once")
+struct ActivityOrderTests {
+    typealias L = LiveActivitySimulationTests
+    typealias S = APNSTestServer
+
+    @Test("20 updates at once, half through each instance, are all on the activity's one timeline on both, none lost to a stale copy")
+    func concurrentUpdates() async throws {
+        let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
+        try await withPushMockServer(configuration) { a in
+            try await withPushMockServer(configuration) { b in
+                try await withHTTPClient { client in
+                    #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
+                    let token = try #require(try await L.newest(a).issuedActivityToken)
+                    #expect(await PostgresFleetTests.eventually { b.activity(token) != nil }, "the activity started through A reaches B")
+                    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for index in 0..<20 {
+                            let server = index % 2 == 0 ? a : b
+                            let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"\#(index)-0"}"#
+                            group.addTask { try await L.send(client, server, token: token, jwt: jwt, aps: aps, priority: "5").0 }
+                        }
+                        return try await group.reduce(into: [Int]()) { $0.append($1) }
+                    }
+                    #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+                    for (name, server) in [("A", a), ("B", b)] {
+                        let complete = await PostgresFleetTests.eventually { server.activity(token)?.timeline.count == 21 }
+                        #expect(complete, "\(name)'s timeline has \(server.activity(token)?.timeline.count ?? 0) entries of the start and 20 updates")
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Activity types declared through the API are kept (SQLite) and the fleet's (PostgreSQL).
 @Suite("--store: activity types declared through the API")
 struct ActivityTypeStoreTests {
@@ -142,13 +182,7 @@ struct ActivityTypeStoreTests {
 
     @Test("postgres: a type declared through A checks an activity started through A and updated through B; a removal through B reaches A")
     func fleet() async throws {
-        let url = try await PostgresTestDatabase.create().description
-        let (base, clock) = L.configuration()
-        var configuration = base
-        configuration.store = .postgres(url: url)
-        configuration.idSeed = nil
-        let now = clock.nowSeconds
-        let jwt = S.token(issuedAt: now)
+        let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
         try await withPushMockServer(configuration) { a in
             try await withPushMockServer(configuration) { b in
                 #expect(await a.inspect("PUT", "/api/v1/activity-types/MatchAttributes", body: Self.declaration).status == 200)

@@ -84,11 +84,13 @@ struct PostgresFleetTests {
         }
     }
 
-    @Test("a count fault fires exactly count times across the fleet under a burst to both instances; a fire taken for a push it does not match is given back")
+    @Test("a count fault fires exactly count times across the fleet under a burst to both instances, also one for a single APNs or FCM token among others")
     func countFaultBurst() async throws {
         let url = try await PostgresTestDatabase.create().description
-        try await withPushMockServer(Self.configuration(url)) { a in
-            try await withPushMockServer(Self.configuration(url)) { b in
+        var configuration = Self.configuration(url)
+        configuration.fcm.serviceAccounts = [.pem(FCMEndToEndTests.material.fcmServiceAccountJSON)]
+        try await withPushMockServer(configuration) { a in
+            try await withPushMockServer(configuration) { b in
                 try await withHTTPClient { client in
                     let issuedAt = PushMockClock.system.nowSeconds
                     // One push each first: the connections are bound to the provider token.
@@ -116,13 +118,31 @@ struct PostgresFleetTests {
                         #expect(await Self.eventually { (await server.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.isEmpty == true }, "the spent fault is gone")
                     }
 
-                    // Matching one device token only: the other token's pushes claim a fire, do not use it, and give it back.
+                    // Matching one APNs device token: pushes to another never take a fire (the path names the token).
                     #expect(await b.inspect("PUT", "/api/v1/faults", body: #"{"id":"twice","match":{"service":"apns","token":"\#(S.deviceToken)"},"reject":{"reason":"Shutdown"},"count":2}"#).status == 200)
                     #expect(await Self.eventually { (await a.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 }, "the fault reaches A")
                     let other = String(repeating: "0f", count: 32)
                     let mixed = try await burst(other: other)
                     #expect(mixed.filter { $0 == 503 }.count == 2, "fired \(mixed.filter { $0 == 503 }.count) times: \(mixed)")
                     #expect(mixed.filter { $0 == 200 }.count == 38)
+
+                    // FCM names its token in the body: read before the claim too, so sends to another token
+                    // take no fire, and the fault fires exactly twice.
+                    typealias F = FCMEndToEndTests
+                    #expect(await a.inspect("PUT", "/api/v1/faults", body: #"{"id":"fcm-twice","match":{"service":"fcm","token":"\#(F.token)"},"reject":{"status":503,"reason":"UNAVAILABLE"},"count":2}"#).status == 200)
+                    #expect(await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 }, "the FCM fault reaches B")
+                    let bearer = try await F.accessToken(client, port: a.pushPort)
+                    let fcm = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for index in 0..<40 {
+                            let server = index % 2 == 0 ? a : b
+                            let token = index % 4 < 2 ? "b3RoZXItaW5zdGFuY2UwMDAy:APA91b" + String(repeating: "Zx9", count: 40) : F.token
+                            let body = #"{"message":{"token":"\#(token)","notification":{"title":"burst"}}}"#
+                            group.addTask { try await F.send(client, port: server.pushPort, bearer: bearer, body: body).0 }
+                        }
+                        return try await group.reduce(into: [Int]()) { $0.append($1) }
+                    }
+                    #expect(fcm.filter { $0 == 503 }.count == 2, "fired \(fcm.filter { $0 == 503 }.count) times: \(fcm)")
+                    #expect(fcm.filter { $0 == 200 }.count == 38, "\(fcm)")
                 }
             }
         }

@@ -73,11 +73,20 @@ public final class FaultPlan: Sendable {
     /// With a fleet's count: the `count` rules that may fire for a request of `service` to `path`
     /// (its token, topic and project are not known yet), whose fires are claimed before it is
     /// answered. Empty (one atomic load) while there are no rules.
-    public func claimable(service: Delivery.Service, path: String) -> [FaultRule] {
+    /// A `token`, `topic` or `project` already known (APNs: the path's token and `apns-topic`;
+    /// FCM: `message.token` and the path's project) narrows them, so that a fire is rarely taken
+    /// for a push that gives it back.
+    public func claimable(service: Delivery.Service, path: String, token: String? = nil, topic: String? = nil, project: String? = nil) -> [FaultRule] {
         guard ruleCount.load(ordering: .relaxed) > 0, countsAcrossFleet else { return [] }
         return state.withLock { state in
             state.rules.filter { rule in
-                rule.count != nil && (rule.match.service == nil || rule.match.service == service) && rule.match.path.map { path.hasPrefix($0) } != false
+                guard rule.count != nil, rule.match.service == nil || rule.match.service == service, rule.match.path.map({ path.hasPrefix($0) }) != false else {
+                    return false
+                }
+                if let expected = rule.match.token, let token, expected.lowercased() != token.lowercased() { return false }
+                if let expected = rule.match.topic, let topic, expected != topic { return false }
+                if let expected = rule.match.project, let project, expected != project { return false }
+                return true
             }
         }
     }
@@ -116,6 +125,7 @@ public final class FaultPlan: Sendable {
                     case .lost(let spent)?:
                         if spent {
                             // The fleet has fired it `count` times: gone here too.
+                            claims?.noteSpent(rule.fleetKey)
                             state.rules.remove(at: index)
                             ruleCount.store(state.rules.count, ordering: .relaxed)
                         } else {
@@ -169,6 +179,13 @@ public final class FaultClaims: Sendable {
     func claim(for key: String) -> Claim? { claims[key] }
 
     func use(_ key: String) { _ = used.withLock { $0.insert(key) } }
+
+    private let spentKeys = Mutex<[String]>([])
+
+    func noteSpent(_ key: String) { spentKeys.withLock { $0.append(key) } }
+
+    /// Rules the fleet's counter said are spent (removed here; to be removed everywhere).
+    public var spent: [String] { spentKeys.withLock { $0 } }
 
     /// The fires won, each with whether the request used it (an unused one is given back).
     public var won: [(key: String, used: Bool)] {

@@ -44,12 +44,26 @@ struct PushFinisher: Sendable {
     /// each `count` fault that may fire for a request of `service` to `path`, then calls `answer`
     /// on the connection's loop with the claims (fires the request did not use are given back).
     /// Nil when no such fault is set: the request is answered at once, as almost always.
+    /// What is known of a request before its endpoint runs (nil: not known yet).
+    struct KnownFacts {
+        var token: String?
+        var topic: String?
+        var project: String?
+    }
+
+    /// Whether a request of `service` to `path` may need a fleet-wide claim: one nil check and
+    /// one atomic load without a fleet's `count` fault.
+    func mayClaim(_ service: Delivery.Service, path: String) -> Bool {
+        counter != nil && !faults.claimable(service: service, path: path).isEmpty
+    }
+
     func claimingFaults(
-        _ service: Delivery.Service, path: String, token: String? = nil, topic: String? = nil, project: String? = nil,
+        _ service: Delivery.Service, path: String, facts: () -> KnownFacts = { KnownFacts() },
         answer: @escaping @Sendable (RequestContext, FaultClaims) -> ResponderResult
     ) -> ResponderResult? {
-        guard let counter else { return nil }
-        let rules = faults.claimable(service: service, path: path, token: token, topic: topic, project: project)
+        guard let counter, mayClaim(service, path: path) else { return nil }
+        let known = facts()
+        let rules = faults.claimable(service: service, path: path, token: known.token, topic: known.topic, project: known.project)
         guard !rules.isEmpty else { return nil }
         let taken = Mutex<FaultClaims?>(nil)
         return .resumed(ResponderResumption(

@@ -105,21 +105,22 @@ final class PushResponder: HTTPResponder {
         // A fleet's `count` faults that may fire for this request: their fires are claimed from
         // the shared counter first, then the request is routed again with them (almost always nil).
         func claiming(_ service: Delivery.Service) -> ResponderResult? {
-            guard claims == nil else { return nil }
-            // APNs names its device token in the path and its topic in a header: known already.
-            var token: String?
-            var topic: String?
-            var project: String?
-            if service == .apns, request.path.hasPrefix("/3/device/") {
-                token = String(request.path.dropFirst("/3/device/".count).prefix { $0 != "?" && $0 != "/" })
-                topic = request.headers["apns-topic"]
-            } else if service == .fcm {
-                // FCM's in the body: read here only while a `count` fault is set (rare), and only a
-                // plain `message.token` (a topic or condition is read by the endpoint).
-                project = FCMEndpoint.project(in: request.path)
-                if case .string(let sent)? = JSONValue.parse(request.body)?["message"]?["token"] { token = sent }
-            }
-            return apns.finisher.claimingFaults(service, path: request.path, token: token, topic: topic, project: project) { [self] context, claims in
+            // Checked before any closure is made: this runs for every push.
+            guard claims == nil, apns.finisher.mayClaim(service, path: request.path) else { return nil }
+            return apns.finisher.claimingFaults(service, path: request.path, facts: {
+                // Read only while a fleet counts a `count` fault (rare): APNs names its device token
+                // in the path and its topic in a header; FCM's plain `message.token` and the path's
+                // project (a topic or condition is left to the endpoint).
+                var facts = PushFinisher.KnownFacts()
+                if service == .apns, request.path.hasPrefix("/3/device/") {
+                    facts.token = String(request.path.dropFirst("/3/device/".count).prefix { $0 != "?" && $0 != "/" })
+                    facts.topic = request.headers["apns-topic"]
+                } else if service == .fcm {
+                    facts.project = FCMEndpoint.project(in: request.path)
+                    if case .string(let sent)? = JSONValue.parse(request.body)?["message"]?["token"] { facts.token = sent }
+                }
+                return facts
+            }) { [self] context, claims in
                 self.route(request, context: context, claims: claims, ordered: ordered).result
             }
         }
@@ -137,7 +138,7 @@ final class PushResponder: HTTPResponder {
         }
         if request.path.hasPrefix("/3/") {
             guard host == nil || host == .apns else { return (nil, .response(Self.notFound(request, on: host))) }
-            if !ordered, let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result }) {
+            if !ordered, turns.order != nil, let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result }) {
                 return (.apns, pending)
             }
             if let pending = claiming(.apns) { return (.apns, pending) }

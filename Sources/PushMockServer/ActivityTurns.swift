@@ -1,40 +1,81 @@
+import PushMockCore
 import PushMockStore
-import PushMockTransport
+package import PushMockTransport
 import Synchronization
 
-/// Pushes to one Live Activity in the order a fleet received them (a PostgreSQL store): an APNs
-/// `liveactivity` push first takes the activity's fleet-wide turn and adopts the activity as the
+/// Pushes to a Live Activity in the order a fleet received them (a PostgreSQL store): an APNs
+/// `liveactivity` push, an FCM message with `apns.live_activity_token`, or a broadcast (each
+/// subscribed activity) first takes the activity's fleet-wide turn and adopts the activity as the
 /// fleet last saved it, is answered on its connection's loop, and saves the activity before the
 /// turn passes on. Without such a store (or for any other push) nothing waits.
-struct ActivityTurns: Sendable {
+package struct ActivityTurns: Sendable {
     let order: (any FleetActivityOrder)?
     let activities: LiveActivities
 
-    /// The snapshot key of the activity an APNs request pushes to, if it is a Live Activity push
-    /// (`apns-push-type: liveactivity` to `/3/device/<token>`).
-    static func activityKey(_ request: HTTPServerRequest) -> String? {
-        guard request.path.hasPrefix("/3/device/"), request.headers["apns-push-type"] == "liveactivity" else { return nil }
-        let token = request.path.dropFirst("/3/device/".count).prefix { $0 != "?" && $0 != "/" }
-        return token.isEmpty ? nil : LiveActivities.keyPrefix + token.lowercased()
+    /// The snapshot key of the activity a request pushes to, if it is a Live Activity push: APNs
+    /// `apns-push-type: liveactivity` to `/3/device/<token>`, or an FCM `messages:send` whose message
+    /// has `apns.live_activity_token` (the APNs request FCM makes goes to that token).
+    package static func activityKey(_ request: HTTPServerRequest) -> String? {
+        if request.path.hasPrefix("/3/device/") {
+            guard request.headers["apns-push-type"] == "liveactivity" else { return nil }
+            let token = request.path.dropFirst("/3/device/".count).prefix { $0 != "?" && $0 != "/" }
+            return token.isEmpty ? nil : LiveActivities.keyPrefix + token.lowercased()
+        }
+        guard request.path.hasSuffix("/messages:send"), mentionsLiveActivityToken(request.body),
+              let apns = JSONValue.parse(request.body)?["message"]?["apns"],
+              case .string(let token)? = apns["live_activity_token"] ?? apns["liveActivityToken"], !token.isEmpty
+        else { return nil }
+        return LiveActivities.keyPrefix + token.lowercased()
     }
 
-    /// With a fleet: the answer that takes the activity's turn, then calls `answer` on the loop
-    /// and saves the activity after it. Nil when there is nothing to order.
+    /// Whether `body` has the bytes `ctivity_token` or `ctivityToken` (either spelling of the field):
+    /// the other messages are not parsed for it.
+    static func mentionsLiveActivityToken(_ body: [UInt8]) -> Bool {
+        let snake = Array("ctivity_token".utf8), camel = Array("ctivityToken".utf8)
+        return body.withUnsafeBufferPointer { bytes in
+            var index = 0
+            while index + camel.count <= bytes.count {
+                if bytes[index] == UInt8(ascii: "c"), bytes[index + 1] == UInt8(ascii: "t") {
+                    if bytes[index...].starts(with: camel) || bytes[index...].starts(with: snake) { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+    }
+
+    /// The snapshot keys of the activities a request reaches: the one of ``activityKey(_:)``, or
+    /// for an APNs broadcast (`POST /4/broadcasts/apps/<bundle>` with `apns-channel-id`) those
+    /// subscribed to the channel that this instance knows of.
+    func activityKeys(_ request: HTTPServerRequest) -> [String] {
+        if let key = Self.activityKey(request) { return [key] }
+        guard request.method == "POST", request.path.hasPrefix("/4/broadcasts/apps/"), let channel = request.headers["apns-channel-id"] else { return [] }
+        return activities.keys(subscribedTo: channel)
+    }
+
+    /// With a fleet: the answer that takes the turn of each activity the request reaches, then
+    /// calls `answer` on the loop and saves the activities after it. Nil when there is nothing to order.
     func taking(_ request: HTTPServerRequest, answer: @escaping @Sendable (RequestContext) -> ResponderResult) -> ResponderResult? {
-        guard let order, let key = Self.activityKey(request) else { return nil }
+        guard let order else { return nil }
+        let keys = activityKeys(request)
+        guard !keys.isEmpty else { return nil }
         let taken = Mutex<ActivityTurn?>(nil)
         return .resumed(ResponderResumption(
             work: {
                 // A database that cannot give the turn: answered as without a fleet order.
-                if let turn = try? await order.turn(key) { taken.withLock { $0 = turn } }
+                if let turn = try? await order.turn(keys) { taken.withLock { $0 = turn } }
             },
             respond: { [activities] context in
                 guard let turn = taken.withLock({ $0 }) else { return answer(context) }
-                activities.turn(key, taken: true)
-                if let snapshot = turn.snapshot { activities.apply(key: key, snapshot, inTurn: true) }
+                for key in keys {
+                    activities.turn(key, taken: true)
+                    if let snapshot = turn.snapshots[key] { activities.apply(key: key, snapshot, inTurn: true) }
+                }
                 return Self.after(answer(context)) {
-                    turn.finish(activities.snapshot(key))
-                    activities.turn(key, taken: false)
+                    var after: [String: [UInt8]] = [:]
+                    for key in keys { after[key] = activities.snapshot(key) }
+                    turn.finish(after)
+                    for key in keys { activities.turn(key, taken: false) }
                 }
             }
         ))

@@ -74,6 +74,13 @@ final class LiveActivities: Sendable {
         markChanged(outcomes.compactMap(\.activityID))
     }
 
+    /// The snapshot keys of the activities subscribed to broadcast channel `channelID`.
+    func keys(subscribedTo channelID: String) -> [String] {
+        device.withLock { device in
+            device.activities.values.filter { $0.channelID == channelID }.map { Self.keyPrefix + $0.id }
+        }
+    }
+
     /// A copy of every activity.
     var all: [SimulatedActivity] {
         device.withLock { Array($0.activities.values) }

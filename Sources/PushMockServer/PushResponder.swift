@@ -146,6 +146,9 @@ final class PushResponder: HTTPResponder {
         }
         if request.path.hasPrefix("/1/apps/") || request.path.hasPrefix("/4/broadcasts/") {
             guard host == nil || host == .broadcast else { return (nil, .response(Self.notFound(request, on: host))) }
+            if !ordered, turns.order != nil, let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result }) {
+                return (.broadcast, pending)
+            }
             if let pending = claiming(.broadcast) { return (.broadcast, pending) }
             return (.broadcast, broadcast.respond(to: request, context: context, claims: claims))
         }
@@ -155,6 +158,9 @@ final class PushResponder: HTTPResponder {
         }
         if let project = FCMEndpoint.project(in: request.path) {
             guard host == nil || host == .fcm else { return (nil, .response(Self.notFound(request, on: host))) }
+            if !ordered, turns.order != nil, let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result }) {
+                return (.fcm, pending)
+            }
             if let pending = claiming(.fcm) { return (.fcm, pending) }
             return (.fcm, fcm.respond(to: request, project: project, context: context, claims: claims))
         }

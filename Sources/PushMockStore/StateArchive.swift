@@ -40,27 +40,28 @@ public enum FleetFire: Sendable, Hashable {
     case lost(spent: Bool)
 }
 
-/// A store that orders a fleet's pushes to one Live Activity (PostgreSQL): a push takes the
-/// activity's turn, reads its snapshot as the fleet last saved it, is answered, and saves the new
-/// snapshot before the next push to it, on any instance, is let in.
+/// A store that orders a fleet's pushes to Live Activities (PostgreSQL): a push takes the turn of
+/// each activity it reaches, reads their snapshots as the fleet last saved them, is answered, and
+/// saves the new snapshots before the next push to any of them, on any instance, is let in.
 public protocol FleetActivityOrder: Sendable {
-    /// Waits for the turn of the activity saved under `key`; its snapshot then (nil: none).
-    func turn(_ key: String) async throws -> ActivityTurn
+    /// Waits for the turn of the activities saved under `keys` (one push may reach several: a
+    /// broadcast); their snapshots then (a key without one is absent).
+    func turn(_ keys: [String]) async throws -> ActivityTurn
 }
 
-/// One push's turn at an activity: end it with the snapshot after the push.
+/// One push's turn at its activities: end it with their snapshots after the push.
 public final class ActivityTurn: Sendable {
-    /// The activity as the fleet last saved it (nil: not saved).
-    public let snapshot: [UInt8]?
-    private let end: @Sendable ([UInt8]?) -> Void
+    /// The activities as the fleet last saved them, by key (a key never saved is absent).
+    public let snapshots: [String: [UInt8]]
+    private let end: @Sendable ([String: [UInt8]]) -> Void
 
-    public init(snapshot: [UInt8]?, end: @escaping @Sendable ([UInt8]?) -> Void) {
-        self.snapshot = snapshot
+    public init(snapshots: [String: [UInt8]], end: @escaping @Sendable ([String: [UInt8]]) -> Void) {
+        self.snapshots = snapshots
         self.end = end
     }
 
-    /// Saves `snapshot` (nil: unchanged) for the fleet, then lets the next push in.
-    public func finish(_ snapshot: [UInt8]?) {
-        end(snapshot)
+    /// Saves `snapshots` (a key absent: unchanged) for the fleet, then lets the next push in.
+    public func finish(_ snapshots: [String: [UInt8]]) {
+        end(snapshots)
     }
 }

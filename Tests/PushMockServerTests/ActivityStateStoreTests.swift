@@ -6,6 +6,7 @@ import PushMockPostgres
 import PushMockServer
 import PushMockStore
 import PushMockTestSupport
+import PushMockTransport
 import PushMockTesting
 import Testing
 
@@ -160,6 +161,104 @@ struct ActivityOrderTests {
                 }
             }
         }
+    }
+}
+
+extension ActivityOrderTests {
+    @Test("FCM messages with apns.live_activity_token take the same turn: 20 updates at once, APNs and FCM through both instances, none lost")
+    func concurrentFCMUpdates() async throws {
+        let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
+        try await withPushMockServer(configuration) { a in
+            try await withPushMockServer(configuration) { b in
+                try await withHTTPClient { client in
+                    #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
+                    let token = try #require(try await L.newest(a).issuedActivityToken)
+                    #expect(await PostgresFleetTests.eventually { b.activity(token) != nil }, "the activity started through A reaches B")
+                    let bearer = try await FCMEndToEndTests.accessToken(client, port: a.pushPort)
+                    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for index in 0..<20 {
+                            let server = index % 2 == 0 ? a : b
+                            let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"\#(index)-0"}"#
+                            if index % 4 < 2 {
+                                group.addTask { try await L.send(client, server, token: token, jwt: jwt, aps: aps, priority: "5").0 }
+                            } else {
+                                // camelCase on some, as the protobuf JSON mapping allows.
+                                let field = index % 8 < 4 ? "live_activity_token" : "liveActivityToken"
+                                let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","apns":{"\#(field)":"\#(token)","headers":{"apns-priority":"5"},"payload":{"aps":{\#(aps)}}}}}"#
+                                group.addTask { try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message).0 }
+                            }
+                        }
+                        return try await group.reduce(into: [Int]()) { $0.append($1) }
+                    }
+                    #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+                    for (name, server) in [("A", a), ("B", b)] {
+                        let complete = await PostgresFleetTests.eventually { server.activity(token)?.timeline.count == 21 }
+                        #expect(complete, "\(name)'s timeline has \(server.activity(token)?.timeline.count ?? 0) entries of the start and 20 updates")
+                        #expect(Set(server.activity(token)?.timeline.dropFirst().map(\.service) ?? []) == [.apns, .fcm], "\(name): both services on one timeline")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("broadcasts take the turn of each subscribed activity: 10 at once through both instances, mixed with 10 direct updates, none lost")
+    func concurrentBroadcasts() async throws {
+        let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
+        try await withPushMockServer(configuration) { a in
+            try await withPushMockServer(configuration) { b in
+                try await withHTTPClient { client in
+                    let channel = try await ActivityStateStoreTests.createChannel(client, a, jwt: jwt)
+                    var started: [String] = []
+                    for _ in 0..<2 {
+                        #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now, channel: channel)).0 == 200)
+                        started.append(try #require(try await L.newest(a).issuedActivityToken))
+                    }
+                    let tokens = started
+                    #expect(await PostgresFleetTests.eventually { tokens.allSatisfy { b.activity($0)?.channelID == channel } }, "the subscribed activities reach B")
+                    let headers = [("authorization", "bearer \(jwt)"), ("apns-channel-id", channel), ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0")]
+                    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for index in 0..<20 {
+                            let server = index % 2 == 0 ? a : b
+                            let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"\#(index)-0"}"#
+                            if index % 4 < 2 {
+                                group.addTask {
+                                    let (sent, _) = try await client.send(
+                                        "https://localhost:\(server.pushPort)/4/broadcasts/apps/com.example.app", method: .POST, headers: headers,
+                                        body: Array("{\"aps\":{\(aps)}}".utf8))
+                                    return Int(sent.status.code)
+                                }
+                            } else {
+                                group.addTask { try await L.send(client, server, token: tokens[0], jwt: jwt, aps: aps, priority: "5").0 }
+                            }
+                        }
+                        return try await group.reduce(into: [Int]()) { $0.append($1) }
+                    }
+                    #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+                    for (name, server) in [("A", a), ("B", b)] {
+                        for (token, expected) in zip(tokens, [21, 11]) {
+                            let complete = await PostgresFleetTests.eventually { server.activity(token)?.timeline.count == expected }
+                            #expect(complete, "\(name): \(server.activity(token)?.timeline.count ?? 0) of \(expected) timeline entries (the start, 10 broadcasts, and 10 direct updates to the first)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("which requests take an activity's turn: APNs liveactivity pushes and FCM messages naming a live_activity_token")
+    func activityKeys() throws {
+        func request(_ path: String, _ headers: [(String, String)] = [], body: String = "") -> HTTPServerRequest {
+            HTTPServerRequest(method: "POST", path: path, headers: HTTPHeaderList(headers.map { HTTPHeader(name: $0.0, value: $0.1) }), body: Array(body.utf8))
+        }
+        #expect(ActivityTurns.activityKey(request("/3/device/ABcd", [("apns-push-type", "liveactivity")])) == "activity:" + "abcd")
+        #expect(ActivityTurns.activityKey(request("/3/device/abcd", [("apns-push-type", "alert")])) == nil)
+        let send = "/v1/projects/p/messages:send"
+        #expect(ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t","apns":{"live_activity_token":"EF01"}}}"#)) == "activity:" + "ef01")
+        #expect(ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t","apns":{"liveActivityToken":"ef02"}}}"#)) == "activity:" + "ef02")
+        #expect(ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t","notification":{"title":"live_activity_token"}}}"#)) == nil)
+        #expect(ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t","apns":{"live_activity_token":""}}}"#)) == nil)
+        #expect(ActivityTurns.activityKey(request(send, body: "not json, ctivityToken")) == nil)
+        #expect(ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t"}}"#)) == nil)
     }
 }
 

@@ -7,16 +7,29 @@ import Synchronization
 public final class InMemoryDeliveryStore: DeliveryStore {
     private struct State {
         var waiters = WaiterTable()
-        var ring: [PackedDelivery] = []
+        var ring: [CompactDelivery] = []
         /// Index in `ring` of the oldest delivery once the ring is full.
         var head = 0
         var nextID: UInt64 = 1
         var evicted: UInt64 = 0
+        /// The shared fields each connection last recorded (by its id, modulo the slots): a
+        /// delivery with the same ones shares them instead of keeping a copy.
+        var shared = [SharedDeliveryFields?](repeating: nil, count: InMemoryDeliveryStore.sharedSlots)
+
+        /// The kept fields equal to `bytes` that `connection` last used, or new ones kept for it.
+        mutating func share(_ bytes: UnsafeBufferPointer<UInt8>, connection: UInt64) -> SharedDeliveryFields {
+            let slot = Int(truncatingIfNeeded: connection) & (InMemoryDeliveryStore.sharedSlots - 1)
+            if let kept = shared[slot], kept.equals(bytes) { return kept }
+            let fields = SharedDeliveryFields(bytes)
+            shared[slot] = fields
+            return fields
+        }
 
         /// The ring oldest first.
-        var ordered: [PackedDelivery] { Array(ring[head...] + ring[..<head]) }
+        var ordered: [CompactDelivery] { Array(ring[head...] + ring[..<head]) }
     }
 
+    private static let sharedSlots = 256
     private let state = Mutex(State())
     private let waiterCount = Atomic<Int>(0)
     /// How many deliveries are kept; older ones are evicted first.
@@ -30,29 +43,33 @@ public final class InMemoryDeliveryStore: DeliveryStore {
 
     @discardableResult
     public func record(_ delivery: Delivery) -> UInt64 {
-        // Pack outside the lock; only the id and the slot are taken inside.
-        var packed = PackedDelivery(delivery)
-        var evicted: PackedDelivery?
+        // Packed outside the lock; inside, only the id, the slot and the shared fields' lookup (one
+        // compare with what the connection last used).
+        var evicted: CompactDelivery?
         var fired: [@Sendable () -> Void] = []
         let waiting = waiterCount.load(ordering: .relaxed) > 0
-        let id = state.withLock { state in
-            packed.id = state.nextID
-            if waiting {
-                var recorded = delivery
-                recorded.id = packed.id
-                fired = state.waiters.record(recorded)
-                waiterCount.store(state.waiters.count, ordering: .relaxed)
+        // The closure reads only these, not `delivery` (capturing it would copy its every field).
+        let fixed = CompactDelivery.Fixed(delivery)
+        let retention = retention
+        let id = CompactDelivery.pack(delivery) { sharedBytes, own in
+            state.withLock { state in
+                var packed = CompactDelivery(fixed, shared: state.share(sharedBytes, connection: fixed.connectionID), own: own)
+                packed.id = state.nextID
+                if waiting {
+                    fired = state.waiters.record(packed.unpack())
+                    waiterCount.store(state.waiters.count, ordering: .relaxed)
+                }
+                state.nextID += 1
+                if state.ring.count < retention {
+                    state.ring.append(packed)
+                } else {
+                    evicted = state.ring[state.head]
+                    state.ring[state.head] = packed
+                    state.head = (state.head + 1) % retention
+                    state.evicted += 1
+                }
+                return packed.id
             }
-            state.nextID += 1
-            if state.ring.count < retention {
-                state.ring.append(packed)
-            } else {
-                evicted = state.ring[state.head]
-                state.ring[state.head] = packed
-                state.head = (state.head + 1) % retention
-                state.evicted += 1
-            }
-            return packed.id
         }
         _ = evicted  // freed here, outside the lock
         for callback in fired {
@@ -70,7 +87,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     /// recorded meanwhile is counted by `record`.
     func register(_ filter: DeliveryFilter, count: Int, _ callback: @escaping @Sendable () -> Void) -> UInt64? {
         // The ring is copied by reference (copy-on-write): nothing is walked under the lock.
-        let (id, ring, head) = state.withLock { state -> (UInt64, [PackedDelivery], Int) in
+        let (id, ring, head) = state.withLock { state -> (UInt64, [CompactDelivery], Int) in
             let id = state.waiters.add(filter, count: count, callback)
             waiterCount.store(state.waiters.count, ordering: .relaxed)
             return (id, state.ring, state.head)
@@ -116,7 +133,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     }
 
     public func delivery(id: UInt64) async throws -> Delivery? {
-        let packed = state.withLock { state -> PackedDelivery? in
+        let packed = state.withLock { state -> CompactDelivery? in
             // Ids increase from the oldest entry on, with gaps after removals: binary search.
             let count = state.ring.count
             var low = 0
@@ -172,7 +189,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     @discardableResult
     public func remove(_ filter: DeliveryFilter) async throws -> Int {
         if filter == DeliveryFilter() {
-            let removed = state.withLock { state -> [PackedDelivery] in
+            let removed = state.withLock { state -> [CompactDelivery] in
                 defer { state.ring = []; state.head = 0 }
                 return state.ring
             }

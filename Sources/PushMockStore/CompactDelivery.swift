@@ -1,0 +1,329 @@
+import Foundation
+package import PushMockCore
+
+/// What a connection's deliveries usually have in common, kept once and shared: the sender's
+/// headers (the provider token or bearer, topic, push type, priority…) and the strings that name
+/// the sender. A header whose value changes from push to push (``CompactDelivery/isVolatile(_:)``)
+/// is kept with each delivery instead, so that it does not stop the rest from being shared.
+package final class SharedDeliveryFields: Sendable {
+    package let bytes: [UInt8]
+
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = Array(bytes)
+    }
+
+    /// Whether these are `bytes`.
+    package func equals(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        self.bytes.withUnsafeBufferPointer { kept in
+            kept.count == bytes.count && (kept.isEmpty || memcmp(kept.baseAddress!, bytes.baseAddress!, kept.count) == 0)
+        }
+    }
+}
+
+/// A delivery as the memory store keeps it: the numbers inline, what it shares with its
+/// connection's other deliveries in one ``SharedDeliveryFields``, and the rest in one byte array
+/// with variable-length lengths. An APNs path that is `/3/device/` and the device token is not kept
+/// twice. (The lasting stores keep ``PackedDelivery``:
+/// each of their records stands alone.)
+package struct CompactDelivery: Sendable {
+    package var id: UInt64
+    package let receivedAt: Int64
+    package let connectionID: UInt64
+    let status: Int32
+    let outcome: Delivery.Outcome
+    /// 1…5: a known service (``Delivery/Service/all``); 0: the name is the first field of `own`.
+    let serviceCode: UInt8
+    let bodyIsJSON: Bool
+    package let shared: SharedDeliveryFields
+    let own: [UInt8]
+
+    static let apnsDevicePath = Array("/3/device/".utf8)
+
+    /// Headers whose value is usually new on every push: kept with the delivery, not shared.
+    package static func isVolatile(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 4: name == "date"
+        case 7: name == "apns-id" || name == "baggage"
+        case 10: name == "tracestate"
+        case 11: name == "traceparent"
+        case 12: name == "x-request-id" || name == "x-b3-traceid" || name == "sentry-trace"
+        case 14: name == "content-length"
+        case 15: name == "apns-expiration" || name == "apns-request-id" || name == "x-amzn-trace-id"
+        case 16: name == "apns-collapse-id"
+        case 21: name == "x-cloud-trace-context"
+        default: false
+        }
+    }
+
+    /// Packs `delivery`: its shared fields are built in temporary memory and handed to `keep`
+    /// with the rest (already packed), which returns what it makes of them.
+    package static func pack<R>(_ delivery: Delivery, _ keep: (_ shared: UnsafeBufferPointer<UInt8>, _ own: [UInt8]) -> R) -> R {
+        var sharedSize = VarWriter.size(delivery.httpVersion) + VarWriter.size(delivery.environment) + VarWriter.size(delivery.method)
+        sharedSize += VarWriter.size(delivery.identity) + VarWriter.size(delivery.pushType) + VarWriter.size(delivery.topic)
+        sharedSize += VarWriter.size(delivery.project) + VarWriter.size(delivery.headers.count)
+        var ownSize = 0
+        let serviceCode = code(of: delivery.service)
+        if serviceCode == 0 { ownSize += VarWriter.size(delivery.service.rawValue) }
+        // Which headers are volatile, one bit each (a list longer than 64 keeps the rest shared).
+        var volatile: UInt64 = 0
+        for (index, field) in delivery.headers.enumerated() {
+            sharedSize += VarWriter.size(field.name)
+            if index < 64, isVolatile(field.name) {
+                volatile |= 1 << UInt64(index)
+                sharedSize += 1
+                ownSize += VarWriter.size(field.value)
+            } else {
+                sharedSize += VarWriter.size(field.value)
+            }
+        }
+        let derivedPath = delivery.deviceToken.map { isDevicePath(delivery.path, token: $0) } ?? false
+        ownSize += 1 + (derivedPath ? 0 : VarWriter.size(delivery.path))
+        ownSize += VarWriter.size(delivery.apnsID) + VarWriter.size(delivery.deviceToken) + VarWriter.size(delivery.reason) + VarWriter.size(delivery.explanation)
+        ownSize += VarWriter.size(delivery.fault) + VarWriter.size(delivery.activityID) + VarWriter.size(delivery.issuedActivityToken)
+        ownSize += VarWriter.size(delivery.diagnostics.count)
+        for diagnostic in delivery.diagnostics { ownSize += VarWriter.size(diagnostic) }
+        ownSize += VarWriter.size(delivery.body.count) + delivery.body.count
+        ownSize += VarWriter.size(delivery.recipients.map { $0.count + 1 } ?? 0)
+        for token in delivery.recipients ?? [] { ownSize += VarWriter.size(token) }
+
+        let own = [UInt8](unsafeUninitializedCapacity: ownSize) { buffer, initialized in
+            var writer = VarWriter(base: buffer.baseAddress!)
+            if serviceCode == 0 { writer.put(delivery.service.rawValue) }
+            if derivedPath {
+                writer.byte(1)
+            } else {
+                writer.byte(0)
+                writer.put(delivery.path)
+            }
+            writer.put(delivery.apnsID)
+            writer.put(delivery.deviceToken)
+            writer.put(delivery.reason)
+            writer.put(delivery.explanation)
+            writer.put(delivery.fault)
+            writer.put(delivery.activityID)
+            writer.put(delivery.issuedActivityToken)
+            var remaining = volatile
+            while remaining != 0 {
+                writer.put(delivery.headers[remaining.trailingZeroBitCount].value)
+                remaining &= remaining - 1
+            }
+            writer.count(delivery.diagnostics.count)
+            for diagnostic in delivery.diagnostics { writer.put(diagnostic) }
+            writer.count(delivery.body.count)
+            delivery.body.withUnsafeBufferPointer { writer.copy($0) }
+            writer.count(delivery.recipients.map { $0.count + 1 } ?? 0)
+            for token in delivery.recipients ?? [] { writer.put(token) }
+            precondition(writer.offset == ownSize, "packed \(writer.offset) bytes into \(ownSize)")
+            initialized = ownSize
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sharedSize) { buffer in
+            var writer = VarWriter(base: buffer.baseAddress!)
+            writer.put(delivery.httpVersion)
+            writer.put(delivery.environment)
+            writer.put(delivery.method)
+            writer.put(delivery.identity)
+            writer.put(delivery.pushType)
+            writer.put(delivery.topic)
+            writer.put(delivery.project)
+            writer.count(delivery.headers.count)
+            for (index, field) in delivery.headers.enumerated() {
+                writer.put(field.name)
+                // A header value is never nil: nil marks one kept with the delivery.
+                writer.put(index < 64 && volatile & (1 << UInt64(index)) != 0 ? nil : field.value)
+            }
+            precondition(writer.offset == sharedSize, "packed \(writer.offset) bytes into \(sharedSize)")
+            return keep(UnsafeBufferPointer(buffer), own)
+        }
+    }
+
+    /// The numbers of a delivery, read before it is packed.
+    package struct Fixed: Sendable {
+        let receivedAt: Int64
+        package let connectionID: UInt64
+        let status: Int32
+        let outcome: Delivery.Outcome
+        let serviceCode: UInt8
+        let bodyIsJSON: Bool
+
+        package init(_ delivery: Delivery) {
+            receivedAt = delivery.receivedAt
+            connectionID = delivery.connectionID
+            status = Int32(clamping: delivery.status)
+            outcome = delivery.outcome
+            serviceCode = CompactDelivery.code(of: delivery.service)
+            bodyIsJSON = delivery.bodyIsJSON
+        }
+    }
+
+    /// A packed delivery (`shared` and `own` from ``pack(_:_:)``).
+    package init(_ fixed: Fixed, shared: SharedDeliveryFields, own: [UInt8]) {
+        id = 0
+        receivedAt = fixed.receivedAt
+        connectionID = fixed.connectionID
+        status = fixed.status
+        outcome = fixed.outcome
+        serviceCode = fixed.serviceCode
+        bodyIsJSON = fixed.bodyIsJSON
+        self.shared = shared
+        self.own = own
+    }
+
+    static func code(of service: Delivery.Service) -> UInt8 {
+        guard let index = Delivery.Service.all.firstIndex(of: service) else { return 0 }
+        return UInt8(index + 1)
+    }
+
+    static func isDevicePath(_ path: String, token: String) -> Bool {
+        let path = path.utf8, token = token.utf8
+        guard path.count == apnsDevicePath.count + token.count else { return false }
+        return path.withContiguousStorageIfAvailable { path in
+            token.withContiguousStorageIfAvailable { token in
+                memcmp(path.baseAddress!, apnsDevicePath, apnsDevicePath.count) == 0
+                    && (token.isEmpty || memcmp(path.baseAddress! + apnsDevicePath.count, token.baseAddress!, token.count) == 0)
+            } ?? false
+        } ?? false
+    }
+
+    /// The delivery, rebuilt.
+    package func unpack() -> Delivery {
+        shared.bytes.withUnsafeBufferPointer { sharedBytes in
+            own.withUnsafeBufferPointer { ownBytes in
+                var common = VarReader(bytes: sharedBytes)
+                var mine = VarReader(bytes: ownBytes)
+                let httpVersion = common.string() ?? ""
+                let environment = common.string()
+                let method = common.string() ?? ""
+                let identity = common.string()
+                let pushType = common.string()
+                let topic = common.string()
+                let project = common.string()
+                let service = serviceCode == 0 ? Delivery.Service(rawValue: mine.string() ?? "") : Delivery.Service.all[Int(serviceCode) - 1]
+                let derivedPath = mine.byte() == 1
+                let pathText = derivedPath ? nil : mine.string()
+                let apnsID = mine.string()
+                let deviceToken = mine.string()
+                let reason = mine.string()
+                let explanation = mine.string()
+                let fault = mine.string()
+                let activityID = mine.string()
+                let issuedActivityToken = mine.string()
+                let headerCount = common.count()
+                var headers: [HeaderField] = []
+                headers.reserveCapacity(headerCount)
+                for _ in 0..<headerCount {
+                    let name = common.string() ?? ""
+                    headers.append(HeaderField(name: name, value: common.string() ?? mine.string() ?? ""))
+                }
+                let diagnosticCount = mine.count()
+                var diagnostics: [String] = []
+                for _ in 0..<diagnosticCount { diagnostics.append(mine.string() ?? "") }
+                let body = Array(mine.take(mine.count()))
+                var recipients: [String]?
+                let recipientCount = mine.count()
+                if recipientCount > 0 {
+                    recipients = (1..<recipientCount).map { _ in mine.string() ?? "" }
+                }
+                let path = pathText ?? ("/3/device/" + (deviceToken ?? ""))
+                var delivery = Delivery(
+                    receivedAt: receivedAt, connectionID: connectionID, httpVersion: httpVersion, service: service,
+                    environment: environment, method: method, path: path, headers: headers, body: body, bodyIsJSON: bodyIsJSON,
+                    identity: identity, pushType: pushType, topic: topic, deviceToken: deviceToken, apnsID: apnsID,
+                    outcome: outcome, status: Int(status), reason: reason, explanation: explanation, diagnostics: diagnostics, fault: fault,
+                    project: project
+                )
+                delivery.id = id
+                delivery.activityID = activityID
+                delivery.issuedActivityToken = issuedActivityToken
+                delivery.recipients = recipients
+                return delivery
+            }
+        }
+    }
+}
+
+/// Writes variable-length counts (7 bits a byte) and strings (length + 1, 0 for nil) into memory
+/// sized for them by ``size(_:)``.
+struct VarWriter {
+    let base: UnsafeMutablePointer<UInt8>
+    var offset = 0
+
+    static func size(_ value: Int) -> Int {
+        var value = UInt(value), bytes = 1
+        while value >= 0x80 {
+            value >>= 7
+            bytes += 1
+        }
+        return bytes
+    }
+
+    static func size(_ string: String?) -> Int {
+        guard let string else { return 1 }
+        let count = string.utf8.count
+        return size(count + 1) + count
+    }
+
+    mutating func byte(_ value: UInt8) {
+        base[offset] = value
+        offset += 1
+    }
+
+    mutating func count(_ value: Int) {
+        var value = UInt(value)
+        while value >= 0x80 {
+            byte(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        byte(UInt8(value))
+    }
+
+    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        (base + offset).initialize(from: source, count: bytes.count)
+        offset += bytes.count
+    }
+
+    mutating func put(_ string: String?) {
+        guard let string else { return count(0) }
+        // No copy of the string (a `var` would retain it): its bytes are read in place.
+        let utf8 = string.utf8
+        count(utf8.count + 1)
+        if utf8.withContiguousStorageIfAvailable({ copy($0) }) == nil {
+            for byte in utf8 {
+                base[offset] = byte
+                offset += 1
+            }
+        }
+    }
+}
+
+/// Reads what ``VarWriter`` wrote.
+struct VarReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var offset = 0
+
+    mutating func byte() -> UInt8 {
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    mutating func count() -> Int {
+        var value = 0, shift = 0
+        while true {
+            let next = byte()
+            value |= Int(next & 0x7F) << shift
+            if next < 0x80 { return value }
+            shift += 7
+        }
+    }
+
+    mutating func take(_ count: Int) -> UnsafeBufferPointer<UInt8> {
+        defer { offset += count }
+        return UnsafeBufferPointer(rebasing: bytes[offset..<(offset + count)])
+    }
+
+    mutating func string() -> String? {
+        let stored = count()
+        guard stored > 0 else { return nil }
+        return String(decoding: take(stored - 1), as: UTF8.self)
+    }
+}

@@ -74,6 +74,36 @@ struct SQLiteDeliveryStoreTests {
         try await store.close()
     }
 
+    @Test("a new file has 64 KiB pages; a file made with other pages keeps them and works")
+    func pageSize() async throws {
+        func pageSize(_ path: String) async throws -> Int {
+            let queue = try DatabaseQueue(path: path)
+            defer { try? queue.close() }
+            return try await queue.read { try Int.fetchOne($0, sql: "PRAGMA page_size") ?? 0 }
+        }
+        let fresh = SQLiteFile.temporary()
+        let store = try SQLiteDeliveryStore(path: fresh)
+        store.record(Contract.delivery(1))
+        try await store.close()
+        #expect(try await pageSize(fresh) == 65_536)
+
+        // A file an earlier PushMock made (4 KiB pages, its application id, no tables yet).
+        let earlier = SQLiteFile.temporary()
+        let queue = try DatabaseQueue(path: earlier)
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA page_size = 4096")
+            try db.execute(sql: "PRAGMA application_id = \(0x504D_636B)")
+        }
+        try queue.close()
+        let reopened = try SQLiteDeliveryStore(path: earlier)
+        for index in 1...100 { reopened.record(Contract.delivery(index)) }
+        try await reopened.close()
+        #expect(try await pageSize(earlier) == 4_096)
+        let again = try SQLiteDeliveryStore(path: earlier)
+        #expect(try await again.query(DeliveryFilter(), limit: 1).total == 100)
+        try await again.close()
+    }
+
     @Test("the token, time and cursor filters are answered from indexes")
     func indexed() async throws {
         let path = SQLiteFile.temporary()

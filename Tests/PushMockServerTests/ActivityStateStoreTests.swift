@@ -136,30 +136,54 @@ struct ActivityOrderTests {
     typealias L = LiveActivitySimulationTests
     typealias S = APNSTestServer
 
-    @Test("20 updates at once, half through each instance, are all on the activity's one timeline on both, none lost to a stale copy")
-    func concurrentUpdates() async throws {
+    /// Two instances on one database and a client: `body(a, b, client, now, jwt)`.
+    static func withFleet(_ body: @Sendable (PushMockServer, PushMockServer, HTTPClient, Int64, String) async throws -> Void) async throws {
         let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
         try await withPushMockServer(configuration) { a in
             try await withPushMockServer(configuration) { b in
-                try await withHTTPClient { client in
-                    #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
-                    let token = try #require(try await L.newest(a).issuedActivityToken)
-                    #expect(await PostgresFleetTests.eventually { b.activity(token) != nil }, "the activity started through A reaches B")
-                    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                        for index in 0..<20 {
-                            let server = index % 2 == 0 ? a : b
-                            let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"\#(index)-0"}"#
-                            group.addTask { try await L.send(client, server, token: token, jwt: jwt, aps: aps, priority: "5").0 }
-                        }
-                        return try await group.reduce(into: [Int]()) { $0.append($1) }
-                    }
-                    #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
-                    for (name, server) in [("A", a), ("B", b)] {
-                        let complete = await PostgresFleetTests.eventually { server.activity(token)?.timeline.count == 21 }
-                        #expect(complete, "\(name)'s timeline has \(server.activity(token)?.timeline.count ?? 0) entries of the start and 20 updates")
-                    }
-                }
+                try await withHTTPClient { client in try await body(a, b, client, now, jwt) }
             }
+        }
+    }
+
+    /// Starts an activity through A (subscribed to `channel`, if given) and waits until B knows it; its token.
+    static func startThroughA(_ client: HTTPClient, _ a: PushMockServer, _ b: PushMockServer, now: Int64, jwt: String, channel: String? = nil) async throws -> String {
+        #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now, channel: channel)).0 == 200)
+        let token = try #require(try await L.newest(a).issuedActivityToken)
+        #expect(await PostgresFleetTests.eventually { b.activity(token).map { $0.channelID == channel } ?? false }, "the activity started through A reaches B")
+        return token
+    }
+
+    /// Sends 20 updates at once, the even ones through A and the odd ones through B: `send(index,
+    /// server, aps)` sends one and returns its status, each of which must be 200.
+    static func twentyAtOnce(_ a: PushMockServer, _ b: PushMockServer, now: Int64, _ send: @escaping @Sendable (Int, PushMockServer, String) async throws -> Int) async throws {
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<20 {
+                let server = index % 2 == 0 ? a : b
+                let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"\#(index)-0"}"#
+                group.addTask { try await send(index, server, aps) }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+    }
+
+    /// Whether `token`'s timeline reaches `count` entries on both instances (each failure named).
+    static func expectTimelines(_ a: PushMockServer, _ b: PushMockServer, token: String, count: Int, _ what: String) async {
+        for (name, server) in [("A", a), ("B", b)] {
+            let complete = await PostgresFleetTests.eventually { server.activity(token)?.timeline.count == count }
+            #expect(complete, "\(name)'s timeline has \(server.activity(token)?.timeline.count ?? 0) of \(count) entries (\(what))")
+        }
+    }
+
+    @Test("20 updates at once, half through each instance, are all on the activity's one timeline on both, none lost to a stale copy")
+    func concurrentUpdates() async throws {
+        try await Self.withFleet { a, b, client, now, jwt in
+            let token = try await Self.startThroughA(client, a, b, now: now, jwt: jwt)
+            try await Self.twentyAtOnce(a, b, now: now) { _, server, aps in
+                try await L.send(client, server, token: token, jwt: jwt, aps: aps, priority: "5").0
+            }
+            await Self.expectTimelines(a, b, token: token, count: 21, "the start and 20 updates")
         }
     }
 }
@@ -167,81 +191,39 @@ struct ActivityOrderTests {
 extension ActivityOrderTests {
     @Test("FCM messages with apns.live_activity_token take the same turn: 20 updates at once, APNs and FCM through both instances, none lost")
     func concurrentFCMUpdates() async throws {
-        let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
-        try await withPushMockServer(configuration) { a in
-            try await withPushMockServer(configuration) { b in
-                try await withHTTPClient { client in
-                    #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
-                    let token = try #require(try await L.newest(a).issuedActivityToken)
-                    #expect(await PostgresFleetTests.eventually { b.activity(token) != nil }, "the activity started through A reaches B")
-                    let bearer = try await FCMEndToEndTests.accessToken(client, port: a.pushPort)
-                    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                        for index in 0..<20 {
-                            let server = index % 2 == 0 ? a : b
-                            let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"\#(index)-0"}"#
-                            if index % 4 < 2 {
-                                group.addTask { try await L.send(client, server, token: token, jwt: jwt, aps: aps, priority: "5").0 }
-                            } else {
-                                // camelCase on some, as the protobuf JSON mapping allows.
-                                let field = index % 8 < 4 ? "live_activity_token" : "liveActivityToken"
-                                let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","apns":{"\#(field)":"\#(token)","headers":{"apns-priority":"5"},"payload":{"aps":{\#(aps)}}}}}"#
-                                group.addTask { try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message).0 }
-                            }
-                        }
-                        return try await group.reduce(into: [Int]()) { $0.append($1) }
-                    }
-                    #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
-                    for (name, server) in [("A", a), ("B", b)] {
-                        let complete = await PostgresFleetTests.eventually { server.activity(token)?.timeline.count == 21 }
-                        #expect(complete, "\(name)'s timeline has \(server.activity(token)?.timeline.count ?? 0) entries of the start and 20 updates")
-                        #expect(Set(server.activity(token)?.timeline.dropFirst().map(\.service) ?? []) == [.apns, .fcm], "\(name): both services on one timeline")
-                    }
-                }
+        try await Self.withFleet { a, b, client, now, jwt in
+            let token = try await Self.startThroughA(client, a, b, now: now, jwt: jwt)
+            let bearer = try await FCMEndToEndTests.accessToken(client, port: a.pushPort)
+            try await Self.twentyAtOnce(a, b, now: now) { index, server, aps in
+                if index % 4 < 2 { return try await L.send(client, server, token: token, jwt: jwt, aps: aps, priority: "5").0 }
+                // camelCase on some, as the protobuf JSON mapping allows.
+                let field = index % 8 < 4 ? "live_activity_token" : "liveActivityToken"
+                let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","apns":{"\#(field)":"\#(token)","headers":{"apns-priority":"5"},"payload":{"aps":{\#(aps)}}}}}"#
+                return try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message).0
+            }
+            await Self.expectTimelines(a, b, token: token, count: 21, "the start and 20 updates")
+            for server in [a, b] {
+                #expect(Set(server.activity(token)?.timeline.dropFirst().map(\.service) ?? []) == [.apns, .fcm], "both services on one timeline")
             }
         }
     }
 
     @Test("broadcasts take the turn of each subscribed activity: 10 at once through both instances, mixed with 10 direct updates, none lost")
     func concurrentBroadcasts() async throws {
-        let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
-        try await withPushMockServer(configuration) { a in
-            try await withPushMockServer(configuration) { b in
-                try await withHTTPClient { client in
-                    let channel = try await ActivityStateStoreTests.createChannel(client, a, jwt: jwt)
-                    var started: [String] = []
-                    for _ in 0..<2 {
-                        #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now, channel: channel)).0 == 200)
-                        started.append(try #require(try await L.newest(a).issuedActivityToken))
-                    }
-                    let tokens = started
-                    #expect(await PostgresFleetTests.eventually { tokens.allSatisfy { b.activity($0)?.channelID == channel } }, "the subscribed activities reach B")
-                    let headers = [("authorization", "bearer \(jwt)"), ("apns-channel-id", channel), ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0")]
-                    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                        for index in 0..<20 {
-                            let server = index % 2 == 0 ? a : b
-                            let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"\#(index)-0"}"#
-                            if index % 4 < 2 {
-                                group.addTask {
-                                    let (sent, _) = try await client.send(
-                                        "https://localhost:\(server.pushPort)/4/broadcasts/apps/com.example.app", method: .POST, headers: headers,
-                                        body: Array("{\"aps\":{\(aps)}}".utf8))
-                                    return Int(sent.status.code)
-                                }
-                            } else {
-                                group.addTask { try await L.send(client, server, token: tokens[0], jwt: jwt, aps: aps, priority: "5").0 }
-                            }
-                        }
-                        return try await group.reduce(into: [Int]()) { $0.append($1) }
-                    }
-                    #expect(statuses.allSatisfy { $0 == 200 }, "\(statuses)")
-                    for (name, server) in [("A", a), ("B", b)] {
-                        for (token, expected) in zip(tokens, [21, 11]) {
-                            let complete = await PostgresFleetTests.eventually { server.activity(token)?.timeline.count == expected }
-                            #expect(complete, "\(name): \(server.activity(token)?.timeline.count ?? 0) of \(expected) timeline entries (the start, 10 broadcasts, and 10 direct updates to the first)")
-                        }
-                    }
-                }
+        try await Self.withFleet { a, b, client, now, jwt in
+            let channel = try await ActivityStateStoreTests.createChannel(client, a, jwt: jwt)
+            let first = try await Self.startThroughA(client, a, b, now: now, jwt: jwt, channel: channel)
+            let second = try await Self.startThroughA(client, a, b, now: now, jwt: jwt, channel: channel)
+            let headers = [("authorization", "bearer \(jwt)"), ("apns-channel-id", channel), ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0")]
+            try await Self.twentyAtOnce(a, b, now: now) { index, server, aps in
+                if index % 4 >= 2 { return try await L.send(client, server, token: first, jwt: jwt, aps: aps, priority: "5").0 }
+                let (sent, _) = try await client.send(
+                    "https://localhost:\(server.pushPort)/4/broadcasts/apps/com.example.app", method: .POST, headers: headers,
+                    body: Array("{\"aps\":{\(aps)}}".utf8))
+                return Int(sent.status.code)
             }
+            await Self.expectTimelines(a, b, token: first, count: 21, "the start, 10 broadcasts and 10 direct updates")
+            await Self.expectTimelines(a, b, token: second, count: 11, "the start and 10 broadcasts")
         }
     }
 

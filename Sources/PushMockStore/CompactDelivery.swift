@@ -58,36 +58,36 @@ package struct CompactDelivery: Sendable {
     /// Packs `delivery`: its shared fields are built in temporary memory and handed to `keep`
     /// with the rest (already packed), which returns what it makes of them.
     package static func pack<R>(_ delivery: Delivery, _ keep: (_ shared: UnsafeBufferPointer<UInt8>, _ own: [UInt8]) -> R) -> R {
-        var sharedSize = VarWriter.size(delivery.httpVersion) + VarWriter.size(delivery.environment) + VarWriter.size(delivery.method)
-        sharedSize += VarWriter.size(delivery.identity) + VarWriter.size(delivery.pushType) + VarWriter.size(delivery.topic)
-        sharedSize += VarWriter.size(delivery.project) + VarWriter.size(delivery.headers.count)
+        var sharedSize = VarBytes.Writer.size(delivery.httpVersion) + VarBytes.Writer.size(delivery.environment) + VarBytes.Writer.size(delivery.method)
+        sharedSize += VarBytes.Writer.size(delivery.identity) + VarBytes.Writer.size(delivery.pushType) + VarBytes.Writer.size(delivery.topic)
+        sharedSize += VarBytes.Writer.size(delivery.project) + VarBytes.Writer.size(delivery.headers.count)
         var ownSize = 0
         let serviceCode = code(of: delivery.service)
-        if serviceCode == 0 { ownSize += VarWriter.size(delivery.service.rawValue) }
+        if serviceCode == 0 { ownSize += VarBytes.Writer.size(delivery.service.rawValue) }
         // Which headers are volatile, one bit each (a list longer than 64 keeps the rest shared).
         var volatile: UInt64 = 0
         for (index, field) in delivery.headers.enumerated() {
-            sharedSize += VarWriter.size(field.name)
+            sharedSize += VarBytes.Writer.size(field.name)
             if index < 64, isVolatile(field.name) {
                 volatile |= 1 << UInt64(index)
                 sharedSize += 1
-                ownSize += VarWriter.size(field.value)
+                ownSize += VarBytes.Writer.size(field.value)
             } else {
-                sharedSize += VarWriter.size(field.value)
+                sharedSize += VarBytes.Writer.size(field.value)
             }
         }
         let derivedPath = delivery.deviceToken.map { isDevicePath(delivery.path, token: $0) } ?? false
-        ownSize += 1 + (derivedPath ? 0 : VarWriter.size(delivery.path))
-        ownSize += VarWriter.size(delivery.apnsID) + VarWriter.size(delivery.deviceToken) + VarWriter.size(delivery.reason) + VarWriter.size(delivery.explanation)
-        ownSize += VarWriter.size(delivery.fault) + VarWriter.size(delivery.activityID) + VarWriter.size(delivery.issuedActivityToken)
-        ownSize += VarWriter.size(delivery.diagnostics.count)
-        for diagnostic in delivery.diagnostics { ownSize += VarWriter.size(diagnostic) }
-        ownSize += VarWriter.size(delivery.body.count) + delivery.body.count
-        ownSize += VarWriter.size(delivery.recipients.map { $0.count + 1 } ?? 0)
-        for token in delivery.recipients ?? [] { ownSize += VarWriter.size(token) }
+        ownSize += 1 + (derivedPath ? 0 : VarBytes.Writer.size(delivery.path))
+        ownSize += VarBytes.Writer.size(delivery.apnsID) + VarBytes.Writer.size(delivery.deviceToken) + VarBytes.Writer.size(delivery.reason) + VarBytes.Writer.size(delivery.explanation)
+        ownSize += VarBytes.Writer.size(delivery.fault) + VarBytes.Writer.size(delivery.activityID) + VarBytes.Writer.size(delivery.issuedActivityToken)
+        ownSize += VarBytes.Writer.size(delivery.diagnostics.count)
+        for diagnostic in delivery.diagnostics { ownSize += VarBytes.Writer.size(diagnostic) }
+        ownSize += VarBytes.Writer.size(delivery.body.count) + delivery.body.count
+        ownSize += VarBytes.Writer.size(delivery.recipients.map { $0.count + 1 } ?? 0)
+        for token in delivery.recipients ?? [] { ownSize += VarBytes.Writer.size(token) }
 
         let own = [UInt8](unsafeUninitializedCapacity: ownSize) { buffer, initialized in
-            var writer = VarWriter(base: buffer.baseAddress!)
+            var writer = VarBytes.Writer(base: buffer.baseAddress!)
             if serviceCode == 0 { writer.put(delivery.service.rawValue) }
             if derivedPath {
                 writer.byte(1)
@@ -117,7 +117,7 @@ package struct CompactDelivery: Sendable {
             initialized = ownSize
         }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sharedSize) { buffer in
-            var writer = VarWriter(base: buffer.baseAddress!)
+            var writer = VarBytes.Writer(base: buffer.baseAddress!)
             writer.put(delivery.httpVersion)
             writer.put(delivery.environment)
             writer.put(delivery.method)
@@ -188,8 +188,8 @@ package struct CompactDelivery: Sendable {
     package func unpack() -> Delivery {
         shared.bytes.withUnsafeBufferPointer { sharedBytes in
             own.withUnsafeBufferPointer { ownBytes in
-                var common = VarReader(bytes: sharedBytes)
-                var mine = VarReader(bytes: ownBytes)
+                var common = VarBytes.Reader(bytes: sharedBytes)
+                var mine = VarBytes.Reader(bytes: ownBytes)
                 let httpVersion = common.string() ?? ""
                 let environment = common.string()
                 let method = common.string() ?? ""
@@ -238,92 +238,5 @@ package struct CompactDelivery: Sendable {
                 return delivery
             }
         }
-    }
-}
-
-/// Writes variable-length counts (7 bits a byte) and strings (length + 1, 0 for nil) into memory
-/// sized for them by ``size(_:)``.
-struct VarWriter {
-    let base: UnsafeMutablePointer<UInt8>
-    var offset = 0
-
-    static func size(_ value: Int) -> Int {
-        var value = UInt(value), bytes = 1
-        while value >= 0x80 {
-            value >>= 7
-            bytes += 1
-        }
-        return bytes
-    }
-
-    static func size(_ string: String?) -> Int {
-        guard let string else { return 1 }
-        let count = string.utf8.count
-        return size(count + 1) + count
-    }
-
-    mutating func byte(_ value: UInt8) {
-        base[offset] = value
-        offset += 1
-    }
-
-    mutating func count(_ value: Int) {
-        var value = UInt(value)
-        while value >= 0x80 {
-            byte(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        byte(UInt8(value))
-    }
-
-    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-        (base + offset).initialize(from: source, count: bytes.count)
-        offset += bytes.count
-    }
-
-    mutating func put(_ string: String?) {
-        guard let string else { return count(0) }
-        // No copy of the string (a `var` would retain it): its bytes are read in place.
-        let utf8 = string.utf8
-        count(utf8.count + 1)
-        if utf8.withContiguousStorageIfAvailable({ copy($0) }) == nil {
-            for byte in utf8 {
-                base[offset] = byte
-                offset += 1
-            }
-        }
-    }
-}
-
-/// Reads what ``VarWriter`` wrote.
-struct VarReader {
-    let bytes: UnsafeBufferPointer<UInt8>
-    var offset = 0
-
-    mutating func byte() -> UInt8 {
-        defer { offset += 1 }
-        return bytes[offset]
-    }
-
-    mutating func count() -> Int {
-        var value = 0, shift = 0
-        while true {
-            let next = byte()
-            value |= Int(next & 0x7F) << shift
-            if next < 0x80 { return value }
-            shift += 7
-        }
-    }
-
-    mutating func take(_ count: Int) -> UnsafeBufferPointer<UInt8> {
-        defer { offset += count }
-        return UnsafeBufferPointer(rebasing: bytes[offset..<(offset + count)])
-    }
-
-    mutating func string() -> String? {
-        let stored = count()
-        guard stored > 0 else { return nil }
-        return String(decoding: take(stored - 1), as: UTF8.self)
     }
 }

@@ -43,20 +43,29 @@ public final class InMemoryDeliveryStore: DeliveryStore {
 
     @discardableResult
     public func record(_ delivery: Delivery) -> UInt64 {
-        // Packed outside the lock; inside, only the id, the slot and the shared fields' lookup (one
-        // compare with what the connection last used).
+        guard waiterCount.load(ordering: .relaxed) > 0 else { return insert(delivery, notify: nil) }
+        // Someone waits: the delivery, with its id, is counted for them under the same lock.
+        return insert(delivery) { state, id in
+            var recorded = delivery
+            recorded.id = id
+            return state.waiters.record(recorded)
+        }
+    }
+
+    /// Packs `delivery` outside the lock; inside, only the id, the slot, the shared fields' lookup
+    /// (one compare with what the connection last used) and `notify`, given the id. The closures
+    /// read only `fixed`, not `delivery` (capturing it would copy its every field on every push).
+    private func insert(_ delivery: Delivery, notify: ((inout State, UInt64) -> [@Sendable () -> Void])?) -> UInt64 {
         var evicted: CompactDelivery?
         var fired: [@Sendable () -> Void] = []
-        let waiting = waiterCount.load(ordering: .relaxed) > 0
-        // The closure reads only these, not `delivery` (capturing it would copy its every field).
         let fixed = CompactDelivery.Fixed(delivery)
         let retention = retention
         let id = CompactDelivery.pack(delivery) { sharedBytes, own in
             state.withLock { state in
                 var packed = CompactDelivery(fixed, shared: state.share(sharedBytes, connection: fixed.connectionID), own: own)
                 packed.id = state.nextID
-                if waiting {
-                    fired = state.waiters.record(packed.unpack())
+                if let notify {
+                    fired = notify(&state, packed.id)
                     waiterCount.store(state.waiters.count, ordering: .relaxed)
                 }
                 state.nextID += 1

@@ -7,6 +7,16 @@ final class ConnectionRegistry: Sendable {
     private struct State {
         var channels: [ObjectIdentifier: any Channel] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
+        var closed = false
+    }
+
+    /// Why `register` refused a connection.
+    enum Admission: Equatable {
+        case admitted
+        /// `limit` connections are open already.
+        case overCap
+        /// The listener is shutting down (`close()` was called).
+        case closed
     }
 
     private let state = Mutex(State())
@@ -20,16 +30,17 @@ final class ConnectionRegistry: Sendable {
     /// Open connections.
     var count: Int { state.withLock { $0.channels.count } }
 
-    /// Tracks `channel` until it closes, unless `limit` connections are open already: then it
-    /// returns false and does not track it (the caller closes it).
-    func register(_ channel: any Channel, limit: Int? = nil, onClose: @escaping @Sendable () -> Void = {}) -> Bool {
+    /// Tracks `channel` until it closes, unless `limit` connections are open already or the
+    /// registry is closed: then it does not track it (the caller closes it).
+    func register(_ channel: any Channel, limit: Int? = nil, onClose: @escaping @Sendable () -> Void = {}) -> Admission {
         let key = ObjectIdentifier(channel)
-        let admitted = state.withLock { state -> Bool in
-            if let limit, state.channels.count >= limit { return false }
+        let admission = state.withLock { state -> Admission in
+            if state.closed { return .closed }
+            if let limit, state.channels.count >= limit { return .overCap }
             state.channels[key] = channel
-            return true
+            return .admitted
         }
-        guard admitted else { return false }
+        guard admission == .admitted else { return admission }
         channel.closeFuture.whenComplete { _ in
             onClose()
             let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -40,7 +51,18 @@ final class ConnectionRegistry: Sendable {
             }
             waiters.forEach { $0.resume() }
         }
-        return true
+        return .admitted
+    }
+
+    /// Admits no more connections and returns every open one. A connection accepted before its
+    /// listener closed can reach `register` after that (NIO initializes accepted channels on their
+    /// own event loop); it is refused, so the list returned here is complete for good, and a
+    /// shutdown that closes it can wait until the registry is empty.
+    func close() -> [any Channel] {
+        state.withLock { state in
+            state.closed = true
+            return Array(state.channels.values)
+        }
     }
 
     /// Every open channel.

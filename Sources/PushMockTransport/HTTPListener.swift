@@ -73,10 +73,15 @@ public final class HTTPListener: Service, Sendable {
             .childChannelInitializer { channel in
                 // Over the cap: closed at once, before TLS, so that descriptors never run out and
                 // the other port keeps answering (issue 10: 20 000 idle sockets took both down).
-                guard registry.register(channel, limit: configuration.maxConnections, onClose: { responder.connectionReleased() }) else {
+                switch registry.register(channel, limit: configuration.maxConnections, onClose: { responder.connectionReleased() }) {
+                case .admitted:
+                    break
+                case .overCap:
                     responder.transportEvent(.connectionOverCap, connection: nil)
                     // A failed initializer makes NIO close the accepted socket without registering it.
                     return channel.eventLoop.makeFailedFuture(TransportError(code: .overConnectionCap, message: "over \(configuration.maxConnections ?? 0) connections"))
+                case .closed:
+                    return channel.eventLoop.makeFailedFuture(TransportError(code: .shuttingDown, message: "the listener is shutting down"))
                 }
                 responder.connectionAccepted()
                 return channel.eventLoop.makeCompletedFuture {
@@ -112,7 +117,12 @@ public final class HTTPListener: Service, Sendable {
     public func shutdown() async {
         stopAccepting()
         try? await serverChannel.closeFuture.get()
-        for channel in registry.channels {
+        // Closing the registry makes this list final: a connection the server channel accepted
+        // just before it closed, and NIO initializes only now, is refused. Without that, such a
+        // connection missed both the quiesce and the close below, and the wait for an empty
+        // registry never returned.
+        let open = registry.close()
+        for channel in open {
             channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
         }
         let grace = configuration.shutdownGracePeriod
@@ -129,7 +139,7 @@ public final class HTTPListener: Service, Sendable {
             group.cancelAll()
             if !drained {
                 // Grace period over: close what is left; waitUntilEmpty returns once they close.
-                for channel in self.registry.channels {
+                for channel in open {
                     channel.close(promise: nil)
                 }
                 await group.waitForAll()

@@ -12,6 +12,8 @@ public struct TransportError: Error, Hashable, CustomStringConvertible {
         public static let invalidTLSConfiguration = Code("invalidTLSConfiguration")
         /// A connection was accepted over the connection cap (and closed).
         public static let overConnectionCap = Code("overConnectionCap")
+        /// A connection was accepted while the listener was shutting down (and closed).
+        public static let shuttingDown = Code("shuttingDown")
     }
 
     /// The error code.

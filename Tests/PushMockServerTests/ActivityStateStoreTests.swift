@@ -120,10 +120,16 @@ struct ActivityStateStoreTests {
                     #expect(await b.inspect("POST", "/api/v1/reset").status == 200)
                     #expect(await PostgresFleetTests.eventually { a.activity(token) == nil && a.broadcastChannels.isEmpty }, "B's reset reaches A")
                     // A fresh client: the old connection caches its credential, as a real one would not outlive a reset's revocation check.
-                    try await withHTTPClient { fresh in
-                        let refused = try await FCMEndToEndTests.send(fresh, port: a.pushPort, bearer: bearer, body: message).0
-                        #expect(refused == 401, "a token issued before the reset is refused on A too")
+                    // The new token generation is a snapshot of its own, announced apart from the
+                    // activities and channels: it may reach A a moment after them.
+                    var refused = 0
+                    _ = await PostgresFleetTests.eventually {
+                        refused = (try? await withHTTPClient { fresh in
+                            try await FCMEndToEndTests.send(fresh, port: a.pushPort, bearer: bearer, body: message).0
+                        }) ?? 0
+                        return refused == 401
                     }
+                    #expect(refused == 401, "a token issued before the reset is refused on A too")
                 }
             }
         }

@@ -41,7 +41,11 @@ struct ShutdownTests {
                     clients.withLock { $0.append(client) }
                 }
             }
-            try await Task.sleep(for: .milliseconds(30))
+            // Shut down once the first clients are in (up to 5 s: the suite runs in parallel on two cores).
+            let firstIn = ContinuousClock.now + .seconds(5)
+            while clients.withLock({ $0.count }) < 3, ContinuousClock.now < firstIn {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             // Unstructured, so that a shutdown that never returns fails this test instead of hanging it.
             let done = Atomic<Bool>(false)
             Task {

@@ -17,38 +17,79 @@ enum PostgresCopy {
         var buffer = ByteBufferAllocator().buffer(capacity: batch.count * 1024)
         for delivery in batch {
             let packed = PackedDelivery(delivery)
-            buffer.writeString(String(delivery.id))
+            writeDecimal(delivery.id, to: &buffer)
             buffer.writeInteger(UInt8(ascii: "\t"))
-            buffer.writeString(String(delivery.receivedAt))
+            writeDecimal(delivery.receivedAt, to: &buffer)
             buffer.writeInteger(UInt8(ascii: "\t"))
-            buffer.writeString(String(delivery.connectionID))
-            for text in [delivery.service.rawValue, delivery.environment, delivery.deviceToken?.lowercased(), delivery.topic, delivery.pushType,
-                         delivery.outcome.rawValue, delivery.reason] {
-                buffer.writeInteger(UInt8(ascii: "\t"))
-                write(text, to: &buffer)
-            }
+            writeDecimal(delivery.connectionID, to: &buffer)
             buffer.writeInteger(UInt8(ascii: "\t"))
-            buffer.writeString(String(delivery.status))
+            write(delivery.service.rawValue, to: &buffer)
+            buffer.writeInteger(UInt8(ascii: "\t"))
+            write(delivery.environment, to: &buffer)
+            buffer.writeInteger(UInt8(ascii: "\t"))
+            write(delivery.deviceToken?.lowercased(), to: &buffer)
+            buffer.writeInteger(UInt8(ascii: "\t"))
+            write(delivery.topic, to: &buffer)
+            buffer.writeInteger(UInt8(ascii: "\t"))
+            write(delivery.pushType, to: &buffer)
+            buffer.writeInteger(UInt8(ascii: "\t"))
+            write(delivery.outcome.rawValue, to: &buffer)
+            buffer.writeInteger(UInt8(ascii: "\t"))
+            write(delivery.reason, to: &buffer)
+            buffer.writeInteger(UInt8(ascii: "\t"))
+            writeDecimal(delivery.status, to: &buffer)
             buffer.writeInteger(UInt8(ascii: "\t"))
             write(delivery.project, to: &buffer)
-            buffer.writeString(delivery.bodyIsJSON ? "\tt\t\\\\x" : "\tf\t\\\\x")
-            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: packed.arena.count * 2) { target in
-                for (index, byte) in packed.arena.enumerated() {
-                    target[index * 2] = hex[Int(byte >> 4)]
-                    target[index * 2 + 1] = hex[Int(byte & 0x0F)]
+            buffer.writeStaticString(delivery.bodyIsJSON ? "\tt\t\\\\x" : "\tf\t\\\\x")
+            packed.arena.withUnsafeBufferPointer { source in
+                _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: source.count * 2) { target in
+                    let out = target.bindMemory(to: UInt8.self).baseAddress!
+                    hex.withUnsafeBufferPointer { digits in
+                        for index in 0..<source.count {
+                            let byte = source[index]
+                            out[index &* 2] = digits[Int(byte >> 4)]
+                            out[index &* 2 &+ 1] = digits[Int(byte & 0x0F)]
+                        }
+                    }
+                    return source.count * 2
                 }
-                return packed.arena.count * 2
             }
             buffer.writeInteger(UInt8(ascii: "\n"))
         }
         return buffer
     }
 
+    /// `value` in decimal, as `String(value)` spells it.
+    private static func writeDecimal(_ value: some BinaryInteger, to buffer: inout ByteBuffer) {
+        if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
+        var magnitude = UInt64(value.magnitude)
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        withUnsafeMutableBytes(of: &digits) { raw in
+            var start = raw.count
+            repeat {
+                start -= 1
+                raw[start] = UInt8(ascii: "0") &+ UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[start...]))
+        }
+    }
+
+    /// A text field: `\N` for nil; backslash, tab, LF and CR escaped; NUL left out. Text without
+    /// any of those (nearly all) is copied in one go.
     private static func write(_ text: String?, to buffer: inout ByteBuffer) {
         guard let text else {
             buffer.writeStaticString("\\N")
             return
         }
+        let plain = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") || byte == 0 {
+                return false
+            }
+            buffer.writeBytes(UnsafeRawBufferPointer(bytes))
+            return true
+        }
+        if plain == true { return }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+public import NIOCore
 public import PostgresNIO
 public import PushMockCore
 public import PushMockStore
@@ -55,6 +56,9 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// Pools replaced after a write got no answer (kept, not cancelled: see ``replacePool()``).
     let abandonedPools = Mutex<[(client: PostgresClient, run: Task<Void, Never>)]>([])
     let location: PostgresLocation
+    /// Where the pool's connections run: the server's own event loops, so that a write's replies
+    /// are read without waking another thread.
+    let eventLoopGroup: any EventLoopGroup
     let logger: Logger
     /// Deliveries kept at most; the oldest (by commit) are deleted first.
     public let retention: Int
@@ -85,11 +89,12 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// How long a reader waits for what this instance recorded before it to be committed.
     static let readerPatience: Duration = .seconds(5)
 
-    private init(client: PostgresClient, runTask: Task<Void, Never>, location: PostgresLocation, firstBlock: Range<UInt64>, spares: [Range<UInt64>], retention: Int,
+    private init(client: PostgresClient, runTask: Task<Void, Never>, location: PostgresLocation, eventLoopGroup: any EventLoopGroup, firstBlock: Range<UInt64>, spares: [Range<UInt64>], retention: Int,
                  retentionAge: Duration?, queueLimit: Int, writePatience: Duration, logger: Logger) {
         self.writePatience = writePatience
         pool = Mutex((client, runTask))
         self.location = location
+        self.eventLoopGroup = eventLoopGroup
         self.retention = retention
         self.retentionAge = retentionAge
         self.logger = logger
@@ -101,17 +106,18 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// refused at once with one line that names it (never its password).
     public static func connect(
         _ location: PostgresLocation, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
-        writePatience: Duration = .seconds(10), logger: Logger = Logger(label: "pushmock.postgres")
+        writePatience: Duration = .seconds(10), eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+        logger: Logger = Logger(label: "pushmock.postgres")
     ) async throws -> PostgresDeliveryStore {
         precondition(retention > 0)
-        let (client, runTask) = makePool(location)
+        let (client, runTask) = makePool(location, on: eventLoopGroup)
         do {
             // The pool retries a refused connection for ever; a start gives it ``connectPatience``.
             try await Self.within(connectPatience) { try await PostgresSchema.migrate(client, logger: logger) }
             var blocks: [Range<UInt64>] = []
             for _ in 0...spareBlocks { blocks.append(try await leaseBlock(client)) }
             let store = PostgresDeliveryStore(
-                client: client, runTask: runTask, location: location, firstBlock: blocks[0], spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
+                client: client, runTask: runTask, location: location, eventLoopGroup: eventLoopGroup, firstBlock: blocks[0], spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
                 queueLimit: queueLimit, writePatience: writePatience, logger: logger
             )
             try await store.loadSnapshots()
@@ -128,8 +134,8 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     }
 
     /// A pool for `location`, running.
-    static func makePool(_ location: PostgresLocation) -> (PostgresClient, Task<Void, Never>) {
-        let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: Logger(label: "pushmock.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+    static func makePool(_ location: PostgresLocation, on eventLoopGroup: any EventLoopGroup) -> (PostgresClient, Task<Void, Never>) {
+        let client = PostgresClient(configuration: location.clientConfiguration, eventLoopGroup: eventLoopGroup, backgroundLogger: Logger(label: "pushmock.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
         return (client, Task { await client.run() })
     }
 
@@ -139,7 +145,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// .closing"), so its connections are left to time out (at most one pool per write that got
     /// no answer for ``writePatience``).
     func replacePool() {
-        let (client, run) = Self.makePool(location)
+        let (client, run) = Self.makePool(location, on: eventLoopGroup)
         let old = pool.withLock { pool in
             defer { pool = (client, run) }
             return pool
@@ -331,6 +337,18 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             logger.error("closing: PostgreSQL at \(location) is unreachable; \(dropped) deliveries were not kept", metadata: ["error": "\(failure)"])
         }
         listenTask.withLock { $0 }?.cancel()
-        pool.withLock { $0.run }.cancel()
+        let run = pool.withLock { $0.run }
+        run.cancel()
+        // The pool's connections run on the server's event loops, which shut down next: wait
+        // (briefly) until the pool has closed them, so that none is left to a loop that is gone.
+        let stopped = WaitSignal()
+        Task {
+            await run.value
+            stopped.finish(true)
+        }
+        _ = await stopped.result(timeout: Self.poolStopPatience, cancel: {})
     }
+
+    /// How long closing waits for the pool to close its connections.
+    static let poolStopPatience: Duration = .seconds(3)
 }

@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import PushMockPostgres
 import PushMockStore
 
@@ -6,7 +7,7 @@ extension PushMockServer {
     /// The configured store; a file that cannot be used, or a database that cannot be reached, is
     /// refused with the reason in one line (a URL never with its password).
     /// Trouble writing (a full disk, a database gone) is logged once a second through `logger`.
-    static func makeStore(_ configuration: PushMockConfiguration, logger: Logger) async throws -> any DeliveryStore {
+    static func makeStore(_ configuration: PushMockConfiguration, group: any EventLoopGroup, logger: Logger) async throws -> any DeliveryStore {
         let retention = max(1, configuration.retention)
         switch configuration.store {
         case .memory:
@@ -21,7 +22,7 @@ extension PushMockServer {
             }
         case .postgres(let url):
             do {
-                return try await PostgresDeliveryStore.connect(PostgresLocation(url: url), retention: retention, retentionAge: configuration.retentionAge, logger: logger)
+                return try await PostgresDeliveryStore.connect(PostgresLocation(url: url), retention: retention, retentionAge: configuration.retentionAge, eventLoopGroup: group, logger: logger)
             } catch {
                 throw PushMockError(code: .storeUnavailable, message: "store: \(error)")
             }

@@ -17,28 +17,17 @@ enum PostgresCopy {
         var buffer = ByteBufferAllocator().buffer(capacity: batch.count * 1024)
         for delivery in batch {
             let packed = PackedDelivery(delivery)
-            writeDecimal(delivery.id, to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
+            writeDecimal(delivery.id, to: &buffer, first: true)
             writeDecimal(delivery.receivedAt, to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
             writeDecimal(delivery.connectionID, to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
             write(delivery.service.rawValue, to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
             write(delivery.environment, to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
             write(delivery.deviceToken?.lowercased(), to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
             write(delivery.topic, to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
             write(delivery.pushType, to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
             write(delivery.outcome.rawValue, to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
             write(delivery.reason, to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
             writeDecimal(delivery.status, to: &buffer)
-            buffer.writeInteger(UInt8(ascii: "\t"))
             write(delivery.project, to: &buffer)
             buffer.writeStaticString(delivery.bodyIsJSON ? "\tt\t\\\\x" : "\tf\t\\\\x")
             packed.arena.withUnsafeBufferPointer { source in
@@ -59,8 +48,9 @@ enum PostgresCopy {
         return buffer
     }
 
-    /// `value` in decimal, as `String(value)` spells it.
-    private static func writeDecimal(_ value: some BinaryInteger, to buffer: inout ByteBuffer) {
+    /// A column of `value` in decimal, as `String(value)` spells it (after a tab unless `first`).
+    private static func writeDecimal(_ value: some BinaryInteger, to buffer: inout ByteBuffer, first: Bool = false) {
+        if !first { buffer.writeInteger(UInt8(ascii: "\t")) }
         if value < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
         var magnitude = UInt64(value.magnitude)
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
@@ -75,9 +65,10 @@ enum PostgresCopy {
         }
     }
 
-    /// A text field: `\N` for nil; backslash, tab, LF and CR escaped; NUL left out. Text without
-    /// any of those (nearly all) is copied in one go.
+    /// A text column, after a tab: `\N` for nil; backslash, tab, LF and CR escaped; NUL left out.
+    /// Text without any of those (nearly all) is copied in one go.
     private static func write(_ text: String?, to buffer: inout ByteBuffer) {
+        buffer.writeInteger(UInt8(ascii: "\t"))
         guard let text else {
             buffer.writeStaticString("\\N")
             return

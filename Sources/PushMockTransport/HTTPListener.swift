@@ -119,8 +119,9 @@ public final class HTTPListener: Service, Sendable {
         try? await serverChannel.closeFuture.get()
         // Closing the registry makes this list final: a connection the server channel accepted
         // just before it closed, and NIO initializes only now, is refused. Without that, such a
-        // connection missed both the quiesce and the close below, and the wait for an empty
-        // registry never returned.
+        // connection missed the quiesce; if the others had drained already it was never closed
+        // (it outlived the shutdown), and registered after the grace period's list it kept the
+        // wait for an empty registry from returning.
         let open = registry.close()
         for channel in open {
             channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())

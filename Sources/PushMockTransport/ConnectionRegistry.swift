@@ -65,9 +65,6 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Every open channel.
-    var channels: [any Channel] { state.withLock { Array($0.channels.values) } }
-
     /// Returns when no connection is open.
     func waitUntilEmpty() async {
         await withCheckedContinuation { continuation in

@@ -4,33 +4,64 @@ import PushMockStore
 
 /// Deliveries as `COPY … FROM STDIN` text rows: the fastest way into PostgreSQL, one round trip per
 /// batch. Columns are tab-separated, `\N` is NULL, and text escapes backslash, tab, CR and LF;
-/// NUL, which PostgreSQL text cannot hold, is left out. The record is `bytea` in hex.
+/// NUL, which PostgreSQL text cannot hold, is left out. The record is `bytea` in hex: the
+/// delivery's own part of a ``CompactDelivery``, whose shared part is a row of `pushmock_shared`
+/// named by `shared_id` (written once per connection and change, with the first delivery that
+/// uses it): what repeats on every push of a connection (the provider token, the topic, most
+/// headers) is not sent, parsed and stored again each time.
 enum PostgresCopy {
     static let columns = [
         "id", "received_at", "connection_id", "service", "environment", "device_token", "topic", "push_type", "outcome", "reason", "status",
-        "project", "body_is_json", "record",
+        "project", "body_is_json", "shared_id", "record",
     ]
 
     private static let hex = Array("0123456789abcdef".utf8)
 
+    /// The rows of `batch`, as ``PostgresCopyBatch`` encodes them.
     static func rows(_ batch: [Delivery]) -> ByteBuffer {
-        var buffer = ByteBufferAllocator().buffer(capacity: batch.count * 1024)
-        for delivery in batch {
-            let packed = PackedDelivery(delivery)
-            writeDecimal(delivery.id, to: &buffer, first: true)
-            writeDecimal(delivery.receivedAt, to: &buffer)
-            writeDecimal(delivery.connectionID, to: &buffer)
-            write(delivery.service.rawValue, to: &buffer)
-            write(delivery.environment, to: &buffer)
-            write(delivery.deviceToken?.lowercased(), to: &buffer)
-            write(delivery.topic, to: &buffer)
-            write(delivery.pushType, to: &buffer)
-            write(delivery.outcome.rawValue, to: &buffer)
-            write(delivery.reason, to: &buffer)
-            writeDecimal(delivery.status, to: &buffer)
-            write(delivery.project, to: &buffer)
-            buffer.writeStaticString(delivery.bodyIsJSON ? "\tt\t\\\\x" : "\tf\t\\\\x")
-            packed.arena.withUnsafeBufferPointer { source in
+        rowsAndShared(batch).rows
+    }
+
+    /// The rows of `batch` and the shared fields they name, from no slot filled.
+    static func rowsAndShared(_ batch: [Delivery]) -> (rows: ByteBuffer, shared: [(id: Int64, fields: SharedDeliveryFields)]) {
+        var rows = PostgresCopyBatch()
+        var slots = SharedSlots()
+        for delivery in batch { rows.append(delivery, carry: &slots) }
+        return (rows.rows, rows.shared)
+    }
+
+    /// Appends the row of `delivery` to `buffer`. Its shared fields are named by the id in the
+    /// connection's slot when they are the same; otherwise the delivery's own id names them, and
+    /// they are returned to be written with the batch.
+    static func appendRow(_ delivery: Delivery, to buffer: inout ByteBuffer, slots: inout SharedSlots) -> (id: Int64, fields: SharedDeliveryFields)? {
+        writeDecimal(delivery.id, to: &buffer, first: true)
+        writeDecimal(delivery.receivedAt, to: &buffer)
+        writeDecimal(delivery.connectionID, to: &buffer)
+        write(delivery.service.rawValue, to: &buffer)
+        write(delivery.environment, to: &buffer)
+        writeLowercased(delivery.deviceToken, to: &buffer)
+        write(delivery.topic, to: &buffer)
+        write(delivery.pushType, to: &buffer)
+        write(delivery.outcome.rawValue, to: &buffer)
+        write(delivery.reason, to: &buffer)
+        writeDecimal(delivery.status, to: &buffer)
+        write(delivery.project, to: &buffer)
+        buffer.writeStaticString(delivery.bodyIsJSON ? "\tt" : "\tf")
+        return CompactDelivery.pack(delivery) { shared, own in
+            let slot = Int(truncatingIfNeeded: delivery.connectionID) & (SharedSlots.count - 1)
+            var introduced: (id: Int64, fields: SharedDeliveryFields)?
+            let sharedID: Int64
+            if let kept = slots.slots[slot], kept.fields.equals(shared) {
+                sharedID = kept.id
+            } else {
+                sharedID = Int64(clamping: delivery.id)
+                let fields = SharedDeliveryFields(shared)
+                slots.slots[slot] = (sharedID, fields)
+                introduced = (sharedID, fields)
+            }
+            writeDecimal(sharedID, to: &buffer)
+            buffer.writeStaticString("\t\\\\x")
+            own.withUnsafeBufferPointer { source in
                 _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: source.count * 2) { target in
                     let out = target.bindMemory(to: UInt8.self).baseAddress!
                     hex.withUnsafeBufferPointer { digits in
@@ -44,8 +75,8 @@ enum PostgresCopy {
                 }
             }
             buffer.writeInteger(UInt8(ascii: "\n"))
+            return introduced
         }
-        return buffer
     }
 
     /// A column of `value` in decimal, as `String(value)` spells it (after a tab unless `first`).
@@ -63,6 +94,24 @@ enum PostgresCopy {
             } while magnitude > 0
             buffer.writeBytes(UnsafeRawBufferPointer(rebasing: raw[start...]))
         }
+    }
+
+    /// A text column in lowercase (as `lowercased()` spells it), after a tab. ASCII text needing no
+    /// escape, such as every well-formed device token, is lowercased as it is copied.
+    private static func writeLowercased(_ text: String?, to buffer: inout ByteBuffer) {
+        guard let text else { return write(nil, to: &buffer) }
+        let done = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            for byte in bytes where byte >= 0x80 || byte == UInt8(ascii: "\\") || byte < 0x20 { return false }
+            buffer.writeInteger(UInt8(ascii: "\t"))
+            _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bytes.count) { target in
+                for (index, byte) in bytes.enumerated() {
+                    target[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                }
+                return bytes.count
+            }
+            return true
+        }
+        if done != true { write(text.lowercased(), to: &buffer) }
     }
 
     /// A text column, after a tab: `\N` for nil; backslash, tab, LF and CR escaped; NUL left out.
@@ -92,4 +141,75 @@ enum PostgresCopy {
             }
         }
     }
+}
+
+/// Deliveries queued for PostgreSQL as the `COPY` rows they are written as: each one is encoded
+/// when it is recorded, into one buffer per batch, so the queue holds bytes (no `Delivery` kept, no
+/// copy of it, no array per record) and the writer sends the buffer as it is.
+struct PostgresCopyBatch: DeliveryBatch {
+    /// The rows, one after another.
+    private(set) var rows = ByteBufferAllocator().buffer(capacity: 0)
+    /// Where each row ends in ``rows`` (relative to its reader index).
+    private var ends: [Int] = []
+    /// Each row's delivery id.
+    private(set) var ids: [UInt64] = []
+    /// The last delivery's `receivedAt` (what retention by age counts from).
+    private(set) var lastReceivedAt: Int64 = 0
+    /// Shared fields first named in this batch: written with it, before its rows.
+    private(set) var shared: [(id: Int64, fields: SharedDeliveryFields)] = []
+
+    init() {}
+
+    var count: Int { ids.count }
+    var isEmpty: Bool { ids.isEmpty }
+    var lastID: UInt64 { ids.last! }
+
+    mutating func append(_ delivery: Delivery, carry slots: inout SharedSlots) {
+        if rows.capacity == 0 { rows.reserveCapacity(64 * 1024) }
+        if let introduced = PostgresCopy.appendRow(delivery, to: &rows, slots: &slots) { shared.append(introduced) }
+        ends.append(rows.readableBytes)
+        ids.append(delivery.id)
+        lastReceivedAt = delivery.receivedAt
+    }
+
+    mutating func takeFirst(_ count: Int) -> PostgresCopyBatch {
+        guard count < self.count else {
+            defer { self = PostgresCopyBatch() }
+            return self
+        }
+        var first = PostgresCopyBatch()
+        let split = ends[count - 1]
+        first.rows = rows.readSlice(length: split)!
+        first.ends = Array(ends[..<count])
+        first.ids = Array(ids[..<count])
+        // The first part keeps the whole batch's last receivedAt: a time that has passed, so
+        // retention by age counted from it still deletes only what is older than the age now.
+        first.lastReceivedAt = lastReceivedAt
+        // The shared fields go with the first part, which is written first.
+        first.shared = shared
+        shared = []
+        ends = ends[count...].map { $0 - split }
+        ids.removeSubrange(..<count)
+        return first
+    }
+
+    mutating func insert(front batch: PostgresCopyBatch) {
+        var joined = batch.rows
+        joined.writeImmutableBuffer(rows)
+        let offset = batch.rows.readableBytes
+        ends = batch.ends + ends.map { $0 + offset }
+        ids = batch.ids + ids
+        shared = batch.shared + shared
+        lastReceivedAt = max(lastReceivedAt, batch.lastReceivedAt)
+        rows = joined
+    }
+}
+
+/// Each connection's last shared fields and the id that names them in `pushmock_shared`, in slots
+/// by connection id: what the PostgreSQL store's queue keeps from one batch to the next. A slot is
+/// filled only by a delivery that is queued, so the row it names is written before (or with) any
+/// row that names it.
+struct SharedSlots: Sendable {
+    static let count = 256
+    var slots: [(id: Int64, fields: SharedDeliveryFields)?] = Array(repeating: nil, count: count)
 }

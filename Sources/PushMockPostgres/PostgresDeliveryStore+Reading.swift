@@ -10,7 +10,11 @@ extension PostgresDeliveryStore {
     /// How long a removal waits for what was recorded before it (a write abandoned after
     /// ``writePatience`` and retried on a fresh pool fits in it).
     static let removePatience: Duration = .seconds(30)
-    static let columns = "id, received_at, connection_id, status, outcome, service, body_is_json, record"
+    static let columns = """
+        id, received_at, connection_id, status, outcome, service, body_is_json, record, shared_id,
+        (SELECT fields FROM pushmock_shared WHERE pushmock_shared.shared_id = pushmock_delivery.shared_id)
+        """
+    typealias Row = (Int64, Int64, Int64, Int64, String, String, Bool, ByteBuffer, Int64?, ByteBuffer?)
 
     public func statistics() async -> DeliveryStoreStatistics {
         await queue.flush(within: .seconds(1))
@@ -132,25 +136,38 @@ extension PostgresDeliveryStore {
     /// The deliveries of `rows`, in order.
     func deliveries(_ rows: PostgresRowSequence) async throws -> [Delivery] {
         var result: [Delivery] = []
-        for try await row in rows.decode((Int64, Int64, Int64, Int64, String, String, Bool, ByteBuffer).self) {
-            result.append(Self.delivery(row))
+        for try await row in rows.decode(Row.self) {
+            result.append(try Self.delivery(row))
         }
         return result
     }
 
     /// Calls `body` with each delivery `query` reads until it returns false.
     func forEach(_ query: PostgresQuery, _ body: (Delivery) -> Bool) async throws {
-        for try await row in try await client.query(query).decode((Int64, Int64, Int64, Int64, String, String, Bool, ByteBuffer).self) {
-            guard body(Self.delivery(row)) else { break }
+        for try await row in try await client.query(query).decode(Row.self) {
+            guard body(try Self.delivery(row)) else { break }
         }
     }
 
-    static func delivery(_ row: (Int64, Int64, Int64, Int64, String, String, Bool, ByteBuffer)) -> Delivery {
-        let (id, receivedAt, connection, status, outcome, service, bodyIsJSON, record) = row
-        return PackedDelivery(
+    /// The delivery of one row: its own part and the shared fields it names, or (written before
+    /// shared fields were kept apart) the whole packed record.
+    static func delivery(_ row: Row) throws -> Delivery {
+        let (id, receivedAt, connection, status, outcome, service, bodyIsJSON, record, sharedID, shared) = row
+        let outcomeValue = Delivery.Outcome(rawValue: outcome) ?? .rejected
+        guard let sharedID else {
+            return PackedDelivery(
+                id: UInt64(bitPattern: id), receivedAt: receivedAt, connectionID: UInt64(bitPattern: connection), status: Int(status),
+                outcome: outcomeValue, service: Delivery.Service(rawValue: service), bodyIsJSON: bodyIsJSON,
+                arena: Array(record.readableBytesView)
+            ).unpack()
+        }
+        guard let shared else {
+            throw StoreError("delivery \(id) names shared fields \(sharedID), which are not in pushmock_shared")
+        }
+        return CompactDelivery(
             id: UInt64(bitPattern: id), receivedAt: receivedAt, connectionID: UInt64(bitPattern: connection), status: Int(status),
-            outcome: Delivery.Outcome(rawValue: outcome) ?? .rejected, service: Delivery.Service(rawValue: service), bodyIsJSON: bodyIsJSON,
-            arena: Array(record.readableBytesView)
+            outcome: outcomeValue, service: Delivery.Service(rawValue: service), bodyIsJSON: bodyIsJSON,
+            shared: SharedDeliveryFields(bytes: Array(shared.readableBytesView)), own: Array(record.readableBytesView)
         ).unpack()
     }
 }

@@ -67,7 +67,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// This process's name in notifications (its own are not applied twice).
     let instance = UUID().uuidString
     let leases: Mutex<Leases>
-    let queue: WriteBehind
+    let queue: WriteBehind<PostgresCopyBatch>
     let changes = ChangeSignal()
     let evicted = Atomic<UInt64>(0)
     /// A write failed or got no answer, so its batch may or may not be committed: the next write
@@ -99,7 +99,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
         self.retentionAge = retentionAge
         self.logger = logger
         leases = Mutex(Leases(next: firstBlock.lowerBound, end: firstBlock.upperBound, spares: spares))
-        queue = WriteBehind(queueLimit: queueLimit)
+        queue = WriteBehind<PostgresCopyBatch>(queueLimit: queueLimit, carry: SharedSlots())
     }
 
     /// Connects, brings the schema up to date and leases the first ids. An unreachable database is
@@ -240,7 +240,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     }
 
     /// Writes one batch, giving up on it after ``writePatience`` (the writer then retries it).
-    func write(_ batch: [Delivery]) async throws {
+    func write(_ batch: PostgresCopyBatch) async throws {
         let replacing = uncertain.load(ordering: .relaxed)
         let written = WaitSignal()
         let failure = Mutex<(any Error)?>(nil)
@@ -267,22 +267,27 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
 
     /// One transaction under the fleet's write lock: (after an uncertain write, the batch's rows
     /// that are there already deleted), `COPY`, retention, notify.
-    private func writeOnce(_ batch: [Delivery], replacing: Bool) async throws {
+    private func writeOnce(_ batch: PostgresCopyBatch, replacing: Bool) async throws {
         let retention = Int64(retention)
-        let horizon = retentionAge.map { batch.last!.receivedAt - Int64($0.milliseconds) }
+        let horizon = retentionAge.map { batch.lastReceivedAt - Int64($0.milliseconds) }
         let instance = instance
         let removed = try await client.withConnection { connection in
             try await connection.withTransaction(logger: logger) { connection -> Int64 in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writeLock))", logger: logger)
                 var replaced: Int64 = 0
                 if replacing {
-                    let ids = batch.map { Int64(clamping: $0.id) }
+                    let ids = batch.ids.map { Int64(clamping: $0) }
                     replaced = try await Self.count(
                         connection.query("WITH gone AS (DELETE FROM pushmock_delivery WHERE id = ANY(\(ids)) RETURNING 1) SELECT count(*) FROM gone", logger: logger)
                     )
                 }
+                // The shared fields this batch names first (a retried batch may have written them).
+                for (id, fields) in batch.shared {
+                    try await connection.query(
+                        "INSERT INTO pushmock_shared (shared_id, fields) VALUES (\(id), \(ByteBuffer(bytes: fields.bytes))) ON CONFLICT DO NOTHING", logger: logger)
+                }
                 try await connection.copyFrom(table: "pushmock_delivery", columns: PostgresCopy.columns, logger: logger) { writer in
-                    try await writer.write(PostgresCopy.rows(batch))
+                    try await writer.write(batch.rows)
                 }
                 var removed: Int64 = 0
                 if let horizon {

@@ -40,6 +40,14 @@ enum PostgresSchema {
             // how many fires are taken by requests not answered yet.
             "CREATE TABLE pushmock_fault_fire (key TEXT PRIMARY KEY, remaining BIGINT NOT NULL, held BIGINT NOT NULL DEFAULT 0)",
         ],
+        [
+            // What a connection's deliveries have in common (``CompactDelivery``'s shared part), once
+            // per connection and change, named by the id of the first delivery that carried it. A
+            // delivery with a `shared_id` keeps only its own part in `record`; one without (written
+            // before this version) keeps the whole ``PackedDelivery``.
+            "CREATE TABLE pushmock_shared (shared_id BIGINT PRIMARY KEY, fields BYTEA NOT NULL)",
+            "ALTER TABLE pushmock_delivery ADD COLUMN shared_id BIGINT",
+        ],
     ]
 
     /// The lock that start-up migrations take ("PMmg").

@@ -12,6 +12,11 @@ package final class SharedDeliveryFields: Sendable {
         self.bytes = Array(bytes)
     }
 
+    /// Fields read back from storage.
+    package init(bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
     /// Whether these are `bytes`.
     package func equals(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         self.bytes.withUnsafeBufferPointer { kept in
@@ -23,8 +28,8 @@ package final class SharedDeliveryFields: Sendable {
 /// A delivery as the memory store keeps it: the numbers inline, what it shares with its
 /// connection's other deliveries in one ``SharedDeliveryFields``, and the rest in one byte array
 /// with variable-length lengths. An APNs path that is `/3/device/` and the device token is not kept
-/// twice. (The lasting stores keep ``PackedDelivery``:
-/// each of their records stands alone.)
+/// twice. (The PostgreSQL store keeps the same two parts, the shared one once per connection in a
+/// table of its own; the SQLite store keeps ``PackedDelivery``, whose records stand alone.)
 package struct CompactDelivery: Sendable {
     package var id: UInt64
     package let receivedAt: Int64
@@ -164,6 +169,23 @@ package struct CompactDelivery: Sendable {
         outcome = fixed.outcome
         serviceCode = fixed.serviceCode
         bodyIsJSON = fixed.bodyIsJSON
+        self.shared = shared
+        self.own = own
+    }
+
+    /// A delivery read back from a store that keeps its numbers in columns of their own and its
+    /// two parts as bytes (PostgreSQL).
+    package init(
+        id: UInt64, receivedAt: Int64, connectionID: UInt64, status: Int, outcome: Delivery.Outcome, service: Delivery.Service,
+        bodyIsJSON: Bool, shared: SharedDeliveryFields, own: [UInt8]
+    ) {
+        self.id = id
+        self.receivedAt = receivedAt
+        self.connectionID = connectionID
+        self.status = Int32(clamping: status)
+        self.outcome = outcome
+        serviceCode = Self.code(of: service)
+        self.bodyIsJSON = bodyIsJSON
         self.shared = shared
         self.own = own
     }

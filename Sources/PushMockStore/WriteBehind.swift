@@ -10,15 +10,17 @@ import Synchronization
 /// `queueLimit` new deliveries are dropped and counted. `close()` writes everything first.
 ///
 /// ```swift
-/// let queue = WriteBehind(queueLimit: 100_000)
+/// let queue = WriteBehind<[Delivery]>(queueLimit: 100_000)
 /// queue.start { batch in try await database.insert(batch) }
 /// queue.enqueue(delivery)
 /// await queue.flush()
 /// await queue.close()
 /// ```
-package final class WriteBehind: Sendable {
+package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
     struct State {
-        var pending: [Delivery] = []
+        var pending = Batch()
+        /// What appending keeps from one batch to the next.
+        var carry: Batch.Carry
         /// The id of the last delivery queued (dropped ones are not).
         var queuedThrough: UInt64 = 0
         var committed: UInt64 = 0
@@ -39,29 +41,31 @@ package final class WriteBehind: Sendable {
 
     /// A write that takes longer than this counts as failing (a database that does not answer
     /// at all: its client may wait a long time before it gives up).
-    package static let stallLimit: Duration = .seconds(2)
+    package static var stallLimit: Duration { .seconds(2) }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let task = Mutex<Task<Void, Never>?>(nil)
     private let monitor = Mutex<Task<Void, Never>?>(nil)
     /// Deliveries queued at most; more are dropped and counted.
     package let queueLimit: Int
     /// How long the writer lets a batch gather (what `kill -9` can lose, plus one write).
-    package static let batchWindow: Duration = .milliseconds(5)
+    package static var batchWindow: Duration { .milliseconds(5) }
     /// Deliveries written in one batch at most.
-    package static let batchLimit = 10_000
+    package static var batchLimit: Int { 10_000 }
 
-    /// Creates an empty queue; nothing is written before ``start(_:)``.
-    package init(queueLimit: Int) {
+    /// Creates an empty queue; nothing is written before ``start(_:)``. `carry` is given to every
+    /// ``DeliveryBatch/append(_:carry:)``.
+    package init(queueLimit: Int, carry: Batch.Carry) {
         precondition(queueLimit > 0)
         self.queueLimit = queueLimit
+        state = Mutex(State(carry: carry))
     }
 
     /// Starts the writer: `write` is called with one batch at a time, oldest first. While writes
     /// fail or deliveries are dropped, `report` is given one line a second saying so (and one when
     /// writes resume): a log that shows the trouble without flooding.
     package func start(
-        _ write: @escaping @Sendable ([Delivery]) async throws -> Void,
+        _ write: @escaping @Sendable (Batch) async throws -> Void,
         report: (@Sendable (_ line: String, _ trouble: Bool) -> Void)? = nil
     ) {
         let writer = Task.detached { [weak self] in
@@ -116,7 +120,7 @@ package final class WriteBehind: Sendable {
                 state.dropped += 1
                 return (false, nil)
             }
-            state.pending.append(delivery)
+            state.pending.append(delivery, carry: &state.carry)
             state.queuedThrough = delivery.id
             let writer = state.writer
             state.writer = nil
@@ -195,7 +199,7 @@ package final class WriteBehind: Sendable {
             if await !finished.result(timeout: patience, cancel: {}) {
                 state.withLock { state in
                     state.dropped += UInt64(state.pending.count + state.writing)
-                    state.pending = []
+                    state.pending = Batch()
                     state.abandoned = true
                     if state.lastFailure == nil { state.lastFailure = "no answer from the storage within \(patience.components.seconds) s" }
                 }
@@ -212,7 +216,7 @@ package final class WriteBehind: Sendable {
         for continuation in flushes { continuation.resume() }
     }
 
-    private func writeLoop(_ write: @Sendable ([Delivery]) async throws -> Void) async {
+    private func writeLoop(_ write: @Sendable (Batch) async throws -> Void) async {
         var failures = 0
         while true {
             let (batch, closing) = await nextBatch()
@@ -230,7 +234,7 @@ package final class WriteBehind: Sendable {
                 let done = state.withLock { state -> [CheckedContinuation<Void, Never>] in
                     state.writingSince = nil
                     state.writing = 0
-                    state.committed = batch.last!.id
+                    state.committed = batch.lastID
                     state.lastFailure = nil
                     let ready = state.flushes.filter { $0.target <= state.committed }.map(\.continuation)
                     state.flushes.removeAll { $0.target <= state.committed }
@@ -246,10 +250,10 @@ package final class WriteBehind: Sendable {
                     if state.abandoned { return true }  // counted when closing gave up
                     if let giveUpAt = state.giveUpAt, ContinuousClock.now >= giveUpAt {
                         state.dropped += UInt64(batch.count + state.pending.count)
-                        state.pending = []
+                        state.pending = Batch()
                         return true
                     }
-                    state.pending.insert(contentsOf: batch, at: 0)
+                    state.pending.insert(front: batch)
                     state.lastFailure = "\(error)"
                     return false
                 }
@@ -259,20 +263,19 @@ package final class WriteBehind: Sendable {
         }
     }
 
-    private func nextBatch() async -> (batch: [Delivery], closing: Bool) {
+    private func nextBatch() async -> (batch: Batch, closing: Bool) {
         // A short window lets a batch gather: a commit per push would double what a push costs at
         // low load. Closing, a reader waiting, or a large queue skip it.
         let skipWindow = state.withLock { $0.closing || !$0.flushes.isEmpty || $0.pending.count >= 1_000 }
         if !skipWindow { try? await Task.sleep(for: Self.batchWindow) }
         while true {
-            let taken = state.withLock { state -> ([Delivery], Bool)? in
+            let taken = state.withLock { state -> (Batch, Bool)? in
                 if !state.pending.isEmpty || state.closing {
-                    var batch: [Delivery] = []
+                    var batch = Batch()
                     if state.pending.count <= Self.batchLimit {
                         swap(&batch, &state.pending)  // the common case: take the whole queue at once
                     } else {
-                        batch = Array(state.pending.prefix(Self.batchLimit))
-                        state.pending.removeFirst(batch.count)
+                        batch = state.pending.takeFirst(Self.batchLimit)
                     }
                     return (batch, state.closing && state.pending.isEmpty)
                 }
@@ -288,5 +291,53 @@ package final class WriteBehind: Sendable {
                 if ready { continuation.resume() }
             }
         }
+    }
+}
+
+/// What a ``WriteBehind`` queue keeps its deliveries in until they are written: the deliveries
+/// themselves (`[Delivery]`, SQLite), or each one already encoded as the storage takes it (the
+/// `COPY` rows of PostgreSQL), so that the writer has nothing left to convert.
+package protocol DeliveryBatch: Sendable {
+    /// What the queue keeps for appending from one batch to the next (nothing for `[Delivery]`).
+    associatedtype Carry: Sendable
+    /// An empty batch.
+    init()
+    /// Deliveries in the batch.
+    var count: Int { get }
+    /// True when the batch holds no delivery.
+    var isEmpty: Bool { get }
+    /// The id of the last delivery (the batch is not empty).
+    var lastID: UInt64 { get }
+    /// Adds `delivery`, whose id is assigned, at the end.
+    mutating func append(_ delivery: Delivery, carry: inout Carry)
+    /// Removes the first `count` deliveries and returns them as a batch of their own.
+    mutating func takeFirst(_ count: Int) -> Self
+    /// Puts `batch` before everything in this one (a failed batch going back to the front).
+    mutating func insert(front batch: Self)
+}
+
+extension WriteBehind where Batch.Carry == Void {
+    /// Creates an empty queue; nothing is written before ``start(_:)``.
+    package convenience init(queueLimit: Int) {
+        self.init(queueLimit: queueLimit, carry: ())
+    }
+}
+
+extension Array: DeliveryBatch where Element == Delivery {
+    package typealias Carry = Void
+
+    package var lastID: UInt64 { last!.id }
+
+    package mutating func append(_ delivery: Delivery, carry: inout Void) {
+        append(delivery)
+    }
+
+    package mutating func takeFirst(_ count: Int) -> [Delivery] {
+        defer { removeSubrange(..<count) }
+        return Array(self[..<count])
+    }
+
+    package mutating func insert(front batch: [Delivery]) {
+        insert(contentsOf: batch, at: 0)
     }
 }

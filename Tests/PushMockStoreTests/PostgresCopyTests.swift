@@ -51,12 +51,21 @@ struct PostgresCopyTests {
         awkward.pushType = nil
         awkward.project = "p\t"
         awkward.bodyIsJSON = false
-        let buffer = PostgresCopy.rows([plain, awkward])
+        // A token that is not ASCII, or that needs an escape, is lowercased as `lowercased()` does.
+        var foreign = DeliveryStoreTests.delivery(3, token: "ÄBÇ\tDÉ\\")
+        foreign.id = 3
+        // The same connection and shared fields as `foreign`: it names foreign's, and adds none.
+        var sibling = DeliveryStoreTests.delivery(4, token: "ABCD")
+        sibling.id = 4
+        let all = [plain, awkward, foreign, sibling]
+        let (buffer, shared) = PostgresCopy.rowsAndShared(all)
+        #expect(shared.map(\.id) == [Int64.max, 1, 3])
+        let expectedShared: [Int64] = [Int64.max, 1, 3, 3]
         let bytes = Array(buffer.readableBytesView)
         #expect(bytes.last == UInt8(ascii: "\n"))
         let lines = bytes.dropLast().split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        try #require(lines.count == 2)
-        for (line, delivery) in zip(lines, [plain, awkward]) {
+        try #require(lines.count == 4)
+        for ((line, delivery), sharedID) in zip(zip(lines, all), expectedShared) {
             let row = Self.fields(line)
             try #require(row.count == PostgresCopy.columns.count)
             #expect(Self.text(row[0]) == String(delivery.id))
@@ -72,8 +81,60 @@ struct PostgresCopyTests {
             #expect(Self.text(row[10]) == String(delivery.status))
             #expect(Self.text(row[11]) == delivery.project)
             #expect(Self.text(row[12]) == (delivery.bodyIsJSON ? "t" : "f"))
-            let hex = PackedDelivery(delivery).arena.map { String(format: "%02x", $0) }.joined()
-            #expect(Self.text(row[13]) == "\\x" + hex)
+            #expect(Self.text(row[13]) == String(sharedID))
+            // The record is the own part in hex; with the shared fields it names, it is the delivery.
+            let record = try #require(Self.text(row[14]))
+            #expect(record.hasPrefix("\\x"))
+            let hex = Array(record.utf8.dropFirst(2))
+            let own = stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16)! }
+            let fields = try #require(shared.first { $0.id == sharedID }?.fields)
+            let read = CompactDelivery(
+                id: delivery.id, receivedAt: delivery.receivedAt, connectionID: delivery.connectionID, status: delivery.status, outcome: delivery.outcome,
+                service: delivery.service, bodyIsJSON: delivery.bodyIsJSON, shared: fields, own: own
+            ).unpack()
+            #expect(PackedDelivery(read).arena == PackedDelivery(delivery).arena)
         }
+    }
+
+    @Test("a batch split for the batch limit, or put back in front after a failed write, keeps each row with its id and the shared fields with the first part")
+    func batchSplitsAndJoins() throws {
+        let deliveries = (1...5).map { index in DeliveryStoreTests.delivery(index).with(id: UInt64(index * 10)) }
+        var batch = PostgresCopyBatch()
+        var slots = SharedSlots()
+        #expect(batch.isEmpty)
+        for delivery in deliveries { batch.append(delivery, carry: &slots) }
+        let whole = Array(batch.rows.readableBytesView)
+        #expect(whole == Array(PostgresCopy.rows(deliveries).readableBytesView))
+        #expect(batch.count == 5 && batch.lastID == 50)
+        // One connection, the same headers: the first delivery names the shared fields for all.
+        #expect(batch.shared.map(\.id) == [10])
+        let lines = whole.split(separator: UInt8(ascii: "\n")).map { Array($0) + [UInt8(ascii: "\n")] }
+        try #require(lines.count == 5)
+        func rows(_ range: Range<Int>) -> [UInt8] { Array(lines[range].joined()) }
+
+        var rest = batch
+        let first = rest.takeFirst(2)
+        #expect(first.ids == [10, 20] && first.lastID == 20)
+        #expect(Array(first.rows.readableBytesView) == rows(0..<2))
+        #expect(first.shared.map(\.id) == [10] && rest.shared.isEmpty)
+        #expect(rest.ids == [30, 40, 50] && rest.count == 3)
+        #expect(Array(rest.rows.readableBytesView) == rows(2..<5))
+
+        // A second split of what is left: the row ends were moved with it.
+        var tail = rest
+        let middle = tail.takeFirst(1)
+        #expect(middle.ids == [30] && tail.ids == [40, 50])
+        #expect(Array(tail.rows.readableBytesView) == rows(3..<5))
+
+        rest.insert(front: first)
+        #expect(rest.ids == batch.ids && rest.shared.map(\.id) == [10])
+        #expect(Array(rest.rows.readableBytesView) == whole)
+        let again = rest.takeFirst(4)
+        #expect(again.ids == [10, 20, 30, 40] && rest.ids == [50])
+        #expect(Array(rest.rows.readableBytesView) == rows(4..<5))
+
+        var all = batch
+        let everything = all.takeFirst(9)
+        #expect(everything.ids == batch.ids && all.isEmpty)
     }
 }

@@ -16,7 +16,7 @@ struct WriteBehindTests {
         let failing = Atomic<Bool>(true)
         let written = Mutex<[UInt64]>([])
         let lines = Mutex<[(String, Bool)]>([])
-        let queue = WriteBehind(queueLimit: 5)
+        let queue = WriteBehind<[Delivery]>(queueLimit: 5)
         queue.start({ batch in
             if failing.load(ordering: .relaxed) { throw Unavailable() }
             written.withLock { $0 += batch.map(\.id) }
@@ -44,7 +44,7 @@ struct WriteBehindTests {
 
     @Test("a storage that never answers counts as failing after the stall limit, and closing gives up on it after its patience")
     func silentStorage() async throws {
-        let queue = WriteBehind(queueLimit: 100)
+        let queue = WriteBehind<[Delivery]>(queueLimit: 100)
         queue.start { _ in
             // Never answers (a server gone in the middle of a write); only cancellation ends it.
             while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(50)) }
@@ -65,17 +65,17 @@ struct WriteBehindTests {
 
     @Test("a line only when there is something to say")
     func lines() {
-        var reported = WriteBehind.Trouble(dropped: 0, failing: false)
-        #expect(WriteBehind.troubleLine(queued: 0, dropped: 0, failure: nil, since: &reported) == nil)
-        let failing = WriteBehind.troubleLine(queued: 100, dropped: 0, failure: "gone", since: &reported)
+        var reported = WriteBehind<[Delivery]>.Trouble(dropped: 0, failing: false)
+        #expect(WriteBehind<[Delivery]>.troubleLine(queued: 0, dropped: 0, failure: nil, since: &reported) == nil)
+        let failing = WriteBehind<[Delivery]>.troubleLine(queued: 100, dropped: 0, failure: "gone", since: &reported)
         #expect(failing?.trouble == true && failing?.text == "the store's writes are failing (gone); 100 deliveries queued, none dropped yet")
-        let dropping = WriteBehind.troubleLine(queued: 100_000, dropped: 40, failure: "gone", since: &reported)
+        let dropping = WriteBehind<[Delivery]>.troubleLine(queued: 100_000, dropped: 40, failure: "gone", since: &reported)
         #expect(dropping?.text.hasSuffix("40 dropped in the last second (40 in all, pushmock_store_dropped_total)") == true)
-        let more = WriteBehind.troubleLine(queued: 100_000, dropped: 45, failure: "gone", since: &reported)
+        let more = WriteBehind<[Delivery]>.troubleLine(queued: 100_000, dropped: 45, failure: "gone", since: &reported)
         #expect(more?.text.contains(", 5 dropped in the last second (45 in all") == true)
-        let back = WriteBehind.troubleLine(queued: 0, dropped: 45, failure: nil, since: &reported)
+        let back = WriteBehind<[Delivery]>.troubleLine(queued: 0, dropped: 45, failure: nil, since: &reported)
         #expect(back?.trouble == false && back?.text == "the store's writes resumed; 0 deliveries queued, 45 dropped in all")
-        #expect(WriteBehind.troubleLine(queued: 0, dropped: 45, failure: nil, since: &reported) == nil)
+        #expect(WriteBehind<[Delivery]>.troubleLine(queued: 0, dropped: 45, failure: nil, since: &reported) == nil)
     }
 
     static func eventually(within limit: Duration = .seconds(5), _ body: () -> Bool) async -> Bool {

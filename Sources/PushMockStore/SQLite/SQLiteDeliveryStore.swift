@@ -43,7 +43,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// How long a reader waits for earlier deliveries to be committed before it answers from what is.
     static let readerPatience: Duration = .seconds(5)
     /// The batches written behind the push path.
-    let queue: WriteBehind
+    let queue: WriteBehind<[Delivery]>
     /// Snapshots waiting to be written, newest per key, and the task writing them.
     let snapshots = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
 
@@ -65,7 +65,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             return (UInt64(max(next, maxID + 1)), try Self.count(db))
         }
         state = Mutex(State(nextID: next, stored: stored))
-        queue = WriteBehind(queueLimit: queueLimit)
+        queue = WriteBehind<[Delivery]>(queueLimit: queueLimit)
         // The writer keeps the store until it is closed.
         var named: (@Sendable (String, Bool) -> Void)?
         if let report {

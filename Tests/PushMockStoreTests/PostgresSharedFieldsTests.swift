@@ -1,0 +1,81 @@
+import NIOCore
+import PostgresNIO
+import PushMockCore
+import PushMockStore
+import PushMockTestSupport
+import Testing
+
+@testable import PushMockPostgres
+
+/// What a connection's deliveries share is written once, in `pushmock_shared`; each delivery's row
+/// keeps its own part and names the shared one.
+@Suite("The PostgreSQL store keeps a connection's shared fields once")
+struct PostgresSharedFieldsTests {
+    static func count(_ store: PostgresDeliveryStore, _ query: PostgresQuery) async throws -> Int64 {
+        try await PostgresDeliveryStore.count(store.client.query(query))
+    }
+
+    @Test("one shared row per connection and change of its shared fields; every delivery reads back whole, also on another instance")
+    func oneRowPerConnection() async throws {
+        let location = try await PostgresTestDatabase.create()
+        let store = try await PostgresDeliveryStore.connect(location, retention: 100)
+        var sent: [Delivery] = []
+        for index in 1...4 {
+            var delivery = DeliveryStoreTests.delivery(index)
+            if index == 4 { delivery.headers.append(HeaderField(name: "authorization", value: "bearer another")) }
+            sent.append(delivery)
+        }
+        var other = DeliveryStoreTests.delivery(5)
+        other.connectionID = 8
+        sent.append(other)
+        let ids = sent.map { store.record($0) }
+        await store.flush()
+        // Connection 7 with its first headers, connection 7 with a new one, connection 8.
+        #expect(try await Self.count(store, "SELECT count(*) FROM pushmock_shared") == 3)
+        #expect(try await Self.count(store, "SELECT count(DISTINCT shared_id) FROM pushmock_delivery") == 3)
+
+        let reader = try await PostgresDeliveryStore.connect(location, retention: 100)
+        for (id, original) in zip(ids, sent) {
+            for instance in [store, reader] {
+                let read = try #require(try await instance.delivery(id: id))
+                var expected = original
+                expected.id = id
+                #expect(PackedDelivery(read).arena == PackedDelivery(expected).arena, "delivery \(id) read back changed")
+            }
+        }
+        try await reader.close()
+        try await store.close()
+    }
+
+    @Test("a delivery written before shared fields were kept apart (the whole record, no shared_id) still reads back")
+    func olderRows() async throws {
+        let store = try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: 100)
+        var old = DeliveryStoreTests.delivery(9)
+        old.id = 424_242
+        let record = ByteBuffer(bytes: PackedDelivery(old).arena)
+        try await store.client.query(
+            """
+            INSERT INTO pushmock_delivery (id, received_at, connection_id, service, environment, device_token, topic, push_type, outcome, reason, status, project, body_is_json, record)
+            VALUES (\(Int64(old.id)), \(old.receivedAt), \(Int64(old.connectionID)), \(old.service.rawValue), \(old.environment), \(old.deviceToken), \(old.topic),
+                    \(old.pushType), \(old.outcome.rawValue), \(old.reason), \(Int64(old.status)), \(old.project), \(old.bodyIsJSON), \(record))
+            """)
+        let read = try #require(try await store.delivery(id: old.id))
+        #expect(PackedDelivery(read).arena == PackedDelivery(old).arena)
+        try await store.close()
+    }
+
+    @Test("a delivery whose shared fields are gone is an error that names both, not a wrong delivery")
+    func missingSharedRow() async throws {
+        let store = try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: 100)
+        let id = store.record(DeliveryStoreTests.delivery(1))
+        await store.flush()
+        try await store.client.query("DELETE FROM pushmock_shared")
+        do {
+            _ = try await store.delivery(id: id)
+            Issue.record("a delivery without its shared fields was read")
+        } catch {
+            #expect("\(error)".contains("delivery \(id) names shared fields \(id)"), "\(error)")
+        }
+        try await store.close()
+    }
+}

@@ -48,17 +48,7 @@ enum PostgresCopy {
         write(delivery.project, to: &buffer)
         buffer.writeStaticString(delivery.bodyIsJSON ? "\tt" : "\tf")
         return CompactDelivery.pack(delivery) { shared, own in
-            let slot = Int(truncatingIfNeeded: delivery.connectionID) & (SharedSlots.count - 1)
-            var introduced: (id: Int64, fields: SharedDeliveryFields)?
-            let sharedID: Int64
-            if let kept = slots.slots[slot], kept.fields.equals(shared) {
-                sharedID = kept.id
-            } else {
-                sharedID = Int64(clamping: delivery.id)
-                let fields = SharedDeliveryFields(shared)
-                slots.slots[slot] = (sharedID, fields)
-                introduced = (sharedID, fields)
-            }
+            let (sharedID, introduced) = slots.name(shared, of: delivery)
             writeDecimal(sharedID, to: &buffer)
             buffer.writeStaticString("\t\\\\x")
             own.withUnsafeBufferPointer { source in
@@ -75,7 +65,7 @@ enum PostgresCopy {
                 }
             }
             buffer.writeInteger(UInt8(ascii: "\n"))
-            return introduced
+            return introduced.map { (sharedID, $0) }
         }
     }
 
@@ -205,11 +195,3 @@ struct PostgresCopyBatch: DeliveryBatch {
     }
 }
 
-/// Each connection's last shared fields and the id that names them in `pushmock_shared`, in slots
-/// by connection id: what the PostgreSQL store's queue keeps from one batch to the next. A slot is
-/// filled only by a delivery that is queued, so the row it names is written before (or with) any
-/// row that names it.
-struct SharedSlots: Sendable {
-    static let count = 256
-    var slots: [(id: Int64, fields: SharedDeliveryFields)?] = Array(repeating: nil, count: count)
-}

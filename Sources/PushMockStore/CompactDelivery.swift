@@ -28,8 +28,8 @@ package final class SharedDeliveryFields: Sendable {
 /// A delivery as the memory store keeps it: the numbers inline, what it shares with its
 /// connection's other deliveries in one ``SharedDeliveryFields``, and the rest in one byte array
 /// with variable-length lengths. An APNs path that is `/3/device/` and the device token is not kept
-/// twice. (The PostgreSQL store keeps the same two parts, the shared one once per connection in a
-/// table of its own; the SQLite store keeps ``PackedDelivery``, whose records stand alone.)
+/// twice. (The lasting stores keep the same two parts, the shared one once per connection and
+/// change in a table of their own; rows they wrote before keep a ``PackedDelivery``.)
 package struct CompactDelivery: Sendable {
     package var id: UInt64
     package let receivedAt: Int64
@@ -62,7 +62,7 @@ package struct CompactDelivery: Sendable {
 
     /// Packs `delivery`: its shared fields are built in temporary memory and handed to `keep`
     /// with the rest (already packed), which returns what it makes of them.
-    package static func pack<R>(_ delivery: Delivery, _ keep: (_ shared: UnsafeBufferPointer<UInt8>, _ own: [UInt8]) -> R) -> R {
+    package static func pack<R>(_ delivery: Delivery, _ keep: (_ shared: UnsafeBufferPointer<UInt8>, _ own: [UInt8]) throws -> R) rethrows -> R {
         var sharedSize = VarBytes.Writer.size(delivery.httpVersion) + VarBytes.Writer.size(delivery.environment) + VarBytes.Writer.size(delivery.method)
         sharedSize += VarBytes.Writer.size(delivery.identity) + VarBytes.Writer.size(delivery.pushType) + VarBytes.Writer.size(delivery.topic)
         sharedSize += VarBytes.Writer.size(delivery.project) + VarBytes.Writer.size(delivery.headers.count)
@@ -121,7 +121,7 @@ package struct CompactDelivery: Sendable {
             precondition(writer.offset == ownSize, "packed \(writer.offset) bytes into \(ownSize)")
             initialized = ownSize
         }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sharedSize) { buffer in
+        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sharedSize) { buffer in
             var writer = VarBytes.Writer(base: buffer.baseAddress!)
             writer.put(delivery.httpVersion)
             writer.put(delivery.environment)
@@ -137,7 +137,7 @@ package struct CompactDelivery: Sendable {
                 writer.put(index < 64 && volatile & (1 << UInt64(index)) != 0 ? nil : field.value)
             }
             precondition(writer.offset == sharedSize, "packed \(writer.offset) bytes into \(sharedSize)")
-            return keep(UnsafeBufferPointer(buffer), own)
+            return try keep(UnsafeBufferPointer(buffer), own)
         }
     }
 
@@ -260,5 +260,28 @@ package struct CompactDelivery: Sendable {
                 return delivery
             }
         }
+    }
+}
+
+/// Each connection's last shared fields and the id that names them in a lasting store's table of
+/// shared fields, in slots by connection id. The writer of a batch (the PostgreSQL store's queue,
+/// the SQLite store's writer) names a delivery's shared fields by the slot's id when they are the
+/// same, and otherwise by the delivery's own id, writing them with that delivery: a row never
+/// names shared fields that are not written before it or in its transaction.
+package struct SharedSlots: Sendable {
+    package static let count = 256
+    private var slots: [(id: Int64, fields: SharedDeliveryFields)?] = Array(repeating: nil, count: count)
+
+    package init() {}
+
+    /// The id that names `shared` (the shared part of `delivery`, from ``CompactDelivery/pack(_:_:)``),
+    /// and the fields to write when they are new for its connection.
+    package mutating func name(_ shared: UnsafeBufferPointer<UInt8>, of delivery: Delivery) -> (id: Int64, introduced: SharedDeliveryFields?) {
+        let slot = Int(truncatingIfNeeded: delivery.connectionID) & (Self.count - 1)
+        if let kept = slots[slot], kept.fields.equals(shared) { return (kept.id, nil) }
+        let id = Int64(clamping: delivery.id)
+        let fields = SharedDeliveryFields(shared)
+        slots[slot] = (id, fields)
+        return (id, fields)
     }
 }

@@ -6,21 +6,38 @@ import PushMockCore
 /// writer must keep up with the push path, and per-row argument arrays would not.
 enum SQLiteBatchInsert {
     static let sql = """
-        INSERT INTO delivery (id, received_at, connection_id, service, environment, device_token, topic, push_type, outcome, reason, status, project, body_is_json, record)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO delivery (id, received_at, connection_id, service, environment, device_token, topic, push_type, outcome, reason, status, project, body_is_json, record, shared_id)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
+    static let sharedSQL = "INSERT OR IGNORE INTO shared (shared_id, fields) VALUES (?, ?)"
 
     /// SQLite copies what it is given (`SQLITE_TRANSIENT`).
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    static func insert(_ batch: [Delivery], into db: Database) throws {
+    /// Inserts `batch`: each row keeps the delivery's own part and names its shared fields, which
+    /// are inserted with the first delivery that carries them (`slots` says which are written).
+    static func insert(_ batch: [Delivery], into db: Database, slots: inout SharedSlots) throws {
         guard let connection = db.sqliteConnection else { throw StoreError("the SQLite connection is closed") }
         var statement: OpaquePointer?
         var code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
         guard code == SQLITE_OK, let statement else { throw failure(connection, code) }
         defer { sqlite3_finalize(statement) }
+        var sharedStatement: OpaquePointer?
+        code = sqlite3_prepare_v2(connection, sharedSQL, -1, &sharedStatement, nil)
+        guard code == SQLITE_OK, let sharedStatement else { throw failure(connection, code) }
+        defer { sqlite3_finalize(sharedStatement) }
         for delivery in batch {
-            let packed = PackedDelivery(delivery)
+            let (own, sharedID) = try CompactDelivery.pack(delivery) { shared, own -> ([UInt8], Int64) in
+                let (id, introduced) = slots.name(shared, of: delivery)
+                if introduced != nil {
+                    sqlite3_reset(sharedStatement)
+                    sqlite3_bind_int64(sharedStatement, 1, id)
+                    _ = sqlite3_bind_blob(sharedStatement, 2, shared.baseAddress, Int32(shared.count), transient)
+                    let code = sqlite3_step(sharedStatement)
+                    guard code == SQLITE_DONE else { throw failure(connection, code) }
+                }
+                return (own, id)
+            }
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)
             sqlite3_bind_int64(statement, 1, Int64(bitPattern: delivery.id))
@@ -36,9 +53,10 @@ enum SQLiteBatchInsert {
             sqlite3_bind_int64(statement, 11, Int64(delivery.status))
             bind(statement, 12, delivery.project)
             sqlite3_bind_int(statement, 13, delivery.bodyIsJSON ? 1 : 0)
-            packed.arena.withUnsafeBytes { bytes in
+            own.withUnsafeBytes { bytes in
                 _ = sqlite3_bind_blob(statement, 14, bytes.baseAddress, Int32(bytes.count), transient)
             }
+            sqlite3_bind_int64(statement, 15, sharedID)
             code = sqlite3_step(statement)
             guard code == SQLITE_DONE else { throw failure(connection, code) }
         }

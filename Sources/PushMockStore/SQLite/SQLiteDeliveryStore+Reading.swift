@@ -28,7 +28,7 @@ extension SQLiteDeliveryStore {
     public func delivery(id: UInt64) async throws -> Delivery? {
         await flush(within: Self.readerPatience)
         return try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).map(Self.delivery)
+            try Row.fetchOne(db, sql: "SELECT \(Self.selection) FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).map { try Self.delivery($0) }
         }
     }
 
@@ -38,14 +38,14 @@ extension SQLiteDeliveryStore {
         return try await pool.read { db in
             if filter.text == nil {
                 let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery \(clause)", arguments: arguments) ?? 0
-                let rows = try Row.fetchAll(db, sql: "SELECT * FROM delivery \(clause) ORDER BY id DESC LIMIT \(max(0, limit))", arguments: arguments)
-                return DeliveryPage(deliveries: rows.map(Self.delivery), total: total)
+                let rows = try Row.fetchAll(db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id DESC LIMIT \(max(0, limit))", arguments: arguments)
+                return DeliveryPage(deliveries: try rows.map { try Self.delivery($0) }, total: total)
             }
             var result: [Delivery] = []
             var total = 0
-            let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause) ORDER BY id DESC", arguments: arguments)
+            let cursor = try Row.fetchCursor(db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id DESC", arguments: arguments)
             while let row = try cursor.next() {
-                let delivery = Self.delivery(row)
+                let delivery = try Self.delivery(row)
                 guard filter.matches(delivery) else { continue }
                 total += 1
                 if result.count < limit { result.append(delivery) }
@@ -62,9 +62,9 @@ extension SQLiteDeliveryStore {
         let (clause, arguments) = SQLiteFilter.whereClause(bounded)
         return try await pool.read { db in
             var result: [Delivery] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause) ORDER BY id ASC", arguments: arguments)
+            let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id ASC", arguments: arguments)
             while result.count < limit, let row = try rows.next() {
-                let delivery = Self.delivery(row)
+                let delivery = try Self.delivery(row)
                 if bounded.matches(delivery) { result.append(delivery) }
             }
             return result
@@ -82,9 +82,9 @@ extension SQLiteDeliveryStore {
                 removed = db.changesCount
             } else {
                 var doomed: [Int64] = []
-                let rows = try Row.fetchCursor(db, sql: "SELECT * FROM delivery \(clause)", arguments: arguments)
+                let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.selection) FROM delivery \(clause)", arguments: arguments)
                 while let row = try rows.next() {
-                    guard filter.matches(Self.delivery(row)) else { continue }
+                    guard filter.matches(try Self.delivery(row)) else { continue }
                     let id: Int64 = row["id"]
                     doomed.append(id)
                 }
@@ -138,17 +138,32 @@ extension SQLiteDeliveryStore {
         }
     }
 
-    static func delivery(_ row: Row) -> Delivery {
+    /// A delivery's columns and the shared fields its row names.
+    static let selection = "*, (SELECT fields FROM shared WHERE shared.shared_id = delivery.shared_id) AS shared_fields"
+
+    /// The delivery of one row: its own part and the shared fields it names, or (written before
+    /// shared fields were kept apart) the whole packed record.
+    static func delivery(_ row: Row) throws -> Delivery {
         let id: Int64 = row["id"]
         let connection: Int64 = row["connection_id"]
         let outcome: String = row["outcome"]
         let service: String = row["service"]
         let data: Data = row["record"]
-        let packed = PackedDelivery(
+        let outcomeValue = Delivery.Outcome(rawValue: outcome) ?? .rejected
+        guard let sharedID: Int64 = row["shared_id"] else {
+            return PackedDelivery(
+                id: UInt64(bitPattern: id), receivedAt: row["received_at"], connectionID: UInt64(bitPattern: connection), status: row["status"],
+                outcome: outcomeValue, service: Delivery.Service(rawValue: service), bodyIsJSON: row["body_is_json"],
+                arena: Array(data)
+            ).unpack()
+        }
+        guard let shared: Data = row["shared_fields"] else {
+            throw StoreError("delivery \(id) names shared fields \(sharedID), which are not in the table shared")
+        }
+        return CompactDelivery(
             id: UInt64(bitPattern: id), receivedAt: row["received_at"], connectionID: UInt64(bitPattern: connection), status: row["status"],
-            outcome: Delivery.Outcome(rawValue: outcome) ?? .rejected, service: Delivery.Service(rawValue: service), bodyIsJSON: row["body_is_json"],
-            arena: Array(data)
-        )
-        return packed.unpack()
+            outcome: outcomeValue, service: Delivery.Service(rawValue: service), bodyIsJSON: row["body_is_json"],
+            shared: SharedDeliveryFields(bytes: Array(shared)), own: Array(data)
+        ).unpack()
     }
 }

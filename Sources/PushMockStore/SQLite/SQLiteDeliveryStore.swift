@@ -44,6 +44,8 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     static let readerPatience: Duration = .seconds(5)
     /// The batches written behind the push path.
     let queue: WriteBehind<[Delivery]>
+    /// Each connection's last shared fields as committed (the writer's alone).
+    let writerSlots = Mutex(SharedSlots())
     /// Snapshots waiting to be written, newest per key, and the task writing them.
     let snapshots = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
 
@@ -139,6 +141,21 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         migrator.registerMigration("2-state") { db in
             try db.execute(sql: "CREATE TABLE server_state (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
         }
+        migrator.registerMigration("3-shared") { db in
+            // What a connection's deliveries have in common (``CompactDelivery``'s shared part), once
+            // per connection and change, named by the id of the first delivery that carried it. A
+            // row with a `shared_id` keeps only its own part in `record`; one without (written
+            // before) keeps the whole ``PackedDelivery``.
+            try db.execute(sql: """
+                CREATE TABLE shared (shared_id INTEGER PRIMARY KEY, fields BLOB NOT NULL);
+                ALTER TABLE delivery ADD COLUMN shared_id INTEGER;
+                """)
+        }
+        // A file a newer PushMock has migrated may keep rows this one would misread: refused.
+        if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
+            let applied = (try? pool.read { try migrator.appliedIdentifiers($0) }) ?? []
+            throw StoreError("\(path) was written by a newer PushMock (schema \(applied.sorted().joined(separator: ", "))); upgrade PushMock to use it")
+        }
         do {
             try migrator.migrate(pool)
         } catch {
@@ -168,9 +185,13 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     private func write(_ batch: [Delivery]) async throws {
         let retention = retention
         let horizon = retentionAge.map { batch.last!.receivedAt - Int64($0.milliseconds) }
-        let (evicted, kept) = try await pool.write { db -> (Int, Int) in
+        // The slots as they were after the last batch committed: a batch that fails is rolled back
+        // with the shared fields it wrote, so its retry starts from them again.
+        let committedSlots = writerSlots.withLock { $0 }
+        let (evicted, kept, slots) = try await pool.write { db -> (Int, Int, SharedSlots) in
             var count = try Self.count(db)
-            try SQLiteBatchInsert.insert(batch, into: db)
+            var slots = committedSlots
+            try SQLiteBatchInsert.insert(batch, into: db, slots: &slots)
             count += batch.count
             var evicted = 0
             if let horizon {
@@ -186,8 +207,9 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             count -= evicted
             try Self.setMeta(db, "next_id", Int64(bitPattern: batch.last!.id + 1))
             try Self.setMeta(db, "count", Int64(count))
-            return (evicted, count)
+            return (evicted, count, slots)
         }
+        writerSlots.withLock { $0 = slots }
         state.withLock { state in
             state.evicted += UInt64(evicted)
             state.stored = kept

@@ -19,15 +19,7 @@ struct PostgresSharedFieldsTests {
     func oneRowPerConnection() async throws {
         let location = try await PostgresTestDatabase.create()
         let store = try await PostgresDeliveryStore.connect(location, retention: 100)
-        var sent: [Delivery] = []
-        for index in 1...4 {
-            var delivery = DeliveryStoreTests.delivery(index)
-            if index == 4 { delivery.headers.append(HeaderField(name: "authorization", value: "bearer another")) }
-            sent.append(delivery)
-        }
-        var other = DeliveryStoreTests.delivery(5)
-        other.connectionID = 8
-        sent.append(other)
+        let sent = SharedFieldsSample.deliveries()
         let ids = sent.map { store.record($0) }
         await store.flush()
         // Connection 7 with its first headers, connection 7 with a new one, connection 8.
@@ -36,12 +28,7 @@ struct PostgresSharedFieldsTests {
 
         let reader = try await PostgresDeliveryStore.connect(location, retention: 100)
         for (id, original) in zip(ids, sent) {
-            for instance in [store, reader] {
-                let read = try #require(try await instance.delivery(id: id))
-                var expected = original
-                expected.id = id
-                #expect(PackedDelivery(read).arena == PackedDelivery(expected).arena, "delivery \(id) read back changed")
-            }
+            for instance in [store, reader] { try SharedFieldsSample.expectSame(try await instance.delivery(id: id), original, id: id) }
         }
         try await reader.close()
         try await store.close()
@@ -59,8 +46,7 @@ struct PostgresSharedFieldsTests {
             VALUES (\(Int64(old.id)), \(old.receivedAt), \(Int64(old.connectionID)), \(old.service.rawValue), \(old.environment), \(old.deviceToken), \(old.topic),
                     \(old.pushType), \(old.outcome.rawValue), \(old.reason), \(Int64(old.status)), \(old.project), \(old.bodyIsJSON), \(record))
             """)
-        let read = try #require(try await store.delivery(id: old.id))
-        #expect(PackedDelivery(read).arena == PackedDelivery(old).arena)
+        try SharedFieldsSample.expectSame(try await store.delivery(id: old.id), old, id: old.id)
         try await store.close()
     }
 
@@ -70,12 +56,7 @@ struct PostgresSharedFieldsTests {
         let id = store.record(DeliveryStoreTests.delivery(1))
         await store.flush()
         try await store.client.query("DELETE FROM pushmock_shared")
-        do {
-            _ = try await store.delivery(id: id)
-            Issue.record("a delivery without its shared fields was read")
-        } catch {
-            #expect("\(error)".contains("delivery \(id) names shared fields \(id)"), "\(error)")
-        }
+        await SharedFieldsSample.expectMissingSharedFields(reading: id, from: store)
         try await store.close()
     }
 }

@@ -16,41 +16,26 @@ struct SQLiteSharedFieldsTests {
         return try await pool.read { try Int.fetchOne($0, sql: sql) } ?? -1
     }
 
-    static func expectSame(_ read: Delivery?, _ original: Delivery, id: UInt64) throws {
-        let read = try #require(read, "delivery \(id) is missing")
-        var expected = original
-        expected.id = id
-        #expect(PackedDelivery(read).arena == PackedDelivery(expected).arena, "delivery \(id) read back changed")
-    }
-
     @Test("one shared row per connection and change of its shared fields; every delivery reads back whole, also after a restart")
     func oneRowPerConnection() async throws {
         let path = SQLiteFile.temporary()
         let store = try SQLiteDeliveryStore(path: path, retention: 100)
-        var sent: [Delivery] = []
-        for index in 1...4 {
-            var delivery = Contract.delivery(index)
-            if index == 4 { delivery.headers.append(HeaderField(name: "authorization", value: "bearer another")) }
-            sent.append(delivery)
-        }
-        var other = Contract.delivery(5)
-        other.connectionID = 8
-        sent.append(other)
+        let sent = SharedFieldsSample.deliveries()
         let ids = sent.map { store.record($0) }
         await store.flush()
         // Connection 7 with its first headers, connection 7 with a new one, connection 8.
         #expect(try await Self.count(path, "SELECT COUNT(*) FROM shared") == 3)
         #expect(try await Self.count(path, "SELECT COUNT(DISTINCT shared_id) FROM delivery") == 3)
-        for (id, original) in zip(ids, sent) { try Self.expectSame(try await store.delivery(id: id), original, id: id) }
+        for (id, original) in zip(ids, sent) { try SharedFieldsSample.expectSame(try await store.delivery(id: id), original, id: id) }
         try await store.close()
 
         let reopened = try SQLiteDeliveryStore(path: path, retention: 100)
-        for (id, original) in zip(ids, sent) { try Self.expectSame(try await reopened.delivery(id: id), original, id: id) }
+        for (id, original) in zip(ids, sent) { try SharedFieldsSample.expectSame(try await reopened.delivery(id: id), original, id: id) }
         // After a restart no slot is filled: the first push of a connection writes its fields again.
         let next = reopened.record(Contract.delivery(6))
         await reopened.flush()
         #expect(try await Self.count(path, "SELECT COUNT(*) FROM shared") == 4)
-        try Self.expectSame(try await reopened.delivery(id: next), Contract.delivery(6), id: next)
+        try SharedFieldsSample.expectSame(try await reopened.delivery(id: next), Contract.delivery(6), id: next)
         try await reopened.close()
     }
 
@@ -75,7 +60,7 @@ struct SQLiteSharedFieldsTests {
         try await blocker.write { db in try db.execute(sql: "DELETE FROM delivery WHERE id = ?", arguments: [Int64(second)]) }
         try blocker.close()
         await store.flush()
-        try Self.expectSame(try await store.delivery(id: second), changed, id: second)
+        try SharedFieldsSample.expectSame(try await store.delivery(id: second), changed, id: second)
         try await store.close()
     }
 
@@ -99,7 +84,7 @@ struct SQLiteSharedFieldsTests {
                 ])
         }
         try pool.close()
-        try Self.expectSame(try await store.delivery(id: old.id), old, id: old.id)
+        try SharedFieldsSample.expectSame(try await store.delivery(id: old.id), old, id: old.id)
         try await store.close()
     }
 
@@ -112,12 +97,7 @@ struct SQLiteSharedFieldsTests {
         let pool = try DatabasePool(path: path)
         try await pool.write { try $0.execute(sql: "DELETE FROM shared") }
         try pool.close()
-        do {
-            _ = try await store.delivery(id: id)
-            Issue.record("a delivery without its shared fields was read")
-        } catch {
-            #expect("\(error)".contains("delivery \(id) names shared fields \(id)"), "\(error)")
-        }
+        await SharedFieldsSample.expectMissingSharedFields(reading: id, from: store)
         try await store.close()
     }
 

@@ -6,9 +6,9 @@ import PushMockStore
 /// batch. Columns are tab-separated, `\N` is NULL, and text escapes backslash, tab, CR and LF;
 /// NUL, which PostgreSQL text cannot hold, is left out. The record is `bytea` in hex: the
 /// delivery's own part of a ``CompactDelivery``, whose shared part is a row of `pushmock_shared`
-/// named by `shared_id` (written once per connection and change, with the first delivery that
-/// uses it): what repeats on every push of a connection (the provider token, the topic, most
-/// headers) is not sent, parsed and stored again each time.
+/// named by `shared_id` (one per connection and change, written by the batches that name it):
+/// what repeats on every push of a connection (the provider token, the topic, most headers) is
+/// not sent, parsed and stored again each time.
 enum PostgresCopy {
     static let columns = [
         "id", "received_at", "connection_id", "service", "environment", "device_token", "topic", "push_type", "outcome", "reason", "status",
@@ -23,17 +23,16 @@ enum PostgresCopy {
     }
 
     /// The rows of `batch` and the shared fields they name, from no slot filled.
-    static func rowsAndShared(_ batch: [Delivery]) -> (rows: ByteBuffer, shared: [(id: Int64, fields: SharedDeliveryFields)]) {
+    static func rowsAndShared(_ batch: [Delivery]) -> (rows: ByteBuffer, shared: SharedRows) {
         var rows = PostgresCopyBatch()
         var slots = SharedSlots()
         for delivery in batch { rows.append(delivery, carry: &slots) }
         return (rows.rows, rows.shared)
     }
 
-    /// Appends the row of `delivery` to `buffer`. Its shared fields are named by the id in the
-    /// connection's slot when they are the same; otherwise the delivery's own id names them, and
-    /// they are returned to be written with the batch.
-    static func appendRow(_ delivery: Delivery, to buffer: inout ByteBuffer, slots: inout SharedSlots) -> (id: Int64, fields: SharedDeliveryFields)? {
+    /// Appends the row of `delivery` to `buffer`, naming its shared fields (``SharedSlots``), and
+    /// notes them in `shared`.
+    static func appendRow(_ delivery: Delivery, to buffer: inout ByteBuffer, slots: inout SharedSlots, shared named: inout SharedRows) {
         writeDecimal(delivery.id, to: &buffer, first: true)
         writeDecimal(delivery.receivedAt, to: &buffer)
         writeDecimal(delivery.connectionID, to: &buffer)
@@ -48,7 +47,8 @@ enum PostgresCopy {
         write(delivery.project, to: &buffer)
         buffer.writeStaticString(delivery.bodyIsJSON ? "\tt" : "\tf")
         return CompactDelivery.pack(delivery) { shared, own in
-            let (sharedID, introduced) = slots.name(shared, of: delivery)
+            let (sharedID, fields, introduced) = slots.name(shared, of: delivery)
+            named.note(sharedID, fields, introduced: introduced)
             writeDecimal(sharedID, to: &buffer)
             buffer.writeStaticString("\t\\\\x")
             own.withUnsafeBufferPointer { source in
@@ -65,7 +65,6 @@ enum PostgresCopy {
                 }
             }
             buffer.writeInteger(UInt8(ascii: "\n"))
-            return introduced.map { (sharedID, $0) }
         }
     }
 
@@ -145,8 +144,8 @@ struct PostgresCopyBatch: DeliveryBatch {
     private(set) var ids: [UInt64] = []
     /// The last delivery's `receivedAt` (what retention by age counts from).
     private(set) var lastReceivedAt: Int64 = 0
-    /// Shared fields first named in this batch: written with it, before its rows.
-    private(set) var shared: [(id: Int64, fields: SharedDeliveryFields)] = []
+    /// The shared fields its rows name: written (if missing) with it, before its rows.
+    private(set) var shared = SharedRows()
 
     init() {}
 
@@ -156,7 +155,7 @@ struct PostgresCopyBatch: DeliveryBatch {
 
     mutating func append(_ delivery: Delivery, carry slots: inout SharedSlots) {
         if rows.capacity == 0 { rows.reserveCapacity(64 * 1024) }
-        if let introduced = PostgresCopy.appendRow(delivery, to: &rows, slots: &slots) { shared.append(introduced) }
+        PostgresCopy.appendRow(delivery, to: &rows, slots: &slots, shared: &shared)
         ends.append(rows.readableBytes)
         ids.append(delivery.id)
         lastReceivedAt = delivery.receivedAt
@@ -175,9 +174,9 @@ struct PostgresCopyBatch: DeliveryBatch {
         // The first part keeps the whole batch's last receivedAt: a time that has passed, so
         // retention by age counted from it still deletes only what is older than the age now.
         first.lastReceivedAt = lastReceivedAt
-        // The shared fields go with the first part, which is written first.
+        // Both parts name (at most) what the whole did.
         first.shared = shared
-        shared = []
+        shared.introduced = 0
         ends = ends[count...].map { $0 - split }
         ids.removeSubrange(..<count)
         return first
@@ -189,7 +188,7 @@ struct PostgresCopyBatch: DeliveryBatch {
         let offset = batch.rows.readableBytes
         ends = batch.ends + ends.map { $0 + offset }
         ids = batch.ids + ids
-        shared = batch.shared + shared
+        shared.merge(batch.shared)
         lastReceivedAt = max(lastReceivedAt, batch.lastReceivedAt)
         rows = joined
     }

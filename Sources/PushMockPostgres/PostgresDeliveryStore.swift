@@ -70,6 +70,10 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     let queue: WriteBehind<PostgresCopyBatch>
     let changes = ChangeSignal()
     let evicted = Atomic<UInt64>(0)
+    /// Shared fields this instance introduced since it last cleaned up the unreferenced ones.
+    let sharedIntroduced = Atomic<Int>(0)
+    /// How many introduced shared fields make a cleanup of the unreferenced ones worth its scan.
+    let sharedCleanupEvery: Int
     /// A write failed or got no answer, so its batch may or may not be committed: the next write
     /// replaces whatever of its rows is there instead of adding them twice.
     let uncertain = Atomic<Bool>(false)
@@ -90,8 +94,9 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     static let readerPatience: Duration = .seconds(5)
 
     private init(client: PostgresClient, runTask: Task<Void, Never>, location: PostgresLocation, eventLoopGroup: any EventLoopGroup, firstBlock: Range<UInt64>, spares: [Range<UInt64>], retention: Int,
-                 retentionAge: Duration?, queueLimit: Int, writePatience: Duration, logger: Logger) {
+                 retentionAge: Duration?, queueLimit: Int, writePatience: Duration, sharedCleanupEvery: Int, logger: Logger) {
         self.writePatience = writePatience
+        self.sharedCleanupEvery = sharedCleanupEvery
         pool = Mutex((client, runTask))
         self.location = location
         self.eventLoopGroup = eventLoopGroup
@@ -103,10 +108,12 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     }
 
     /// Connects, brings the schema up to date and leases the first ids. An unreachable database is
-    /// refused at once with one line that names it (never its password).
+    /// refused at once with one line that names it (never its password). After every
+    /// `sharedCleanupEvery` shared fields this instance introduces (new connections, new provider
+    /// tokens), a batch also deletes the shared rows no delivery names any more.
     public static func connect(
         _ location: PostgresLocation, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
-        writePatience: Duration = .seconds(10), eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+        writePatience: Duration = .seconds(10), eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup, sharedCleanupEvery: Int = 1_000,
         logger: Logger = Logger(label: "pushmock.postgres")
     ) async throws -> PostgresDeliveryStore {
         precondition(retention > 0)
@@ -118,7 +125,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             for _ in 0...spareBlocks { blocks.append(try await leaseBlock(client)) }
             let store = PostgresDeliveryStore(
                 client: client, runTask: runTask, location: location, eventLoopGroup: eventLoopGroup, firstBlock: blocks[0], spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
-                queueLimit: queueLimit, writePatience: writePatience, logger: logger
+                queueLimit: queueLimit, writePatience: writePatience, sharedCleanupEvery: sharedCleanupEvery, logger: logger
             )
             try await store.loadSnapshots()
             // The writer keeps the store until it is closed; trouble is logged once a second.
@@ -268,6 +275,8 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// One transaction under the fleet's write lock: (after an uncertain write, the batch's rows
     /// that are there already deleted), `COPY`, retention, notify.
     private func writeOnce(_ batch: PostgresCopyBatch, replacing: Bool) async throws {
+        let introduced = sharedIntroduced.add(batch.shared.introduced, ordering: .relaxed).newValue
+        let cleanup = introduced >= sharedCleanupEvery
         let retention = Int64(retention)
         let horizon = retentionAge.map { batch.lastReceivedAt - Int64($0.milliseconds) }
         let instance = instance
@@ -281,11 +290,9 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                         connection.query("WITH gone AS (DELETE FROM pushmock_delivery WHERE id = ANY(\(ids)) RETURNING 1) SELECT count(*) FROM gone", logger: logger)
                     )
                 }
-                // The shared fields this batch names first (a retried batch may have written them).
-                for (id, fields) in batch.shared {
-                    try await connection.query(
-                        "INSERT INTO pushmock_shared (shared_id, fields) VALUES (\(id), \(ByteBuffer(bytes: fields.bytes))) ON CONFLICT DO NOTHING", logger: logger)
-                }
+                // The shared fields this batch's rows name, where they are missing (new, or cleaned
+                // up since a slot was filled), in one statement.
+                try await connection.query(Self.sharedRowsQuery(batch.shared), logger: logger)
                 try await connection.copyFrom(table: "pushmock_delivery", columns: PostgresCopy.columns, logger: logger) { writer in
                     try await writer.write(batch.rows)
                 }
@@ -308,12 +315,32 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                     try await connection.query("UPDATE pushmock_meta SET value = value - \(evicted) WHERE key = 'count'", logger: logger)
                     removed += evicted
                 }
+                if cleanup {
+                    // Shared fields no delivery names any more (the rows that named them removed).
+                    // Under the write lock, after this batch's rows: a batch that names them again
+                    // writes them again.
+                    try await connection.query(
+                        "DELETE FROM pushmock_shared WHERE shared_id NOT IN (SELECT shared_id FROM pushmock_delivery WHERE shared_id IS NOT NULL)", logger: logger)
+                }
                 try await connection.query("SELECT pg_notify(\(Self.channel), \("d " + instance))", logger: logger)
                 return removed
             }
         }
         evicted.add(UInt64(removed), ordering: .relaxed)
+        if cleanup { sharedIntroduced.subtract(introduced, ordering: .relaxed) }
         changes.signal()
+    }
+
+    /// `INSERT … ON CONFLICT DO NOTHING` of every shared row in `shared`.
+    static func sharedRowsQuery(_ shared: SharedRows) -> PostgresQuery {
+        var sql = "INSERT INTO pushmock_shared (shared_id, fields) VALUES "
+        var bindings = PostgresBindings(capacity: shared.rows.count * 2)
+        for (index, row) in shared.rows.enumerated() {
+            sql += index == 0 ? "($\(2 * index + 1), $\(2 * index + 2))" : ", ($\(2 * index + 1), $\(2 * index + 2))"
+            bindings.append(row.id)
+            bindings.append(ByteBuffer(bytes: row.fields.bytes))
+        }
+        return PostgresQuery(unsafeSQL: sql + " ON CONFLICT DO NOTHING", binds: bindings)
     }
 
     static func count(_ rows: PostgresRowSequence) async throws -> Int64 {

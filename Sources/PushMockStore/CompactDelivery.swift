@@ -264,10 +264,10 @@ package struct CompactDelivery: Sendable {
 }
 
 /// Each connection's last shared fields and the id that names them in a lasting store's table of
-/// shared fields, in slots by connection id. The writer of a batch (the PostgreSQL store's queue,
-/// the SQLite store's writer) names a delivery's shared fields by the slot's id when they are the
-/// same, and otherwise by the delivery's own id, writing them with that delivery: a row never
-/// names shared fields that are not written before it or in its transaction.
+/// shared fields, in slots by connection id. A delivery's shared fields are named by the slot's id
+/// when they are the same, and otherwise by the delivery's own id. Every batch writes (if missing)
+/// the shared rows its deliveries name, in its own transaction: a row never names shared fields
+/// that are not there, even after unreferenced ones were cleaned up while a slot still named them.
 package struct SharedSlots: Sendable {
     package static let count = 256
     private var slots: [(id: Int64, fields: SharedDeliveryFields)?] = Array(repeating: nil, count: count)
@@ -275,13 +275,35 @@ package struct SharedSlots: Sendable {
     package init() {}
 
     /// The id that names `shared` (the shared part of `delivery`, from ``CompactDelivery/pack(_:_:)``),
-    /// and the fields to write when they are new for its connection.
-    package mutating func name(_ shared: UnsafeBufferPointer<UInt8>, of delivery: Delivery) -> (id: Int64, introduced: SharedDeliveryFields?) {
+    /// its fields, and whether they are new for the connection.
+    package mutating func name(_ shared: UnsafeBufferPointer<UInt8>, of delivery: Delivery) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
         let slot = Int(truncatingIfNeeded: delivery.connectionID) & (Self.count - 1)
-        if let kept = slots[slot], kept.fields.equals(shared) { return (kept.id, nil) }
+        if let kept = slots[slot], kept.fields.equals(shared) { return (kept.id, kept.fields, false) }
         let id = Int64(clamping: delivery.id)
         let fields = SharedDeliveryFields(shared)
         slots[slot] = (id, fields)
-        return (id, fields)
+        return (id, fields, true)
+    }
+}
+
+/// The shared rows a batch names, each once, and how many of them it introduced.
+package struct SharedRows: Sendable {
+    package private(set) var rows: [(id: Int64, fields: SharedDeliveryFields)] = []
+    private var ids: Set<Int64> = []
+    /// Shared fields first named in this batch (what makes a cleanup worth its scan).
+    package var introduced = 0
+
+    package init() {}
+
+    /// Notes that the batch names `id`.
+    package mutating func note(_ id: Int64, _ fields: SharedDeliveryFields, introduced: Bool) {
+        if introduced { self.introduced += 1 }
+        if ids.insert(id).inserted { rows.append((id, fields)) }
+    }
+
+    /// Adds what `other` names.
+    package mutating func merge(_ other: SharedRows) {
+        for (id, fields) in other.rows { note(id, fields, introduced: false) }
+        introduced += other.introduced
     }
 }

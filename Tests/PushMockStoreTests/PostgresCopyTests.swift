@@ -59,7 +59,7 @@ struct PostgresCopyTests {
         sibling.id = 4
         let all = [plain, awkward, foreign, sibling]
         let (buffer, shared) = PostgresCopy.rowsAndShared(all)
-        #expect(shared.map(\.id) == [Int64.max, 1, 3])
+        #expect(shared.rows.map(\.id) == [Int64.max, 1, 3] && shared.introduced == 3)
         let expectedShared: [Int64] = [Int64.max, 1, 3, 3]
         let bytes = Array(buffer.readableBytesView)
         #expect(bytes.last == UInt8(ascii: "\n"))
@@ -87,7 +87,7 @@ struct PostgresCopyTests {
             #expect(record.hasPrefix("\\x"))
             let hex = Array(record.utf8.dropFirst(2))
             let own = stride(from: 0, to: hex.count, by: 2).map { UInt8(String(decoding: hex[$0..<($0 + 2)], as: UTF8.self), radix: 16)! }
-            let fields = try #require(shared.first { $0.id == sharedID }?.fields)
+            let fields = try #require(shared.rows.first { $0.id == sharedID }?.fields)
             let read = CompactDelivery(
                 id: delivery.id, receivedAt: delivery.receivedAt, connectionID: delivery.connectionID, status: delivery.status, outcome: delivery.outcome,
                 service: delivery.service, bodyIsJSON: delivery.bodyIsJSON, shared: fields, own: own
@@ -96,7 +96,7 @@ struct PostgresCopyTests {
         }
     }
 
-    @Test("a batch split for the batch limit, or put back in front after a failed write, keeps each row with its id and the shared fields with the first part")
+    @Test("a batch split for the batch limit, or put back in front after a failed write, keeps each row with its id and the shared fields it names")
     func batchSplitsAndJoins() throws {
         let deliveries = (1...5).map { index in DeliveryStoreTests.delivery(index).with(id: UInt64(index * 10)) }
         var batch = PostgresCopyBatch()
@@ -107,7 +107,7 @@ struct PostgresCopyTests {
         #expect(whole == Array(PostgresCopy.rows(deliveries).readableBytesView))
         #expect(batch.count == 5 && batch.lastID == 50)
         // One connection, the same headers: the first delivery names the shared fields for all.
-        #expect(batch.shared.map(\.id) == [10])
+        #expect(batch.shared.rows.map(\.id) == [10] && batch.shared.introduced == 1)
         let lines = whole.split(separator: UInt8(ascii: "\n")).map { Array($0) + [UInt8(ascii: "\n")] }
         try #require(lines.count == 5)
         func rows(_ range: Range<Int>) -> [UInt8] { Array(lines[range].joined()) }
@@ -116,7 +116,9 @@ struct PostgresCopyTests {
         let first = rest.takeFirst(2)
         #expect(first.ids == [10, 20] && first.lastID == 20)
         #expect(Array(first.rows.readableBytesView) == rows(0..<2))
-        #expect(first.shared.map(\.id) == [10] && rest.shared.isEmpty)
+        // Each part writes the shared fields it may name; the introduction is counted once.
+        #expect(first.shared.rows.map(\.id) == [10] && rest.shared.rows.map(\.id) == [10])
+        #expect(first.shared.introduced == 1 && rest.shared.introduced == 0)
         #expect(rest.ids == [30, 40, 50] && rest.count == 3)
         #expect(Array(rest.rows.readableBytesView) == rows(2..<5))
 
@@ -127,7 +129,7 @@ struct PostgresCopyTests {
         #expect(Array(tail.rows.readableBytesView) == rows(3..<5))
 
         rest.insert(front: first)
-        #expect(rest.ids == batch.ids && rest.shared.map(\.id) == [10])
+        #expect(rest.ids == batch.ids && rest.shared.rows.map(\.id) == [10] && rest.shared.introduced == 1)
         #expect(Array(rest.rows.readableBytesView) == whole)
         let again = rest.takeFirst(4)
         #expect(again.ids == [10, 20, 30, 40] && rest.ids == [50])

@@ -124,4 +124,16 @@ struct SQLiteSharedFieldsTests {
         }
         #expect(try await schema() == before)
     }
+
+    @Test("shared fields no delivery names are cleaned up; a connection whose slot names cleaned-up fields writes them again")
+    func cleanup() async throws {
+        let path = SQLiteFile.temporary()
+        let store = try SQLiteDeliveryStore(path: path, retention: 100, sharedCleanupEvery: 2)
+        try await SharedFieldsSample.cleanupScenario(store, flush: { await store.flush() }) {
+            let pool = try DatabasePool(path: path)
+            defer { try? pool.close() }
+            return Set(try await pool.read { try Int64.fetchAll($0, sql: "SELECT shared_id FROM shared") })
+        }
+        try await store.close()
+    }
 }

@@ -37,4 +37,42 @@ enum SharedFieldsSample {
             #expect("\(error)".contains("delivery \(id) names shared fields \(id)"), "\(error)")
         }
     }
+
+    /// One push of the sample on connection `connection` (index picks its body and id).
+    static func push(_ index: Int, connection: UInt64) -> Delivery {
+        var delivery = DeliveryStoreTests.delivery(index)
+        delivery.connectionID = connection
+        return delivery
+    }
+
+    /// With a store that cleans up after every 2 introduced shared fields: the shared rows no
+    /// delivery names are deleted, the ones still named are kept, and a connection whose slot names
+    /// cleaned-up fields gets them written again by its next batch. `sharedIDs` reads the table.
+    static func cleanupScenario(_ store: some DeliveryStore, flush: () async -> Void, sharedIDs: () async throws -> Set<Int64>) async throws {
+        let first = store.record(push(1, connection: 7))
+        await flush()
+        let second = store.record(push(2, connection: 8))
+        await flush()
+        #expect(try await sharedIDs() == [Int64(first), Int64(second)])
+        _ = try await store.remove(DeliveryFilter())
+        // Connection 7 again (its slot names the first's fields), and two new connections: the
+        // second introduction cleans up, and only connection 8's fields are named by nothing.
+        _ = store.record(push(3, connection: 7))
+        let fourth = store.record(push(4, connection: 9))
+        await flush()
+        let fifth = store.record(push(5, connection: 10))
+        await flush()
+        #expect(try await sharedIDs() == [Int64(first), Int64(fourth), Int64(fifth)])
+        _ = try await store.remove(DeliveryFilter())
+        _ = store.record(push(6, connection: 11))
+        await flush()
+        _ = store.record(push(7, connection: 12))
+        await flush()
+        #expect(try await sharedIDs().contains(Int64(first)) == false, "the first's fields, named by nothing, were kept")
+        // Connection 7's slot still names the first's fields: its next batch writes them again.
+        let eighth = store.record(push(8, connection: 7))
+        await flush()
+        #expect(try await sharedIDs().contains(Int64(first)))
+        try expectSame(try await store.delivery(id: eighth), push(8, connection: 7), id: eighth)
+    }
 }

@@ -15,8 +15,10 @@ enum SQLiteBatchInsert {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// Inserts `batch`: each row keeps the delivery's own part and names its shared fields, which
-    /// are inserted with the first delivery that carries them (`slots` says which are written).
-    static func insert(_ batch: [Delivery], into db: Database, slots: inout SharedSlots) throws {
+    /// are inserted (if missing) with the batch's first row that names them. Returns how many
+    /// shared fields were new for their connection.
+    @discardableResult
+    static func insert(_ batch: [Delivery], into db: Database, slots: inout SharedSlots) throws -> Int {
         guard let connection = db.sqliteConnection else { throw StoreError("the SQLite connection is closed") }
         var statement: OpaquePointer?
         var code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
@@ -26,10 +28,13 @@ enum SQLiteBatchInsert {
         code = sqlite3_prepare_v2(connection, sharedSQL, -1, &sharedStatement, nil)
         guard code == SQLITE_OK, let sharedStatement else { throw failure(connection, code) }
         defer { sqlite3_finalize(sharedStatement) }
+        var named = SharedRows()
         for delivery in batch {
             let (own, sharedID) = try CompactDelivery.pack(delivery) { shared, own -> ([UInt8], Int64) in
-                let (id, introduced) = slots.name(shared, of: delivery)
-                if introduced != nil {
+                let (id, fields, introduced) = slots.name(shared, of: delivery)
+                let before = named.rows.count
+                named.note(id, fields, introduced: introduced)
+                if named.rows.count > before {
                     sqlite3_reset(sharedStatement)
                     sqlite3_bind_int64(sharedStatement, 1, id)
                     _ = sqlite3_bind_blob(sharedStatement, 2, shared.baseAddress, Int32(shared.count), transient)
@@ -60,6 +65,7 @@ enum SQLiteBatchInsert {
             code = sqlite3_step(statement)
             guard code == SQLITE_DONE else { throw failure(connection, code) }
         }
+        return named.introduced
     }
 
     private static func bind(_ statement: OpaquePointer, _ index: Int32, _ value: String?) {

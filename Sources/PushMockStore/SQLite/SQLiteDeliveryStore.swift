@@ -46,17 +46,24 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     let queue: WriteBehind<[Delivery]>
     /// Each connection's last shared fields as committed (the writer's alone).
     let writerSlots = Mutex(SharedSlots())
+    /// Shared fields introduced since the unreferenced ones were last cleaned up.
+    let sharedIntroduced = Atomic<Int>(0)
+    /// How many introduced shared fields make a cleanup of the unreferenced ones worth its scan.
+    let sharedCleanupEvery: Int
     /// Snapshots waiting to be written, newest per key, and the task writing them.
     let snapshots = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
 
     /// Opens (or creates) the store at `path`. A file that is not SQLite, or an SQLite database that
     /// is not PushMock's, is refused and left as it is. While writes fail or deliveries are dropped,
-    /// `report` gets one line a second (`trouble` false: writes resumed).
+    /// `report` gets one line a second (`trouble` false: writes resumed). After every
+    /// `sharedCleanupEvery` shared fields introduced, a batch also deletes the shared rows no
+    /// delivery names any more.
     public init(
-        path: String, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
+        path: String, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000, sharedCleanupEvery: Int = 1_000,
         report: (@Sendable (_ line: String, _ trouble: Bool) -> Void)? = nil
     ) throws {
         precondition(retention > 0)
+        self.sharedCleanupEvery = sharedCleanupEvery
         self.path = path
         self.retention = retention
         self.retentionAge = retentionAge
@@ -191,7 +198,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         let (evicted, kept, slots) = try await pool.write { db -> (Int, Int, SharedSlots) in
             var count = try Self.count(db)
             var slots = committedSlots
-            try SQLiteBatchInsert.insert(batch, into: db, slots: &slots)
+            let introduced = try SQLiteBatchInsert.insert(batch, into: db, slots: &slots)
             count += batch.count
             var evicted = 0
             if let horizon {
@@ -205,6 +212,11 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
                 evicted += db.changesCount
             }
             count -= evicted
+            if sharedIntroduced.add(introduced, ordering: .relaxed).newValue >= sharedCleanupEvery {
+                // Shared fields no delivery names any more; a batch that names them again writes them again.
+                try db.execute(sql: "DELETE FROM shared WHERE shared_id NOT IN (SELECT shared_id FROM delivery WHERE shared_id IS NOT NULL)")
+                sharedIntroduced.store(0, ordering: .relaxed)
+            }
             try Self.setMeta(db, "next_id", Int64(bitPattern: batch.last!.id + 1))
             try Self.setMeta(db, "count", Int64(count))
             return (evicted, count, slots)

@@ -46,7 +46,7 @@ enum PostgresCopy {
         writeDecimal(delivery.status, to: &buffer)
         write(delivery.project, to: &buffer)
         buffer.writeStaticString(delivery.bodyIsJSON ? "\tt" : "\tf")
-        return CompactDelivery.pack(delivery) { shared, own in
+        CompactDelivery.pack(delivery) { shared, own in
             let (sharedID, fields, introduced) = slots.name(shared, of: delivery)
             named.note(sharedID, fields, introduced: introduced)
             writeDecimal(sharedID, to: &buffer)

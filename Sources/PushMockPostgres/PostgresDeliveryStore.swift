@@ -110,10 +110,11 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// Connects, brings the schema up to date and leases the first ids. An unreachable database is
     /// refused at once with one line that names it (never its password). After every
     /// `sharedCleanupEvery` shared fields this instance introduces (new connections, new provider
-    /// tokens), a batch also deletes the shared rows no delivery names any more.
+    /// tokens; by default 1 000, or a tenth of `retention` if more), a batch also deletes the
+    /// shared rows no delivery names any more.
     public static func connect(
         _ location: PostgresLocation, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
-        writePatience: Duration = .seconds(10), eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup, sharedCleanupEvery: Int = 1_000,
+        writePatience: Duration = .seconds(10), eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup, sharedCleanupEvery: Int? = nil,
         logger: Logger = Logger(label: "pushmock.postgres")
     ) async throws -> PostgresDeliveryStore {
         precondition(retention > 0)
@@ -125,7 +126,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             for _ in 0...spareBlocks { blocks.append(try await leaseBlock(client)) }
             let store = PostgresDeliveryStore(
                 client: client, runTask: runTask, location: location, eventLoopGroup: eventLoopGroup, firstBlock: blocks[0], spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
-                queueLimit: queueLimit, writePatience: writePatience, sharedCleanupEvery: sharedCleanupEvery, logger: logger
+                queueLimit: queueLimit, writePatience: writePatience, sharedCleanupEvery: sharedCleanupEvery ?? SQLiteDeliveryStore.sharedCleanupDefault(retention: retention), logger: logger
             )
             try await store.loadSnapshots()
             // The writer keeps the store until it is closed; trouble is logged once a second.
@@ -292,7 +293,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                 }
                 // The shared fields this batch's rows name, where they are missing (new, or cleaned
                 // up since a slot was filled), in one statement.
-                try await connection.query(Self.sharedRowsQuery(batch.shared), logger: logger)
+                if !batch.shared.rows.isEmpty { try await connection.query(Self.sharedRowsQuery(batch.shared), logger: logger) }
                 try await connection.copyFrom(table: "pushmock_delivery", columns: PostgresCopy.columns, logger: logger) { writer in
                     try await writer.write(batch.rows)
                 }

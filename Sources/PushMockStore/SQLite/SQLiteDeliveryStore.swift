@@ -56,14 +56,15 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// Opens (or creates) the store at `path`. A file that is not SQLite, or an SQLite database that
     /// is not PushMock's, is refused and left as it is. While writes fail or deliveries are dropped,
     /// `report` gets one line a second (`trouble` false: writes resumed). After every
-    /// `sharedCleanupEvery` shared fields introduced, a batch also deletes the shared rows no
-    /// delivery names any more.
+    /// `sharedCleanupEvery` shared fields introduced (by default 1 000, or a tenth of `retention`
+    /// if more, so that the cleanup's scan of the kept deliveries costs a push little), a batch
+    /// also deletes the shared rows no delivery names any more.
     public init(
-        path: String, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000, sharedCleanupEvery: Int = 1_000,
+        path: String, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000, sharedCleanupEvery: Int? = nil,
         report: (@Sendable (_ line: String, _ trouble: Bool) -> Void)? = nil
     ) throws {
         precondition(retention > 0)
-        self.sharedCleanupEvery = sharedCleanupEvery
+        self.sharedCleanupEvery = sharedCleanupEvery ?? Self.sharedCleanupDefault(retention: retention)
         self.path = path
         self.retention = retention
         self.retentionAge = retentionAge
@@ -249,5 +250,11 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         while let writer = snapshots.withLock({ $0.writer }) { await writer.value }
         await queue.close()
         try pool.close()
+    }
+
+    /// After how many introduced shared fields the unreferenced ones are cleaned up, by default:
+    /// the cleanup scans what is kept, so it runs at most once per tenth of `retention`.
+    package static func sharedCleanupDefault(retention: Int) -> Int {
+        max(1_000, retention / 10)
     }
 }

@@ -149,25 +149,12 @@ extension PostgresDeliveryStore {
         }
     }
 
-    /// The delivery of one row: its own part and the shared fields it names, or (written before
-    /// shared fields were kept apart) the whole packed record.
+    /// The delivery of one row.
     static func delivery(_ row: Row) throws -> Delivery {
         let (id, receivedAt, connection, status, outcome, service, bodyIsJSON, record, sharedID, shared) = row
-        let outcomeValue = Delivery.Outcome(rawValue: outcome) ?? .rejected
-        guard let sharedID else {
-            return PackedDelivery(
-                id: UInt64(bitPattern: id), receivedAt: receivedAt, connectionID: UInt64(bitPattern: connection), status: Int(status),
-                outcome: outcomeValue, service: Delivery.Service(rawValue: service), bodyIsJSON: bodyIsJSON,
-                arena: Array(record.readableBytesView)
-            ).unpack()
-        }
-        guard let shared else {
-            throw StoreError("delivery \(id) names shared fields \(sharedID), which are not in pushmock_shared")
-        }
-        return CompactDelivery(
-            id: UInt64(bitPattern: id), receivedAt: receivedAt, connectionID: UInt64(bitPattern: connection), status: Int(status),
-            outcome: outcomeValue, service: Delivery.Service(rawValue: service), bodyIsJSON: bodyIsJSON,
-            shared: SharedDeliveryFields(bytes: Array(shared.readableBytesView)), own: Array(record.readableBytesView)
-        ).unpack()
+        return try StoredRecord(
+            id: id, receivedAt: receivedAt, connectionID: connection, status: Int(status), outcome: outcome, service: service, bodyIsJSON: bodyIsJSON,
+            record: Array(record.readableBytesView), sharedID: sharedID, shared: shared.map { Array($0.readableBytesView) }
+        ).delivery(sharedTable: "pushmock_shared")
     }
 }

@@ -141,29 +141,13 @@ extension SQLiteDeliveryStore {
     /// A delivery's columns and the shared fields its row names.
     static let selection = "*, (SELECT fields FROM shared WHERE shared.shared_id = delivery.shared_id) AS shared_fields"
 
-    /// The delivery of one row: its own part and the shared fields it names, or (written before
-    /// shared fields were kept apart) the whole packed record.
+    /// The delivery of one row.
     static func delivery(_ row: Row) throws -> Delivery {
-        let id: Int64 = row["id"]
-        let connection: Int64 = row["connection_id"]
-        let outcome: String = row["outcome"]
-        let service: String = row["service"]
-        let data: Data = row["record"]
-        let outcomeValue = Delivery.Outcome(rawValue: outcome) ?? .rejected
-        guard let sharedID: Int64 = row["shared_id"] else {
-            return PackedDelivery(
-                id: UInt64(bitPattern: id), receivedAt: row["received_at"], connectionID: UInt64(bitPattern: connection), status: row["status"],
-                outcome: outcomeValue, service: Delivery.Service(rawValue: service), bodyIsJSON: row["body_is_json"],
-                arena: Array(data)
-            ).unpack()
-        }
-        guard let shared: Data = row["shared_fields"] else {
-            throw StoreError("delivery \(id) names shared fields \(sharedID), which are not in the table shared")
-        }
-        return CompactDelivery(
-            id: UInt64(bitPattern: id), receivedAt: row["received_at"], connectionID: UInt64(bitPattern: connection), status: row["status"],
-            outcome: outcomeValue, service: Delivery.Service(rawValue: service), bodyIsJSON: row["body_is_json"],
-            shared: SharedDeliveryFields(bytes: Array(shared)), own: Array(data)
-        ).unpack()
+        let record: Data = row["record"]
+        let shared: Data? = row["shared_fields"]
+        return try StoredRecord(
+            id: row["id"], receivedAt: row["received_at"], connectionID: row["connection_id"], status: row["status"], outcome: row["outcome"],
+            service: row["service"], bodyIsJSON: row["body_is_json"], record: Array(record), sharedID: row["shared_id"], shared: shared.map { Array($0) }
+        ).delivery(sharedTable: "the table shared")
     }
 }

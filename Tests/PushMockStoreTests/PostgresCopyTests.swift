@@ -51,6 +51,8 @@ struct PostgresCopyTests {
         awkward.pushType = nil
         awkward.project = "p\t"
         awkward.bodyIsJSON = false
+        // A body with every kind of byte the record's escaping treats apart.
+        awkward.body = [0, 1, 9, 10, 13, 31, 32, 92, 92, 126, 127, 128, 200, 255] + Array(#"{"a":"\"é"}"#.utf8)
         // A token that is not ASCII, or that needs an escape, is lowercased as `lowercased()` does.
         var foreign = DeliveryStoreTests.delivery(3, token: "ÄBÇ\tDÉ\\")
         foreign.id = 3
@@ -82,7 +84,10 @@ struct PostgresCopyTests {
             #expect(Self.text(row[11]) == delivery.project)
             #expect(Self.text(row[12]) == (delivery.bodyIsJSON ? "t" : "f"))
             #expect(Self.text(row[13]) == String(sharedID))
-            // The record is the own part in hex; with the shared fields it names, it is the delivery.
+            // The record is the own part in hex, printable ASCII only on the wire; with the shared
+            // fields it names, it is the delivery.
+            let raw = try #require(line.split(separator: UInt8(ascii: "\t"), omittingEmptySubsequences: false).last)
+            #expect(raw.allSatisfy { $0 >= 0x20 && $0 < 0x7F }, "the record column holds a byte that is not printable ASCII")
             let record = try #require(Self.text(row[14]))
             #expect(record.hasPrefix("\\x"))
             let hex = Array(record.utf8.dropFirst(2))

@@ -21,7 +21,7 @@ struct PostgresSharedFieldsTests {
         let store = try await PostgresDeliveryStore.connect(location, retention: 100)
         let sent = SharedFieldsSample.deliveries()
         let ids = sent.map { store.record($0) }
-        await store.flush()
+        await SharedFieldsSample.committed { await store.flush() }
         // Connection 7 with its first headers, connection 7 with a new one, connection 8.
         #expect(try await Self.count(store, "SELECT count(*) FROM pushmock_shared") == 3)
         #expect(try await Self.count(store, "SELECT count(DISTINCT shared_id) FROM pushmock_delivery") == 3)
@@ -54,7 +54,7 @@ struct PostgresSharedFieldsTests {
     func missingSharedRow() async throws {
         let store = try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: 100)
         let id = store.record(DeliveryStoreTests.delivery(1))
-        await store.flush()
+        await SharedFieldsSample.committed { await store.flush() }
         try await store.client.query("DELETE FROM pushmock_shared")
         await SharedFieldsSample.expectMissingSharedFields(reading: id, from: store)
         try await store.close()
@@ -63,7 +63,7 @@ struct PostgresSharedFieldsTests {
     @Test("shared fields no delivery names are cleaned up; a connection whose slot names cleaned-up fields writes them again")
     func cleanup() async throws {
         let store = try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: 100, sharedCleanupEvery: 2)
-        try await SharedFieldsSample.cleanupScenario(store, flush: { await store.flush() }) {
+        try await SharedFieldsSample.cleanupScenario(store, flush: { await SharedFieldsSample.committed { await store.flush() } }) {
             var ids: Set<Int64> = []
             for try await id in try await store.client.query("SELECT shared_id FROM pushmock_shared").decode(Int64.self) { ids.insert(id) }
             return ids

@@ -22,7 +22,7 @@ struct SQLiteSharedFieldsTests {
         let store = try SQLiteDeliveryStore(path: path, retention: 100)
         let sent = SharedFieldsSample.deliveries()
         let ids = sent.map { store.record($0) }
-        await store.flush()
+        await SharedFieldsSample.committed { await store.flush() }
         // Connection 7 with its first headers, connection 7 with a new one, connection 8.
         #expect(try await Self.count(path, "SELECT COUNT(*) FROM shared") == 3)
         #expect(try await Self.count(path, "SELECT COUNT(DISTINCT shared_id) FROM delivery") == 3)
@@ -33,7 +33,7 @@ struct SQLiteSharedFieldsTests {
         for (id, original) in zip(ids, sent) { try SharedFieldsSample.expectSame(try await reopened.delivery(id: id), original, id: id) }
         // After a restart no slot is filled: the first push of a connection writes its fields again.
         let next = reopened.record(Contract.delivery(6))
-        await reopened.flush()
+        await SharedFieldsSample.committed { await reopened.flush() }
         #expect(try await Self.count(path, "SELECT COUNT(*) FROM shared") == 4)
         try SharedFieldsSample.expectSame(try await reopened.delivery(id: next), Contract.delivery(6), id: next)
         try await reopened.close()
@@ -44,7 +44,7 @@ struct SQLiteSharedFieldsTests {
         let path = SQLiteFile.temporary()
         let store = try SQLiteDeliveryStore(path: path, retention: 100)
         let first = store.record(Contract.delivery(1))
-        await store.flush()
+        await SharedFieldsSample.committed { await store.flush() }
         // A row in the way of the next id: the next batch fails on it until it is gone.
         let blocker = try DatabasePool(path: path)
         try await blocker.write { db in
@@ -59,7 +59,7 @@ struct SQLiteSharedFieldsTests {
         #expect(await store.statistics().failure != nil, "the batch did not fail")
         try await blocker.write { db in try db.execute(sql: "DELETE FROM delivery WHERE id = ?", arguments: [Int64(second)]) }
         try blocker.close()
-        await store.flush()
+        await SharedFieldsSample.committed { await store.flush() }
         try SharedFieldsSample.expectSame(try await store.delivery(id: second), changed, id: second)
         try await store.close()
     }
@@ -93,7 +93,7 @@ struct SQLiteSharedFieldsTests {
         let path = SQLiteFile.temporary()
         let store = try SQLiteDeliveryStore(path: path, retention: 100)
         let id = store.record(Contract.delivery(1))
-        await store.flush()
+        await SharedFieldsSample.committed { await store.flush() }
         let pool = try DatabasePool(path: path)
         try await pool.write { try $0.execute(sql: "DELETE FROM shared") }
         try pool.close()
@@ -129,7 +129,7 @@ struct SQLiteSharedFieldsTests {
     func cleanup() async throws {
         let path = SQLiteFile.temporary()
         let store = try SQLiteDeliveryStore(path: path, retention: 100, sharedCleanupEvery: 2)
-        try await SharedFieldsSample.cleanupScenario(store, flush: { await store.flush() }) {
+        try await SharedFieldsSample.cleanupScenario(store, flush: { await SharedFieldsSample.committed { await store.flush() } }) {
             let pool = try DatabasePool(path: path)
             defer { try? pool.close() }
             return Set(try await pool.read { try Int64.fetchAll($0, sql: "SELECT shared_id FROM shared") })

@@ -4,13 +4,18 @@ import Testing
 
 /// What the shared-fields tests of both lasting stores send and how they compare what they read.
 enum SharedFieldsSample {
-    /// Four pushes on connection 7, the fourth with a header the others lack, and one on
-    /// connection 8: three sets of shared fields.
+    /// Four pushes on connection 7, the third with a binary body, the fourth with a header the
+    /// others lack, and one on connection 8: three sets of shared fields.
     static func deliveries() -> [Delivery] {
         var sent: [Delivery] = []
         for index in 1...4 {
             var delivery = DeliveryStoreTests.delivery(index)
             if index == 4 { delivery.headers.append(HeaderField(name: "authorization", value: "bearer another")) }
+            if index == 3 {
+                // Every kind of byte a lasting store's record must keep: NUL, controls, backslashes, past ASCII.
+                delivery.body = [0, 1, 9, 10, 13, 31, 32, 92, 92, 126, 127, 128, 200, 255] + Array(#"{"a":"\"é"}"#.utf8)
+                delivery.bodyIsJSON = false
+            }
             sent.append(delivery)
         }
         var other = DeliveryStoreTests.delivery(5)
@@ -74,5 +79,18 @@ enum SharedFieldsSample {
         await flush()
         #expect(try await sharedIDs().contains(Int64(first)))
         try expectSame(try await store.delivery(id: eighth), push(8, connection: 7), id: eighth)
+    }
+
+    /// Waits for `flush` (everything recorded committed), failing the test after 20 s instead of
+    /// hanging it: a store whose writes keep failing retries them for ever.
+    static func committed(_ flush: @escaping @Sendable () async -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
+        // Not a task group: it would wait for a flush that never returns.
+        let (outcomes, outcome) = AsyncStream.makeStream(of: Bool.self)
+        Task { await flush(); outcome.yield(true) }
+        let timer = Task { try? await Task.sleep(for: .seconds(20)); outcome.yield(false) }
+        var next = outcomes.makeAsyncIterator()
+        let done = await next.next() ?? false
+        timer.cancel()
+        if !done { Issue.record("the store did not commit what was recorded within 20 s (its writes keep failing)", sourceLocation: sourceLocation) }
     }
 }

@@ -38,7 +38,13 @@ final class PushResponder: HTTPResponder {
 
     func http2Settings(for connection: ConnectionInfo, defaults: HTTP2Settings) -> HTTP2Settings {
         // APNs allows one stream on a token connection until its first valid provider token.
+        // Google's hosts have no such rule: a connection whose SNI names one gets every stream
+        // from the start. (Without SNI, or with localhost, the connection may be APNs's.)
         guard mode == .push, connection.clientCertificateChain.isEmpty else { return defaults }
+        switch RealHost(authority: connection.serverName) {
+        case .fcm, .oauth2, .iid: return defaults
+        case .apns, .broadcast, nil: break
+        }
         var settings = defaults
         settings.maxConcurrentStreams = min(defaults.maxConcurrentStreams, streamsBeforeAuthentication)
         return settings

@@ -49,6 +49,18 @@ struct TransparentModeTests {
         }
     }
 
+    @Test("APNs's one stream before a valid token is APNs's alone: a connection to a Google host by SNI gets every stream from the start", arguments: ["fcm.googleapis.com", "oauth2.googleapis.com", "iid.googleapis.com", "api.push.apple.com", "localhost"])
+    func streamsBeforeAuthentication(serverName: String) async throws {
+        try await withPushMockServer(Self.configuration()) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true, serverName: serverName)
+            defer { Task { await client.close() } }
+            let google = serverName.hasSuffix(".googleapis.com")
+            let expected = google ? 1000 : 1
+            _ = try await client.waitFor("initial SETTINGS with MAX_CONCURRENT_STREAMS \(expected)") { $0.maxConcurrentStreamsSetting == expected }
+            #expect(!client.frames.contains { $0.maxConcurrentStreamsSetting == (google ? 1 : 1000) })
+        }
+    }
+
     @Test("outside transparent mode an unknown name is answered by path, as before")
     func notTransparent() async throws {
         try await withPushMockServer(Self.configuration(transparent: false)) { server in

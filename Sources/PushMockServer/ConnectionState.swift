@@ -4,10 +4,10 @@ import PushMockTransport
 /// What PushMock keeps per client connection (in the transport's per-connection storage).
 final class ConnectionState {
     /// APNs binding, credential and ids, once the connection sent an APNs request.
-    var apns: APNSEndpoint.APNSState?
+    @exclusivity(unchecked) var apns: APNSEndpoint.APNSState?
     /// The last FCM `authorization` value and what it granted (a memcmp instead of a lookup).
-    var fcmAuthorization: String?
-    var fcmGrant: AccessTokenStore.Grant?
+    @exclusivity(unchecked) var fcmAuthorization: String?
+    @exclusivity(unchecked) var fcmGrant: AccessTokenStore.Grant?
     /// Per-connection random numbers (message ids) without a shared lock.
     private lazy var random = IDGenerator()
 

@@ -150,7 +150,7 @@ package struct CompactDelivery: Sendable {
         let serviceCode: UInt8
         let bodyIsJSON: Bool
 
-        package init(_ delivery: Delivery) {
+        package init(_ delivery: borrowing Delivery) {
             receivedAt = delivery.receivedAt
             connectionID = delivery.connectionID
             status = Int32(clamping: delivery.status)

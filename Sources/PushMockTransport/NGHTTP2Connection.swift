@@ -36,20 +36,20 @@ final class NGHTTP2Connection {
         case fatal(Int32)
     }
 
-    private var session: OpaquePointer?
-    private var streams: [Int32: NGHTTP2Stream] = [:]
+    @exclusivity(unchecked) private var session: OpaquePointer?
+    @exclusivity(unchecked) private var streams: [Int32: NGHTTP2Stream] = [:]
     /// The stream of the last lookup: header and data callbacks for one stream come in runs.
-    private var recent: NGHTTP2Stream?
-    private var pool: [NGHTTP2Stream] = []
-    private var nvScratch: [nghttp2_nv] = []
-    private var byteScratch: [UInt8] = []
-    private var spanScratch: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
+    @exclusivity(unchecked) private var recent: NGHTTP2Stream?
+    @exclusivity(unchecked) private var pool: [NGHTTP2Stream] = []
+    @exclusivity(unchecked) private var nvScratch: [nghttp2_nv] = []
+    @exclusivity(unchecked) private var byteScratch: [UInt8] = []
+    @exclusivity(unchecked) private var spanScratch: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
     private unowned(unsafe) let delegate: any NGHTTP2ConnectionDelegate
     let maxBodySize: Int
     let maxHeaderListSize: Int
-    private(set) var maxConcurrentStreams: UInt32
+    @exclusivity(unchecked) private(set) var maxConcurrentStreams: UInt32
     /// Bytes nghttp2 accepted so far (the first 24 are the client preface).
-    private var received = 0
+    @exclusivity(unchecked) private var received = 0
 
     /// Whether the client preface has been read and accepted.
     var prefaceSeen: Bool { received >= 24 }
@@ -294,11 +294,11 @@ final class NGHTTP2Connection {
     }
 
     /// Streams flagged `resetAfterResponse` (so that every other answer skips the lookup).
-    private var pendingResets = 0
+    @exclusivity(unchecked) private var pendingResets = 0
     /// Set when the header callback paused `mem_recv` to send a 431 first.
-    private var pausedForAnswer = false
+    @exclusivity(unchecked) private var pausedForAnswer = false
     /// Frames produced while `mem_recv` was paused, sent before anything else.
-    private var earlyOutput: [UInt8] = []
+    @exclusivity(unchecked) private var earlyOutput: [UInt8] = []
 
     /// Takes one header field. Over the header-list limit the request is answered 431 at once
     /// (HEADERS only, END_STREAM), `mem_recv` pauses so that it is written, and the rest of the

@@ -2,28 +2,28 @@
 /// (never retained through nghttp2, which does not report streams still open when a session is
 /// deleted) and pooled, so the steady state allocates little.
 final class NGHTTP2Stream {
-    var id: Int32 = 0
-    var method = ""
-    var scheme: String?
-    var authority: String?
-    var path = ""
-    var headers = HTTPHeaderList(capacity: 8)
-    var body: [UInt8] = []
-    var headerListSize = 0
-    var limitExceeded: RequestLimit?
+    @exclusivity(unchecked) var id: Int32 = 0
+    @exclusivity(unchecked) var method = ""
+    @exclusivity(unchecked) var scheme: String?
+    @exclusivity(unchecked) var authority: String?
+    @exclusivity(unchecked) var path = ""
+    @exclusivity(unchecked) var headers = HTTPHeaderList(capacity: 8)
+    @exclusivity(unchecked) var body: [UInt8] = []
+    @exclusivity(unchecked) var headerListSize = 0
+    @exclusivity(unchecked) var limitExceeded: RequestLimit?
     /// The request went to the responder; later DATA is discarded.
-    var dispatched = false
+    @exclusivity(unchecked) var dispatched = false
     /// A response was submitted (so a late deferred completion is ignored).
-    var responded = false
+    @exclusivity(unchecked) var responded = false
     /// The header list broke the limit: the rest of the block is not read (nghttp2 resets the
     /// stream after it), so the answer goes out as HEADERS only.
-    var headersAborted = false
+    @exclusivity(unchecked) var headersAborted = false
     /// The body broke the limit: once the answer is out, the stream is reset with NO_ERROR so
     /// the client stops sending (RFC 9113 §8.1) and no more window is granted for it.
-    var resetAfterResponse = false
+    @exclusivity(unchecked) var resetAfterResponse = false
     /// The body of the submitted response, read by nghttp2's data provider.
-    var responseBody: [UInt8] = []
-    var responseOffset = 0
+    @exclusivity(unchecked) var responseBody: [UInt8] = []
+    @exclusivity(unchecked) var responseOffset = 0
 
     init() {}
 

@@ -33,13 +33,14 @@ final class APNSEndpoint: Sendable {
         self.seeds = Mutex(idSeed.map(IDGenerator.init(seed:)) ?? IDGenerator())
     }
 
-    /// What PushMock keeps per APNs connection.
+    /// What PushMock keeps per APNs connection. Only its connection's event loop touches it, and
+    /// never with overlapping accesses, so its fields skip the runtime's exclusivity checks.
     final class APNSState {
-        var auth = APNSConnectionAuth()
+        @exclusivity(unchecked) var auth = APNSConnectionAuth()
         let credential: APNSConnectionCredential
-        var ids: IDGenerator
-        var raised = false
-        var generation: UInt64 = 0
+        @exclusivity(unchecked) var ids: IDGenerator
+        @exclusivity(unchecked) var raised = false
+        @exclusivity(unchecked) var generation: UInt64 = 0
 
         init(credential: APNSConnectionCredential, ids: IDGenerator) {
             self.credential = credential

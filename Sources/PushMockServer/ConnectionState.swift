@@ -1,7 +1,8 @@
 import PushMockCore
 import PushMockTransport
 
-/// What PushMock keeps per client connection (in the transport's per-connection storage).
+/// What PushMock keeps per client connection (in the transport's per-connection storage). Only the
+/// connection's event loop touches it, so its fields skip the runtime's exclusivity checks.
 final class ConnectionState {
     /// APNs binding, credential and ids, once the connection sent an APNs request.
     @exclusivity(unchecked) var apns: APNSEndpoint.APNSState?
@@ -9,10 +10,11 @@ final class ConnectionState {
     @exclusivity(unchecked) var fcmAuthorization: String?
     @exclusivity(unchecked) var fcmGrant: AccessTokenStore.Grant?
     /// Per-connection random numbers (message ids) without a shared lock.
-    private lazy var random = IDGenerator()
+    @exclusivity(unchecked) private var random: IDGenerator?
 
     func nextRandom() -> UInt64 {
-        random.next()
+        if random == nil { random = IDGenerator() }
+        return random!.next()
     }
 
     /// The state of the connection `context` belongs to, created on first use.

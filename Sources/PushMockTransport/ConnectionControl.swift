@@ -35,10 +35,12 @@ public struct ConnectionControl {
     public var storage: ConnectionStorage? { target?.storage }
 }
 
-/// A box for one value the layer above the transport keeps per connection.
+/// A box for one object the layer above the transport keeps per connection. Only the connection's
+/// event loop touches it, never with overlapping accesses, so it skips the runtime's exclusivity
+/// checks.
 public final class ConnectionStorage {
-    /// The stored value.
-    public var value: Any?
+    /// The stored object.
+    @exclusivity(unchecked) public var value: AnyObject?
 
     init() {}
 }

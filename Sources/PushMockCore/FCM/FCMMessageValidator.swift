@@ -49,13 +49,15 @@ public struct FCMMessageValidator: Sendable {
 }
 
 /// One validation pass over a request body's tape (a class: closures share it instead of copying it).
+/// It lives for one `validate` call on one thread, and no access to its fields overlaps another, so
+/// they skip the runtime's exclusivity checks.
 final class FCMWalker {
     let tape: JSONTape
     let validator: FCMMessageValidator
-    var result = FCMSendResult()
-    var now = PushInstant.epoch
+    @exclusivity(unchecked) var result = FCMSendResult()
+    @exclusivity(unchecked) var now = PushInstant.epoch
     /// The tape index of `apns.payload`.
-    var apnsPayload: Int?
+    @exclusivity(unchecked) var apnsPayload: Int?
 
     init(tape: JSONTape, validator: FCMMessageValidator) {
         self.tape = tape

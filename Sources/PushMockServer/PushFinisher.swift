@@ -7,7 +7,7 @@ import Synchronization
 /// fires for it, its `Delivery` recorded and counted, and the fault's effect on the answer (a
 /// delay, a GOAWAY after it, or a stream reset instead). Endpoints never call the store, the fault
 /// plan or the counters themselves, so no service can skip a fault or escape the metrics.
-struct PushFinisher: Sendable {
+final class PushFinisher: Sendable {
     let store: any DeliveryStore
     let metrics: ServerMetrics
     let faults: FaultPlan

@@ -18,6 +18,16 @@ public struct HTTPServerRequest: Sendable {
     /// The HTTP/2 stream id, or `nil` on HTTP/1.1.
     public var streamID: Int32?
 
+    /// Only here to tell the implicit memberwise initializer (which the public one below calls)
+    /// apart from the public one; it takes no space.
+    private var memberwise: Void = ()
+}
+
+// The public initializer hands the fields to the implicit memberwise one: an initializer that
+// assigns them one by one builds the value on the stack, then copies it out and destroys the
+// original (Swift 6.3 at -O: a retain and a release per reference-counted field). See `Delivery`
+// and docs/performance.md.
+extension HTTPServerRequest {
     /// Creates a request (tests and the HTTP/1.1 path build them directly).
     public init(
         method: String,
@@ -29,14 +39,10 @@ public struct HTTPServerRequest: Sendable {
         limitExceeded: RequestLimit? = nil,
         streamID: Int32? = nil
     ) {
-        self.method = method
-        self.scheme = scheme
-        self.authority = authority
-        self.path = path
-        self.headers = headers
-        self.body = body
-        self.limitExceeded = limitExceeded
-        self.streamID = streamID
+        self.init(
+            method: method, scheme: scheme, authority: authority, path: path, headers: headers, body: body,
+            limitExceeded: limitExceeded, streamID: streamID, memberwise: ()
+        )
     }
 }
 

@@ -27,21 +27,27 @@ final class NGHTTP2Stream {
 
     init() {}
 
-    /// Moves the assembled request out of the stream.
+    /// Moves the assembled request out of the stream (its strings and arrays change hands without
+    /// a retain; the stream keeps empty ones).
     func takeRequest() -> HTTPServerRequest {
-        let request = HTTPServerRequest(
-            method: method,
-            scheme: scheme,
-            authority: authority,
-            path: path,
+        var headers = HTTPHeaderList(capacity: 8)
+        swap(&headers, &self.headers)
+        return HTTPServerRequest(
+            method: Self.take(&method, leaving: ""),
+            scheme: Self.take(&scheme, leaving: nil),
+            authority: Self.take(&authority, leaving: nil),
+            path: Self.take(&path, leaving: ""),
             headers: headers,
-            body: body,
+            body: Self.take(&body, leaving: []),
             limitExceeded: limitExceeded,
             streamID: id
         )
-        headers = HTTPHeaderList(capacity: 8)
-        body = []
-        return request
+    }
+
+    private static func take<Value>(_ value: inout Value, leaving empty: Value) -> Value {
+        var taken = empty
+        swap(&taken, &value)
+        return taken
     }
 
     /// Makes the object reusable for another stream.

@@ -28,6 +28,17 @@ public struct APNSConnectionAuth: Sendable, Hashable {
     public var lastVerification: Verification?
     /// The last bundle id this connection's team was found to own.
     public var lastAuthorizedBundle: AuthorizedBundle?
+    /// The last token accepted on this connection: the same `authorization` again, to the same
+    /// environment and with the registry unchanged, needs only its age checked.
+    public var acceptedToken: AcceptedToken?
+
+    /// A token accepted for an environment, while the registry had `generation`.
+    public struct AcceptedToken: Sendable, Hashable {
+        public var authorization: String
+        public var generation: UInt64
+        public var environment: APNSEnvironment
+        public var issuedAt: Int64
+    }
 
     /// A cached verification, valid while the registry's generation is unchanged.
     public struct Verification: Sendable, Hashable {

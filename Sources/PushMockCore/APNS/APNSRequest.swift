@@ -75,4 +75,9 @@ public struct APNSVerdict: Sendable {
     init(apnsID: String) {
         self.apnsID = apnsID
     }
+
+    /// An empty verdict, for ``APNSValidator/validate(_:credential:auth:now:ids:into:)`` to fill.
+    public init() {
+        self.apnsID = ""
+    }
 }

@@ -7,6 +7,17 @@ extension APNSValidator {
         now: Int64,
         verdict: inout APNSVerdict
     ) -> (APNSRejectionReason, String)? {
+        // The connection's last accepted token again (almost every push): everything but its age
+        // was checked when it was accepted, and a registry change or reset forgets it.
+        if let authorization = headers.authorization, let accepted = auth.acceptedToken, accepted.generation == tokens.generation,
+            accepted.environment == environment, accepted.authorization == authorization {
+            let (age, overflow) = now.subtractingReportingOverflow(accepted.issuedAt)
+            if !overflow, age <= options.tokenLifetime.wholeSeconds, -age <= options.futureIssuedAtTolerance.wholeSeconds {
+                verdict.identity = auth.identity
+                verdict.authenticated = true
+                return nil
+            }
+        }
         guard let authorization = headers.authorization, !Self.isBlankBearer(authorization) else {
             return (.missingProviderToken, "send authorization: bearer <provider token JWT>")
         }
@@ -74,6 +85,7 @@ extension APNSValidator {
             auth.keyID = token.keyID
             auth.identity = verdict.identity
         }
+        auth.acceptedToken = .init(authorization: authorization, generation: generation, environment: environment, issuedAt: token.issuedAt)
         verdict.authenticated = true
         return nil
     }

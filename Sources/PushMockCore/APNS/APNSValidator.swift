@@ -41,14 +41,28 @@ public struct APNSValidator: Sendable {
         now instant: PushInstant,
         ids: inout IDGenerator
     ) -> APNSVerdict {
+        var verdict = APNSVerdict()
+        validate(request, credential: credential, auth: &auth, now: instant, ids: &ids, into: &verdict)
+        return verdict
+    }
+
+    /// The same, into the caller's `verdict` (what the push path uses: a verdict built here and
+    /// returned would be copied out and destroyed, one retain and one release per field).
+    public func validate(
+        _ request: APNSRequest,
+        credential: APNSConnectionCredential,
+        auth: inout APNSConnectionAuth,
+        now instant: PushInstant,
+        ids: inout IDGenerator,
+        into verdict: inout APNSVerdict
+    ) {
         // APNs reasons in seconds: JWT `iat`, `aps.timestamp`.
         let now = instant.secondsSinceEpoch
         var headers = APNSHeaders(request.headers)
-        var verdict = APNSVerdict(apnsID: headers.apnsID.flatMap { APNSHeaders.isUUID($0) ? $0 : nil } ?? ids.nextUUIDString())
-        func reject(_ reason: APNSRejectionReason, _ explanation: String? = nil) -> APNSVerdict {
+        verdict = APNSVerdict(apnsID: headers.apnsID.flatMap { APNSHeaders.isUUID($0) ? $0 : nil } ?? ids.nextUUIDString())
+        func reject(_ reason: APNSRejectionReason, _ explanation: String? = nil) {
             verdict.rejection = reason
             verdict.explanation = explanation
-            return verdict
         }
 
         // 1. Connection.
@@ -234,7 +248,6 @@ public struct APNSValidator: Sendable {
                 }
             }
         }
-        return verdict
     }
 
     enum DevicePathShape: Equatable {

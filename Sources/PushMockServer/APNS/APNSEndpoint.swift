@@ -98,7 +98,8 @@ final class APNSEndpoint: Sendable {
             bodyTruncated: request.limitExceeded != nil,
             environment: environment
         )
-        let verdict = validator.validate(apnsRequest, credential: state.credential, auth: &state.auth, now: now, ids: &state.ids)
+        var verdict = APNSVerdict()
+        validator.validate(apnsRequest, credential: state.credential, auth: &state.auth, now: now, ids: &state.ids, into: &verdict)
         if verdict.authenticated, !state.raised {
             state.raised = true
             context.control.setMaxConcurrentStreams(raisedStreamLimit)

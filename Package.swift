@@ -46,9 +46,12 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]
         ),
+        // The one header type from the wire to the record (the transport's and the core's).
+        .target(name: "PushMockHTTP", swiftSettings: swiftSettings),
         .target(
             name: "PushMockCore",
             dependencies: [
+                "PushMockHTTP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -76,6 +79,7 @@ let package = Package(
             name: "PushMockTransport",
             dependencies: [
                 "CNGHTTP2",
+                "PushMockHTTP",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,20 +1,7 @@
-/// One header field as it appeared on the wire (HTTP/2 names are lowercase; HTTP/1.1 names are
-/// lowercased by the transport so both protocols look the same to a responder).
-public struct HTTPHeader: Sendable, Hashable {
-    /// The field name, lowercase.
-    public var name: String
-    /// The field value, as sent.
-    public var value: String
-    /// Ask HPACK never to index this field (for values unique to one response, such as an id).
-    public var neverIndex: Bool
+@_exported import PushMockHTTP
 
-    /// Creates a header field.
-    public init(name: String, value: String, neverIndex: Bool = false) {
-        self.name = name
-        self.value = value
-        self.neverIndex = neverIndex
-    }
-}
+/// The transport's name for ``HeaderField``.
+public typealias HTTPHeader = HeaderField
 
 /// An ordered list of header fields that keeps duplicates, as a strict mock needs to see them.
 ///

@@ -1,3 +1,5 @@
+@_exported import PushMockHTTP
+
 /// One request PushMock received, with how it was judged. Every request to a push endpoint
 /// produces exactly one.
 public struct Delivery: Sendable, Identifiable {
@@ -106,15 +108,5 @@ extension Delivery {
             status: status, reason: reason, explanation: explanation, diagnostics: diagnostics, fault: fault, project: project,
             activityID: nil, issuedActivityToken: nil, recipients: nil
         )
-    }
-}
-
-/// A header name and value.
-public struct HeaderField: Sendable, Hashable, Codable {
-    public var name: String
-    public var value: String
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
     }
 }

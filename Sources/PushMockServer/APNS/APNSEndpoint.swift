@@ -89,7 +89,7 @@ final class APNSEndpoint: Sendable {
         let now = clock.now
         let state = state(for: context)
         let environment = environment(for: request, connection: context.connection)
-        let headers = request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }
+        let headers = request.headers.fields
         let apnsRequest = APNSRequest(
             method: request.method,
             path: request.path,

@@ -30,7 +30,7 @@ struct BroadcastEndpoint: Sendable {
             route = .send
             bundleID = segments[3]
         }
-        let headers = request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }
+        let headers = request.headers.fields
         // Parsed once for the channel config, the send checks, the fan-out and the recording.
         let json = request.body.isEmpty ? nil : JSONValue.parse(request.body)
         var verdict = apns.validator.authorizeBroadcast(

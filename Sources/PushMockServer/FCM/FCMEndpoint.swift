@@ -144,7 +144,7 @@ final class FCMEndpoint: Sendable {
         var delivery = Delivery(
             receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .fcm, method: request.method, path: request.path,
-            headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,
+            headers: request.headers.fields, body: request.body,
             bodyIsJSON: result != nil, identity: identity,
             pushType: result?.isLiveActivity == true ? "liveactivity" : nil,
             topic: result?.target.flatMap { if case .topic(let topic) = $0 { topic } else if case .condition(let condition) = $0 { condition } else { nil } },

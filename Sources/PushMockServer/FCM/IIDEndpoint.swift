@@ -111,7 +111,7 @@ final class IIDEndpoint: Sendable {
         let delivery = Delivery(
             receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .iid, method: request.method, path: request.path,
-            headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,
+            headers: request.headers.fields, body: request.body,
             bodyIsJSON: JSONValue.parse(request.body).map { if case .object = $0 { true } else { false } } ?? false,
             identity: result.identity, topic: result.topic, deviceToken: result.token,
             outcome: result.reason == nil ? .accepted : .rejected, status: result.status, reason: result.reason, explanation: result.explanation,

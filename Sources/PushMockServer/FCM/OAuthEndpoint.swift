@@ -53,7 +53,7 @@ final class OAuthEndpoint: Sendable {
         let delivery = Delivery(
             receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .oauth, method: request.method, path: request.path,
-            headers: request.headers.fields.map { HeaderField(name: $0.name, value: $0.value) }, body: request.body,
+            headers: request.headers.fields, body: request.body,
             identity: identity, outcome: reason == nil ? .accepted : .rejected, status: status, reason: reason, explanation: explanation,
             fault: fault?.id, project: project
         )

@@ -1,0 +1,40 @@
+/// A header field: a request's as it arrived (HTTP/2 names are lowercase; HTTP/1.1 names are
+/// lowercased by the transport), a recorded delivery's, or one to send.
+///
+/// The transport and the core share this one type, so that a request's headers become the
+/// validator's and the delivery's without being copied field by field.
+public struct HeaderField: Sendable, Hashable {
+    /// The field name, lowercase.
+    public var name: String
+    /// The field value, as sent.
+    public var value: String
+    /// Ask HPACK never to index this field (for values unique to one response, such as an id).
+    /// Not recorded: a request's fields never set it.
+    public var neverIndex: Bool
+
+    /// Creates a header field.
+    public init(name: String, value: String, neverIndex: Bool = false) {
+        self.name = name
+        self.value = value
+        self.neverIndex = neverIndex
+    }
+}
+
+extension HeaderField: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case name, value
+    }
+
+    /// Reads `{"name": …, "value": …}`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decode(String.self, forKey: .name), value: try container.decode(String.self, forKey: .value))
+    }
+
+    /// Writes `{"name": …, "value": …}` (what a delivery records).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(value, forKey: .value)
+    }
+}

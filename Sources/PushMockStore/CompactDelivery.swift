@@ -161,8 +161,8 @@ package struct CompactDelivery: Sendable {
     }
 
     /// A packed delivery (`shared` and `own` from ``pack(_:_:)``).
-    package init(_ fixed: Fixed, shared: SharedDeliveryFields, own: [UInt8]) {
-        id = 0
+    package init(_ fixed: Fixed, id: UInt64 = 0, shared: SharedDeliveryFields, own: [UInt8]) {
+        self.id = id
         receivedAt = fixed.receivedAt
         connectionID = fixed.connectionID
         status = fixed.status

@@ -62,22 +62,25 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         let retention = retention
         let id = CompactDelivery.pack(delivery) { sharedBytes, own in
             state.withLock { state in
-                var packed = CompactDelivery(fixed, shared: state.share(sharedBytes, connection: fixed.connectionID), own: own)
-                packed.id = state.nextID
+                let id = state.nextID
+                // A `let`, handed over whole: a `var` set field by field would be copied into the
+                // ring and then destroyed (a retain and a release of each part).
+                let packed = CompactDelivery(fixed, id: id, shared: state.share(sharedBytes, connection: fixed.connectionID), own: own)
                 if let notify {
-                    fired = notify(&state, packed.id)
+                    fired = notify(&state, id)
                     waiterCount.store(state.waiters.count, ordering: .relaxed)
                 }
                 state.nextID += 1
                 if state.ring.count < retention {
                     state.ring.append(packed)
                 } else {
-                    evicted = state.ring[state.head]
-                    state.ring[state.head] = packed
+                    var replaced = packed
+                    swap(&replaced, &state.ring[state.head])
+                    evicted = replaced
                     state.head = (state.head + 1) % retention
                     state.evicted += 1
                 }
-                return packed.id
+                return id
             }
         }
         _ = evicted  // freed here, outside the lock

@@ -84,3 +84,48 @@ struct Base64URLTests {
         #expect(Base64URL.decode("QQ=A") == nil)
     }
 }
+
+@Suite("The scanner's eight-bytes-at-a-time string run")
+struct JSONScannerRunTests {
+    @Test("a word is a plain run exactly when none of its bytes is a quote, a backslash, a control character or non-ASCII")
+    func everyByteInEveryPosition() {
+        func plain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") }
+        for filler: UInt8 in [UInt8(ascii: "a"), 0x20, 0x7F, UInt8(ascii: "!"), UInt8(ascii: "]")] {
+            for position in 0..<8 {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: filler, count: 8)
+                    bytes[position] = UInt8(value)
+                    let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                    #expect(JSONScanner.isPlainRun(word) == plain(UInt8(value)), "byte \(value) at \(position) among \(filler)")
+                }
+            }
+        }
+        // Two special bytes in one word (a borrow from the first must not hide or invent the second).
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let bytes = (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+            #expect(JSONScanner.isPlainRun(word) == bytes.allSatisfy(plain), "\(bytes)")
+        }
+    }
+
+    @Test("a quote, an escape, a control character or a multi-byte character at any offset of a long string is seen")
+    func specialsAtEveryOffset() {
+        func kind(_ bytes: [UInt8]) -> JSONScanner.Kind? { bytes.withUnsafeBufferPointer { JSONScanner($0).validate() } }
+        for offset in 0..<40 {
+            let before = [UInt8](repeating: UInt8(ascii: "x"), count: offset)
+            let after = [UInt8](repeating: UInt8(ascii: "y"), count: 40 - offset)
+            let quote = UInt8(ascii: "\"")
+            #expect(kind([quote] + before + Array(#"\""#.utf8) + after + [quote]) == .string, "escaped quote at \(offset)")
+            #expect(kind([quote] + before + Array(#"\u00e9"#.utf8) + after + [quote]) == .string, "\\u escape at \(offset)")
+            #expect(kind([quote] + before + Array(#"\q"#.utf8) + after + [quote]) == nil, "bad escape at \(offset)")
+            #expect(kind([quote] + before + [0x0A] + after + [quote]) == nil, "raw newline at \(offset)")
+            #expect(kind([quote] + before + Array("é€😀".utf8) + after + [quote]) == .string, "UTF-8 at \(offset)")
+            #expect(kind([quote] + before + [0xC0, 0xAF] + after + [quote]) == nil, "overlong UTF-8 at \(offset)")
+            // The string ends early: what follows is not JSON.
+            #expect(kind([quote] + before + [quote] + after + [quote]) == nil, "quote at \(offset)")
+            #expect(kind([quote] + before + after) == nil, "unterminated, \(offset) bytes in")
+            #expect(kind(Array(#"{"k":""#.utf8) + before + after + Array(#""}"#.utf8)) == .object, "member value of \(40) bytes")
+        }
+    }
+}

@@ -238,6 +238,12 @@ public struct JSONScanner {
         let start = index
         index += 1
         while index < bytes.count {
+            // Eight plain bytes at a time (no quote, backslash, control character or non-ASCII
+            // byte among them), then one byte at a time through whatever stopped the run.
+            while index + 8 <= bytes.count, Self.isPlainRun(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+                index += 8
+            }
+            guard index < bytes.count else { break }
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
@@ -268,6 +274,21 @@ public struct JSONScanner {
             }
         }
         return nil
+    }
+
+    /// Whether none of the eight bytes in `word` ends or escapes a string or needs a closer look:
+    /// no `"`, no `\`, nothing below 0x20 and nothing from 0x80 (exact tests, SWAR style: a
+    /// byte's high bit survives `(x - 0x01…) & ~x` only where a byte of `x` was zero).
+    @inline(__always)
+    package static func isPlainRun(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote
+        let hasBackslash = (backslash &- ones) & ~backslash
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl | word) & highs == 0
     }
 
     /// Validates one UTF-8 sequence (RFC 3629), returning its length.

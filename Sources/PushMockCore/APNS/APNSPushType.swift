@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// An `apns-push-type` value with what it implies: the topic suffix, the payload limit and the
 /// priorities Apple allows. A closed wire set kept extensible (DESIGN.md, convention 3).
 public struct APNSPushType: Sendable, Hashable, CustomStringConvertible {
@@ -62,14 +68,19 @@ public struct APNSPushType: Sendable, Hashable, CustomStringConvertible {
     /// bundle id), with the bundle id.
     public static func inferred(fromTopic topic: String) -> (pushType: APNSPushType, bundleID: String) {
         let bytes = topic.utf8
-        for type in all where !type.topicSuffix.isEmpty {
-            let suffix = type.topicSuffix.utf8
-            if bytes.count > suffix.count, bytes.reversed().starts(with: suffix.reversed()) {
-                return (type, String(Substring(bytes.dropLast(suffix.count))))
+        let compared: Int?? = bytes.withContiguousStorageIfAvailable { bytes in
+            suffixes.firstIndex { suffix in
+                bytes.count > suffix.count && memcmp(bytes.baseAddress! + bytes.count - suffix.count, suffix, suffix.count) == 0
             }
         }
-        return (.alert, topic)
+        let matched = compared ?? suffixes.firstIndex { suffix in bytes.count > suffix.count && bytes.reversed().starts(with: suffix.reversed()) }
+        guard let found = matched else { return (.alert, topic) }
+        return (suffixed[found], String(Substring(bytes.dropLast(suffixes[found].count))))
     }
+
+    /// The push types whose topic has a suffix, and the suffixes' bytes (read on every push).
+    private static let suffixed = all.filter { !$0.topicSuffix.isEmpty }
+    private static let suffixes = suffixed.map { Array($0.topicSuffix.utf8) }
 
     public static func == (lhs: APNSPushType, rhs: APNSPushType) -> Bool { lhs.rawValue == rhs.rawValue }
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }

@@ -238,10 +238,16 @@ public struct JSONScanner {
         let start = index
         index += 1
         while index < bytes.count {
-            // Eight plain bytes at a time (no quote, backslash, control character or non-ASCII
-            // byte among them), then one byte at a time through whatever stopped the run.
-            while index + 8 <= bytes.count, Self.isPlainRun(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
-                index += 8
+            // Eight bytes at a time up to the first quote, backslash, control character or
+            // non-ASCII byte, which the switch below then handles (as it does the last few bytes).
+            while index + 8 <= bytes.count {
+                let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+                if special == 0 {
+                    index += 8
+                } else {
+                    index += special.trailingZeroBitCount >> 3
+                    break
+                }
             }
             guard index < bytes.count else { break }
             let byte = bytes[index]
@@ -276,11 +282,13 @@ public struct JSONScanner {
         return nil
     }
 
-    /// Whether none of the eight bytes in `word` ends or escapes a string or needs a closer look:
-    /// no `"`, no `\`, nothing below 0x20 and nothing from 0x80 (exact tests, SWAR style: a
-    /// byte's high bit survives `(x - 0x01…) & ~x` only where a byte of `x` was zero).
+    /// The bytes of `word` (eight string bytes, the first in the lowest bits) that end or escape a
+    /// string or need a closer look: a `"`, a `\`, a control character or a byte from 0x80, each
+    /// marked by its high bit; 0 when there is none. The lowest mark is exactly the first such
+    /// byte (SWAR: `(x - 0x01…) & ~x` sets a byte's high bit where `x` has a zero byte, and a borrow
+    /// can only add marks above a real one).
     @inline(__always)
-    package static func isPlainRun(_ word: UInt64) -> Bool {
+    package static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         let quote = word ^ (ones &* 0x22)
@@ -288,7 +296,7 @@ public struct JSONScanner {
         let hasQuote = (quote &- ones) & ~quote
         let hasBackslash = (backslash &- ones) & ~backslash
         let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl | word) & highs == 0
+        return (hasQuote | hasBackslash | hasControl | word) & highs
     }
 
     /// Validates one UTF-8 sequence (RFC 3629), returning its length.

@@ -1,0 +1,144 @@
+/// Strings: finding where one ends (eight bytes at a time), checking its UTF-8, and decoding it.
+extension JSONScanner {
+    func parseString(_ index: inout Int) -> Value? {
+        let start = index
+        index += 1
+        while index < bytes.count {
+            // Eight bytes at a time up to the first quote, backslash, control character or
+            // non-ASCII byte, which the switch below then handles (as it does the last few bytes).
+            while index + 8 <= bytes.count {
+                let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+                if special == 0 {
+                    index += 8
+                } else {
+                    index += special.trailingZeroBitCount >> 3
+                    break
+                }
+            }
+            guard index < bytes.count else { break }
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return Value(range: start..<index, kind: .string)
+            case UInt8(ascii: "\\"):
+                guard index + 1 < bytes.count else { return nil }
+                switch bytes[index + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
+                    UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    index += 2
+                case UInt8(ascii: "u"):
+                    guard index + 5 < bytes.count else { return nil }
+                    for offset in 2...5 where Self.hexValue(bytes[index + offset]) == nil {
+                        return nil
+                    }
+                    index += 6
+                default:
+                    return nil
+                }
+            case 0x00..<0x20:
+                return nil
+            case 0x80...:
+                guard let length = utf8SequenceLength(at: index) else { return nil }
+                index += length
+            default:
+                index += 1
+            }
+        }
+        return nil
+    }
+
+    /// The bytes of `word` (eight string bytes, the first in the lowest bits) that end or escape a
+    /// string or need a closer look: a `"`, a `\`, a control character or a byte from 0x80, each
+    /// marked by its high bit; 0 when there is none. The lowest mark is exactly the first such
+    /// byte (SWAR: `(x - 0x01…) & ~x` sets a byte's high bit where `x` has a zero byte, and a borrow
+    /// can only add marks above a real one).
+    @inline(__always)
+    package static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let hasQuote = (quote &- ones) & ~quote
+        let hasBackslash = (backslash &- ones) & ~backslash
+        let hasControl = (word &- ones &* 0x20) & ~word
+        return (hasQuote | hasBackslash | hasControl | word) & highs
+    }
+
+    /// Validates one UTF-8 sequence (RFC 3629), returning its length.
+    func utf8SequenceLength(at index: Int) -> Int? {
+        let lead = bytes[index]
+        let length: Int
+        var lowerBound: UInt8 = 0x80
+        var upperBound: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; lowerBound = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; upperBound = 0x9F
+        case 0xF0: length = 4; lowerBound = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; upperBound = 0x8F
+        default: return nil
+        }
+        guard index + length <= bytes.count else { return nil }
+        let second = bytes[index + 1]
+        guard second >= lowerBound, second <= upperBound else { return nil }
+        for offset in 2..<length where bytes[index + offset] & 0xC0 != 0x80 {
+            return nil
+        }
+        return length
+    }
+
+    func decodeString(contentRange range: Range<Int>) -> String {
+        let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        guard slice.contains(UInt8(ascii: "\\")) else {
+            return String(decoding: slice, as: UTF8.self)
+        }
+        var scalars = String.UnicodeScalarView()
+        var utf8: [UInt8] = []
+        var index = range.lowerBound
+        func flush() {
+            if !utf8.isEmpty {
+                scalars.append(contentsOf: String(decoding: utf8, as: UTF8.self).unicodeScalars)
+                utf8.removeAll()
+            }
+        }
+        while index < range.upperBound {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "\\") else {
+                utf8.append(byte)
+                index += 1
+                continue
+            }
+            flush()
+            let escape = bytes[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "b"): scalars.append("\u{08}")
+            case UInt8(ascii: "f"): scalars.append("\u{0C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                var code = hex4(at: index)
+                index += 4
+                if (0xD800..<0xDC00).contains(code), index + 5 < range.upperBound, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                    let low = hex4(at: index + 2)
+                    if (0xDC00..<0xE000).contains(low) {
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                        index += 6
+                    }
+                }
+                scalars.append(Unicode.Scalar(code) ?? "\u{FFFD}")
+            default: scalars.append(Unicode.Scalar(escape))
+            }
+        }
+        flush()
+        return String(scalars)
+    }
+
+    func hex4(at index: Int) -> UInt32 {
+        (0..<4).reduce(UInt32(0)) { $0 << 4 | UInt32(Self.hexValue(bytes[index + $1]) ?? 0) }
+    }
+}

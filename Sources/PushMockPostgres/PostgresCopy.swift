@@ -26,14 +26,14 @@ enum PostgresCopy {
     static func rowsAndShared(_ batch: [Delivery]) -> (rows: ByteBuffer, shared: SharedRows) {
         var rows = PostgresCopyBatch()
         var slots = SharedSlots()
-        for delivery in batch { rows.append(delivery, carry: &slots) }
+        for delivery in batch { rows.append(delivery, id: delivery.id, carry: &slots) }
         return (rows.rows, rows.shared)
     }
 
-    /// Appends the row of `delivery` to `buffer`, naming its shared fields (``SharedSlots``), and
-    /// notes them in `shared`.
-    static func appendRow(_ delivery: Delivery, to buffer: inout ByteBuffer, slots: inout SharedSlots, shared named: inout SharedRows) {
-        writeDecimal(delivery.id, to: &buffer, first: true)
+    /// Appends the row of `delivery` as the delivery `id` to `buffer`, naming its shared fields
+    /// (``SharedSlots``), and notes them in `shared`.
+    static func appendRow(_ delivery: borrowing Delivery, id: UInt64, to buffer: inout ByteBuffer, slots: inout SharedSlots, shared named: inout SharedRows) {
+        writeDecimal(id, to: &buffer, first: true)
         writeDecimal(delivery.receivedAt, to: &buffer)
         writeDecimal(delivery.connectionID, to: &buffer)
         write(delivery.service.rawValue, to: &buffer)
@@ -47,7 +47,7 @@ enum PostgresCopy {
         write(delivery.project, to: &buffer)
         buffer.writeStaticString(delivery.bodyIsJSON ? "\tt" : "\tf")
         CompactDelivery.pack(delivery) { shared, own in
-            let (sharedID, fields, introduced) = slots.name(shared, of: delivery)
+            let (sharedID, fields, introduced) = slots.name(shared, connectionID: delivery.connectionID, id: id)
             named.note(sharedID, fields, introduced: introduced)
             writeDecimal(sharedID, to: &buffer)
             buffer.writeStaticString("\t\\\\x")
@@ -153,11 +153,11 @@ struct PostgresCopyBatch: DeliveryBatch {
     var isEmpty: Bool { ids.isEmpty }
     var lastID: UInt64 { ids.last! }
 
-    mutating func append(_ delivery: Delivery, carry slots: inout SharedSlots) {
+    mutating func append(_ delivery: borrowing Delivery, id: UInt64, carry slots: inout SharedSlots) {
         if rows.capacity == 0 { rows.reserveCapacity(64 * 1024) }
-        PostgresCopy.appendRow(delivery, to: &rows, slots: &slots, shared: &shared)
+        PostgresCopy.appendRow(delivery, id: id, to: &rows, slots: &slots, shared: &shared)
         ends.append(rows.readableBytes)
-        ids.append(delivery.id)
+        ids.append(id)
         lastReceivedAt = delivery.receivedAt
     }
 

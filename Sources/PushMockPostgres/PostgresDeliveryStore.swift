@@ -202,7 +202,6 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
 
     @discardableResult
     public func record(_ delivery: Delivery) -> UInt64 {
-        var recorded = delivery
         let (id, renew) = leases.withLock { leases -> (UInt64?, Bool) in
             var renew = false
             if leases.next == leases.end, !leases.spares.isEmpty {
@@ -222,8 +221,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             queue.noteDropped()
             return 0
         }
-        recorded.id = id
-        queue.enqueue(recorded)
+        queue.enqueue(delivery, id: id)
         return id
     }
 

@@ -63,36 +63,63 @@ package struct CompactDelivery: Sendable {
     /// Packs `delivery`: its shared fields are built in temporary memory and handed to `keep`
     /// with the rest (already packed), which returns what it makes of them.
     package static func pack<R>(_ delivery: Delivery, _ keep: (_ shared: UnsafeBufferPointer<UInt8>, _ own: [UInt8]) throws -> R) rethrows -> R {
-        var sharedSize = VarBytes.Writer.size(delivery.httpVersion) + VarBytes.Writer.size(delivery.environment) + VarBytes.Writer.size(delivery.method)
-        sharedSize += VarBytes.Writer.size(delivery.identity) + VarBytes.Writer.size(delivery.pushType) + VarBytes.Writer.size(delivery.topic)
-        sharedSize += VarBytes.Writer.size(delivery.project) + VarBytes.Writer.size(delivery.headers.count)
-        var ownSize = 0
-        let serviceCode = code(of: delivery.service)
-        if serviceCode == 0 { ownSize += VarBytes.Writer.size(delivery.service.rawValue) }
-        // Which headers are volatile, one bit each (a list longer than 64 keeps the rest shared).
-        var volatile: UInt64 = 0
-        for (index, field) in delivery.headers.enumerated() {
-            sharedSize += VarBytes.Writer.size(field.name)
-            if index < 64, isVolatile(field.name) {
-                volatile |= 1 << UInt64(index)
-                sharedSize += 1
-                ownSize += VarBytes.Writer.size(field.value)
-            } else {
-                sharedSize += VarBytes.Writer.size(field.value)
-            }
+        let layout = Layout(delivery)
+        let own = [UInt8](unsafeUninitializedCapacity: layout.ownSize) { buffer, initialized in
+            layout.writeOwn(delivery, to: buffer.baseAddress!)
+            initialized = layout.ownSize
         }
-        let derivedPath = delivery.deviceToken.map { isDevicePath(delivery.path, token: $0) } ?? false
-        ownSize += 1 + (derivedPath ? 0 : VarBytes.Writer.size(delivery.path))
-        ownSize += VarBytes.Writer.size(delivery.apnsID) + VarBytes.Writer.size(delivery.deviceToken) + VarBytes.Writer.size(delivery.reason) + VarBytes.Writer.size(delivery.explanation)
-        ownSize += VarBytes.Writer.size(delivery.fault) + VarBytes.Writer.size(delivery.activityID) + VarBytes.Writer.size(delivery.issuedActivityToken)
-        ownSize += VarBytes.Writer.size(delivery.diagnostics.count)
-        for diagnostic in delivery.diagnostics { ownSize += VarBytes.Writer.size(diagnostic) }
-        ownSize += VarBytes.Writer.size(delivery.body.count) + delivery.body.count
-        ownSize += VarBytes.Writer.size(delivery.recipients.map { $0.count + 1 } ?? 0)
-        for token in delivery.recipients ?? [] { ownSize += VarBytes.Writer.size(token) }
+        return try layout.withShared(delivery) { try keep($0, own) }
+    }
 
-        let own = [UInt8](unsafeUninitializedCapacity: ownSize) { buffer, initialized in
-            var writer = VarBytes.Writer(base: buffer.baseAddress!)
+    /// How a delivery packs: the sizes of its two parts and which headers go with its own part.
+    /// A store that keeps the own part in memory of its own writes it there with ``writeOwn(_:to:)``.
+    package struct Layout {
+        /// Bytes of the shared part.
+        let sharedSize: Int
+        /// Bytes of the own part.
+        package let ownSize: Int
+        /// Which headers are volatile, one bit each (a list longer than 64 keeps the rest shared).
+        let volatile: UInt64
+        let serviceCode: UInt8
+        /// Whether the path is `/3/device/` and the device token (not kept twice).
+        let derivedPath: Bool
+
+        package init(_ delivery: borrowing Delivery) {
+            var sharedSize = VarBytes.Writer.size(delivery.httpVersion) + VarBytes.Writer.size(delivery.environment) + VarBytes.Writer.size(delivery.method)
+            sharedSize += VarBytes.Writer.size(delivery.identity) + VarBytes.Writer.size(delivery.pushType) + VarBytes.Writer.size(delivery.topic)
+            sharedSize += VarBytes.Writer.size(delivery.project) + VarBytes.Writer.size(delivery.headers.count)
+            var ownSize = 0
+            serviceCode = code(of: delivery.service)
+            if serviceCode == 0 { ownSize += VarBytes.Writer.size(delivery.service.rawValue) }
+            var volatile: UInt64 = 0
+            for (index, field) in delivery.headers.enumerated() {
+                sharedSize += VarBytes.Writer.size(field.name)
+                if index < 64, isVolatile(field.name) {
+                    volatile |= 1 << UInt64(index)
+                    sharedSize += 1
+                    ownSize += VarBytes.Writer.size(field.value)
+                } else {
+                    sharedSize += VarBytes.Writer.size(field.value)
+                }
+            }
+            derivedPath = delivery.deviceToken.map { isDevicePath(delivery.path, token: $0) } ?? false
+            ownSize += 1 + (derivedPath ? 0 : VarBytes.Writer.size(delivery.path))
+            ownSize += VarBytes.Writer.size(delivery.apnsID) + VarBytes.Writer.size(delivery.deviceToken) + VarBytes.Writer.size(delivery.reason)
+            ownSize += VarBytes.Writer.size(delivery.explanation) + VarBytes.Writer.size(delivery.fault) + VarBytes.Writer.size(delivery.activityID)
+            ownSize += VarBytes.Writer.size(delivery.issuedActivityToken) + VarBytes.Writer.size(delivery.diagnostics.count)
+            for diagnostic in delivery.diagnostics { ownSize += VarBytes.Writer.size(diagnostic) }
+            ownSize += VarBytes.Writer.size(delivery.body.count) + delivery.body.count
+            ownSize += VarBytes.Writer.size(delivery.recipients.map { $0.count + 1 } ?? 0)
+            for token in delivery.recipients ?? [] { ownSize += VarBytes.Writer.size(token) }
+            self.sharedSize = sharedSize
+            self.ownSize = ownSize
+            self.volatile = volatile
+        }
+
+        /// Writes the own part of `delivery` (the one this layout was made from) at `base`, which
+        /// has room for ``ownSize`` bytes.
+        package func writeOwn(_ delivery: borrowing Delivery, to base: UnsafeMutablePointer<UInt8>) {
+            var writer = VarBytes.Writer(base: base)
             if serviceCode == 0 { writer.put(delivery.service.rawValue) }
             if derivedPath {
                 writer.byte(1)
@@ -119,25 +146,28 @@ package struct CompactDelivery: Sendable {
             writer.count(delivery.recipients.map { $0.count + 1 } ?? 0)
             for token in delivery.recipients ?? [] { writer.put(token) }
             precondition(writer.offset == ownSize, "packed \(writer.offset) bytes into \(ownSize)")
-            initialized = ownSize
         }
-        return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sharedSize) { buffer in
-            var writer = VarBytes.Writer(base: buffer.baseAddress!)
-            writer.put(delivery.httpVersion)
-            writer.put(delivery.environment)
-            writer.put(delivery.method)
-            writer.put(delivery.identity)
-            writer.put(delivery.pushType)
-            writer.put(delivery.topic)
-            writer.put(delivery.project)
-            writer.count(delivery.headers.count)
-            for (index, field) in delivery.headers.enumerated() {
-                writer.put(field.name)
-                // A header value is never nil: nil marks one kept with the delivery.
-                writer.put(index < 64 && volatile & (1 << UInt64(index)) != 0 ? nil : field.value)
+
+        /// Calls `body` with the shared part of `delivery`, built in temporary memory.
+        package func withShared<R>(_ delivery: borrowing Delivery, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sharedSize) { buffer in
+                var writer = VarBytes.Writer(base: buffer.baseAddress!)
+                writer.put(delivery.httpVersion)
+                writer.put(delivery.environment)
+                writer.put(delivery.method)
+                writer.put(delivery.identity)
+                writer.put(delivery.pushType)
+                writer.put(delivery.topic)
+                writer.put(delivery.project)
+                writer.count(delivery.headers.count)
+                for (index, field) in delivery.headers.enumerated() {
+                    writer.put(field.name)
+                    // A header value is never nil: nil marks one kept with the delivery.
+                    writer.put(index < 64 && volatile & (1 << UInt64(index)) != 0 ? nil : field.value)
+                }
+                precondition(writer.offset == sharedSize, "packed \(writer.offset) bytes into \(sharedSize)")
+                return try body(UnsafeBufferPointer(buffer))
             }
-            precondition(writer.offset == sharedSize, "packed \(writer.offset) bytes into \(sharedSize)")
-            return try keep(UnsafeBufferPointer(buffer), own)
         }
     }
 
@@ -277,9 +307,14 @@ package struct SharedSlots: Sendable {
     /// The id that names `shared` (the shared part of `delivery`, from ``CompactDelivery/pack(_:_:)``),
     /// its fields, and whether they are new for the connection.
     package mutating func name(_ shared: UnsafeBufferPointer<UInt8>, of delivery: Delivery) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
-        let slot = Int(truncatingIfNeeded: delivery.connectionID) & (Self.count - 1)
+        name(shared, connectionID: delivery.connectionID, id: delivery.id)
+    }
+
+    /// ``name(_:of:)`` for the delivery `deliveryID` of the connection `connectionID`.
+    package mutating func name(_ shared: UnsafeBufferPointer<UInt8>, connectionID: UInt64, id deliveryID: UInt64) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
+        let slot = Int(truncatingIfNeeded: connectionID) & (Self.count - 1)
         if let kept = slots[slot], kept.fields.equals(shared) { return (kept.id, kept.fields, false) }
-        let id = Int64(clamping: delivery.id)
+        let id = Int64(clamping: deliveryID)
         let fields = SharedDeliveryFields(shared)
         slots[slot] = (id, fields)
         return (id, fields, true)

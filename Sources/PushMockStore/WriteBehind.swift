@@ -115,13 +115,20 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
     /// Queues `delivery` (whose id is assigned); false when it was dropped (queue full or closed).
     @discardableResult
     package func enqueue(_ delivery: Delivery) -> Bool {
+        enqueue(delivery, id: delivery.id)
+    }
+
+    /// Queues `delivery` as the delivery `id` (what its `id` says is not read): the store need not
+    /// copy a delivery to give it its id. False when it was dropped (queue full or closed).
+    @discardableResult
+    package func enqueue(_ delivery: borrowing Delivery, id: UInt64) -> Bool {
         let (queued, writer) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
             guard state.pending.count < queueLimit && !state.closing else {
                 state.dropped += 1
                 return (false, nil)
             }
-            state.pending.append(delivery, carry: &state.carry)
-            state.queuedThrough = delivery.id
+            state.pending.append(delivery, id: id, carry: &state.carry)
+            state.queuedThrough = id
             let writer = state.writer
             state.writer = nil
             return (true, writer)
@@ -295,8 +302,9 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
 }
 
 /// What a ``WriteBehind`` queue keeps its deliveries in until they are written: the deliveries
-/// themselves (`[Delivery]`, SQLite), or each one already encoded as the storage takes it (the
-/// `COPY` rows of PostgreSQL), so that the writer has nothing left to convert.
+/// themselves (`[Delivery]`, tests), or each one already encoded as the storage takes it (the
+/// `COPY` rows of PostgreSQL, the rows SQLite binds), so that the writer has nothing left to
+/// convert and no delivery is copied into the queue or destroyed out of it.
 package protocol DeliveryBatch: Sendable {
     /// What the queue keeps for appending from one batch to the next (nothing for `[Delivery]`).
     associatedtype Carry: Sendable
@@ -308,8 +316,8 @@ package protocol DeliveryBatch: Sendable {
     var isEmpty: Bool { get }
     /// The id of the last delivery (the batch is not empty).
     var lastID: UInt64 { get }
-    /// Adds `delivery`, whose id is assigned, at the end.
-    mutating func append(_ delivery: Delivery, carry: inout Carry)
+    /// Adds `delivery` at the end as the delivery `id` (its own `id` is not read).
+    mutating func append(_ delivery: borrowing Delivery, id: UInt64, carry: inout Carry)
     /// Removes the first `count` deliveries and returns them as a batch of their own.
     mutating func takeFirst(_ count: Int) -> Self
     /// Puts `batch` before everything in this one (a failed batch going back to the front).
@@ -328,8 +336,10 @@ extension Array: DeliveryBatch where Element == Delivery {
 
     package var lastID: UInt64 { last!.id }
 
-    package mutating func append(_ delivery: Delivery, carry: inout Void) {
-        append(delivery)
+    package mutating func append(_ delivery: borrowing Delivery, id: UInt64, carry: inout Void) {
+        var numbered = copy delivery
+        numbered.id = id
+        append(numbered)
     }
 
     package mutating func takeFirst(_ count: Int) -> [Delivery] {

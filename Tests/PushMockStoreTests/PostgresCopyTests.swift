@@ -107,7 +107,7 @@ struct PostgresCopyTests {
         var batch = PostgresCopyBatch()
         var slots = SharedSlots()
         #expect(batch.isEmpty)
-        for delivery in deliveries { batch.append(delivery, carry: &slots) }
+        for delivery in deliveries { batch.append(delivery, id: delivery.id, carry: &slots) }
         let whole = Array(batch.rows.readableBytesView)
         #expect(whole == Array(PostgresCopy.rows(deliveries).readableBytesView))
         #expect(batch.count == 5 && batch.lastID == 50)

@@ -43,9 +43,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// How long a reader waits for earlier deliveries to be committed before it answers from what is.
     static let readerPatience: Duration = .seconds(5)
     /// The batches written behind the push path.
-    let queue: WriteBehind<[Delivery]>
-    /// Each connection's last shared fields as committed (the writer's alone).
-    let writerSlots = Mutex(SharedSlots())
+    let queue: WriteBehind<SQLiteRowBatch>
     /// Shared fields introduced since the unreferenced ones were last cleaned up.
     let sharedIntroduced = Atomic<Int>(0)
     /// How many introduced shared fields make a cleanup of the unreferenced ones worth its scan.
@@ -75,7 +73,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             return (UInt64(max(next, maxID + 1)), try Self.count(db))
         }
         state = Mutex(State(nextID: next, stored: stored))
-        queue = WriteBehind<[Delivery]>(queueLimit: queueLimit)
+        queue = WriteBehind<SQLiteRowBatch>(queueLimit: queueLimit, carry: SharedSlots())
         // The writer keeps the store until it is closed.
         var named: (@Sendable (String, Bool) -> Void)?
         if let report {
@@ -176,30 +174,27 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
 
     @discardableResult
     public func record(_ delivery: Delivery) -> UInt64 {
-        var recorded = delivery
         let waiting = waiterCount.load(ordering: .relaxed) > 0
-        let fired = state.withLock { state -> [@Sendable () -> Void] in
-            recorded.id = state.nextID
+        let (id, fired) = state.withLock { state -> (UInt64, [@Sendable () -> Void]) in
+            let id = state.nextID
             state.nextID += 1
-            guard waiting else { return [] }
+            guard waiting else { return (id, []) }
             defer { waiterCount.store(state.waiters.count, ordering: .relaxed) }
-            return state.waiters.record(recorded)
+            var recorded = delivery
+            recorded.id = id
+            return (id, state.waiters.record(recorded))
         }
-        queue.enqueue(recorded)
+        queue.enqueue(delivery, id: id)
         for callback in fired { callback() }
-        return recorded.id
+        return id
     }
 
-    private func write(_ batch: [Delivery]) async throws {
+    private func write(_ batch: SQLiteRowBatch) async throws {
         let retention = retention
-        let horizon = retentionAge.map { batch.last!.receivedAt - Int64($0.milliseconds) }
-        // The slots as they were after the last batch committed: a batch that fails is rolled back
-        // with the shared fields it wrote, so its retry starts from them again.
-        let committedSlots = writerSlots.withLock { $0 }
-        let (evicted, kept, slots) = try await pool.write { db -> (Int, Int, SharedSlots) in
+        let horizon = retentionAge.map { batch.lastReceivedAt - Int64($0.milliseconds) }
+        let (evicted, kept) = try await pool.write { db -> (Int, Int) in
             var count = try Self.count(db)
-            var slots = committedSlots
-            let introduced = try SQLiteBatchInsert.insert(batch, into: db, slots: &slots)
+            let introduced = try SQLiteBatchInsert.insert(batch, into: db)
             count += batch.count
             var evicted = 0
             if let horizon {
@@ -218,11 +213,10 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
                 try db.execute(sql: "DELETE FROM shared WHERE shared_id NOT IN (SELECT shared_id FROM delivery WHERE shared_id IS NOT NULL)")
                 sharedIntroduced.store(0, ordering: .relaxed)
             }
-            try Self.setMeta(db, "next_id", Int64(bitPattern: batch.last!.id + 1))
+            try Self.setMeta(db, "next_id", Int64(bitPattern: batch.lastID + 1))
             try Self.setMeta(db, "count", Int64(count))
-            return (evicted, count, slots)
+            return (evicted, count)
         }
-        writerSlots.withLock { $0 = slots }
         state.withLock { state in
             state.evicted += UInt64(evicted)
             state.stored = kept

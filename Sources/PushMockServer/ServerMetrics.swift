@@ -18,8 +18,9 @@ final class ServerMetrics: Sendable {
     private let requests = Mutex<[String: CoreMetrics.Counter]>([:])
     private let faultCounters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let transport: [TransportEvent: CoreMetrics.Counter]
-    /// Per service, in `Delivery.Service.all` order, then "other": looked up by index, not hashed.
-    private let latency: [CoreMetrics.Timer]
+    /// Per service, in `Delivery.Service.all` order, then "other": looked up by index, not hashed,
+    /// and counted without a lock.
+    private let latency: LatencyHistogram
     /// `{service, outcome="accepted", reason="none"}` per service: the common case takes no lock.
     private let acceptedCounters: [CoreMetrics.Counter]
     private let opened: CoreMetrics.Counter
@@ -38,17 +39,16 @@ final class ServerMetrics: Sendable {
     ]
 
     init() {
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = Self.latencyBuckets
+        let factory = PrometheusMetricsFactory(registry: registry)
         self.factory = factory
         var transport: [TransportEvent: CoreMetrics.Counter] = [:]
         for event in TransportEvent.allCases {
             transport[event] = CoreMetrics.Counter(label: "pushmock_transport_events_total", dimensions: [("event", event.rawValue)], factory: factory)
         }
         self.transport = transport
-        latency = (Delivery.Service.all.map(\.rawValue) + ["other"]).map { service in
-            CoreMetrics.Timer(label: "pushmock_request_duration_seconds", dimensions: [("service", service)], preferredDisplayUnit: .seconds, factory: factory)
-        }
+        latency = LatencyHistogram(
+            name: "pushmock_request_duration_seconds", services: Delivery.Service.all.map(\.rawValue) + ["other"], bounds: Self.latencyBuckets
+        )
         let accepted = Delivery.Service.all.map { service in
             CoreMetrics.Counter(
                 label: "pushmock_requests_total",
@@ -120,7 +120,7 @@ final class ServerMetrics: Sendable {
 
     /// The time one push took inside PushMock (responder entry to answer).
     func observeLatency(service: Delivery.Service?, nanoseconds: Int64) {
-        latency[service.flatMap { Self.serviceIndex($0.rawValue) } ?? latency.count - 1].recordNanoseconds(nanoseconds)
+        latency.record(service: service.flatMap { Self.serviceIndex($0.rawValue) } ?? latency.services.count - 1, nanoseconds: nanoseconds)
     }
 
     /// The index of a service in `Delivery.Service.all` (small-string compares, no hashing).
@@ -141,6 +141,8 @@ final class ServerMetrics: Sendable {
         evicted.set(Int(store.evicted))
         dropped.set(Int(store.dropped))
         queued.set(store.queued)
-        return registry.emitToBuffer()
+        var text = registry.emitToBuffer()
+        latency.emit(into: &text)
+        return text
     }
 }

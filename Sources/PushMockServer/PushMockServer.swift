@@ -269,7 +269,7 @@ public final class PushMockServer: Service, Sendable {
         let components: Components
         var opened: (any DeliveryStore)?
         do {
-            let store = try await makeStore(configuration, group: group, logger: logger)
+            let store = try await makeStore(configuration, logger: logger)
             opened = store
             components = try makeComponents(configuration, store: store, logger: logger)
         } catch {

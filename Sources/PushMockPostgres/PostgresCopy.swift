@@ -182,14 +182,6 @@ struct PostgresCopyBatch: DeliveryBatch {
         return first
     }
 
-    mutating func removeAll() {
-        rows.clear()
-        ends.removeAll(keepingCapacity: true)
-        ids.removeAll(keepingCapacity: true)
-        shared = SharedRows()
-        lastReceivedAt = 0
-    }
-
     mutating func insert(front batch: PostgresCopyBatch) {
         var joined = batch.rows
         joined.writeImmutableBuffer(rows)

@@ -37,9 +37,6 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
         var writing = 0
         /// Closing gave up on a storage that did not answer; what was left is counted as dropped.
         var abandoned = false
-        /// The last batch written: the next batch empties it and fills its memory, instead of memory
-        /// the kernel must fault in page by page (3.7% of a push's time in PostgreSQL mode).
-        var spare: Batch?
     }
 
     /// A write that takes longer than this counts as failing (a database that does not answer
@@ -251,7 +248,6 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
                     return ready
                 }
                 for continuation in done { continuation.resume() }
-                state.withLock { $0.spare = batch }
             } catch {
                 // The batch goes back to the front of the queue; the writer retries it.
                 failures += 1
@@ -285,12 +281,6 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
                     var batch = Batch()
                     if state.pending.count <= Self.batchLimit {
                         swap(&batch, &state.pending)  // the common case: take the whole queue at once
-                        // Emptied only now: whatever the storage's client still held of it when
-                        // the write returned has let go, so its memory is reused, not copied.
-                        if var spare = state.spare.take() {
-                            spare.removeAll()
-                            state.pending = spare
-                        }
                     } else {
                         batch = state.pending.takeFirst(Self.batchLimit)
                     }
@@ -332,8 +322,6 @@ package protocol DeliveryBatch: Sendable {
     mutating func takeFirst(_ count: Int) -> Self
     /// Puts `batch` before everything in this one (a failed batch going back to the front).
     mutating func insert(front batch: Self)
-    /// Empties the batch, keeping its memory for the next one.
-    mutating func removeAll()
 }
 
 extension WriteBehind where Batch.Carry == Void {
@@ -361,9 +349,5 @@ extension Array: DeliveryBatch where Element == Delivery {
 
     package mutating func insert(front batch: [Delivery]) {
         insert(contentsOf: batch, at: 0)
-    }
-
-    package mutating func removeAll() {
-        removeAll(keepingCapacity: true)
     }
 }

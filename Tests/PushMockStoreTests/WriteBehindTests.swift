@@ -63,26 +63,6 @@ struct WriteBehindTests {
         #expect(queue.statistics.dropped == 3, "once: the abandoned write ending later does not count it again")
     }
 
-    @Test("the next batch fills the memory of the last one written, emptied first")
-    func batchMemoryIsReused() async throws {
-        let seen = Mutex<[(ids: [UInt64], capacity: Int)]>([])
-        let queue = WriteBehind<[Delivery]>(queueLimit: 10_000)
-        // Queued before the writer starts: the first batch holds all 500.
-        for index in 1...500 { queue.enqueue(DeliveryStoreTests.delivery(index).with(id: UInt64(index))) }
-        queue.start { batch in seen.withLock { $0.append((batch.map(\.id), batch.capacity)) } }
-        await queue.flush()
-        queue.enqueue(DeliveryStoreTests.delivery(501).with(id: 501))
-        await queue.flush()
-        queue.enqueue(DeliveryStoreTests.delivery(502).with(id: 502))
-        await queue.flush()
-        await queue.close()
-        let batches = seen.withLock { $0 }
-        try #require(batches.count == 3)
-        #expect(batches[0].ids == Array(1...500) && batches[1].ids == [501] && batches[2].ids == [502], "emptied: nothing written twice")
-        // The first batch's memory carries the third (the second was already gathering while the first was written).
-        #expect(batches[2].capacity >= 500, "capacity \(batches[2].capacity)")
-    }
-
     @Test("a line only when there is something to say")
     func lines() {
         var reported = WriteBehind<[Delivery]>.Trouble(dropped: 0, failing: false)

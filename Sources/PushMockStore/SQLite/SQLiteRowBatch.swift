@@ -144,13 +144,6 @@ package struct SQLiteRowBatch: DeliveryBatch {
         return first
     }
 
-    package mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
-        rows.removeAll(keepingCapacity: true)
-        shared = SharedRows()
-        lastReceivedAt = 0
-    }
-
     package mutating func insert(front batch: SQLiteRowBatch) {
         let offset = batch.bytes.count
         bytes = batch.bytes + bytes

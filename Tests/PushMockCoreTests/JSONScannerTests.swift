@@ -136,3 +136,20 @@ struct JSONScannerRunTests {
         }
     }
 }
+
+@Suite("Object keys compared with names")
+struct JSONTapeKeyTests {
+    @Test("a key matches its name however it is escaped, and a key shorter than a name never matches it")
+    func escapedAndShortKeys() throws {
+        let text = Array(#"{"to\u006ben":1,"tok":2,"token":3,"t\u006f":4,"\u0074":5,"tokens":6}"#.utf8)
+        let names = try text.withUnsafeBufferPointer { bytes -> [[String]] in
+            let tape = try #require(JSONTape(JSONScanner(bytes)))
+            var matches: [[String]] = []
+            tape.forEachMember(of: tape.root) { key, _ in
+                matches.append(["token", "tok", "to", "t", "tokens", "toke"].filter { tape.key(key, is: $0) })
+            }
+            return matches
+        }
+        #expect(names == [["token"], ["tok"], ["token"], ["to"], ["t"], ["tokens"]])
+    }
+}

@@ -28,6 +28,11 @@ public struct FCMMessageValidator: Sendable {
         FCMWalker.isRegistrationToken(token, strict: strictRegistrationTokens)
     }
 
+    /// Whether all eight bytes of `word` are base64url characters (the registration token check's step).
+    package static func allBase64URL(_ word: UInt64) -> Bool {
+        FCMWalker.allBase64URL(word)
+    }
+
     /// Whether `name` is a topic name FCM accepts (`[a-zA-Z0-9-_.~%]{1,900}`, no `/topics/` prefix).
     public static func isTopicName(_ name: String) -> Bool {
         FCMWalker.isTopicName(name)

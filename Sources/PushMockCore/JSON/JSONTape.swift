@@ -78,7 +78,9 @@ public struct JSONTape {
         var name = name
         return name.withUTF8 { expected in
             guard content.count == expected.count else {
-                return scanner.bytes[content].contains(UInt8(ascii: "\\")) && scanner.keys(ofRange: content) == String(decoding: expected, as: UTF8.self)
+                // An escape is longer than what it spells, so a key shorter than the name never is it.
+                return content.count > expected.count && scanner.bytes[content].contains(UInt8(ascii: "\\"))
+                    && scanner.keys(ofRange: content) == String(decoding: expected, as: UTF8.self)
             }
             for offset in 0..<expected.count where scanner.bytes[content.lowerBound + offset] != expected[offset] {
                 return false

@@ -1,0 +1,60 @@
+import PushMockCore
+import Testing
+
+/// The registration token check reads eight bytes at a time; it must say exactly what a check of
+/// one byte at a time says.
+@Suite("The registration token's base64url check")
+struct RegistrationTokenCheckTests {
+    static func isBase64URL(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+    }
+
+    /// The rules byte by byte: `<a>:<b>`, both non-empty base64url, and (strict) `APA91b` after
+    /// the colon and 100…4096 bytes in all.
+    static func reference(_ token: String, strict: Bool) -> Bool {
+        let bytes = Array(token.utf8)
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon < bytes.count - 1 else { return false }
+        for (index, byte) in bytes.enumerated() where index != colon && !isBase64URL(byte) { return false }
+        guard strict else { return true }
+        return bytes.count >= 100 && bytes.count <= 4096 && bytes[(colon + 1)...].starts(with: Array("APA91b".utf8))
+    }
+
+    @Test("eight bytes are all base64url exactly when each one is: every byte value in every position")
+    func everyByteInEveryPosition() {
+        let base = UInt64(littleEndian: 0x5F2D_7A61_5A41_3930)  // "09AZaz-_"
+        #expect(FCMMessageValidator.allBase64URL(base))
+        for position in 0..<8 {
+            for value in 0...255 {
+                let word = (base & ~(0xFF << (8 * UInt64(position)))) | (UInt64(value) << (8 * UInt64(position)))
+                #expect(FCMMessageValidator.allBase64URL(word) == Self.isBase64URL(UInt8(value)), "byte \(value) at \(position)")
+            }
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let word = generator.next() as UInt64
+            let bytes = (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * UInt64($0))) }
+            #expect(FCMMessageValidator.allBase64URL(word) == bytes.allSatisfy(Self.isBase64URL))
+        }
+    }
+
+    @Test("a token with anything else at any position, a second colon, or any length is judged as byte by byte")
+    func tokensAgreeWithTheRules() {
+        let real = "dGVzdC1pbnN0YW5jZS0wMDAx:APA91b" + String(repeating: "Fk3-_z", count: 25)
+        var tokens = [real, ":APA91b", "abc:", "abc", "a:b", "a:APA91b", real + ":x"]
+        for length in 1...40 { tokens.append("a:" + String(repeating: "b", count: length)) }
+        let characters = Array(real)
+        for position in 0..<characters.count {
+            for odd in [":", "/", ".", "=", "+", " ", "é", "\u{0}", "@", "[", "`", "{"] {
+                var changed = characters
+                changed[position] = Character(odd)
+                tokens.append(String(changed))
+            }
+        }
+        for token in tokens {
+            for strict in [true, false] {
+                #expect(FCMMessageValidator(strictRegistrationTokens: strict).isRegistrationToken(token) == Self.reference(token, strict: strict), "\(token.debugDescription) strict \(strict)")
+            }
+        }
+        #expect(FCMMessageValidator().isRegistrationToken(real))
+    }
+}

@@ -21,22 +21,7 @@ struct DevicePathShapeTests {
 
     @Test("eight bytes are all hex digits exactly when each one is: every byte value in every position")
     func everyByteInEveryPosition() {
-        let digits = Array("0123456789abcdef".utf8)
-        var base: UInt64 = 0
-        for position in 0..<8 { base |= UInt64(digits[position * 2]) << (8 * position) }
-        #expect(APNSValidator.allHexDigits(base))
-        for position in 0..<8 {
-            for value in 0...255 {
-                let word = (base & ~(0xFF << (8 * UInt64(position)))) | (UInt64(value) << (8 * UInt64(position)))
-                #expect(APNSValidator.allHexDigits(word) == Self.isHexDigit(UInt8(value)), "byte \(value) at \(position)")
-            }
-        }
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<20_000 {
-            let word = generator.next() as UInt64
-            let bytes = (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * UInt64($0))) }
-            #expect(APNSValidator.allHexDigits(word) == bytes.allSatisfy(Self.isHexDigit))
-        }
+        EightByteCheck.agrees(APNSValidator.allHexDigits, with: Self.isHexDigit, base: "09afAF5c")
     }
 
     @Test("a token with anything else at any position, of any length, is judged as byte by byte")

@@ -21,20 +21,7 @@ struct RegistrationTokenCheckTests {
 
     @Test("eight bytes are all base64url exactly when each one is: every byte value in every position")
     func everyByteInEveryPosition() {
-        let base = UInt64(littleEndian: 0x5F2D_7A61_5A41_3930)  // "09AZaz-_"
-        #expect(FCMMessageValidator.allBase64URL(base))
-        for position in 0..<8 {
-            for value in 0...255 {
-                let word = (base & ~(0xFF << (8 * UInt64(position)))) | (UInt64(value) << (8 * UInt64(position)))
-                #expect(FCMMessageValidator.allBase64URL(word) == Self.isBase64URL(UInt8(value)), "byte \(value) at \(position)")
-            }
-        }
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<20_000 {
-            let word = generator.next() as UInt64
-            let bytes = (0..<8).map { UInt8(truncatingIfNeeded: word >> (8 * UInt64($0))) }
-            #expect(FCMMessageValidator.allBase64URL(word) == bytes.allSatisfy(Self.isBase64URL))
-        }
+        EightByteCheck.agrees(FCMMessageValidator.allBase64URL, with: Self.isBase64URL, base: "09AZaz-_")
     }
 
     @Test("a token with anything else at any position, a second colon, or any length is judged as byte by byte")

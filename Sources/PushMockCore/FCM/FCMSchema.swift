@@ -1,91 +1,191 @@
 /// The FCM HTTP v1 message schema (fcm.md §3), as proto3 JSON sees it: field names in snake_case
 /// (lowerCamelCase is accepted too) and their types.
-public struct FCMSchema: Sendable {
+///
+/// It is declared as a tree (``Declared``) and compiled once into flat tables of trivial values
+/// (``Tables``), so that walking a request never retains, copies or hashes anything:
+/// - every field has an index; a message type's own fields are contiguous, and its whole subtree
+///   (its fields, their message types' fields, …) is one range after them;
+/// - every message type appears once in the tree, so a field's index also names its place in a
+///   request (`message.android.ttl`), and the walker keeps one slot per field: the tape index of
+///   the field's value in the request being walked.
+struct FCMSchema: Sendable {
     /// A field's type.
-    public indirect enum FieldType: Sendable {
-        case string
-        case bool
-        case int32
-        case float
+    enum Kind: UInt8, Sendable {
+        case string, bool, int32, float
         /// A `google.protobuf.Duration` string such as `"3.5s"`.
         case duration
         /// An RFC 3339 timestamp string.
         case timestamp
-        /// An enum, with its accepted spellings.
-        case enumeration(Set<String>)
+        /// An enum; `argument` is the index of its spellings.
+        case enumeration
         /// `map<string,string>`.
         case stringMap
-        case message(FCMSchema)
+        /// A message; `argument` is its type.
+        case message
         case repeatedString
         case repeatedDuration
         /// A free JSON object (`apns.payload`, `webpush.notification`).
         case freeObject
     }
 
-    /// The proto message name (for `Invalid value at … (type.googleapis.com/…)` texts).
-    public let name: String
-    /// Fields by snake_case name (a short list: scanned, not hashed).
-    public let fields: [(name: String, type: FieldType)]
-    /// The field names' bytes back to back, and where each one is: compared without retaining.
-    private let nameBytes: [UInt8]
-    private let nameSpans: [(start: Int, count: Int)]
-
-    init(_ name: String, _ fields: KeyValuePairs<String, FieldType>) {
-        self.name = name
-        self.fields = fields.map { ($0.key, $0.value) }
-        var bytes: [UInt8] = []
-        var spans: [(Int, Int)] = []
-        for field in fields {
-            spans.append((bytes.count, field.key.utf8.count))
-            bytes += field.key.utf8
-        }
-        self.nameBytes = bytes
-        self.nameSpans = spans
+    /// The schema as written: a tree of message types.
+    indirect enum Declared {
+        case string, bool, int32, float, duration, timestamp, stringMap, repeatedString, repeatedDuration, freeObject
+        case enumeration([String])
+        case message(String, KeyValuePairs<String, Declared>)
     }
 
-    /// The index of the field a JSON key stands for (`validateOnly` → `validate_only`), if any.
-    func fieldIndex(forKey key: Int, in tape: JSONTape) -> Int? {
-        let range = tape.value(key).range
-        let start = range.lowerBound + 1
-        let count = range.count - 2
-        let found: Int? = nameBytes.withUnsafeBufferPointer { names in
-            let source = tape.scanner.bytes
-            outer: for (index, span) in nameSpans.enumerated() where span.count == count {
-                for offset in 0..<count where names[span.start + offset] != source[start + offset] {
-                    continue outer
+    /// Where some bytes are in ``Tables/names``.
+    struct Span: Sendable {
+        var start: Int32
+        var count: Int32
+    }
+
+    /// One field, all trivial.
+    struct Field: Sendable {
+        var kind: Kind
+        /// The message type (``Kind/message``) or the enum (``Kind/enumeration``); -1 otherwise.
+        var argument: Int32
+        var snake: Span
+        /// The lowerCamelCase spelling (the same span as `snake` when they are equal).
+        var camel: Span
+    }
+
+    /// One message type, all trivial.
+    struct MessageType: Sendable {
+        /// Its own fields: `first..<first + count`.
+        var first: Int32
+        var count: Int32
+        /// The end of its subtree's fields (`first..<subtreeEnd` are all fields under it).
+        var subtreeEnd: Int32
+        /// Whether a `null` member leaves the field as it was (the request and message levels)
+        /// rather than clearing it (every level below: the last member wins, `null` included).
+        var nullKeepsEarlier: Bool
+    }
+
+    /// The hot tables: immortal, never freed, shared by every walk.
+    struct Tables: @unchecked Sendable {
+        let fields: UnsafeBufferPointer<Field>
+        let types: UnsafeBufferPointer<MessageType>
+        /// Every field name's and enum spelling's bytes, back to back.
+        let names: UnsafeBufferPointer<UInt8>
+        /// The spellings of each enum.
+        let enumSpans: UnsafeBufferPointer<Span>
+        /// Where each enum's spellings are in `enumSpans`.
+        let enums: UnsafeBufferPointer<Span>
+    }
+
+    let tables: Tables
+    /// Each field's snake_case name (for paths in error texts).
+    let fieldNames: [String]
+    /// Each type's proto name (for `Invalid value at … (type.googleapis.com/…)` texts).
+    let typeNames: [String]
+    /// The request type (`SendMessageRequest`), always 0.
+    let request: Int32 = 0
+
+    init(_ root: Declared) {
+        var fields: [Field] = []
+        var types: [MessageType] = []
+        var names: [UInt8] = []
+        var enumSpans: [Span] = []
+        var enums: [Span] = []
+        var fieldNames: [String] = []
+        var typeNames: [String] = []
+        func span(_ text: String) -> Span {
+            defer { names += text.utf8 }
+            return Span(start: Int32(names.count), count: Int32(text.utf8.count))
+        }
+        /// Lays out a type's own fields, then each message-typed field's subtree in turn.
+        @discardableResult
+        func compile(_ name: String, _ members: KeyValuePairs<String, Declared>, nullKeepsEarlier: Bool) -> Int32 {
+            let type = Int32(types.count)
+            let first = Int32(fields.count)
+            typeNames.append(name)
+            types.append(MessageType(first: first, count: Int32(members.count), subtreeEnd: 0, nullKeepsEarlier: nullKeepsEarlier))
+            for (fieldName, declared) in members {
+                let snake = span(fieldName)
+                let camelName = FCMSchema.camel(fieldName)
+                let camel = camelName == fieldName ? snake : span(camelName)
+                var field = Field(kind: .string, argument: -1, snake: snake, camel: camel)
+                switch declared {
+                case .string: field.kind = .string
+                case .bool: field.kind = .bool
+                case .int32: field.kind = .int32
+                case .float: field.kind = .float
+                case .duration: field.kind = .duration
+                case .timestamp: field.kind = .timestamp
+                case .stringMap: field.kind = .stringMap
+                case .repeatedString: field.kind = .repeatedString
+                case .repeatedDuration: field.kind = .repeatedDuration
+                case .freeObject: field.kind = .freeObject
+                case .enumeration(let spellings):
+                    field.kind = .enumeration
+                    field.argument = Int32(enums.count)
+                    enums.append(Span(start: Int32(enumSpans.count), count: Int32(spellings.count)))
+                    enumSpans += spellings.map(span)
+                case .message: field.kind = .message
                 }
-                return index
+                fields.append(field)
+                fieldNames.append(fieldName)
             }
-            return nil
-        }
-        if let found { return found }
-        // Escaped keys (`"to\u006ben"`) and lowerCamelCase names take the slow path.
-        let text = tape.keyText(key)
-        if let exact = fields.firstIndex(where: { $0.name == text }) { return exact }
-        guard text.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return nil }
-        var snake = ""
-        for character in text.unicodeScalars {
-            if character.properties.isUppercase {
-                snake += "_" + String(character).lowercased()
-            } else {
-                snake.unicodeScalars.append(character)
+            for (offset, (_, declared)) in members.enumerated() {
+                if case .message(let childName, let childMembers) = declared {
+                    fields[Int(first) + offset].argument = compile(childName, childMembers, nullKeepsEarlier: false)
+                }
             }
+            types[Int(type)].subtreeEnd = Int32(fields.count)
+            return type
         }
-        return fields.firstIndex { $0.name == snake }
+        guard case .message(let name, let members) = root else { preconditionFailure("the schema's root is a message") }
+        compile(name, members, nullKeepsEarlier: true)
+        // The message level keeps an earlier member when a later one is null, as the request level does.
+        types[Int(fields[0].argument)].nullKeepsEarlier = true
+        func immortal<Element>(_ array: [Element]) -> UnsafeBufferPointer<Element> {
+            let memory = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(array.count, 1))
+            _ = memory.initialize(from: array)
+            return UnsafeBufferPointer(rebasing: memory[0..<array.count])
+        }
+        self.tables = Tables(fields: immortal(fields), types: immortal(types), names: immortal(names), enumSpans: immortal(enumSpans), enums: immortal(enums))
+        self.fieldNames = fieldNames
+        self.typeNames = typeNames
     }
 
-    /// The type of the field `name` (snake_case).
-    func type(of name: String) -> FieldType? {
-        fields.first { $0.name == name }?.type
+    /// The index of the field at a dotted snake_case path from the request (`message.android.ttl`).
+    func field(_ path: String) -> Int {
+        var type = request
+        var found = -1
+        for name in path.split(separator: ".") {
+            let own = tables.types[Int(type)]
+            guard let index = (Int(own.first)..<Int(own.first + own.count)).first(where: { fieldNames[$0] == name }) else {
+                preconditionFailure("no field \(path) in the FCM schema")
+            }
+            found = index
+            type = tables.fields[index].argument
+        }
+        return found
     }
 
-    static let fcmOptions = FCMSchema("google.firebase.fcm.v1.FcmOptions", ["analytics_label": .string])
-    static let notification = FCMSchema("google.firebase.fcm.v1.Notification", ["title": .string, "body": .string, "image": .string])
-    static let color = FCMSchema("google.type.Color", ["red": .float, "green": .float, "blue": .float, "alpha": .float])
-    static let lightSettings = FCMSchema("google.firebase.fcm.v1.LightSettings", [
-        "color": .message(color), "light_on_duration": .duration, "light_off_duration": .duration,
+    /// The lowerCamelCase spelling of a snake_case name.
+    static func camel(_ snake: String) -> String {
+        var out = ""
+        var upper = false
+        for character in snake {
+            if character == "_" { upper = true; continue }
+            out.append(upper ? Character(character.uppercased()) : character)
+            upper = false
+        }
+        return out
+    }
+
+    static let shared = FCMSchema(request)
+
+    static let fcmOptions = Declared.message("google.firebase.fcm.v1.FcmOptions", ["analytics_label": .string])
+    static let notification = Declared.message("google.firebase.fcm.v1.Notification", ["title": .string, "body": .string, "image": .string])
+    static let color = Declared.message("google.type.Color", ["red": .float, "green": .float, "blue": .float, "alpha": .float])
+    static let lightSettings = Declared.message("google.firebase.fcm.v1.LightSettings", [
+        "color": color, "light_on_duration": .duration, "light_off_duration": .duration,
     ])
-    static let androidNotification = FCMSchema("google.firebase.fcm.v1.AndroidNotification", [
+    static let androidNotification = Declared.message("google.firebase.fcm.v1.AndroidNotification", [
         "title": .string, "body": .string, "icon": .string, "color": .string, "sound": .string, "tag": .string,
         "click_action": .string, "body_loc_key": .string, "body_loc_args": .repeatedString, "title_loc_key": .string,
         "title_loc_args": .repeatedString, "channel_id": .string, "ticker": .string, "sticky": .bool, "event_time": .timestamp,
@@ -93,28 +193,28 @@ public struct FCMSchema: Sendable {
         "notification_priority": .enumeration(["PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX"]),
         "default_sound": .bool, "default_vibrate_timings": .bool, "default_light_settings": .bool, "vibrate_timings": .repeatedDuration,
         "visibility": .enumeration(["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"]), "notification_count": .int32,
-        "light_settings": .message(lightSettings), "image": .string,
+        "light_settings": lightSettings, "image": .string,
         "proxy": .enumeration(["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"]), "bypass_proxy_notification": .bool,
     ])
-    static let androidFCMOptions = FCMSchema("google.firebase.fcm.v1.AndroidFcmOptions", ["analytics_label": .string])
-    static let android = FCMSchema("google.firebase.fcm.v1.AndroidConfig", [
+    static let androidFCMOptions = Declared.message("google.firebase.fcm.v1.AndroidFcmOptions", ["analytics_label": .string])
+    static let android = Declared.message("google.firebase.fcm.v1.AndroidConfig", [
         "collapse_key": .string, "priority": .enumeration(["NORMAL", "HIGH", "normal", "high"]), "ttl": .duration,
-        "restricted_package_name": .string, "data": .stringMap, "notification": .message(androidNotification),
-        "fcm_options": .message(androidFCMOptions), "direct_boot_ok": .bool, "bandwidth_constrained_ok": .bool,
+        "restricted_package_name": .string, "data": .stringMap, "notification": androidNotification,
+        "fcm_options": androidFCMOptions, "direct_boot_ok": .bool, "bandwidth_constrained_ok": .bool,
         "restricted_satellite_ok": .bool,
     ])
-    static let webpushFCMOptions = FCMSchema("google.firebase.fcm.v1.WebpushFcmOptions", ["link": .string, "analytics_label": .string])
-    static let webpush = FCMSchema("google.firebase.fcm.v1.WebpushConfig", [
-        "headers": .stringMap, "data": .stringMap, "notification": .freeObject, "fcm_options": .message(webpushFCMOptions),
+    static let webpushFCMOptions = Declared.message("google.firebase.fcm.v1.WebpushFcmOptions", ["link": .string, "analytics_label": .string])
+    static let webpush = Declared.message("google.firebase.fcm.v1.WebpushConfig", [
+        "headers": .stringMap, "data": .stringMap, "notification": .freeObject, "fcm_options": webpushFCMOptions,
     ])
-    static let apnsFCMOptions = FCMSchema("google.firebase.fcm.v1.ApnsFcmOptions", ["analytics_label": .string, "image": .string])
-    static let apns = FCMSchema("google.firebase.fcm.v1.ApnsConfig", [
-        "headers": .stringMap, "payload": .freeObject, "fcm_options": .message(apnsFCMOptions), "live_activity_token": .string,
+    static let apnsFCMOptions = Declared.message("google.firebase.fcm.v1.ApnsFcmOptions", ["analytics_label": .string, "image": .string])
+    static let apns = Declared.message("google.firebase.fcm.v1.ApnsConfig", [
+        "headers": .stringMap, "payload": .freeObject, "fcm_options": apnsFCMOptions, "live_activity_token": .string,
     ])
-    static let message = FCMSchema("google.firebase.fcm.v1.Message", [
-        "name": .string, "data": .stringMap, "notification": .message(notification), "android": .message(android),
-        "webpush": .message(webpush), "apns": .message(apns), "fcm_options": .message(fcmOptions),
+    static let message = Declared.message("google.firebase.fcm.v1.Message", [
+        "name": .string, "data": .stringMap, "notification": notification, "android": android,
+        "webpush": webpush, "apns": apns, "fcm_options": fcmOptions,
         "token": .string, "topic": .string, "condition": .string, "fid": .string,
     ])
-    static let request = FCMSchema("google.firebase.fcm.v1.SendMessageRequest", ["message": .message(message), "validate_only": .bool])
+    static let request = Declared.message("google.firebase.fcm.v1.SendMessageRequest", ["message": message, "validate_only": .bool])
 }

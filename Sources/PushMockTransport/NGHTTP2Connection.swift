@@ -41,6 +41,8 @@ final class NGHTTP2Connection {
     /// The stream of the last lookup: header and data callbacks for one stream come in runs.
     @exclusivity(unchecked) private var recent: NGHTTP2Stream?
     @exclusivity(unchecked) private var pool: [NGHTTP2Stream] = []
+    /// Long header values repeated request after request share one `String`.
+    private let recentValues = RecentHeaderValues()
     @exclusivity(unchecked) private var nvScratch: [nghttp2_nv] = []
     @exclusivity(unchecked) private var byteScratch: [UInt8] = []
     @exclusivity(unchecked) private var spanScratch: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
@@ -319,7 +321,7 @@ final class NGHTTP2Connection {
             return .pause
         }
         if name.first == UInt8(ascii: ":") {
-            let text = String(decoding: value, as: UTF8.self)
+            let text = recentValues.text(value)
             switch name.count {
             case 5 where name[1] == UInt8(ascii: "p"): stream.path = text
             case 7 where name[1] == UInt8(ascii: "m"): stream.method = text
@@ -329,7 +331,7 @@ final class NGHTTP2Connection {
             }
             return .proceed
         }
-        stream.headers.append(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
+        stream.headers.append(String(decoding: name, as: UTF8.self), recentValues.text(value))
         return .proceed
     }
 

@@ -210,7 +210,7 @@ extension FCMWalker {
             while child < tape.entries[headers].end {
                 let value = child + 1
                 child = tape.entries[value].end
-                let header = withStringBytes(value - 1) { key in APNSHeader.allCases.first { Self.equalsIgnoringCase(key, $0.name) } }
+                let header = withStringBytes(value - 1) { key in APNSHeader.all.first { Self.equalsIgnoringCase(key, $0.name) } }
                 guard let header, let text = tape.string(value) else { continue }
                 switch header {
                 case .priority:
@@ -264,6 +264,9 @@ extension FCMWalker {
     /// The `apns.headers` FCM reads (names compared without regard to ASCII case).
     enum APNSHeader: CaseIterable {
         case priority, expiration, collapseID, pushType, topic
+
+        /// `allCases`, made once (`allCases` builds a new array on every call).
+        static let all = allCases
 
         var name: StaticString {
             switch self {

@@ -63,7 +63,9 @@ final class FCMEndpoint: Sendable {
         let now = clock.now
         var identity: String?
         var outcome: (status: Int, body: [UInt8], headers: HTTPHeaderList, reason: String?, explanation: String?)
-        var result: FCMSendResult?
+        // Read in place below (never bound as an optional: each binding would copy every string in it).
+        var result = FCMSendResult()
+        var validated = false
         var fault: FaultRule?
         do throws(GoogleError) {
             let grant = try authenticate(request, project: project, context: context, now: now)
@@ -74,9 +76,9 @@ final class FCMEndpoint: Sendable {
             if request.limitExceeded != nil {
                 throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [.fcmError(.invalidArgument)])
             }
-            let sent = try validator.validate(request.body, now: now)
-            result = sent
-            if case .token(let token) = sent.target, let record = devices.record(for: token) {
+            result = try validator.validate(request.body, now: now)
+            validated = true
+            if case .token(let token) = result.target, let record = devices.record(for: token) {
                 if let owner = record.fcmProject, owner != project {
                     throw GoogleError.fcm(.senderIDMismatch)
                 }
@@ -85,12 +87,12 @@ final class FCMEndpoint: Sendable {
                 case .unregistered, .expired: throw GoogleError.fcm(.unregistered)
                 }
             }
-            fault = finisher.fault(.fcm, path: request.path, token: sent.target?.value, project: project, claims: claims)
+            fault = finisher.fault(.fcm, path: request.path, token: result.target?.value, project: project, claims: claims)
             if let fault, case .reject(let status, let reason) = fault.action {
                 let code = FCMErrorCode(rawValue: reason)
                 throw GoogleError(code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status), details: code.map { [.fcmError($0)] } ?? [])
             }
-            outcome = (200, successBody(project: project, target: sent.target, validateOnly: sent.validateOnly, now: now, context: context), [], nil, nil)
+            outcome = (200, successBody(project: project, target: result.target, validateOnly: result.validateOnly, now: now, context: context), [], nil, nil)
         } catch {
             var headers: HTTPHeaderList = []
             if error.code == 401 {
@@ -103,22 +105,27 @@ final class FCMEndpoint: Sendable {
             outcome = (error.code, Array(error.json.utf8), headers, error.recordedReason, error.message)
             logger.debug("FCM request rejected", metadata: ["status": "\(error.code)", "reason": "\(error.recordedReason)", "message": "\(error.message)"])
         }
+        let accepted = outcome.reason == nil
         var diagnostics: [String] = []
-        if let target = result?.target, case .fid = target {
-            diagnostics.append("target fid")
-        } else if let target = result?.target, case .condition = target {
-            diagnostics.append("target condition")
+        var topic: String?
+        var deviceToken: String?
+        switch result.target {
+        case .token(let token)?: deviceToken = token
+        case .fid(let fid)?: deviceToken = fid; diagnostics.append("target fid")
+        case .topic(let name)?: topic = name
+        case .condition(let condition)?: topic = condition; diagnostics.append("target condition")
+        case nil: break
         }
-        if let result, result.validateOnly {
+        if result.validateOnly {
             diagnostics.append("validate_only: checked, not delivered")
         }
-        if let token = result?.liveActivityToken {
-            diagnostics.append("APNs request: liveactivity to \(token)\(result?.apnsTopic.map { " topic \($0)" } ?? "")")
+        if let token = result.liveActivityToken {
+            diagnostics.append("APNs request: liveactivity to \(token)\(result.apnsTopic.map { " topic \($0)" } ?? "")")
         }
-        diagnostics += result?.diagnostics ?? []
+        if !result.diagnostics.isEmpty { diagnostics += result.diagnostics }
         // A topic or condition send is recorded with the tokens it would reach.
         var recipients: [String]?
-        if outcome.reason == nil, let result, !result.validateOnly {
+        if accepted, validated, !result.validateOnly {
             switch result.target {
             case .topic(let topic)?:
                 recipients = subscriptions.subscribers(of: topic, project: project)
@@ -131,10 +138,10 @@ final class FCMEndpoint: Sendable {
                 diagnostics.append("nobody would receive it: no registration token in project \(project) is subscribed to \(target.kind == "topic" ? "topic \(target.value)" : "topics matching \(target.value)") (subscribe tokens through Instance ID or FCM topicSubscriptions)")
             }
         }
-        let drop = outcome.reason == nil ? result?.liveActivityDrop : nil
+        let drop = accepted ? result.liveActivityDrop : nil
         // The APNs request FCM makes for a Live Activity message reaches the same simulated device.
         var device: LiveActivityDevice.Outcome?
-        if outcome.reason == nil, let result, !result.validateOnly, let token = result.liveActivityToken {
+        if accepted, validated, !result.validateOnly, let token = result.liveActivityToken {
             device = activities.receive(
                 result.liveActivityPush, token: token, bundleID: result.apnsTopic.map(APNSEndpoint.bundleID(ofTopic:)),
                 service: .fcm, now: now, payloadDrop: drop
@@ -145,11 +152,10 @@ final class FCMEndpoint: Sendable {
             receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
             service: .fcm, method: request.method, path: request.path,
             headers: request.headers.fields, body: request.body,
-            bodyIsJSON: result != nil, identity: identity,
-            pushType: result?.isLiveActivity == true ? "liveactivity" : nil,
-            topic: result?.target.flatMap { if case .topic(let topic) = $0 { topic } else if case .condition(let condition) = $0 { condition } else { nil } },
-            deviceToken: result?.target.flatMap { if case .token(let token) = $0 { token } else if case .fid(let fid) = $0 { fid } else { nil } },
-            outcome: outcome.reason != nil ? .rejected : (fields?.outcome ?? (drop != nil ? .dropped : .accepted)), status: outcome.status,
+            bodyIsJSON: validated, identity: identity,
+            pushType: result.isLiveActivity ? "liveactivity" : nil,
+            topic: topic, deviceToken: deviceToken,
+            outcome: !accepted ? .rejected : (fields?.outcome ?? (drop != nil ? .dropped : .accepted)), status: outcome.status,
             reason: outcome.reason ?? fields?.reason ?? drop?.reason, explanation: outcome.explanation ?? fields?.explanation ?? drop?.explanation,
             diagnostics: diagnostics, fault: fault?.id, project: project
         )

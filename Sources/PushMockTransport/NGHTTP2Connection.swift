@@ -38,8 +38,9 @@ final class NGHTTP2Connection {
 
     @exclusivity(unchecked) private var session: OpaquePointer?
     @exclusivity(unchecked) private var streams: [Int32: NGHTTP2Stream] = [:]
-    /// The stream of the last lookup: header and data callbacks for one stream come in runs.
-    @exclusivity(unchecked) private var recent: NGHTTP2Stream?
+    /// The stream of the last lookup (header and data callbacks for one stream come in runs),
+    /// unretained: `streams` owns it, and it is forgotten when its stream closes or the session does.
+    @exclusivity(unchecked) private var recent: Unmanaged<NGHTTP2Stream>?
     @exclusivity(unchecked) private var pool: [NGHTTP2Stream] = []
     /// Long header values repeated request after request share one `String`.
     private let recentValues = RecentHeaderValues()
@@ -266,15 +267,19 @@ final class NGHTTP2Connection {
         let stream = pool.popLast() ?? NGHTTP2Stream()
         stream.id = streamID
         streams[streamID] = stream
-        recent = stream
+        recent = Unmanaged.passUnretained(stream)
     }
 
-    private func stream(_ streamID: Int32) -> NGHTTP2Stream? {
-        if let recent, recent.id == streamID {
-            return recent
+    /// Lends the stream `streamID` to `body` without a retain and release (three callbacks or more
+    /// per request find it); nil when there is no such stream.
+    @inline(__always)
+    private func withStream<Result>(_ streamID: Int32, _ body: (NGHTTP2Stream) -> Result) -> Result? {
+        if let recent, recent._withUnsafeGuaranteedRef({ $0.id == streamID }) {
+            return recent._withUnsafeGuaranteedRef(body)
         }
-        recent = streams[streamID]
-        return recent
+        guard let found = streams[streamID] else { return nil }
+        recent = Unmanaged.passUnretained(found)
+        return body(found)
     }
 
     /// What the header callback tells nghttp2.
@@ -306,7 +311,10 @@ final class NGHTTP2Connection {
     /// (HEADERS only, END_STREAM), `mem_recv` pauses so that it is written, and the rest of the
     /// block is skipped.
     fileprivate func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> HeaderVerdict {
-        guard let stream = stream(streamID) else { return .proceed }
+        withStream(streamID) { header(name: name, value: value, of: $0) } ?? .proceed
+    }
+
+    private func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, of stream: NGHTTP2Stream) -> HeaderVerdict {
         if stream.headersAborted { return .skipRest }
         guard !stream.dispatched else { return .proceed }
         stream.headerListSize += name.count + value.count + 32
@@ -331,12 +339,16 @@ final class NGHTTP2Connection {
             }
             return .proceed
         }
-        stream.headers.append(String(decoding: name, as: UTF8.self), recentValues.text(value))
+        stream.headers.append(KnownFieldNames.text(name), recentValues.text(value))
         return .proceed
     }
 
     fileprivate func dataChunk(streamID: Int32, data: UnsafeBufferPointer<UInt8>) {
-        guard let stream = stream(streamID), !stream.dispatched else { return }
+        withStream(streamID) { dataChunk(data, of: $0) }
+    }
+
+    private func dataChunk(_ data: UnsafeBufferPointer<UInt8>, of stream: NGHTTP2Stream) {
+        guard !stream.dispatched else { return }
         if stream.body.count + data.count > maxBodySize {
             stream.limitExceeded = .bodySize(limit: maxBodySize)
             stream.resetAfterResponse = true
@@ -349,15 +361,16 @@ final class NGHTTP2Connection {
     }
 
     fileprivate func frameReceived(streamID: Int32, isHeaders: Bool, endStream: Bool) {
-        guard let stream = stream(streamID), !stream.dispatched else { return }
-        if endStream || (isHeaders && stream.limitExceeded != nil) {
-            dispatch(stream)
+        withStream(streamID) { stream in
+            if !stream.dispatched, endStream || (isHeaders && stream.limitExceeded != nil) {
+                dispatch(stream)
+            }
         }
     }
 
     fileprivate func streamClosed(streamID: Int32, errorCode: UInt32) {
-        if recent?.id == streamID {
-            recent = nil
+        if let recent, recent._withUnsafeGuaranteedRef({ $0.id == streamID }) {
+            self.recent = nil
         }
         if let closing = streams[streamID], closing.resetAfterResponse {
             pendingResets -= 1
@@ -376,7 +389,7 @@ final class NGHTTP2Connection {
     /// The last frame of an answer went out: a stream whose body broke the limit is reset with
     /// NO_ERROR if the client is still sending, so it stops and gets no more window.
     fileprivate func responseFinished(streamID: Int32) {
-        guard pendingResets > 0, let session, let stream = stream(streamID), stream.resetAfterResponse else { return }
+        guard pendingResets > 0, let session, let stream = streams[streamID], stream.resetAfterResponse else { return }
         stream.resetAfterResponse = false
         pendingResets -= 1
         if nghttp2_session_get_stream_remote_close(session, streamID) == 0 {

@@ -52,4 +52,19 @@ struct RecentHeaderValuesTests {
             #expect(Self.storage(again) != Self.storage(firsts[index]), "value \(index) was replaced")
         }
     }
+
+    @Test("known field names come back as themselves; any other name, a prefix or a longer one, is decoded as it is")
+    func knownNames() {
+        func name(_ text: String) -> String {
+            Array(text.utf8).withUnsafeBufferPointer { KnownFieldNames.text($0) }
+        }
+        for known in ["authorization", "apns-topic", "apns-collapse-id", "content-type", "te", "x-goog-api-client"] {
+            #expect(name(known) == known)
+        }
+        for other in ["authorizatio", "authorizationx", "apns-topics", "x-custom", "", "t"] {
+            #expect(name(other) == other)
+        }
+        let invalid: [UInt8] = [0x61, 0xFF]
+        #expect(invalid.withUnsafeBufferPointer { KnownFieldNames.text($0) } == String(decoding: invalid, as: UTF8.self))
+    }
 }

@@ -249,65 +249,78 @@ final class FCMEndpoint: Sendable {
     /// `{"name": "projects/<p>/messages/<id>"}` pretty-printed as Google does, written as bytes
     /// (the hot path: no string interpolation). A token target gets `0:<microseconds>%<hex><hex>` as FCM's ids look; a topic or condition the microseconds.
     func successBody(project: String, target: FCMSendResult.Target?, validateOnly: Bool, now: PushInstant, context: RequestContext) -> [UInt8] {
-        var body: [UInt8] = []
-        body.reserveCapacity(64 + project.utf8.count)
-        body.append(contentsOf: Self.namePrefix)
-        body.append(contentsOf: project.utf8)
-        body.append(contentsOf: Self.messagesInfix)
-        if validateOnly {
-            body.append(contentsOf: Self.fakeMessageID)
-        } else {
-            let random = ConnectionState.of(context).nextRandom()
-            let micros = now.millisecondsSinceEpoch &* 1000 &+ Int64(random % 1000)
-            if case .token = target {
-                body.append(UInt8(ascii: "0"))
-                body.append(UInt8(ascii: ":"))
-                Self.appendDecimal(micros, to: &body)
-                body.append(UInt8(ascii: "%"))
-                let hex = UInt32(truncatingIfNeeded: random >> 32) | 0x1000_0000
-                Self.appendHex(hex, to: &body)
-                Self.appendHex(hex, to: &body)
-            } else {
-                Self.appendDecimal(micros, to: &body)
+        var project = project
+        return project.withUTF8 { projectBytes in
+            // Prefix, project, infix, at most 2 + 20 + 1 + 16 id bytes, suffix.
+            let capacity = Self.namePrefix.utf8CodeUnitCount + projectBytes.count + Self.messagesInfix.utf8CodeUnitCount + 48 + Self.nameSuffix.utf8CodeUnitCount
+            return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                var out = buffer.baseAddress!
+                func put(_ text: StaticString) {
+                    out.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
+                    out += text.utf8CodeUnitCount
+                }
+                put(Self.namePrefix)
+                out.initialize(from: projectBytes.baseAddress!, count: projectBytes.count)
+                out += projectBytes.count
+                put(Self.messagesInfix)
+                if validateOnly {
+                    put(Self.fakeMessageID)
+                } else {
+                    let random = ConnectionState.of(context).nextRandom()
+                    let micros = now.millisecondsSinceEpoch &* 1000 &+ Int64(random % 1000)
+                    if case .token = target {
+                        put("0:")
+                        out = Self.writeDecimal(micros, to: out)
+                        put("%")
+                        let hex = UInt32(truncatingIfNeeded: random >> 32) | 0x1000_0000
+                        out = Self.writeHex(hex, to: out)
+                        out = Self.writeHex(hex, to: out)
+                    } else {
+                        out = Self.writeDecimal(micros, to: out)
+                    }
+                }
+                put(Self.nameSuffix)
+                count = out - buffer.baseAddress!
             }
-        }
-        body.append(contentsOf: Self.nameSuffix)
-        return body
-    }
-
-    private static let namePrefix = Array("{\n  \"name\": \"projects/".utf8)
-    private static let messagesInfix = Array("/messages/".utf8)
-    private static let fakeMessageID = Array("fake_message_id".utf8)
-    private static let nameSuffix = Array("\"\n}\n".utf8)
-
-    static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
-        guard value > 0 else {
-            bytes.append(contentsOf: String(value).utf8)
-            return
-        }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[19 - count] = UInt8(truncatingIfNeeded: rest % 10) + 48
-                rest /= 10
-                count += 1
-            }
-            bytes.append(contentsOf: buffer[(20 - count)...])
         }
     }
 
-    static func appendHex(_ value: UInt32, to bytes: inout [UInt8]) {
+    private static let namePrefix: StaticString = "{\n  \"name\": \"projects/"
+    private static let messagesInfix: StaticString = "/messages/"
+    private static let fakeMessageID: StaticString = "fake_message_id"
+    private static let nameSuffix: StaticString = "\"\n}\n"
+
+    /// Writes `value`'s decimal digits (at most 20 bytes) at `out`; returns the byte after them.
+    static func writeDecimal(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var out = out
+        var magnitude = value.magnitude
+        if value < 0 {
+            out.initialize(to: UInt8(ascii: "-"))
+            out += 1
+        }
+        var digits = 0
+        var rest = magnitude
+        repeat {
+            digits += 1
+            rest /= 10
+        } while rest > 0
+        for index in stride(from: digits - 1, through: 0, by: -1) {
+            (out + index).initialize(to: UInt8(truncatingIfNeeded: magnitude % 10) + UInt8(ascii: "0"))
+            magnitude /= 10
+        }
+        return out + digits
+    }
+
+    /// Writes `value` in lowercase hex without leading zeros (at most 8 bytes) at `out`; returns the
+    /// byte after them.
+    static func writeHex(_ value: UInt32, to out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         let digits: StaticString = "0123456789abcdef"
-        var started = false
-        for shift in stride(from: 28, through: 0, by: -4) {
-            let nibble = Int((value >> UInt32(shift)) & 0xF)
-            if nibble != 0 { started = true }
-            if started { bytes.append(digits.utf8Start[nibble]) }
+        let count = max(1, (32 - value.leadingZeroBitCount + 3) / 4)
+        for index in 0..<count {
+            let nibble = Int((value >> UInt32(4 * (count - 1 - index))) & 0xF)
+            (out + index).initialize(to: digits.utf8Start[nibble])
         }
-        if !started { bytes.append(UInt8(ascii: "0")) }
+        return out + count
     }
 
     static func statusName(_ status: Int) -> String {

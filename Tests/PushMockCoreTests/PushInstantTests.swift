@@ -1,3 +1,4 @@
+import Glibc
 import PushMockCore
 import Testing
 
@@ -22,5 +23,26 @@ struct PushInstantTests {
         #expect(PushInstant(millisecondsSinceEpoch: .min + 1).advanced(by: .seconds(-10)).millisecondsSinceEpoch == .min)
         #expect(Duration.milliseconds(1500).milliseconds == 1500)
         #expect(Duration.seconds(Int64.max).milliseconds == .max)
+    }
+}
+
+@Suite("The monotonic clock the latency histogram reads")
+struct MonotonicClockTests {
+    @Test("it never goes back and measures a sleep as ContinuousClock does, within a millisecond")
+    func measuresLikeContinuousClock() throws {
+        let start = MonotonicClock.nanoseconds()
+        let clockStart = ContinuousClock.now
+        usleep(20_000)
+        let elapsed = MonotonicClock.nanoseconds() - start
+        let reference = ContinuousClock.now - clockStart
+        let referenceNanoseconds = reference.components.seconds * 1_000_000_000 + reference.components.attoseconds / 1_000_000_000
+        #expect(elapsed >= 20_000_000)
+        #expect(abs(elapsed - referenceNanoseconds) < 1_000_000, "\(elapsed) ns against \(referenceNanoseconds) ns")
+        var last = MonotonicClock.nanoseconds()
+        for _ in 0..<10_000 {
+            let now = MonotonicClock.nanoseconds()
+            #expect(now >= last)
+            last = now
+        }
     }
 }

@@ -12,16 +12,25 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         var head = 0
         var nextID: UInt64 = 1
         var evicted: UInt64 = 0
-        /// The shared fields each connection last recorded (by its id, modulo the slots): a
-        /// delivery with the same ones shares them instead of keeping a copy.
-        var shared = [SharedDeliveryFields?](repeating: nil, count: InMemoryDeliveryStore.sharedSlots)
+        /// The shared fields each connection last recorded (by its id, modulo the slots), and
+        /// what they were packed from: a delivery with the same ones shares them instead of
+        /// keeping a copy. Two arrays, so that a lookup reads in place instead of copying a pair.
+        var sharedFields = [SharedDeliveryFields?](repeating: nil, count: InMemoryDeliveryStore.sharedSlots)
+        var sharedSources = [SharedSource?](repeating: nil, count: InMemoryDeliveryStore.sharedSlots)
 
-        /// The kept fields equal to `bytes` that `connection` last used, or new ones kept for it.
-        mutating func share(_ bytes: UnsafeBufferPointer<UInt8>, connection: UInt64) -> SharedDeliveryFields {
+        /// The kept fields `delivery` packs to that `connection` last used, or new ones kept for
+        /// it. Made of the same strings as last time, it is not packed at all.
+        mutating func share(_ delivery: borrowing Delivery, layout: CompactDelivery.Layout, connection: UInt64) -> SharedDeliveryFields {
             let slot = Int(truncatingIfNeeded: connection) & (InMemoryDeliveryStore.sharedSlots - 1)
-            if let kept = shared[slot], kept.equals(bytes) { return kept }
-            let fields = SharedDeliveryFields(bytes)
-            shared[slot] = fields
+            if sharedSources[slot]?.matches(delivery, volatile: layout.volatile) == true, let kept = sharedFields[slot] {
+                return kept
+            }
+            let fields = layout.withShared(delivery) { bytes in
+                if let kept = sharedFields[slot], kept.equals(bytes) { return kept }
+                return SharedDeliveryFields(bytes)
+            }
+            sharedFields[slot] = fields
+            sharedSources[slot] = SharedSource(delivery, volatile: layout.volatile)
             return fields
         }
 
@@ -52,20 +61,26 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         }
     }
 
-    /// Packs `delivery` outside the lock; inside, only the id, the slot, the shared fields' lookup
-    /// (one compare with what the connection last used) and `notify`, given the id. The closures
-    /// read only `fixed`, not `delivery` (capturing it would copy its every field on every push).
+    /// Packs `delivery`'s own part outside the lock; inside, only the id, the slot, the shared
+    /// fields' lookup (most often: the same strings as the connection's last delivery) and
+    /// `notify`, given the id. The closure reads `delivery` through a pointer (capturing it would
+    /// copy its every field on every push).
     private func insert(_ delivery: Delivery, notify: ((inout State, UInt64) -> [@Sendable () -> Void])?) -> UInt64 {
         var evicted: CompactDelivery?
         var fired: [@Sendable () -> Void] = []
         let fixed = CompactDelivery.Fixed(delivery)
         let retention = retention
-        let id = CompactDelivery.pack(delivery) { sharedBytes, own in
+        let layout = CompactDelivery.Layout(delivery)
+        let own = [UInt8](unsafeUninitializedCapacity: layout.ownSize) { buffer, initialized in
+            layout.writeOwn(delivery, to: buffer.baseAddress!)
+            initialized = layout.ownSize
+        }
+        let id = withUnsafePointer(to: delivery) { delivery in
             state.withLock { state in
                 let id = state.nextID
                 // A `let`, handed over whole: a `var` set field by field would be copied into the
                 // ring and then destroyed (a retain and a release of each part).
-                let packed = CompactDelivery(fixed, id: id, shared: state.share(sharedBytes, connection: fixed.connectionID), own: own)
+                let packed = CompactDelivery(fixed, id: id, shared: state.share(delivery.pointee, layout: layout, connection: fixed.connectionID), own: own)
                 if let notify {
                     fired = notify(&state, id)
                     waiterCount.store(state.waiters.count, ordering: .relaxed)

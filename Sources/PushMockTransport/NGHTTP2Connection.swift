@@ -37,7 +37,7 @@ final class NGHTTP2Connection {
     }
 
     @exclusivity(unchecked) private var session: OpaquePointer?
-    @exclusivity(unchecked) private var streams: [Int32: NGHTTP2Stream] = [:]
+    @exclusivity(unchecked) private var streams = StreamTable<NGHTTP2Stream>()
     /// The stream of the last lookup (header and data callbacks for one stream come in runs),
     /// unretained: `streams` owns it, and it is forgotten when its stream closes or the session does.
     @exclusivity(unchecked) private var recent: Unmanaged<NGHTTP2Stream>?

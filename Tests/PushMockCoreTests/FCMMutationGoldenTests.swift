@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
-import PushMockCore
 import Testing
+
+@testable import PushMockCore
 
 /// Every FCM fixture, accepted or refused, mutated member by member (each value swapped for values of every
 /// JSON type and of FCM's string shapes, each key renamed, duplicated, nulled or dropped), checked
@@ -30,23 +31,12 @@ struct FCMMutationGoldenTests {
             out.append(edit(root, at: path) { members, index in members[index].value = value })
         }
         out.append(edit(root, at: path) { members, index in members.remove(at: index) })
-        out.append(edit(root, at: path) { members, index in members[index].key = camel(members[index].key) })
+        out.append(edit(root, at: path) { members, index in members[index].key = FCMSchema.camel(members[index].key) })
         out.append(edit(root, at: path) { members, index in members[index].key = members[index].key.uppercased() })
         out.append(edit(root, at: path) { members, index in members[index].key += "X" })
         out.append(edit(root, at: path) { members, index in members.insert((members[index].key, .null), at: index + 1) })
         out.append(edit(root, at: path) { members, index in members.insert((members[index].key, .string("x")), at: index) })
         out.append(edit(root, at: path) { members, index in members.insert((members[index].key, .string("x")), at: index + 1) })
-        return out
-    }
-
-    static func camel(_ snake: String) -> String {
-        var out = ""
-        var upper = false
-        for character in snake {
-            if character == "_" { upper = true; continue }
-            out += upper ? character.uppercased() : String(character)
-            upper = false
-        }
         return out
     }
 

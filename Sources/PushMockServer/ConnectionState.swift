@@ -11,6 +11,15 @@ final class ConnectionState {
     @exclusivity(unchecked) var fcmGrant: AccessTokenStore.Grant?
     /// Per-connection random numbers (message ids) without a shared lock.
     @exclusivity(unchecked) private var random: IDGenerator?
+    /// Memory this connection's FCM validations reuse, made at its first message.
+    @exclusivity(unchecked) private var fcmScratchStorage: FCMMessageValidator.Scratch?
+
+    var fcmScratch: FCMMessageValidator.Scratch {
+        if let fcmScratchStorage { return fcmScratchStorage }
+        let made = FCMMessageValidator.Scratch()
+        fcmScratchStorage = made
+        return made
+    }
 
     func nextRandom() -> UInt64 {
         if random == nil { random = IDGenerator() }

@@ -93,10 +93,11 @@ struct FCMMutationGoldenTests {
     }
 
     /// One line that tells an answer apart from any other.
-    static func answer(_ body: [UInt8], lenient: Bool) -> String {
+    static func answer(_ body: [UInt8], lenient: Bool, scratch: FCMMessageValidator.Scratch? = nil) -> String {
         let validator = FCMMessageValidator(strictRegistrationTokens: !lenient)
-        do {
-            let result = try validator.validate(body, now: PushInstant(secondsSinceEpoch: 1_767_225_600))
+        let now = PushInstant(secondsSinceEpoch: 1_767_225_600)
+        do throws(GoogleError) {
+            let result = if let scratch { try validator.validate(body, now: now, scratch: scratch) } else { try validator.validate(body, now: now) }
             return "200 \(String(reflecting: result))"
         } catch {
             let fields = error.details.compactMap { detail -> String? in
@@ -107,8 +108,9 @@ struct FCMMutationGoldenTests {
         }
     }
 
-    /// `fixture member-path sha256` for every mutated member of every fixture.
-    static func groups() throws -> [String] {
+    /// `fixture member-path sha256` for every mutated member of every fixture (each body validated
+    /// with `scratch` when one is given, else with fresh memory).
+    static func groups(scratch: FCMMessageValidator.Scratch? = nil) throws -> [String] {
         let directory = Bundle.module.url(forResource: "Fixtures/fcm", withExtension: nil)!
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
         var lines: [String] = []
@@ -119,7 +121,7 @@ struct FCMMutationGoldenTests {
             let body = try #require(fixture["body"])
             let lenient = fixture["options"]?["lenient"] == .bool(true)
             for (path, memberName) in memberPaths(body) {
-                let answers = mutations(of: body, at: path).map { answer(Array(text($0).utf8), lenient: lenient) }
+                let answers = mutations(of: body, at: path).map { answer(Array(text($0).utf8), lenient: lenient, scratch: scratch) }
                 let digest = SHA256.hash(data: Array(answers.joined(separator: "\n").utf8)).map { String(format: "%02x", $0) }.joined()
                 lines.append("\(name) \(memberName) \(digest)")
             }
@@ -139,6 +141,17 @@ struct FCMMutationGoldenTests {
         #expect(lines.count == recorded.count)
         for (line, expected) in zip(lines, recorded) where line != expected {
             Issue.record("answers changed: \(line) (recorded: \(expected))")
+        }
+    }
+
+    @Test("one scratch reused for every mutated body, one after another, gives the answers fresh memory gives")
+    func scratchReused() throws {
+        let scratch = FCMMessageValidator.Scratch()
+        let reused = try Self.groups(scratch: scratch)
+        let fresh = try Self.groups()
+        #expect(reused.count == fresh.count)
+        for (line, expected) in zip(reused, fresh) where line != expected {
+            Issue.record("with a reused scratch: \(line) (fresh: \(expected))")
         }
     }
 }

@@ -6,7 +6,7 @@
 /// instead of scanning objects by name. Paths for error texts (`message.android.ttl`) are worked
 /// out from the tape only when there is an error to report.
 final class FCMWalker {
-    let tape: JSONTape
+    @exclusivity(unchecked) var tape: JSONTape
     let validator: FCMMessageValidator
     let tables: FCMSchema.Tables
     /// Per schema field, the tape index of its value in this request, or -1. A message object being
@@ -18,16 +18,13 @@ final class FCMWalker {
     /// The tape index of `apns.payload`.
     @exclusivity(unchecked) var apnsPayload: Int?
 
-    init(tape: JSONTape, validator: FCMMessageValidator) {
+    /// `slots` has room for every schema field (``FCMMessageValidator/Scratch``).
+    init(tape: JSONTape, validator: FCMMessageValidator, slots: UnsafeMutableBufferPointer<Int>) {
         self.tape = tape
         self.validator = validator
         self.tables = FCMSchema.shared.tables
-        self.slots = .allocate(capacity: tables.fields.count)
+        self.slots = slots
         slots.initialize(repeating: -1)
-    }
-
-    deinit {
-        slots.deallocate()
     }
 
     /// The value of `field` in this request (its last member; see

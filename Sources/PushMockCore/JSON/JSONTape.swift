@@ -22,13 +22,28 @@ public struct JSONTape {
 
     /// Parses the scanner's bytes strictly (RFC 8259); `nil` if they are not one JSON value.
     public init?(_ scanner: JSONScanner) {
+        var storage: [Entry] = []
+        storage.reserveCapacity(64)
+        self.init(scanner, storage: storage)
+    }
+
+    /// The same, building the entries in `storage` (emptied first, its capacity kept): a caller
+    /// that parses one body after another hands the same memory back with ``takeStorage()``.
+    public init?(_ scanner: JSONScanner, storage: [Entry]) {
         self.scanner = scanner
-        self.entries = []
-        entries.reserveCapacity(64)
+        self.entries = storage
+        entries.removeAll(keepingCapacity: true)
         var index = scanner.skipWhitespace(0)
         guard append(&index, depth: 0) else { return nil }
         index = scanner.skipWhitespace(index)
         guard index == scanner.bytes.count else { return nil }
+    }
+
+    /// Moves the entries out (for the next ``init(_:storage:)``), leaving the tape empty.
+    public mutating func takeStorage() -> [Entry] {
+        var taken: [Entry] = []
+        swap(&taken, &entries)
+        return taken
     }
 
     /// The root entry's index.

@@ -76,7 +76,7 @@ final class FCMEndpoint: Sendable {
             if request.limitExceeded != nil {
                 throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [.fcmError(.invalidArgument)])
             }
-            result = try validator.validate(request.body, now: now)
+            result = try validator.validate(request.body, now: now, scratch: ConnectionState.of(context).fcmScratch)
             validated = true
             if case .token(let token) = result.target, let record = devices.record(for: token) {
                 if let owner = record.fcmProject, owner != project {

@@ -417,9 +417,15 @@ final class NGHTTP2Connection {
         return (count, stream.responseOffset == stream.responseBody.count)
     }
 
+    /// Hands a complete request to the delegate, holding its stream strongly meanwhile: callers
+    /// reach the stream unretained (``withStream(_:_:)``), and the answer may close the session,
+    /// which lets go of every stream.
     private func dispatch(_ stream: NGHTTP2Stream) {
-        stream.dispatched = true
-        delegate.requestReady(stream)
+        guard let owned = streams[stream.id] else { return }
+        withExtendedLifetime(owned) {
+            owned.dispatched = true
+            delegate.requestReady(owned)
+        }
     }
 }
 

@@ -46,26 +46,30 @@ enum PostgresCopy {
         writeDecimal(delivery.status, to: &buffer)
         write(delivery.project, to: &buffer)
         buffer.writeStaticString(delivery.bodyIsJSON ? "\tt" : "\tf")
-        CompactDelivery.pack(delivery) { shared, own in
-            let (sharedID, fields, introduced) = slots.name(shared, connectionID: delivery.connectionID, id: id)
-            named.note(sharedID, fields, introduced: introduced)
-            writeDecimal(sharedID, to: &buffer)
-            buffer.writeStaticString("\t\\\\x")
-            own.withUnsafeBufferPointer { source in
-                _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: source.count * 2) { target in
-                    let out = target.bindMemory(to: UInt8.self).baseAddress!
-                    hex.withUnsafeBufferPointer { digits in
-                        for index in 0..<source.count {
-                            let byte = source[index]
-                            out[index &* 2] = digits[Int(byte >> 4)]
-                            out[index &* 2 &+ 1] = digits[Int(byte & 0x0F)]
-                        }
+        let layout = CompactDelivery.Layout(delivery)
+        let (sharedID, fields, introduced) = slots.name(delivery, layout: layout, id: id)
+        named.note(sharedID, fields, introduced: introduced)
+        writeDecimal(sharedID, to: &buffer)
+        buffer.writeStaticString("\t\\\\x")
+        // The own part is packed into the tail of the room for its hex, which is then written from
+        // the front, in place (each byte is read before its place is written). The delivery is
+        // read through a pointer: a closure capturing it would copy it whole.
+        withUnsafePointer(to: delivery) { delivery in
+            _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: layout.ownSize * 2) { target in
+                let out = target.bindMemory(to: UInt8.self).baseAddress!
+                let own = out + layout.ownSize
+                layout.writeOwn(delivery.pointee, to: own)
+                hex.withUnsafeBufferPointer { digits in
+                    for index in 0..<layout.ownSize {
+                        let byte = own[index]
+                        out[index &* 2] = digits[Int(byte >> 4)]
+                        out[index &* 2 &+ 1] = digits[Int(byte & 0x0F)]
                     }
-                    return source.count * 2
                 }
+                return layout.ownSize * 2
             }
-            buffer.writeInteger(UInt8(ascii: "\n"))
         }
+        buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
     /// A column of `value` in decimal, as `String(value)` spells it (after a tab unless `first`).

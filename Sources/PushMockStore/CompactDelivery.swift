@@ -298,11 +298,30 @@ package struct CompactDelivery: Sendable {
 /// when they are the same, and otherwise by the delivery's own id. Every batch writes (if missing)
 /// the shared rows its deliveries name, in its own transaction: a row never names shared fields
 /// that are not there, even after unreferenced ones were cleaned up while a slot still named them.
+/// (The memory store keeps its shared fields in the same slots and ignores the ids.)
+///
+/// A slot also remembers what its fields were packed from (``SharedSource``): a connection's next
+/// delivery made of the same strings is named without packing its shared part at all.
 package struct SharedSlots: Sendable {
     package static let count = 256
     private var slots: [(id: Int64, fields: SharedDeliveryFields)?] = Array(repeating: nil, count: count)
+    private var sources: [SharedSource?] = Array(repeating: nil, count: count)
 
     package init() {}
+
+    /// The id that names the shared part of `delivery` (laid out as `layout`), recorded as the
+    /// delivery `deliveryID`, its fields, and whether they are new for the connection.
+    package mutating func name(_ delivery: borrowing Delivery, layout: CompactDelivery.Layout, id deliveryID: UInt64) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
+        let connectionID = delivery.connectionID
+        let slot = Int(truncatingIfNeeded: connectionID) & (Self.count - 1)
+        if sources[slot]?.matches(delivery, volatile: layout.volatile) == true, let kept = slots[slot] {
+            return (kept.id, kept.fields, false)
+        }
+        // `connectionID` read before: the closure capturing `delivery` would copy it whole.
+        let named = layout.withShared(delivery) { shared in name(shared, connectionID: connectionID, id: deliveryID) }
+        sources[slot] = SharedSource(delivery, volatile: layout.volatile)
+        return named
+    }
 
     /// The id that names `shared` (the shared part of `delivery`, from ``CompactDelivery/pack(_:_:)``),
     /// its fields, and whether they are new for the connection.
@@ -310,10 +329,12 @@ package struct SharedSlots: Sendable {
         name(shared, connectionID: delivery.connectionID, id: delivery.id)
     }
 
-    /// ``name(_:of:)`` for the delivery `deliveryID` of the connection `connectionID`.
+    /// ``name(_:of:)`` for the delivery `deliveryID` of the connection `connectionID`. The slot's
+    /// source is forgotten: these bytes may not be what it was packed from.
     package mutating func name(_ shared: UnsafeBufferPointer<UInt8>, connectionID: UInt64, id deliveryID: UInt64) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
         let slot = Int(truncatingIfNeeded: connectionID) & (Self.count - 1)
         if let kept = slots[slot], kept.fields.equals(shared) { return (kept.id, kept.fields, false) }
+        sources[slot] = nil
         let id = Int64(clamping: deliveryID)
         let fields = SharedDeliveryFields(shared)
         slots[slot] = (id, fields)

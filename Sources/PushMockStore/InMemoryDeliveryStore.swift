@@ -14,31 +14,13 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         var evicted: UInt64 = 0
         /// The shared fields each connection last recorded (by its id, modulo the slots), and
         /// what they were packed from: a delivery with the same ones shares them instead of
-        /// keeping a copy. Two arrays, so that a lookup reads in place instead of copying a pair.
-        var sharedFields = [SharedDeliveryFields?](repeating: nil, count: InMemoryDeliveryStore.sharedSlots)
-        var sharedSources = [SharedSource?](repeating: nil, count: InMemoryDeliveryStore.sharedSlots)
-
-        /// The kept fields `delivery` packs to that `connection` last used, or new ones kept for
-        /// it. Made of the same strings as last time, it is not packed at all.
-        mutating func share(_ delivery: borrowing Delivery, layout: CompactDelivery.Layout, connection: UInt64) -> SharedDeliveryFields {
-            let slot = Int(truncatingIfNeeded: connection) & (InMemoryDeliveryStore.sharedSlots - 1)
-            if sharedSources[slot]?.matches(delivery, volatile: layout.volatile) == true, let kept = sharedFields[slot] {
-                return kept
-            }
-            let fields = layout.withShared(delivery) { bytes in
-                if let kept = sharedFields[slot], kept.equals(bytes) { return kept }
-                return SharedDeliveryFields(bytes)
-            }
-            sharedFields[slot] = fields
-            sharedSources[slot] = SharedSource(delivery, volatile: layout.volatile)
-            return fields
-        }
+        /// keeping a copy, and one made of the same strings as last time is not packed at all.
+        var shared = SharedSlots()
 
         /// The ring oldest first.
         var ordered: [CompactDelivery] { Array(ring[head...] + ring[..<head]) }
     }
 
-    private static let sharedSlots = 256
     private let state = Mutex(State())
     private let waiterCount = Atomic<Int>(0)
     /// How many deliveries are kept; older ones are evicted first.
@@ -80,7 +62,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
                 let id = state.nextID
                 // A `let`, handed over whole: a `var` set field by field would be copied into the
                 // ring and then destroyed (a retain and a release of each part).
-                let packed = CompactDelivery(fixed, id: id, shared: state.share(delivery.pointee, layout: layout, connection: fixed.connectionID), own: own)
+                let packed = CompactDelivery(fixed, id: id, shared: state.shared.name(delivery.pointee, layout: layout, id: id).fields, own: own)
                 if let notify {
                     fired = notify(&state, id)
                     waiterCount.store(state.waiters.count, ordering: .relaxed)

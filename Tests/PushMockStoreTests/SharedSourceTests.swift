@@ -46,4 +46,43 @@ struct SharedSourceTests {
             #expect(!source.matches(other, volatile: CompactDelivery.Layout(other).volatile))
         }
     }
+
+    @Test("slots named from the delivery's strings answer as slots named from its packed bytes, over changes, returns and colliding connections")
+    func slotsAgree() {
+        func on(_ connection: UInt64, _ delivery: Delivery) -> Delivery {
+            var moved = delivery
+            moved.connectionID = connection
+            return moved
+        }
+        let token = "bearer " + String(repeating: "x", count: 40)
+        let sequence: [Delivery] = [
+            on(7, Self.delivery(authorization: token, apnsID: "A")),
+            on(7, Self.delivery(authorization: token, apnsID: "B")),  // same storage
+            on(7, Self.delivery(authorization: "bearer " + String(repeating: "x", count: 40))),  // rebuilt
+            on(7, Self.delivery(authorization: "bearer caf\u{E9}")),
+            on(7, Self.delivery(authorization: "bearer cafe\u{301}")),  // == to the one before, other bytes
+            on(7, Self.delivery(authorization: token, topic: nil)),
+            on(7, Self.delivery(authorization: token)),  // back to the first fields, under a new id
+            on(7 + UInt64(SharedSlots.count), Self.delivery(authorization: token, topic: "com.example.other")),  // the same slot, another connection
+            on(7, Self.delivery(authorization: token)),
+            on(8, Self.delivery(authorization: token)),
+        ]
+        var fromStrings = SharedSlots()
+        var fromBytes = SharedSlots()
+        var introduced = 0
+        for (index, delivery) in sequence.enumerated() {
+            let id = UInt64(index + 1)
+            let layout = CompactDelivery.Layout(delivery)
+            let named = fromStrings.name(delivery, layout: layout, id: id)
+            let packed = Self.packedShared(delivery)
+            let expected = packed.withUnsafeBufferPointer { fromBytes.name($0, connectionID: delivery.connectionID, id: id) }
+            #expect(named.id == expected.id && named.introduced == expected.introduced, "delivery \(index)")
+            #expect(named.fields.bytes == packed && expected.fields.bytes == packed, "delivery \(index)")
+            if named.introduced { introduced += 1 }
+        }
+        // New fields: the first, the two spellings of café, no topic, the first ones again (twice:
+        // after no topic, and after the colliding connection took the slot), the colliding
+        // connection's, and connection 8's.
+        #expect(introduced == 8)
+    }
 }

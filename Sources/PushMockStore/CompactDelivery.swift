@@ -40,7 +40,7 @@ package struct CompactDelivery: Sendable {
     let serviceCode: UInt8
     let bodyIsJSON: Bool
     package let shared: SharedDeliveryFields
-    let own: [UInt8]
+    let own: OwnBytes
 
     static let apnsDevicePath = Array("/3/device/".utf8)
 
@@ -192,6 +192,11 @@ package struct CompactDelivery: Sendable {
 
     /// A packed delivery (`shared` and `own` from ``pack(_:_:)``).
     package init(_ fixed: Fixed, id: UInt64 = 0, shared: SharedDeliveryFields, own: [UInt8]) {
+        self.init(fixed, id: id, shared: shared, own: OwnBytes.copying(own))
+    }
+
+    /// A packed delivery whose own part was written in place (``Layout/writeOwn(_:to:)``).
+    package init(_ fixed: Fixed, id: UInt64 = 0, shared: SharedDeliveryFields, own: OwnBytes) {
         self.id = id
         receivedAt = fixed.receivedAt
         connectionID = fixed.connectionID
@@ -217,7 +222,7 @@ package struct CompactDelivery: Sendable {
         serviceCode = Self.code(of: service)
         self.bodyIsJSON = bodyIsJSON
         self.shared = shared
-        self.own = own
+        self.own = OwnBytes.copying(own)
     }
 
     static func code(of service: Delivery.Service) -> UInt8 {

@@ -53,10 +53,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         let fixed = CompactDelivery.Fixed(delivery)
         let retention = retention
         let layout = CompactDelivery.Layout(delivery)
-        let own = [UInt8](unsafeUninitializedCapacity: layout.ownSize) { buffer, initialized in
-            layout.writeOwn(delivery, to: buffer.baseAddress!)
-            initialized = layout.ownSize
-        }
+        let own = OwnBytes.make(count: layout.ownSize) { layout.writeOwn(delivery, to: $0) }
         let id = withUnsafePointer(to: delivery) { delivery in
             state.withLock { state in
                 let id = state.nextID

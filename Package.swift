@@ -46,6 +46,12 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]
         ),
+        // SQLite's process-wide settings, which only C can make (the store's writer).
+        .systemLibrary(
+            name: "CSQLiteSettings",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
         // The one header type from the wire to the record (the transport's and the core's).
         .target(name: "PushMockHTTP", swiftSettings: swiftSettings),
         .target(
@@ -60,7 +66,7 @@ let package = Package(
         ),
         .target(
             name: "PushMockStore",
-            dependencies: ["PushMockCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: ["PushMockCore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(

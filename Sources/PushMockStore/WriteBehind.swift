@@ -37,6 +37,8 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
         var writing = 0
         /// Closing gave up on a storage that did not answer; what was left is counted as dropped.
         var abandoned = false
+        /// The writer's window while it lasts: a reader or closing ends it early.
+        var window: Task<Void, Never>?
     }
 
     /// A write that takes longer than this counts as failing (a database that does not answer
@@ -49,15 +51,19 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
     /// Deliveries queued at most; more are dropped and counted.
     package let queueLimit: Int
     /// How long the writer lets a batch gather (what `kill -9` can lose, plus one write).
-    package static var batchWindow: Duration { .milliseconds(5) }
+    package let window: Duration
+    /// The window unless the store chooses another: 5 ms.
+    package static var defaultWindow: Duration { .milliseconds(5) }
     /// Deliveries written in one batch at most.
     package static var batchLimit: Int { 10_000 }
 
     /// Creates an empty queue; nothing is written before ``start(_:)``. `carry` is given to every
-    /// ``DeliveryBatch/append(_:carry:)``.
-    package init(queueLimit: Int, carry: Batch.Carry) {
+    /// ``DeliveryBatch/append(_:carry:)``; `window` is how long a batch gathers.
+    package init(queueLimit: Int, window: Duration = defaultWindow, carry: Batch.Carry) {
         precondition(queueLimit > 0)
+        precondition(window >= .zero)
         self.queueLimit = queueLimit
+        self.window = window
         state = Mutex(State(carry: carry))
     }
 
@@ -166,6 +172,7 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
             let (ready, writer) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
                 if state.committed >= state.queuedThrough { return (true, nil) }
                 state.flushes.append((state.queuedThrough, continuation))
+                state.window?.cancel()
                 let writer = state.writer
                 state.writer = nil
                 return (false, writer)
@@ -191,6 +198,7 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
         let (writer, already) = state.withLock { state -> (CheckedContinuation<Void, Never>?, Bool) in
             if state.closing { return (nil, true) }
             state.closing = true
+            state.window?.cancel()
             state.giveUpAt = patience.map { ContinuousClock.now.advanced(by: $0) }
             let writer = state.writer
             state.writer = nil
@@ -272,9 +280,17 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
 
     private func nextBatch() async -> (batch: Batch, closing: Bool) {
         // A short window lets a batch gather: a commit per push would double what a push costs at
-        // low load. Closing, a reader waiting, or a large queue skip it.
-        let skipWindow = state.withLock { $0.closing || !$0.flushes.isEmpty || $0.pending.count >= 1_000 }
-        if !skipWindow { try? await Task.sleep(for: Self.batchWindow) }
+        // low load. Closing, a reader waiting, or a large queue skip it; a reader or closing that
+        // comes during it ends it (so a reader never waits for a whole window).
+        let window = Task<Void, Never> { [window] in _ = try? await Task.sleep(for: window) }
+        let skipWindow = state.withLock { state -> Bool in
+            let skip = state.closing || !state.flushes.isEmpty || state.pending.count >= 1_000
+            if !skip { state.window = window }
+            return skip
+        }
+        if skipWindow { window.cancel() }
+        await window.value
+        state.withLock { $0.window = nil }
         while true {
             let taken = state.withLock { state -> (Batch, Bool)? in
                 if !state.pending.isEmpty || state.closing {

@@ -172,7 +172,10 @@ struct DeliveryStoreTests {
 
 /// A fresh file name for an SQLite store in the temporary directory.
 enum SQLiteFile {
+    /// A path for a new file. SQLite's process-wide settings are made first, as the store makes
+    /// them, so that a test opening the file directly does not initialize SQLite without them.
     static func temporary() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-test-\(UUID().uuidString).sqlite").path
+        _ = SQLiteSettings.applied
+        return FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-test-\(UUID().uuidString).sqlite").path
     }
 }

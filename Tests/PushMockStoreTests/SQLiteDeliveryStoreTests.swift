@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import PushMockCore
 import PushMockStore
 import Testing
@@ -116,9 +117,89 @@ struct SQLiteDeliveryStoreTests {
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }.joined(separator: "; ")
             }
         }
-        #expect(try await plan("SELECT * FROM delivery WHERE device_token = 'ab' AND id > 5 ORDER BY id DESC").contains("USING INDEX delivery_by_token"))
+        // The clause the store asks for a token (newest first, after a cursor), as it asks it.
+        let (clause, arguments) = SQLiteFilter.whereClause(DeliveryFilter(deviceToken: "AB", after: 5))
+        let tokenPlan = try await queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM delivery \(clause) ORDER BY id DESC", arguments: arguments).map { $0["detail"] as String }.joined(separator: "; ")
+        }
+        #expect(tokenPlan.contains("USING INDEX delivery_by_token_key (token_key=? AND id>?)"), "\(tokenPlan)")
+        #expect(!tokenPlan.contains("TEMP B-TREE"), "no sort: the index gives the order")
         #expect(try await plan("SELECT * FROM delivery WHERE id > 5 ORDER BY id ASC").contains("USING INTEGER PRIMARY KEY"))
         #expect(try await plan("SELECT * FROM delivery WHERE received_at >= 5").contains("USING INDEX delivery_by_received"))
+        try queue.close()
+    }
+
+    @Test("a device token is indexed by an integer key; tokens whose keys collide are still told apart")
+    func tokenKey() async throws {
+        // The key is kept in every file: these values must never change.
+        #expect(SQLiteTokenKey.of("") == -8_000_516_528_691_662_285)
+        #expect(SQLiteTokenKey.of(String(repeating: "a1", count: 32)) == 5_257_808_058_171_516_058)
+        #expect(SQLiteTokenKey.of(String(repeating: "a1", count: 32)) != SQLiteTokenKey.of(String(repeating: "a1", count: 31) + "a2"))
+        #expect(SQLiteTokenKey.of("abcdefgh") != SQLiteTokenKey.of("abcdefgh\u{0}"), "the length counts")
+
+        let path = SQLiteFile.temporary()
+        let store = try SQLiteDeliveryStore(path: path)
+        store.record(Contract.delivery(1, token: "ab12"))
+        store.record(Contract.delivery(2, token: "cd34"))
+        try await store.close()
+        let pool = try DatabasePool(path: path)
+        #expect(try await pool.read { try Int64.fetchOne($0, sql: "SELECT token_key FROM delivery WHERE id = 1") } == SQLiteTokenKey.of("ab12"))
+        // Make cd34's row collide with ab12's key.
+        try await pool.write { try $0.execute(sql: "UPDATE delivery SET token_key = ? WHERE id = 2", arguments: [SQLiteTokenKey.of("ab12")]) }
+        try pool.close()
+        let reopened = try SQLiteDeliveryStore(path: path)
+        #expect(try await reopened.query(DeliveryFilter(deviceToken: "AB12"), limit: 10).deliveries.map(\.apnsID) == ["ID-1"])
+        #expect(try await reopened.query(DeliveryFilter(deviceToken: "cd34"), limit: 10).deliveries.isEmpty, "found by its key only")
+        try await reopened.close()
+    }
+
+    @Test("a file from before the token key gets one for every row it keeps, and its token index is replaced")
+    func tokenKeyMigration() async throws {
+        let path = SQLiteFile.temporary()
+        let store = try SQLiteDeliveryStore(path: path)
+        for index in 1...20 { store.record(Contract.delivery(index, token: index.isMultiple(of: 2) ? "EVEN00" : "odd11")) }
+        var tokenless = Contract.delivery(21)
+        tokenless.deviceToken = nil
+        store.record(tokenless)
+        try await store.close()
+        // Back to schema 3, as an earlier PushMock left it.
+        let pool = try DatabasePool(path: path)
+        try await pool.writeWithoutTransaction { db in
+            try db.execute(sql: """
+                DROP INDEX delivery_by_token_key;
+                ALTER TABLE delivery DROP COLUMN token_key;
+                CREATE INDEX delivery_by_token ON delivery(device_token, id);
+                DELETE FROM grdb_migrations WHERE identifier = '4-token-key';
+                """)
+        }
+        try pool.close()
+
+        let reopened = try SQLiteDeliveryStore(path: path)
+        #expect(try await reopened.query(DeliveryFilter(deviceToken: "even00"), limit: 100).deliveries.count == 10)
+        #expect(try await reopened.query(DeliveryFilter(deviceToken: "odd11", after: 10), limit: 100).deliveries.map(\.apnsID) == ["ID-19", "ID-17", "ID-15", "ID-13", "ID-11"])
+        try await reopened.close()
+        let check = try DatabaseQueue(path: path)
+        let (keyed, indexes) = try await check.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery WHERE token_key IS NOT NULL") ?? 0,
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'delivery' ORDER BY name")
+            )
+        }
+        #expect(keyed == 20, "every row with a token, and only those")
+        #expect(indexes == ["delivery_by_received", "delivery_by_token_key"])
+        try check.close()
+    }
+
+    @Test("SQLite runs in multi-thread mode: no mutex per call on a connection")
+    func multiThread() async throws {
+        #expect(SQLiteSettings.applied == 0, "configured before SQLite was initialized")
+        #expect(SQLiteSettings.multiThread)
+        let store = try SQLiteDeliveryStore(path: SQLiteFile.temporary())
+        store.record(Contract.delivery(1))
+        try await store.close()
+        let queue = try DatabaseQueue(path: SQLiteFile.temporary())
+        let mutexFree = try await queue.read { db in sqlite3_db_mutex(db.sqliteConnection) == nil }
+        #expect(mutexFree)
         try queue.close()
     }
 }

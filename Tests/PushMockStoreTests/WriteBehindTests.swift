@@ -63,6 +63,28 @@ struct WriteBehindTests {
         #expect(queue.statistics.dropped == 3, "once: the abandoned write ending later does not count it again")
     }
 
+    @Test("a reader or closing that comes during the batch window ends it: nobody waits for a whole window")
+    func windowEndsEarly() async throws {
+        let written = Mutex<[UInt64]>([])
+        let queue = WriteBehind<[Delivery]>(queueLimit: 100, window: .seconds(30), carry: ())
+        queue.start { batch in written.withLock { $0 += batch.map(\.id) } }
+        queue.enqueue(DeliveryStoreTests.delivery(1).with(id: 1))
+        // Let the writer enter its window first.
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(written.withLock { $0 }.isEmpty, "still gathering")
+        let started = ContinuousClock.now
+        #expect(await queue.flush(within: .seconds(10)), "the reader's flush is written")
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(written.withLock { $0 } == [1])
+
+        queue.enqueue(DeliveryStoreTests.delivery(2).with(id: 2))
+        try await Task.sleep(for: .milliseconds(300))
+        let closing = ContinuousClock.now
+        await queue.close()
+        #expect(ContinuousClock.now - closing < .seconds(10), "closing does not wait out the window")
+        #expect(written.withLock { $0 } == [1, 2])
+    }
+
     @Test("a line only when there is something to say")
     func lines() {
         var reported = WriteBehind<[Delivery]>.Trouble(dropped: 0, failing: false)

@@ -7,8 +7,8 @@ import PushMockCore
 /// already encoded (``SQLiteRowBatch``); its bytes are bound without a copy.
 enum SQLiteBatchInsert {
     static let sql = """
-        INSERT INTO delivery (id, received_at, connection_id, service, environment, device_token, topic, push_type, outcome, reason, status, project, body_is_json, record, shared_id)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO delivery (id, received_at, connection_id, service, environment, device_token, topic, push_type, outcome, reason, status, project, body_is_json, record, shared_id, token_key)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     static let sharedSQL = "INSERT OR IGNORE INTO shared (shared_id, fields) VALUES (?, ?)"
 
@@ -45,7 +45,7 @@ enum SQLiteBatchInsert {
             }
             guard code == SQLITE_DONE else { throw failure(connection, code) }
         }
-        // Parameters 4-10 and 12 are the text columns, 14 the record.
+        // Parameters 4-10 and 12 are the text columns, 14 the record, 16 the token's key.
         let textParameters: [Int32] = [4, 5, 6, 7, 8, 9, 10, 12]
         try batch.withRows { row, columns in
             sqlite3_reset(statement)
@@ -67,6 +67,11 @@ enum SQLiteBatchInsert {
             let record = columns[8]!  // never empty: a packed own part has at least its path byte
             _ = sqlite3_bind_blob(statement, 14, record.baseAddress, Int32(record.count), unmanaged)
             sqlite3_bind_int64(statement, 15, row.sharedID)
+            if let token = columns[2] {
+                sqlite3_bind_int64(statement, 16, SQLiteTokenKey.of(token))
+            } else {
+                sqlite3_bind_null(statement, 16)
+            }
             let code = sqlite3_step(statement)
             guard code == SQLITE_DONE else { throw failure(connection, code) }
         }

@@ -23,6 +23,11 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     static let applicationID: Int32 = 0x504D_636B
     /// The page size of a new file.
     static let pageSize = 65_536
+    /// How long the writer lets a batch gather. Each commit rewrites every page it touches whole
+    /// (the tables' and indexes' last pages, page 1), so under load a longer window means fewer
+    /// of those per delivery: measured at `-c16 -m100`, 20 ms wrote 1 575 bytes per delivery
+    /// against 5 ms's 1 960, and cost the writer 12% less. It is also what `kill -9` can lose.
+    static let batchWindow: Duration = .milliseconds(20)
 
     struct State {
         var nextID: UInt64
@@ -73,7 +78,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             return (UInt64(max(next, maxID + 1)), try Self.count(db))
         }
         state = Mutex(State(nextID: next, stored: stored))
-        queue = WriteBehind<SQLiteRowBatch>(queueLimit: queueLimit, carry: SharedSlots())
+        queue = WriteBehind<SQLiteRowBatch>(queueLimit: queueLimit, window: Self.batchWindow, carry: SharedSlots())
         // The writer keeps the store until it is closed.
         var named: (@Sendable (String, Bool) -> Void)?
         if let report {
@@ -93,6 +98,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
                 throw StoreError("\(path) is not an SQLite database; PushMock leaves it as it is (choose another file)")
             }
         }
+        _ = SQLiteSettings.applied
         var configuration = Configuration()
         configuration.label = "PushMockStore"
         configuration.busyMode = .timeout(5)
@@ -155,6 +161,19 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             try db.execute(sql: """
                 CREATE TABLE shared (shared_id INTEGER PRIMARY KEY, fields BLOB NOT NULL);
                 ALTER TABLE delivery ADD COLUMN shared_id INTEGER;
+                """)
+        }
+        migrator.registerMigration("4-token-key") { db in
+            // The device token is indexed by an integer key (``SQLiteTokenKey``): an index a sixth
+            // of the size, and integer comparisons where the text index compared whole tokens.
+            db.add(function: DatabaseFunction("pushmock_token_key", argumentCount: 1, pure: true) { values in
+                String.fromDatabaseValue(values[0]).map(SQLiteTokenKey.of)
+            })
+            try db.execute(sql: """
+                ALTER TABLE delivery ADD COLUMN token_key INTEGER;
+                UPDATE delivery SET token_key = pushmock_token_key(device_token) WHERE device_token IS NOT NULL;
+                DROP INDEX delivery_by_token;
+                CREATE INDEX delivery_by_token_key ON delivery(token_key, id);
                 """)
         }
         // A file a newer PushMock has migrated may keep rows this one would misread: refused.

@@ -1,10 +1,10 @@
-import GRDB
+package import GRDB
 import PushMockCore
 
 /// A `DeliveryFilter` as an SQL `WHERE` clause over the indexed columns. `text` has no column: the
 /// store applies the whole filter to the rows it reads, so the SQL only narrows.
-enum SQLiteFilter {
-    static func whereClause(_ filter: DeliveryFilter) -> (String, StatementArguments) {
+package enum SQLiteFilter {
+    package static func whereClause(_ filter: DeliveryFilter) -> (String, StatementArguments) {
         var conditions: [String] = []
         var values: [(any DatabaseValueConvertible)?] = []
         func add(_ condition: String, _ value: (any DatabaseValueConvertible)?) {
@@ -15,7 +15,11 @@ enum SQLiteFilter {
         if let before = filter.before { add("id < ?", before > UInt64(Int64.max) ? Int64.max : Int64(before)) }
         if let service = filter.service { add("service = ?", service.rawValue) }
         if let environment = filter.environment { add("environment = ?", environment) }
-        if let token = filter.deviceToken { add("device_token = ?", token.lowercased()) }
+        if let token = filter.deviceToken?.lowercased() {
+            // The key finds the rows through the index; the token tells keys that collide apart.
+            add("token_key = ?", SQLiteTokenKey.of(token))
+            add("device_token = ?", token)
+        }
         if let topic = filter.topic { add("topic = ?", topic) }
         if let pushType = filter.pushType { add("push_type = ?", pushType) }
         if let outcome = filter.outcome { add("outcome = ?", outcome.rawValue) }

@@ -74,8 +74,6 @@ package struct CompactDelivery: Sendable {
     /// How a delivery packs: the sizes of its two parts and which headers go with its own part.
     /// A store that keeps the own part in memory of its own writes it there with ``writeOwn(_:to:)``.
     package struct Layout {
-        /// Bytes of the shared part.
-        let sharedSize: Int
         /// Bytes of the own part.
         package let ownSize: Int
         /// Which headers are volatile, one bit each (a list longer than 64 keeps the rest shared).
@@ -85,21 +83,17 @@ package struct CompactDelivery: Sendable {
         let derivedPath: Bool
 
         package init(_ delivery: borrowing Delivery) {
-            var sharedSize = VarBytes.Writer.size(delivery.httpVersion) + VarBytes.Writer.size(delivery.environment) + VarBytes.Writer.size(delivery.method)
-            sharedSize += VarBytes.Writer.size(delivery.identity) + VarBytes.Writer.size(delivery.pushType) + VarBytes.Writer.size(delivery.topic)
-            sharedSize += VarBytes.Writer.size(delivery.project) + VarBytes.Writer.size(delivery.headers.count)
+            // The shared part's size is left to ``withShared``: most deliveries share what their
+            // connection's last one did (``SharedSlots``) and never pack it.
             var ownSize = 0
             serviceCode = code(of: delivery.service)
             if serviceCode == 0 { ownSize += VarBytes.Writer.size(delivery.service.rawValue) }
             var volatile: UInt64 = 0
             for (index, field) in delivery.headers.enumerated() {
-                sharedSize += VarBytes.Writer.size(field.name)
-                if index < 64, isVolatile(field.name) {
+                if index == 64 { break }
+                if isVolatile(field.name) {
                     volatile |= 1 << UInt64(index)
-                    sharedSize += 1
                     ownSize += VarBytes.Writer.size(field.value)
-                } else {
-                    sharedSize += VarBytes.Writer.size(field.value)
                 }
             }
             derivedPath = delivery.deviceToken.map { isDevicePath(delivery.path, token: $0) } ?? false
@@ -111,7 +105,6 @@ package struct CompactDelivery: Sendable {
             ownSize += VarBytes.Writer.size(delivery.body.count) + delivery.body.count
             ownSize += VarBytes.Writer.size(delivery.recipients.map { $0.count + 1 } ?? 0)
             for token in delivery.recipients ?? [] { ownSize += VarBytes.Writer.size(token) }
-            self.sharedSize = sharedSize
             self.ownSize = ownSize
             self.volatile = volatile
         }
@@ -150,7 +143,15 @@ package struct CompactDelivery: Sendable {
 
         /// Calls `body` with the shared part of `delivery`, built in temporary memory.
         package func withShared<R>(_ delivery: borrowing Delivery, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-            try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sharedSize) { buffer in
+            var sharedSize = VarBytes.Writer.size(delivery.httpVersion) + VarBytes.Writer.size(delivery.environment) + VarBytes.Writer.size(delivery.method)
+            sharedSize += VarBytes.Writer.size(delivery.identity) + VarBytes.Writer.size(delivery.pushType) + VarBytes.Writer.size(delivery.topic)
+            sharedSize += VarBytes.Writer.size(delivery.project) + VarBytes.Writer.size(delivery.headers.count)
+            for (index, field) in delivery.headers.enumerated() {
+                sharedSize += VarBytes.Writer.size(field.name)
+                // A volatile value is a nil here (one byte); the delivery keeps it.
+                sharedSize += index < 64 && volatile & (1 << UInt64(index)) != 0 ? 1 : VarBytes.Writer.size(field.value)
+            }
+            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sharedSize) { buffer in
                 var writer = VarBytes.Writer(base: buffer.baseAddress!)
                 writer.put(delivery.httpVersion)
                 writer.put(delivery.environment)

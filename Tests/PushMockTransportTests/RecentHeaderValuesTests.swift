@@ -53,6 +53,28 @@ struct RecentHeaderValuesTests {
         }
     }
 
+    @Test("short values (up to 15 bytes) are kept too: equal bytes give the same text, any other bytes or length their own")
+    func shortValues() {
+        let cache = RecentHeaderValues()
+        #expect(Self.text(cache, []) == "")
+        let samples: [[UInt8]] = [
+            Array("POST".utf8), Array("https".utf8), Array("10".utf8), Array("alert".utf8), Array("127.0.0.1:2197".utf8),
+            Array("com.example.app".utf8), Array("1".utf8), Array("10".utf8) + [0], Array("com.example.apq".utf8),
+            [0x61, 0xFF], [0xC3, 0xA9], Array("é".utf8) + [0xE2], Array("sandbox".utf8), Array("priority".utf8),
+            Array("sandboxes".utf8), Array("production".utf8), Array("sandboxeS".utf8), Array("prioritY".utf8),
+        ]
+        // Twice through (the second time from what is kept, where it still is), and after
+        // replacement (more samples than the eight kept): always what String(decoding:) gives.
+        for _ in 0..<3 {
+            for bytes in samples {
+                #expect(Self.text(cache, bytes) == String(decoding: bytes, as: UTF8.self), "\(bytes)")
+                #expect(Self.text(cache, bytes).utf8.count == String(decoding: bytes, as: UTF8.self).utf8.count)
+            }
+        }
+        #expect(Self.text(cache, Array("10".utf8) + [0]).utf8.count == 3, "a length of its own")
+        #expect(Self.text(cache, Array("com.example.app".utf8).dropLast() + [0x71]) == "com.example.apq")
+    }
+
     @Test("known field names come back as themselves; any other name, a prefix or a longer one, is decoded as it is")
     func knownNames() {
         func name(_ text: String) -> String {

@@ -13,7 +13,4 @@ static inline int pushmock_sqlite_configure(void) {
     if (threading != SQLITE_OK) return threading;
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
-
-/// Whether SQLite was built thread-safe at all (0: single-thread, mutexes compiled out).
-static inline int pushmock_sqlite_threadsafe(void) { return sqlite3_threadsafe(); }
 #endif

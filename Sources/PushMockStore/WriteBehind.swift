@@ -282,15 +282,19 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
         // A short window lets a batch gather: a commit per push would double what a push costs at
         // low load. Closing, a reader waiting, or a large queue skip it; a reader or closing that
         // comes during it ends it (so a reader never waits for a whole window).
-        let window = Task<Void, Never> { [window] in _ = try? await Task.sleep(for: window) }
-        let skipWindow = state.withLock { state -> Bool in
-            let skip = state.closing || !state.flushes.isEmpty || state.pending.count >= 1_000
-            if !skip { state.window = window }
-            return skip
+        let skipWindow = state.withLock { $0.closing || !$0.flushes.isEmpty || $0.pending.count >= 1_000 }
+        if !skipWindow {
+            let window = Task<Void, Never> { [window] in _ = try? await Task.sleep(for: window) }
+            // A reader or closing that came since the check above ends it at once.
+            let ended = state.withLock { state -> Bool in
+                if state.closing || !state.flushes.isEmpty { return true }
+                state.window = window
+                return false
+            }
+            if ended { window.cancel() }
+            await window.value
+            state.withLock { $0.window = nil }
         }
-        if skipWindow { window.cancel() }
-        await window.value
-        state.withLock { $0.window = nil }
         while true {
             let taken = state.withLock { state -> (Batch, Bool)? in
                 if !state.pending.isEmpty || state.closing {

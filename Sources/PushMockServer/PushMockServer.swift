@@ -157,7 +157,7 @@ public final class PushMockServer: Service, Sendable {
         }
         // With a store that lasts, tokens are sealed with a secret every instance of a fleet (and
         // the next run) derives alike, so that a token from one instance is good on all of them.
-        let accessTokens = AccessTokenStore(secret: archive == nil ? nil : AccessTokenStore.secret(for: accounts))
+        let accessTokens = AccessTokenStore(secret: archive == nil ? nil : AccessTokenStore.secret(for: accounts), accounts: accounts)
         do {
             try ServerState.restore(
                 from: store, registry: devices, plan: faults, activities: activities, channels: channels, subscriptions: subscriptions,

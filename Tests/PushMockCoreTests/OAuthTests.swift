@@ -110,6 +110,56 @@ struct OAuthTests {
         #expect(b.grant(for: fresh) == grant)
     }
 
+    @Test("a configured account with known scopes gets a compact token: sealed alike, generation in its MAC, every scope spelled back")
+    func compactTokens() throws {
+        let scopes = [
+            "https://www.googleapis.com/auth/firebase.messaging",
+            "https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/datastore https://www.googleapis.com/auth/devstorage.full_control https://www.googleapis.com/auth/firebase https://www.googleapis.com/auth/identitytoolkit https://www.googleapis.com/auth/userinfo.email",
+        ]
+        for scope in scopes {
+            let grant = AccessTokenStore.Grant(clientEmail: Self.account.clientEmail, projectID: "demo", scope: scope, expiresAt: Self.now + 3599)
+            let a = AccessTokenStore(secret: Array("fleet".utf8), accounts: [Self.account])
+            let token = a.issue(grant)
+            #expect(token.hasPrefix("ya29.pmc."), "\(token)")
+            #expect(token.utf8.count <= 80, "compact: \(token.utf8.count) characters")
+            #expect(a.issue(grant) != token, "two tokens of one grant differ")
+            let b = AccessTokenStore(secret: Array("fleet".utf8), accounts: [Self.account])
+            #expect(b.grant(for: token) == grant, "another instance with the secret and the account reads it, scopes and all")
+            #expect(AccessTokenStore(secret: Array("fleet".utf8)).grant(for: token) == nil, "an instance without the account cannot name it")
+            #expect(AccessTokenStore(secret: Array("other".utf8), accounts: [Self.account]).grant(for: token) == nil)
+            // Every character of the grant and the MAC, its sextet's top bit flipped (a data bit even in a
+            // part's last character).
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+            let bytes = Array(token.utf8)
+            for index in bytes.indices.dropFirst("ya29.pmc.".count) where bytes[index] != UInt8(ascii: ".") {
+                var tampered = bytes
+                tampered[index] = alphabet[alphabet.firstIndex(of: bytes[index])! ^ 32]
+                #expect(AccessTokenStore(secret: Array("fleet".utf8), accounts: [Self.account]).grant(for: String(decoding: tampered, as: UTF8.self)) == nil, "byte \(index) changed")
+            }
+            #expect(a.removeAll() == 1)
+            #expect(a.grant(for: token) == nil, "a reset revokes compact tokens too")
+            b.adopt(generation: 1)
+            #expect(b.grant(for: token) == nil)
+            #expect(b.grant(for: a.issue(grant)) == grant, "the new generation's tokens are good on both")
+        }
+        let store = AccessTokenStore(accounts: [Self.account])
+        // Not compact: another account, a scope outside the table, a scope list with two spaces.
+        for grant in [
+            AccessTokenStore.Grant(clientEmail: "other@demo.iam.gserviceaccount.com", projectID: "demo", scope: scopes[0], expiresAt: Self.now),
+            AccessTokenStore.Grant(clientEmail: Self.account.clientEmail, projectID: "other", scope: scopes[0], expiresAt: Self.now),
+            AccessTokenStore.Grant(clientEmail: Self.account.clientEmail, projectID: "demo", scope: "https://www.googleapis.com/auth/drive", expiresAt: Self.now),
+            AccessTokenStore.Grant(clientEmail: Self.account.clientEmail, projectID: "demo", scope: scopes[0] + "  " + scopes[0], expiresAt: Self.now),
+            AccessTokenStore.Grant(clientEmail: Self.account.clientEmail, projectID: "demo", scope: "", expiresAt: Self.now),
+        ] {
+            let token = store.issue(grant)
+            #expect(token.hasPrefix("ya29.pm."), "the long spelling for \(grant)")
+            #expect(AccessTokenStore(secret: nil, accounts: [Self.account]).grant(for: token) == nil)
+            #expect(store.grant(for: token) == grant)
+        }
+        #expect(AccessTokenStore(accounts: [Self.account]).grant(for: "ya29.pmc.") == nil)
+        #expect(AccessTokenStore(accounts: [Self.account]).grant(for: "ya29.pmc.AAAA.BBBB") == nil)
+    }
+
     @Test("a scope list without FCM's scopes still gets a token, as Google issues one (refused later, at messages:send)")
     func otherScopeIssued() {
         let store = AccessTokenStore()

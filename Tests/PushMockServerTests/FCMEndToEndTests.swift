@@ -48,6 +48,7 @@ struct FCMEndToEndTests {
         try await withPushMockServer(Self.configuration()) { server in
             try await withHTTPClient(http1Only: http1Only) { client in
                 let bearer = try await Self.accessToken(client, port: server.pushPort)
+                #expect(bearer.hasPrefix("ya29.pmc.") && bearer.utf8.count < 80, "a configured account's token is compact: \(bearer)")
                 let (status, json, response) = try await Self.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(Self.token)","notification":{"title":"Hi"}}}"#)
                 #expect(status == 200)
                 #expect(response.version == (http1Only ? .http1_1 : .http2))

@@ -342,7 +342,7 @@ final class NGHTTP2Connection {
             }
             return .proceed
         }
-        stream.headers.append(KnownFieldNames.text(name), recentValues.text(value))
+        stream.appendField(name: KnownFieldNames.text(name), value: recentValues.text(value))
         return .proceed
     }
 

@@ -7,7 +7,12 @@ final class NGHTTP2Stream {
     @exclusivity(unchecked) var scheme: String?
     @exclusivity(unchecked) var authority: String?
     @exclusivity(unchecked) var path = ""
-    @exclusivity(unchecked) var headers = HTTPHeaderList(capacity: 8)
+    /// The fields received so far, in order, in memory of the stream's own: appending to an
+    /// `Array` stored in a class checked the buffer's uniqueness on every field (~1.4% of an APNs
+    /// push); the request gets them in one move (``takeRequest()``).
+    @exclusivity(unchecked) private var fields: UnsafeMutablePointer<HTTPHeader>
+    @exclusivity(unchecked) private var fieldCapacity: Int
+    @exclusivity(unchecked) private(set) var fieldCount = 0
     @exclusivity(unchecked) var body: [UInt8] = []
     @exclusivity(unchecked) var headerListSize = 0
     @exclusivity(unchecked) var limitExceeded: RequestLimit?
@@ -25,13 +30,58 @@ final class NGHTTP2Stream {
     @exclusivity(unchecked) var responseBody: [UInt8] = []
     @exclusivity(unchecked) var responseOffset = 0
 
-    init() {}
+    init() {
+        fieldCapacity = 8
+        fields = .allocate(capacity: fieldCapacity)
+    }
+
+    deinit {
+        fields.deinitialize(count: fieldCount)
+        fields.deallocate()
+    }
+
+    /// Appends a received field.
+    @inline(__always)
+    func appendField(name: String, value: String) {
+        if fieldCount == fieldCapacity {
+            growFields()
+        }
+        (fields + fieldCount).initialize(to: HTTPHeader(name: name, value: value))
+        fieldCount += 1
+    }
+
+    private func growFields() {
+        let larger = UnsafeMutablePointer<HTTPHeader>.allocate(capacity: fieldCapacity * 2)
+        larger.moveInitialize(from: fields, count: fieldCount)
+        fields.deallocate()
+        fields = larger
+        fieldCapacity *= 2
+    }
+
+    /// Moves the fields received so far into an array of their own (the stream keeps none).
+    private func takeFields() -> HTTPHeaderList {
+        let count = fieldCount
+        fieldCount = 0
+        defer { shrinkFields() }
+        guard count > 0 else { return HTTPHeaderList() }
+        return HTTPHeaderList([HTTPHeader](unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.baseAddress!.moveInitialize(from: fields, count: count)
+            initialized = count
+        })
+    }
+
+    /// A pooled stream does not keep the room a request with very many fields made it grow to.
+    private func shrinkFields() {
+        guard fieldCount == 0, fieldCapacity > 32 else { return }
+        fields.deallocate()
+        fieldCapacity = 8
+        fields = .allocate(capacity: fieldCapacity)
+    }
 
     /// Moves the assembled request out of the stream (its strings and arrays change hands without
     /// a retain; the stream keeps empty ones).
     func takeRequest() -> HTTPServerRequest {
-        var headers = HTTPHeaderList(capacity: 8)
-        swap(&headers, &self.headers)
+        let headers = takeFields()
         return HTTPServerRequest(
             method: Self.take(&method, leaving: ""),
             scheme: Self.take(&scheme, leaving: nil),
@@ -57,7 +107,9 @@ final class NGHTTP2Stream {
         scheme = nil
         authority = nil
         path = ""
-        headers.fields.removeAll(keepingCapacity: true)
+        fields.deinitialize(count: fieldCount)
+        fieldCount = 0
+        shrinkFields()
         body.removeAll(keepingCapacity: true)
         headerListSize = 0
         limitExceeded = nil

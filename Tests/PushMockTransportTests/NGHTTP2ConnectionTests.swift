@@ -91,6 +91,40 @@ struct NGHTTP2ConnectionTests {
         #expect(request.limitExceeded == nil)
     }
 
+    @Test("pooled streams give each request exactly its own fields, in order: many (past every growth), few, none, and after a stream reset mid-request")
+    func fieldsOnPooledStreams() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        recorder.respond = { stream in
+            connection.submitResponse(streamID: stream.id, response: HTTPServerResponse(status: 200))
+        }
+        _ = Self.output(connection)
+        func fields(_ count: Int, _ tag: String) -> [(String, String)] {
+            (0..<count).map { ("x-\(tag)-\($0 % 7)", "\(tag)\($0)") }  // names repeat: duplicates kept in order
+        }
+        let sizes = [100, 3, 0, 20, 9, 1]
+        #expect(Self.feed(connection, Self.start) == .ok)
+        for (index, size) in sizes.enumerated() {
+            let stream = UInt32(1 + 2 * index)
+            #expect(Self.feed(connection, Self.headers(stream: stream, block: Self.requestBlock(path: "/\(index)", extra: fields(size, "s\(index)")), endStream: true)) == .ok)
+            _ = Self.output(connection)
+        }
+        // A stream reset after its fields and before its end: the next stream must not see them.
+        let resetStream = UInt32(1 + 2 * sizes.count)
+        let rst = RawFrame.frame(type: 0x3, stream: resetStream, payload: [0, 0, 0, 8])  // RST_STREAM CANCEL
+        #expect(Self.feed(connection, Self.headers(stream: resetStream, block: Self.requestBlock(path: "/reset", extra: fields(40, "gone")), endStream: false) + rst) == .ok)
+        #expect(Self.feed(connection, Self.headers(stream: resetStream + 2, block: Self.requestBlock(path: "/after", extra: fields(2, "after")), endStream: true)) == .ok)
+        _ = Self.output(connection)
+
+        #expect(recorder.requests.map(\.path) == sizes.indices.map { "/\($0)" } + ["/after"])
+        for (index, request) in recorder.requests.enumerated() {
+            let expected = index < sizes.count ? fields(sizes[index], "s\(index)") : fields(2, "after")
+            #expect(request.headers.map(\.name) == expected.map(\.0), "request \(index)")
+            #expect(request.headers.map(\.value) == expected.map(\.1), "request \(index)")
+        }
+        #expect(recorder.closed.map(\.0).contains(Int32(resetStream)))
+    }
+
     @Test("a body over the cap is dispatched once, early, and the rest is discarded")
     func bodyCap() {
         let recorder = Recorder()

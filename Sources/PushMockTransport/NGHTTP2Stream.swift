@@ -12,7 +12,7 @@ final class NGHTTP2Stream {
     /// push); the request gets them in one move (``takeRequest()``).
     @exclusivity(unchecked) private var fields: UnsafeMutablePointer<HTTPHeader>
     @exclusivity(unchecked) private var fieldCapacity: Int
-    @exclusivity(unchecked) private(set) var fieldCount = 0
+    @exclusivity(unchecked) private var fieldCount = 0
     @exclusivity(unchecked) var body: [UInt8] = []
     @exclusivity(unchecked) var headerListSize = 0
     @exclusivity(unchecked) var limitExceeded: RequestLimit?

@@ -144,10 +144,7 @@ public final class AccessTokenStore: Sendable {
         if token.hasPrefix(Self.compactPrefix) {
             return compactGrant(for: token, generation: generation)
         }
-        guard token.hasPrefix(Self.prefix) else { return nil }
-        let parts = token.dropFirst(Self.prefix.count).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let mac = Base64URL.decode(parts[1]),
-              mac.count == 16, Self.equal(mac, Self.mac(payload, key: key)) else { return nil }
+        guard let (payload, mac) = Self.sealedParts(of: token, after: Self.prefix), Self.equal(mac, Self.mac(payload, key: key)) else { return nil }
         var reader = payload[...]
         guard let issuedIn = Self.read(&reader), issuedIn == generation, let expiresAt = Self.read(&reader) else { return nil }
         var texts: [String] = []
@@ -164,10 +161,17 @@ public final class AccessTokenStore: Sendable {
         return grant
     }
 
+    /// The grant and the 16-byte MAC of `<prefix><grant>.<mac>`, decoded; nil for any other shape.
+    private static func sealedParts(of token: String, after prefix: String) -> (payload: [UInt8], mac: [UInt8])? {
+        guard token.hasPrefix(prefix) else { return nil }
+        let parts = token.dropFirst(prefix.count).split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let mac = Base64URL.decode(parts[1]), mac.count == 16 else { return nil }
+        return (payload, mac)
+    }
+
     private func compactGrant(for token: String, generation: UInt64) -> Grant? {
-        let parts = token.dropFirst(Self.compactPrefix.count).split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2, let payload = Base64URL.decode(parts[0]), let mac = Base64URL.decode(parts[1]),
-              payload.count > 24, mac.count == 16, Self.equal(mac, Self.compactMAC(payload, generation: generation, key: key))
+        guard let (payload, mac) = Self.sealedParts(of: token, after: Self.compactPrefix), payload.count > 24,
+              Self.equal(mac, Self.compactMAC(payload, generation: generation, key: key))
         else { return nil }
         var reader = payload[...]
         guard let expiresAt = Self.read(&reader), let print = Self.read(&reader), Self.read(&reader) != nil,

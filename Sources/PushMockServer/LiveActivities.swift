@@ -28,8 +28,14 @@ final class LiveActivities: Sendable {
     /// updates are checked against it.
     let types: ActivityTypeRegistry
     private let seed: UInt64?
+    /// The broadcast channels a start's `input-push-channel` must name.
+    let channels: BroadcastChannelStore?
 
-    init(limits: LiveActivityDevice.Limits, devices: DeviceRegistry, types: ActivityTypeRegistry, seed: UInt64?, archive: (any StateArchive)? = nil) {
+    init(
+        limits: LiveActivityDevice.Limits, devices: DeviceRegistry, types: ActivityTypeRegistry, seed: UInt64?, archive: (any StateArchive)? = nil,
+        channels: BroadcastChannelStore? = nil
+    ) {
+        self.channels = channels
         self.types = types
         self.archive = archive
         self.device = Mutex(LiveActivityDevice(limits: limits, seed: seed))
@@ -41,12 +47,20 @@ final class LiveActivities: Sendable {
     /// An accepted Live Activity push to `token`, as its validator read it (nil when the payload
     /// carries no `aps.event`: a payload rule already said why).
     func receive(
-        _ push: LiveActivityPush?, token: String, bundleID: String?, service: Delivery.Service, now: PushInstant, payloadDrop: LiveActivityRule?
+        _ push: LiveActivityPush?, token: String, bundleID: String?, service: Delivery.Service, now: PushInstant, payloadDrop: LiveActivityRule?,
+        environment: APNSEnvironment? = nil
     ) -> LiveActivityDevice.Outcome? {
         guard let push else { return nil }
         let kind = devices.record(for: token)?.liveActivity
+        var channelKnown = true
+        if push.event == "start", let channel = push.inputPushChannel, let channels, let bundleID {
+            // FCM does not say which APNs environment it uses: either one's channel will do.
+            channelKnown = (environment.map { [$0] } ?? [.sandbox, .production]).contains {
+                channels.channel(id: channel, bundleID: bundleID, environment: $0) != nil
+            }
+        }
         let outcome = device.withLock {
-            $0.receive(push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop)
+            $0.receive(push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop, channelKnown: channelKnown)
         }
         markChanged(outcome.activityID.map { [$0] } ?? [])
         if let issued = outcome.issuedToken, let type = push.attributesType {

@@ -59,6 +59,14 @@ extension PushMockServer {
                 )
                 bound.inspection = try await HTTPListener.bind(configuration: inspection, responder: components.inspection, group: group, logger: logger)
             }
+            if let port = configuration.metadataPort {
+                let metadata = ListenerConfiguration(
+                    host: configuration.inspectionHost, port: port, tls: nil, maxRequestBodySize: 1 << 16, idleTimeout: .seconds(60),
+                    shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds), maxConnections: 64,
+                    protocolDeadline: configuration.protocolDeadlineSeconds.map { .seconds($0) }
+                )
+                bound.metadata = try await HTTPListener.bind(configuration: metadata, responder: components.metadata, group: group, logger: logger)
+            }
         } catch {
             for listener in bound.all { await listener.shutdown() }
             throw error

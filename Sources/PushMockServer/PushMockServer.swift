@@ -28,6 +28,8 @@ public final class PushMockServer: Service, Sendable {
     public let inspectionListener: HTTPListener?
     /// The CONNECT proxy listener, when configured.
     public let proxyListener: HTTPListener?
+    /// The metadata server listener, when configured.
+    public let metadataListener: HTTPListener?
     /// Every recorded delivery.
     public let store: any DeliveryStore
     /// The inspection port's routes, callable in-process without a socket (what the inspection
@@ -55,6 +57,8 @@ public final class PushMockServer: Service, Sendable {
     public var inspectionPort: Int? { inspectionListener?.port }
     /// The CONNECT proxy port actually bound, if any.
     public var proxyPort: Int? { proxyListener?.port }
+    /// The metadata server port actually bound, if any.
+    public var metadataPort: Int? { metadataListener?.port }
 
     /// The listeners bound, by role.
     struct Bound {
@@ -62,7 +66,8 @@ public final class PushMockServer: Service, Sendable {
         var cleartext: HTTPListener?
         var proxy: HTTPListener?
         var inspection: HTTPListener?
-        var all: [HTTPListener] { [push, cleartext, proxy, inspection].compactMap { $0 } }
+        var metadata: HTTPListener?
+        var all: [HTTPListener] { [push, cleartext, proxy, inspection, metadata].compactMap { $0 } }
     }
 
     private init(configuration: PushMockConfiguration, listeners: Bound, push: HTTPListener, components: Components, group: any EventLoopGroup, ownsGroup: Bool) {
@@ -71,6 +76,7 @@ public final class PushMockServer: Service, Sendable {
         self.cleartextListener = listeners.cleartext
         self.proxyListener = listeners.proxy
         self.inspectionListener = listeners.inspection
+        self.metadataListener = listeners.metadata
         self.store = components.store
         self.inspection = components.inspection.router
         self.devices = components.devices
@@ -85,7 +91,7 @@ public final class PushMockServer: Service, Sendable {
     }
 
     private var listeners: [HTTPListener] {
-        [pushListener] + [cleartextListener, proxyListener, inspectionListener].compactMap { $0 }
+        [pushListener] + [cleartextListener, proxyListener, inspectionListener, metadataListener].compactMap { $0 }
     }
 
     struct Components {
@@ -98,6 +104,7 @@ public final class PushMockServer: Service, Sendable {
         let channels: BroadcastChannelStore
         let push: PushResponder
         let inspection: InspectionPort
+        let metadata: MetadataServer
         let pushAddress: PushAddress
         let state: ServerState
     }
@@ -126,8 +133,10 @@ public final class PushMockServer: Service, Sendable {
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
         let activityTypes = ActivityTypeRegistry(configuration.activityTypes)
         let archive = store as? any StateArchive
-        let activities = LiveActivities(limits: configuration.liveActivityLimits, devices: devices, types: activityTypes, seed: configuration.idSeed, archive: archive)
         let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit, archive: archive)
+        let activities = LiveActivities(
+            limits: configuration.liveActivityLimits, devices: devices, types: activityTypes, seed: configuration.idSeed, archive: archive, channels: channels
+        )
         let subscriptions = TopicArchive.subscriptions(archive: archive)
         let metrics = ServerMetrics()
         let finisher = PushFinisher(store: store, metrics: metrics, faults: faults)
@@ -169,7 +178,8 @@ public final class PushMockServer: Service, Sendable {
         let oauth = OAuthEndpoint(
             endpoint: OAuthTokenEndpoint(
                 accounts: accounts, extraAudiences: configuration.fcm.extraTokenAudiences,
-                tokenLifetime: configuration.fcm.accessTokenLifetime, ownTokenPath: configuration.fcm.tokenPath
+                tokenLifetime: configuration.fcm.accessTokenLifetime, ownTokenPath: configuration.fcm.tokenPath,
+                userClients: configuration.fcm.userClients, refreshTokens: configuration.fcm.refreshTokens
             ),
             tokens: accessTokens, finisher: finisher, clock: configuration.clock, logger: logger
         )
@@ -178,7 +188,7 @@ public final class PushMockServer: Service, Sendable {
                 strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity, activityTypes: activityTypes
             ),
             accounts: accounts, tokens: accessTokens, devices: devices, finisher: finisher, activities: activities, subscriptions: subscriptions,
-            clock: configuration.clock, logger: logger
+            clock: configuration.clock, logger: logger, staleTokenAfter: configuration.fcm.staleTokenAfter
         )
         let iid = IIDEndpoint(fcm: fcm, subscriptions: subscriptions, requireAccessTokenAuth: configuration.fcm.requireAccessTokenAuth)
         let caFile: String
@@ -223,6 +233,7 @@ public final class PushMockServer: Service, Sendable {
                 transparent: configuration.transparent, streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics
             ),
             inspection: InspectionPort(router: router),
+            metadata: MetadataServer(account: accounts.first, tokens: accessTokens, lifetime: configuration.fcm.accessTokenLifetime, finisher: finisher, clock: configuration.clock),
             pushAddress: pushAddress,
             state: state
         )

@@ -118,6 +118,16 @@ struct SendCommand: AsyncParsableCommand {
         @Option(help: "A topic instead of a token.")
         var topic: String?
 
+        @Option(help: "A Firebase installation ID instead of a token (22 characters, the first c, d, e or f; e.g. \(Self.sampleFID)).")
+        var fid: String?
+
+        /// A real-shaped installation ID for examples.
+        static let sampleFID = "cPushMockSampleFID0001"
+
+        func validate() throws {
+            if topic != nil, fid != nil { throw ValidationError("give --topic or --fid, not both") }
+        }
+
         @Option(help: "The notification title.")
         var title: String?
 
@@ -131,7 +141,7 @@ struct SendCommand: AsyncParsableCommand {
 
         func run() async throws {
             let account = try serviceAccount.load().account
-            let payload = try SendPayload.fcm(file: message, token: topic == nil ? token : nil, topic: topic, title: title, body: body)
+            let payload = try SendPayload.fcm(file: message, token: topic == nil && fid == nil ? token : nil, topic: topic, fid: fid, title: title, body: body)
             let assertion = try serviceAccount.jwt(audience: "\(target.url)/token")
             try await SendClient.run(target) { client in
                 let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
@@ -193,7 +203,7 @@ enum SendPayload {
     }
 
     /// An FCM message from a file or from the common fields.
-    static func fcm(file: String?, token: String?, topic: String?, title: String?, body: String?) throws -> [UInt8] {
+    static func fcm(file: String?, token: String?, topic: String?, fid: String? = nil, title: String?, body: String?) throws -> [UInt8] {
         if let file {
             guard let data = FileManager.default.contents(atPath: file), case .object? = JSONValue.parse(Array(data))?["message"] else {
                 throw ValidationError("\(file) is not an FCM request body ({\"message\": …})")
@@ -201,7 +211,13 @@ enum SendPayload {
             return Array(data)
         }
         var message: [(key: String, value: JSONValue)] = []
-        if let topic { message.append(("topic", .string(topic))) } else if let token { message.append(("token", .string(token))) }
+        if let topic {
+            message.append(("topic", .string(topic)))
+        } else if let fid {
+            message.append(("fid", .string(fid)))
+        } else if let token {
+            message.append(("token", .string(token)))
+        }
         message.append(("notification", .object([("title", .string(title ?? "PushMock")), ("body", .string(body ?? "Hello"))])))
         return try encode(.object([("message", .object(message))]))
     }

@@ -32,6 +32,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Serve a CONNECT proxy on this port (HTTPS_PROXY=http://127.0.0.1:PORT): tunnels to the real push hosts end at PushMock with the dev certificate; CONNECT to any other host gets 403.")
     var proxyPort: Int?
 
+    @Option(help: "Serve Google's metadata server on this port (on the inspection host): Google's auth libraries get PushMock tokens for the first service account with no key file (GCE_METADATA_HOST=127.0.0.1:PORT GCE_METADATA_IP=127.0.0.1:PORT).")
+    var metadataPort: Int?
+
+    @Option(help: "An FCM registration token or installation ID whose device record has lastActiveAt older than this many days answers 404 UNREGISTERED, as FCM does for stale tokens (default 270; 0 never).")
+    var fcmStaleTokenDays: Int?
+
     @Option(help: "Server certificate chain, PEM (default Certs/server.pem).")
     var cert: String?
 
@@ -150,7 +156,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let mode, PushMockConfiguration.Mode(rawValue: mode) == nil {
             throw ValidationError("--mode must be one of \(PushMockConfiguration.Mode.allCases.map(\.rawValue).joined(separator: ", ")) (got \(mode))")
         }
-        for (name, port) in [("--port", pushPort), ("--cleartext-port", cleartextPort), ("--inspection-port", inspectionPort), ("--proxy-port", proxyPort)] {
+        for (name, port) in [("--port", pushPort), ("--cleartext-port", cleartextPort), ("--inspection-port", inspectionPort), ("--proxy-port", proxyPort), ("--metadata-port", metadataPort)] {
             if let port, !(0...65535).contains(port) {
                 throw ValidationError("\(name) must be between 0 and 65535 (got \(port))")
             }
@@ -221,6 +227,11 @@ struct ServeCommand: AsyncParsableCommand {
             if configuration.pushPort == PushMockConfiguration().pushPort { configuration.pushPort = 443 }
         }
         if let proxyPort { configuration.proxyPort = proxyPort }
+        if let metadataPort { configuration.metadataPort = metadataPort }
+        if let days = fcmStaleTokenDays {
+            guard (0...36500).contains(days) else { throw ValidationError("--fcm-stale-token-days must be 0 to 36500, got \(days)") }
+            configuration.fcm.staleTokenAfter = days == 0 ? nil : .seconds(Int64(days) * 86_400)
+        }
         if let pushPort { configuration.pushPort = pushPort }
         if let cleartextPort { configuration.cleartextPort = cleartextPort }
         if let cert, let key { configuration.tls = .files(certificateChain: cert, privateKey: key) }
@@ -291,6 +302,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let port = server.proxyPort {
             endpoints += ", CONNECT proxy http://\(configuration.host):\(port) (HTTPS_PROXY; real push hosts only)"
+        }
+        if let port = server.metadataPort {
+            endpoints += ", metadata server http://\(configuration.inspectionHost):\(port) (GCE_METADATA_HOST)"
         }
         if let port = server.inspectionPort {
             endpoints += ", inspection API http://\(configuration.inspectionHost):\(port)/api/v1/deliveries"

@@ -46,7 +46,7 @@ struct APNSFixtureTests {
             if let bound = connection["auth"] as? [String: String] {
                 auth.teamID = bound["teamID"]
                 auth.keyID = bound["keyID"]
-                auth.tokenIdentity = .init(keyID: bound["keyID"]!, issuedAt: keys.time(bound["tokenIssuedAt"]!))
+                auth.tokenIdentity = .init(keyID: bound["keyID"]!, issuedAtMilliseconds: keys.time(bound["tokenIssuedAt"]!) * 1000)
                 auth.tokenChangedAt = keys.time(bound["changedAt"]!)
             }
             switch connection["credential"] as? String {
@@ -167,6 +167,14 @@ final class TestKeys: Sendable {
         tokens = [
             "$TOKEN_STRING_IAT": jwt(#"{"alg":"ES256","kid":"KEY0000001","typ":"JWT"}"#, #"{"iss":"TEAM000001","iat":"\#(now - 60)"}"#, main),
             "$TOKEN_DER": es256("KEY0000001", "TEAM000001", now - 60, main, der: true),
+            // PyAPNs2 signs `iat = time.time()`: a fractional NumericDate (RFC 7519).
+            "$TOKEN_FRACTIONAL_IAT": jwt(#"{"alg":"ES256","kid":"KEY0000001"}"#, #"{"iss":"TEAM000001","iat":\#(now - 60).67}"#, main),
+            "$TOKEN_EXPONENT_IAT": jwt(#"{"alg":"ES256","kid":"KEY0000001"}"#, #"{"iss":"TEAM000001","iat":\#(Double(now - 60) / 1e9)e9}"#, main),
+            "$TOKEN_FRACTIONAL_EXPIRED": jwt(#"{"alg":"ES256","kid":"KEY0000001"}"#, #"{"iss":"TEAM000001","iat":\#(now - 3601).25}"#, main),
+            "$TOKEN_FRACTIONAL_STRING_IAT": jwt(#"{"alg":"ES256","kid":"KEY0000001"}"#, #"{"iss":"TEAM000001","iat":"\#(now - 60).67"}"#, main),
+            "$TOKEN_NEGATIVE_IAT": jwt(#"{"alg":"ES256","kid":"KEY0000001"}"#, #"{"iss":"TEAM000001","iat":-60.5}"#, main),
+            "$TOKEN_ABSURD_IAT": jwt(#"{"alg":"ES256","kid":"KEY0000001"}"#, #"{"iss":"TEAM000001","iat":1e300}"#, main),
+            "$TOKEN_NAN_IAT": jwt(#"{"alg":"ES256","kid":"KEY0000001"}"#, #"{"iss":"TEAM000001","iat":"NaN"}"#, main),
             "$TOKEN_EXPIRED": es256("KEY0000001", "TEAM000001", now - 3601, main),
             "$TOKEN_FUTURE": es256("KEY0000001", "TEAM000001", now + 7200, main),
             "$TOKEN_UNKNOWN_KEY": es256("NOSUCHKEY1", "TEAM000001", now - 60, main),

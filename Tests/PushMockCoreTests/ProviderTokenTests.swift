@@ -37,10 +37,30 @@ struct ProviderTokenTests {
         ("\(Base64URL.encode(Array(#"{"alg":"RS256","kid":"K"}"#.utf8))).e30.c2ln", .algorithmNotES256),
         ("\(Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8))).e30.c2ln", .missingKeyID),
         ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iat":1}"#.utf8))).c2ln", .missingIssuer),
-        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":1.5}"#.utf8))).c2ln", .missingIssuedAt),
+        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":"1.5"}"#.utf8))).c2ln", .missingIssuedAt),
+        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":-1}"#.utf8))).c2ln", .missingIssuedAt),
+        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":-0.5}"#.utf8))).c2ln", .missingIssuedAt),
+        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":1e400}"#.utf8))).c2ln", .missingIssuedAt),
+        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":true}"#.utf8))).c2ln", .missingIssuedAt),
+        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":"12a"}"#.utf8))).c2ln", .missingIssuedAt),
     ])
     func malformed(_ jwt: String, _ problem: ProviderToken.Problem) {
         #expect(throws: problem) { try ProviderToken.parse(Substring(jwt)) }
+    }
+
+    @Test("a fractional iat (PyAPNs2 signs time.time()) is whole seconds rounded down, and its milliseconds", arguments: [
+        ("1795674294.67", Int64(1_795_674_294), Int64(1_795_674_294_670)),
+        ("1795674294", 1_795_674_294, 1_795_674_294_000),
+        ("\"1795674294\"", 1_795_674_294, 1_795_674_294_000),
+        ("1.5", 1, 1_500),
+        ("1.5e3", 1_500, 1_500_000),
+        ("0.0", 0, 0),
+    ])
+    func fractionalIssuedAt(_ iat: String, _ seconds: Int64, _ milliseconds: Int64) throws {
+        let claims = Base64URL.encode(Array(#"{"iss":"T","iat":\#(iat)}"#.utf8))
+        let token = try ProviderToken.parse(Substring("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(claims).c2ln"))
+        #expect(token.issuedAt == seconds)
+        #expect(token.issuedAtMilliseconds == milliseconds)
     }
 
     @Test("the verifier caches results until the registry changes")

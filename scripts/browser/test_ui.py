@@ -174,6 +174,25 @@ def filters():
     until("the text search", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")] and all("Hello from curl" in r.text for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")))
 
 
+@check("a WidgetKit push is a push type of its own: the push-type filter lists widgets, live pushes included")
+def widgets_filter():
+    open_view("deliveries")
+    status, text = push("ab" * 32, {"apns-topic": "com.example.app.push-type.widgets", "apns-push-type": "widgets", "apns-priority": "5"}, {"aps": {"content-changed": True}})
+    assert status == 200, (status, text)
+    Select(driver.find_element(By.NAME, "pushType")).select_by_value("widgets")
+    expected = {d["id"] for d in api("/api/v1/deliveries?pushType=widgets")["deliveries"]}
+    assert expected, "the widgets push was not recorded with pushType widgets"
+    rows = lambda: {int(r.get_attribute("data-id")) for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")}
+    until("only widgets rows", lambda: rows() == expected)
+    status, _ = push("ab" * 32, {"apns-topic": "com.example.app.push-type.widgets", "apns-push-type": "widgets", "apns-priority": "5"}, {"aps": {"content-changed": True}})
+    assert status == 200
+    alert("ab" * 32, "an alert while widgets are filtered")
+    until("the live widgets push, and not the alert", lambda: len(rows()) == len(expected) + 1)
+    time.sleep(0.5)
+    assert all("widgets" in r.text for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")), "a live alert passed the widgets filter"
+    Select(driver.find_element(By.NAME, "pushType")).select_by_value("")
+
+
 @check("a fault created in the page rejects the next push")
 def fault():
     open_view("faults")

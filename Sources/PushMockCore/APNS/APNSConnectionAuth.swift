@@ -11,14 +11,15 @@ public struct APNSConnectionAuth: Sendable, Hashable {
     /// When (seconds) the connection last switched to a new token.
     public var tokenChangedAt: Int64?
 
-    /// A provider token's identity for the 20-minute churn rule.
+    /// A provider token's identity for the 20-minute churn rule: its key and `iat` to the
+    /// millisecond (a fractional `iat` re-signed a moment later is a new token).
     public struct TokenIdentity: Sendable, Hashable {
         public var keyID: String
-        public var issuedAt: Int64
+        public var issuedAtMilliseconds: Int64
 
-        public init(keyID: String, issuedAt: Int64) {
+        public init(keyID: String, issuedAtMilliseconds: Int64) {
             self.keyID = keyID
-            self.issuedAt = issuedAt
+            self.issuedAtMilliseconds = issuedAtMilliseconds
         }
     }
 

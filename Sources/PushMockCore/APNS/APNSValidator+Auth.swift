@@ -72,7 +72,7 @@ extension APNSValidator {
         if let boundKey = auth.keyID, boundKey != token.keyID {
             return (.unrelatedKeyIDInToken, "this connection is bound to key \(boundKey); open a new connection for key \(token.keyID)")
         }
-        let identity = APNSConnectionAuth.TokenIdentity(keyID: token.keyID, issuedAt: token.issuedAt)
+        let identity = APNSConnectionAuth.TokenIdentity(keyID: token.keyID, issuedAtMilliseconds: token.issuedAtMilliseconds)
         if let current = auth.tokenIdentity, current != identity, let changed = auth.tokenChangedAt, now - changed < options.tokenRefreshInterval.wholeSeconds {
             return (.tooManyProviderTokenUpdates, "a new token \(now - changed) s after the last one; refresh at most every \(options.tokenRefreshInterval.wholeSeconds / 60) minutes")
         }

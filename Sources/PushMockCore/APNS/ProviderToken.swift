@@ -7,8 +7,11 @@ public struct ProviderToken: Sendable, Hashable {
     public var keyID: String
     /// `iss`: the 10-character team id.
     public var teamID: String
-    /// `iat`: seconds since the epoch (an integer, or a numeric string as APNSwift sends).
+    /// `iat`: whole seconds since the epoch (an integer, a numeric string as APNSwift sends, or a
+    /// fractional NumericDate as PyAPNs2 signs `time.time()`, rounded down).
     public var issuedAt: Int64
+    /// `iat` in milliseconds, fraction included: what tells two tokens of the same second apart.
+    public var issuedAtMilliseconds: Int64
     /// `b64url(header).b64url(claims)`, the signed bytes.
     public var signingInput: Substring
     /// The signature: raw `r‖s` (JOSE) or ASN.1 DER (Apple's sample, openssl).
@@ -23,7 +26,7 @@ public struct ProviderToken: Sendable, Hashable {
         case algorithmNotES256 = "alg is not ES256"
         case missingKeyID = "kid is missing"
         case missingIssuer = "iss is missing"
-        case missingIssuedAt = "iat is missing or not an integer"
+        case missingIssuedAt = "iat is missing or not a non-negative number of seconds"
         case badSignatureEncoding = "the signature is neither raw r||s nor DER"
         case badSignature = "the signature does not verify with the registered key"
     }
@@ -42,20 +45,35 @@ public struct ProviderToken: Sendable, Hashable {
         }
         guard alg == "ES256" else { throw .algorithmNotES256 }
         guard let kid, !kid.isEmpty else { throw .missingKeyID }
-        let (iss, iat) = try claims.withUnsafeBufferPointer { bytes throws(Problem) -> (String?, Int64?) in
+        let (iss, iat) = try claims.withUnsafeBufferPointer { bytes throws(Problem) -> (String?, (seconds: Int64, milliseconds: Int64)?) in
             let scanner = JSONScanner(bytes)
             guard let root = scanner.root, root.kind == .object else { throw .claimsNotJSON }
             let iss = scanner.member("iss", in: root).flatMap(scanner.string(at:))
-            var iat: Int64?
-            if let value = scanner.member("iat", in: root) {
-                iat = scanner.int64(at: value) ?? scanner.string(at: value).flatMap { Int64($0) }
-            }
-            return (iss, iat)
+            return (iss, scanner.member("iat", in: root).flatMap { Self.issuedAt($0, in: scanner) })
         }
         guard let iss, !iss.isEmpty else { throw .missingIssuer }
         guard let iat else { throw .missingIssuedAt }
         let signingInput = jwt[jwt.startIndex..<parts[2].startIndex].dropLast()
-        return ProviderToken(keyID: kid, teamID: iss, issuedAt: iat, signingInput: signingInput, signature: signature)
+        return ProviderToken(keyID: kid, teamID: iss, issuedAt: iat.seconds, issuedAtMilliseconds: iat.milliseconds, signingInput: signingInput, signature: signature)
+    }
+
+    /// The latest fractional `iat` taken (year 2286): anything later is not a time a signer meant.
+    static let latestFractionalIssuedAt = 10_000_000_000.0
+
+    /// `iat` as whole seconds (rounded down) and milliseconds (to the nearest): a non-negative integer (any size: the
+    /// validator answers an absurd one by its age), a string of digits (APNSwift), or a finite
+    /// non-negative number with a fraction or exponent (RFC 7519's NumericDate; PyAPNs2 signs
+    /// `time.time()`). A fractional string, a negative number and anything else is nil.
+    static func issuedAt(_ value: JSONScanner.Value, in scanner: JSONScanner) -> (seconds: Int64, milliseconds: Int64)? {
+        let whole = scanner.int64(at: value) ?? scanner.string(at: value).flatMap { text in
+            text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ? Int64(text) : nil
+        }
+        if let whole {
+            guard whole >= 0 else { return nil }
+            return (whole, whole.multipliedReportingOverflow(by: 1000).overflow ? .max : whole * 1000)
+        }
+        guard let number = scanner.double(at: value), number.isFinite, number >= 0, number <= latestFractionalIssuedAt else { return nil }
+        return (Int64(number.rounded(.down)), Int64((number * 1000).rounded()))
     }
 
     /// Verifies the signature with `key`, accepting raw `r‖s` and DER encodings.

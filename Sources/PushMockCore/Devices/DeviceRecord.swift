@@ -23,13 +23,29 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
     /// For Live Activities: a push-to-start token (for an attributes type) or an activity token;
     /// `nil` accepts both kinds.
     public var liveActivity: LiveActivityTokenKind?
+    /// For FCM registration tokens and installation IDs: when the app last connected to FCM
+    /// (milliseconds since the epoch). FCM answers 404 `UNREGISTERED` for a token inactive for
+    /// longer than its stale limit (270 days); `nil` is active now.
+    public var lastActiveMilliseconds: Int64?
 
     /// Creates a record.
-    public init(bundleID: String? = nil, environment: APNSEnvironment? = nil, state: State = .active, fcmProject: String? = nil, liveActivity: LiveActivityTokenKind? = nil) {
+    public init(
+        bundleID: String? = nil, environment: APNSEnvironment? = nil, state: State = .active, fcmProject: String? = nil, liveActivity: LiveActivityTokenKind? = nil,
+        lastActiveMilliseconds: Int64? = nil
+    ) {
         self.bundleID = bundleID
         self.environment = environment
         self.state = state
         self.fcmProject = fcmProject
         self.liveActivity = liveActivity
+        self.lastActiveMilliseconds = lastActiveMilliseconds
+    }
+
+    /// Whether FCM would take the token for stale at `nowMilliseconds`: it was last active more than
+    /// `limitMilliseconds` ago (`nil` limit: never).
+    public func isStale(nowMilliseconds: Int64, limitMilliseconds: Int64?) -> Bool {
+        guard let limitMilliseconds, let lastActiveMilliseconds else { return false }
+        let (age, overflow) = nowMilliseconds.subtractingReportingOverflow(lastActiveMilliseconds)
+        return !overflow && age > limitMilliseconds
     }
 }

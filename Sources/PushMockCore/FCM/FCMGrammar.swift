@@ -95,6 +95,14 @@ extension FCMWalker {
         bytes.count == 7 && bytes[0] == UInt8(ascii: "#") && bytes[1...].allSatisfy { JSONScanner.hexValue($0) != nil }
     }
 
+    /// A Firebase installation ID's shape: 22 base64url characters (a 128-bit value whose first
+    /// four bits are `0111`), so the first is `c`, `d`, `e` or `f`.
+    static func isInstallationID(_ fid: String) -> Bool {
+        let bytes = fid.utf8
+        guard bytes.count == 22, let first = bytes.first, (UInt8(ascii: "c")...UInt8(ascii: "f")).contains(first) else { return false }
+        return bytes.allSatisfy(isBase64URL)
+    }
+
     /// `<instance id>:<token>` in base64url; strict also wants the `APA91b` prefix and a real length.
     static func isRegistrationToken(_ token: String, strict: Bool) -> Bool {
         var token = token

@@ -129,9 +129,9 @@ extension FCMWalker {
                 throw GoogleError.fcm(.invalidArgument, message: "The registration token is not a valid FCM registration token")
             }
         case .fid(let fid):
-            guard !fid.isEmpty, fid.utf8.allSatisfy(Self.isBase64URL) else {
-                throw GoogleError.invalidArgument("The installation ID is not a valid Firebase installation ID", field: "message.fid")
-            }
+            // FCM answers a string that cannot be an installation ID as an unknown one: 404
+            // UNREGISTERED, with and without validate_only (firebase-admin's integration tests).
+            guard Self.isInstallationID(fid) else { throw GoogleError.fcm(.unregistered) }
         case .topic(let topic):
             guard Self.isTopicName(topic) else {
                 throw GoogleError.invalidArgument(

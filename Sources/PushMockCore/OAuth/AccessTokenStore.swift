@@ -31,6 +31,13 @@ public final class AccessTokenStore: Sendable {
         /// Expiry, seconds since the epoch.
         public var expiresAt: Int64
 
+        /// What a user credential's grant has for `clientEmail`, before its OAuth client id.
+        public static let userPrefix = "authorized_user:"
+
+        /// A user's credentials (a refresh-token exchange), not a service account's: no project of
+        /// its own, so a request with it names a quota project (`x-goog-user-project`).
+        public var isUser: Bool { projectID.isEmpty && clientEmail.hasPrefix(Self.userPrefix) }
+
         public init(clientEmail: String, projectID: String, scope: String, expiresAt: Int64) {
             self.clientEmail = clientEmail
             self.projectID = projectID

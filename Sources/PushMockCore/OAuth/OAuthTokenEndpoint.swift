@@ -1,5 +1,6 @@
-/// Google's OAuth2 token endpoint for the JWT-bearer grant (fcm.md §8), as pure logic:
-/// form body in, `{"access_token","expires_in","token_type"}` or `{"error","error_description"}` out.
+/// Google's OAuth2 token endpoint for service accounts (the JWT-bearer grant) and user credentials
+/// (the refresh-token grant of an `authorized_user` file), as pure logic: form body in,
+/// `{"access_token","expires_in","token_type"}` or `{"error","error_description"}` out.
 public struct OAuthTokenEndpoint: Sendable {
     /// The grant type service accounts use.
     public static let jwtBearerGrant = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -23,7 +24,20 @@ public struct OAuthTokenEndpoint: Sendable {
     /// accepted as an audience too, whatever port the server got.
     public var ownTokenPath: String?
 
-    public init(accounts: [ServiceAccount], extraAudiences: [String] = [], tokenLifetime: Duration = .seconds(3599), ownTokenPath: String? = nil) {
+    /// Clients whose refresh tokens are exchanged.
+    public var userClients: [OAuthUserClient]
+    /// The live refresh tokens; nil: any real-shaped one.
+    public var refreshTokens: Set<String>?
+    /// The scope a refresh without a `scope` parameter gets (what `gcloud auth application-default
+    /// login` asks for).
+    public static let userDefaultScope = "https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/userinfo.email openid"
+
+    public init(
+        accounts: [ServiceAccount], extraAudiences: [String] = [], tokenLifetime: Duration = .seconds(3599), ownTokenPath: String? = nil,
+        userClients: [OAuthUserClient] = OAuthUserClient.defaults, refreshTokens: [String]? = nil
+    ) {
+        self.userClients = userClients
+        self.refreshTokens = refreshTokens.map(Set.init)
         self.accounts = accounts
         self.extraAudiences = extraAudiences
         self.tokenLifetime = tokenLifetime
@@ -47,15 +61,19 @@ public struct OAuthTokenEndpoint: Sendable {
     /// The outcome of a token request.
     public enum Outcome: Sendable, Hashable {
         case issued(token: String, expiresIn: Int64, account: String, project: String)
+        /// A refresh-token exchange: the token, its scope and the client.
+        case issuedToUser(token: String, expiresIn: Int64, scope: String, client: String)
         case refused(OAuthAssertion.Problem, account: String?)
 
-        /// The JSON body and status Google answers with.
+        /// The JSON body and status Google answers with (`invalid_client` is a 401, as Google answers it).
         public var response: (status: Int, json: String) {
             switch self {
             case .issued(let token, let expiresIn, _, _):
                 return (200, "{\n  \"access_token\": \"\(token)\",\n  \"expires_in\": \(expiresIn),\n  \"token_type\": \"Bearer\"\n}")
+            case .issuedToUser(let token, let expiresIn, let scope, _):
+                return (200, "{\n  \"access_token\": \"\(token)\",\n  \"expires_in\": \(expiresIn),\n  \"scope\": \"\(JSONText.escape(scope))\",\n  \"token_type\": \"Bearer\"\n}")
             case .refused(let problem, _):
-                return (400, "{\n  \"error\": \"\(problem.error)\",\n  \"error_description\": \"\(JSONText.escape(problem.description))\"\n}")
+                return (problem.error == "invalid_client" ? 401 : 400, "{\n  \"error\": \"\(problem.error)\",\n  \"error_description\": \"\(JSONText.escape(problem.description))\"\n}")
             }
         }
     }
@@ -66,6 +84,9 @@ public struct OAuthTokenEndpoint: Sendable {
         let form = Self.parseForm(body)
         guard let grantType = form["grant_type"] else {
             return .refused(.init(error: "invalid_request", description: "Missing required parameter: grant_type"), account: nil)
+        }
+        if grantType == "refresh_token" {
+            return refresh(form, now: now, store: store)
         }
         guard grantType == Self.jwtBearerGrant else {
             return .refused(.init(error: "unsupported_grant_type", description: "Invalid grant_type: \(grantType)"), account: nil)
@@ -96,6 +117,30 @@ public struct OAuthTokenEndpoint: Sendable {
         } catch {
             return .refused(error, account: nil)
         }
+    }
+
+    /// The refresh-token grant (RFC 6749 §6) of a user's `authorized_user` credentials: the client
+    /// must be known (and its secret match, when it has one), the refresh token live.
+    func refresh(_ form: [String: String], now: Int64, store: AccessTokenStore) -> Outcome {
+        guard let clientID = form["client_id"], !clientID.isEmpty else {
+            return .refused(.init(error: "invalid_request", description: "Could not determine client ID from request."), account: nil)
+        }
+        guard let refreshToken = form["refresh_token"], !refreshToken.isEmpty else {
+            return .refused(.init(error: "invalid_request", description: "Missing required parameter: refresh_token"), account: nil)
+        }
+        guard let client = userClients.first(where: { $0.clientID == clientID }) else {
+            return .refused(.init(error: "invalid_client", description: "The OAuth client was not found."), account: nil)
+        }
+        if let secret = client.clientSecret, form["client_secret"] != secret {
+            return .refused(.init(error: "invalid_client", description: "Unauthorized"), account: nil)
+        }
+        let live = refreshTokens.map { $0.contains(refreshToken) } ?? OAuthUserClient.isRefreshTokenShaped(refreshToken)
+        guard live else {
+            return .refused(.init(error: "invalid_grant", description: "Token has been expired or revoked."), account: nil)
+        }
+        let scope = form["scope"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.userDefaultScope
+        let token = store.issue(.init(clientEmail: AccessTokenStore.Grant.userPrefix + clientID, projectID: "", scope: scope, expiresAt: now &+ tokenLifetime.wholeSeconds))
+        return .issuedToUser(token: token, expiresIn: tokenLifetime.wholeSeconds, scope: scope, client: clientID)
     }
 
     /// `application/x-www-form-urlencoded` pairs; the last repeated key wins.

@@ -51,6 +51,8 @@ public enum RejectionCatalogue {
                   [alert([("apns-priority", "7")])]),
         apnsEntry("bad-topic", .badTopic, trigger: "a liveactivity push whose topic lacks .push-type.liveactivity", reference: "apns.md §4", path: "header:apns-topic",
                   [alert(body: #"{"aps":{"event":"update","timestamp":{now},"content-state":{"score":"1-0"}}}"#, [("apns-push-type", "liveactivity")])]),
+        apnsEntry("bad-topic-widgets", .badTopic, trigger: "a WidgetKit (widgets) push whose topic lacks .push-type.widgets", reference: "apns.md §4", path: "header:apns-topic",
+                  [alert(body: #"{"aps":{"content-changed":true}}"#, [("apns-push-type", "widgets"), ("apns-priority", "5")])]),
         apnsEntry("device-token-not-for-topic", .deviceTokenNotForTopic, trigger: "a registered device of another app", reference: "apns.md §7", path: "header:apns-topic",
                   device: #"{"bundleId":"com.example.another-app"}"#, [alert()]),
         apnsEntry("duplicate-headers", .duplicateHeaders, trigger: "apns-topic sent twice", reference: "apns.md §3", path: "header:apns-topic",

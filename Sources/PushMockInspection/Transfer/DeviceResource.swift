@@ -18,6 +18,9 @@ public struct DeviceResource: Codable, Sendable, Equatable {
     public var liveActivity: String?
     /// The attributes type a push-to-start token starts.
     public var attributesType: String?
+    /// When an FCM token last connected (milliseconds since the epoch): a token inactive past the
+    /// stale limit answers 404 `UNREGISTERED`.
+    public var lastActiveAt: Int64?
     /// The FCM topics the token is subscribed to, sorted (`nil` when none).
     public var topics: [String]?
 
@@ -27,6 +30,7 @@ public struct DeviceResource: Codable, Sendable, Equatable {
         bundleId = record.bundleID
         environment = record.environment?.rawValue
         project = record.fcmProject
+        lastActiveAt = record.lastActiveMilliseconds
         switch record.state {
         case .active: state = "active"
         case .expired: state = "expired"

@@ -140,7 +140,7 @@ final class APNSEndpoint: Sendable {
         if rejection == nil, verdict.pushType == .liveactivity, let token = verdict.deviceToken {
             device = activities.receive(
                 verdict.liveActivityPush, token: token, bundleID: verdict.topic.map(Self.bundleID(ofTopic:)), service: .apns, now: now,
-                payloadDrop: verdict.droppedByDevice ? verdict.liveActivityRule : nil
+                payloadDrop: verdict.droppedByDevice ? verdict.liveActivityRule : nil, environment: environment
             )
         }
         let fields = device?.deliveryFields

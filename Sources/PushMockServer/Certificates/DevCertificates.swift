@@ -1,6 +1,7 @@
 import Crypto
 public import Foundation
 import SwiftASN1
+import PushMockCore
 import X509
 import _CryptoExtras
 
@@ -28,6 +29,25 @@ public struct DevCertificates: Sendable {
     public static let sampleAPNSTeamID = "PMTEAM0001"
     /// The sample FCM project id.
     public static let sampleFCMProjectID = "pushmock-demo"
+    /// The sample user credentials' refresh token (Google's `1//…` shape; good against PushMock only).
+    public static let sampleRefreshToken = "1//0pushmock-sample-refresh-token-not-a-secret-000000"
+    /// A sample `authorized_user` credentials file, as `gcloud auth application-default login`
+    /// writes it, with PushMock's sample OAuth client and the sample project as quota project.
+    public static var authorizedUserJSON: String {
+        let client = OAuthUserClient.sample
+        return """
+            {
+              "account": "",
+              "client_id": "\(client.clientID)",
+              "client_secret": "\(client.clientSecret ?? "")",
+              "quota_project_id": "\(sampleFCMProjectID)",
+              "refresh_token": "\(sampleRefreshToken)",
+              "type": "authorized_user",
+              "universe_domain": "googleapis.com"
+            }
+
+            """
+    }
 
     /// The CA certificate (PEM).
     public var caCertificatePEM: String
@@ -132,6 +152,7 @@ public struct DevCertificates: Sendable {
         public static let serverPrivateKey = "server-key.pem"
         public static let apnsAuthKey = "AuthKey_\(DevCertificates.sampleAPNSKeyID).p8"
         public static let fcmServiceAccount = "fcm-service-account.json"
+        public static let authorizedUser = "authorized-user.json"
         public static let apnsClientCertificate = "apns-client.pem"
         public static let apnsClientPrivateKey = "apns-client-key.pem"
     }
@@ -147,6 +168,7 @@ public struct DevCertificates: Sendable {
             (FileName.serverPrivateKey, serverPrivateKeyPEM),
             (FileName.apnsAuthKey, apnsAuthKeyP8),
             (FileName.fcmServiceAccount, fcmServiceAccountJSON),
+            (FileName.authorizedUser, Self.authorizedUserJSON),
             (FileName.apnsClientCertificate, apnsClientCertificatePEM),
             (FileName.apnsClientPrivateKey, apnsClientPrivateKeyPEM),
         ]

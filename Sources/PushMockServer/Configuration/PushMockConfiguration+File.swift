@@ -35,6 +35,7 @@ extension PushMockConfiguration {
         if let port = try root.int("cleartextPort", in: 0...65535) { cleartextPort = port }
         if let transparent = try root.bool("transparent") { self.transparent = transparent }
         if let port = try root.int("proxyPort", in: 0...65535) { proxyPort = port }
+        if let port = try root.int("metadataPort", in: 0...65535) { metadataPort = port }
         if let cert = try root.string("cert") {
             guard let key = try root.string("key") else { throw root.error("key", "cert and key go together") }
             tls = .files(certificateChain: resolve(cert), privateKey: resolve(key))
@@ -102,6 +103,19 @@ extension PushMockConfiguration {
             if let lifetime = try fcmObject.int("accessTokenLifetime", in: 1...86400) { fcm.accessTokenLifetime = .seconds(lifetime) }
             if let strict = try fcmObject.bool("strictRegistrationTokens") { fcm.strictRegistrationTokens = strict }
             if let required = try fcmObject.bool("requireAccessTokenAuth") { fcm.requireAccessTokenAuth = required }
+            if let days = try fcmObject.int("staleTokenDays", in: 0...36500) { fcm.staleTokenAfter = days == 0 ? nil : .seconds(Int64(days) * 86_400) }
+            if var users = try fcmObject.object("userCredentials") {
+                if let clients = try users.objects("clients") {
+                    fcm.userClients = []
+                    for var client in clients {
+                        guard let id = try client.string("clientId"), !id.isEmpty else { throw client.error("clientId", "is required") }
+                        fcm.userClients.append(.init(clientID: id, clientSecret: try client.string("clientSecret")))
+                        try client.finish()
+                    }
+                }
+                if let tokens = try users.strings("refreshTokens") { fcm.refreshTokens = tokens }
+                try users.finish()
+            }
             try fcmObject.finish()
         }
         if var live = try root.object("liveActivity") {
@@ -111,6 +125,7 @@ extension PushMockConfiguration {
             }
             if let age = try live.int("maxAge", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAge = .seconds(age) }
             if let ahead = try live.int("maxAhead", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAhead = .seconds(ahead) }
+            if let ignore = try live.bool("ignoreInputPushOnUpdate") { apns.options.liveActivity.ignoreInputPushOnUpdate = ignore }
             if let budget = try live.int("priorityBudgetPerHour", in: 1...100_000) { liveActivityLimits.priorityBudgetPerHour = budget }
             // Hours up to a year: a finite, in-range number, so the conversion below cannot trap.
             if let hours = try live.double("endAfterHours", in: 0.001...8760) { liveActivityLimits.endAfterStart = .milliseconds(Int64(hours * 3_600_000)) }
@@ -205,6 +220,7 @@ extension PushMockConfiguration {
             throw device.error("state", "must be active, unregistered or expired, got \(other)")
         }
         _ = try device.int("unregisteredAt", in: 0...((1 << 53) - 1))
+        record.lastActiveMilliseconds = try device.int("lastActiveAt", in: 0...((1 << 53) - 1)).map(Int64.init)
         try device.finish()
         return record
     }

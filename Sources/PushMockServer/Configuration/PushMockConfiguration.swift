@@ -35,6 +35,9 @@ public struct PushMockConfiguration: Sendable {
     /// A CONNECT proxy port (`HTTPS_PROXY=http://127.0.0.1:<port>`): tunnels to the real hosts end
     /// at PushMock with the dev certificate; a CONNECT to any other host gets 403.
     public var proxyPort: Int?
+    /// Google's metadata server on this port (cleartext, on the inspection host), for Google's auth
+    /// libraries on "GCP" (`GCE_METADATA_HOST`/`GCE_METADATA_IP`): tokens with no key file.
+    public var metadataPort: Int?
     /// The push listener's certificate and key.
     public var tls: TLSSource = .files(certificateChain: "Certs/server.pem", privateKey: "Certs/server-key.pem")
     /// HTTP/2 SETTINGS each connection starts with.

@@ -1,4 +1,4 @@
-import PushMockCore
+public import PushMockCore
 
 /// The FCM and OAuth side of the configuration.
 public struct FCMConfiguration: Sendable {
@@ -17,6 +17,15 @@ public struct FCMConfiguration: Sendable {
     /// Instance ID (`/iid/…`) requires `access_token_auth: true` beside the bearer token, as Google
     /// documents it (without it Instance ID reads the token as a retired server key: 401).
     public var requireAccessTokenAuth = true
+    /// FCM takes a registration token or installation ID inactive this long for stale and answers
+    /// 404 `UNREGISTERED` (Google: 270 days). Applies to devices with a `lastActiveAt`; nil: never.
+    public var staleTokenAfter: Duration? = .seconds(270 * 86_400)
+
+    /// OAuth clients whose refresh tokens (`authorized_user` credentials, `grant_type=refresh_token`)
+    /// the token endpoint takes: PushMock's sample client and the Google Cloud SDK's, by default.
+    public var userClients: [OAuthUserClient] = OAuthUserClient.defaults
+    /// The refresh tokens that are live; nil: any real-shaped one (`1//` and 40+ characters).
+    public var refreshTokens: [String]?
 
     public init() {}
 }

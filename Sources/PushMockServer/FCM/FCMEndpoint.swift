@@ -19,12 +19,15 @@ final class FCMEndpoint: Sendable {
     let logger: Logger
     /// The topic subscriptions a topic or condition send fans out to.
     let subscriptions: TopicSubscriptions
+    /// Milliseconds of inactivity after which a registration token is stale (nil: never).
+    let staleTokenLimit: Int64?
     private let selfSigned = Mutex<[String: AccessTokenStore.Grant]>([:])
 
     init(
         validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, finisher: PushFinisher, activities: LiveActivities,
-        subscriptions: TopicSubscriptions, clock: PushMockClock, logger: Logger
+        subscriptions: TopicSubscriptions, clock: PushMockClock, logger: Logger, staleTokenAfter: Duration? = nil
     ) {
+        self.staleTokenLimit = staleTokenAfter.map { $0.components.seconds &* 1000 }
         self.subscriptions = subscriptions
         self.validator = validator
         self.accounts = accounts
@@ -38,6 +41,7 @@ final class FCMEndpoint: Sendable {
 
     static let invalidCredentials = "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
     static let missingCredentials = "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+    static let quotaProjectRequired = "Your application is authenticating by using local Application Default Credentials. The fcm.googleapis.com API requires a quota project, which is not set by default. To learn how to set your quota project, see https://cloud.google.com/docs/authentication/adc-troubleshooting/user-creds ."
     static let metadata = [("method", "google.firebase.fcm.v1.FcmService.SendMessage"), ("service", "fcm.googleapis.com")]
 
     /// The project of a `/v1/projects/{project}/messages:send` path, or `nil` for another path.
@@ -78,13 +82,17 @@ final class FCMEndpoint: Sendable {
             }
             result = try validator.validate(request.body, now: now, scratch: ConnectionState.of(context).fcmScratch)
             validated = true
-            if case .token(let token) = result.target, let record = devices.record(for: token) {
+            // The device registry holds registration tokens and installation IDs alike.
+            if let target = result.target, target.kind == "token" || target.kind == "fid", let record = devices.record(for: target.value) {
                 if let owner = record.fcmProject, owner != project {
                     throw GoogleError.fcm(.senderIDMismatch)
                 }
                 switch record.state {
                 case .active: break
                 case .unregistered, .expired: throw GoogleError.fcm(.unregistered)
+                }
+                if record.isStale(nowMilliseconds: now.millisecondsSinceEpoch, limitMilliseconds: staleTokenLimit) {
+                    throw GoogleError.fcm(.unregistered)
                 }
             }
             fault = finisher.fault(.fcm, path: request.path, token: result.target?.value, project: project, claims: claims)
@@ -205,6 +213,17 @@ final class FCMEndpoint: Sendable {
         }
         guard grant.expiresAt > now.secondsSinceEpoch else {
             throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_EXPIRED", metadata: Self.metadata)])
+        }
+        if grant.isUser, project != nil {
+            // A user's token bills no project of its own: Google wants the quota project named.
+            guard let quotaProject = request.headers["x-goog-user-project"], !quotaProject.isEmpty else {
+                let client = OAuthUserClient(clientID: String(grant.clientEmail.dropFirst(AccessTokenStore.Grant.userPrefix.count)), clientSecret: nil)
+                throw GoogleError(
+                    code: 403, message: Self.quotaProjectRequired, status: "PERMISSION_DENIED",
+                    details: [.errorInfo(reason: "SERVICE_DISABLED", metadata: [("consumer", "projects/\(client.projectNumber)"), ("service", "fcm.googleapis.com")])]
+                )
+            }
+            return grant
         }
         guard let project, grant.projectID != project else { return grant }
         let resource = "//cloudresourcemanager.googleapis.com/projects/\(project)"

@@ -3,7 +3,7 @@ import PushMockCore
 import PushMockStore
 import PushMockTransport
 
-/// `POST /token`: Google's OAuth2 token endpoint for service accounts. Faults with
+/// `POST /token`: Google's OAuth2 token endpoint for service accounts and user credentials. Faults with
 /// `service: oauth` apply here as on every push endpoint: a forced rejection answers in OAuth's
 /// own error format (`{"error": reason, "error_description": …}`).
 final class OAuthEndpoint: Sendable {
@@ -38,6 +38,8 @@ final class OAuthEndpoint: Sendable {
         case .issued(_, _, let account, let accountProject):
             identity = account
             project = accountProject
+        case .issuedToUser(_, _, _, let client):
+            identity = AccessTokenStore.Grant.userPrefix + client
         case .refused(let problem, _):
             reason = problem.error
             explanation = problem.description

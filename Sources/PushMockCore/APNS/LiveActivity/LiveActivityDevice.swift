@@ -100,10 +100,11 @@ public struct LiveActivityDevice: Sendable {
 
     /// A Live Activity push to `token` (the path's device token, or FCM's `live_activity_token`)
     /// that APNs accepted. `payloadDrop` is a payload rule the `apple` profile let through: the
-    /// device drops the push, and it is recorded on the timeline.
+    /// device drops the push, and it is recorded on the timeline. `channelKnown` is false when a
+    /// start's `input-push-channel` names no channel the app has: the start fails on the device.
     public mutating func receive(
         _ push: LiveActivityPush, token: String, kind: LiveActivityTokenKind?, bundleID: String?, service: Delivery.Service, now instant: PushInstant,
-        payloadDrop: LiveActivityRule? = nil
+        payloadDrop: LiveActivityRule? = nil, channelKnown: Bool = true
     ) -> Outcome {
         // The device's timeline is in milliseconds.
         let now = instant.millisecondsSinceEpoch
@@ -112,6 +113,7 @@ public struct LiveActivityDevice: Sendable {
             if kind == .activity { return Outcome(drop: .startToActivityToken) }
             if case .pushToStart(let type?) = kind, push.attributesType != type { return Outcome(drop: .attributesTypeMismatch) }
             if let payloadDrop { return Outcome(payloadDrop: payloadDrop) }
+            if push.inputPushChannel != nil, !channelKnown { return Outcome(drop: .unknownInputPushChannel) }
             return start(push, pushToStartToken: key, bundleID: bundleID, service: service, now: now)
         }
         if case .pushToStart = kind { return Outcome(drop: .updateToPushToStartToken) }

@@ -32,11 +32,14 @@ public struct LiveActivityDeviceRule: Sendable, Hashable, CustomStringConvertibl
         "LiveActivityUpdateToPushToStartToken", "updates and ends go to an activity's push token; this is a push-to-start token")
     public static let attributesTypeMismatch = LiveActivityDeviceRule(
         "LiveActivityAttributesTypeMismatch", "aps.attributes-type is not the type this push-to-start token was issued for")
+    public static let unknownInputPushChannel = LiveActivityDeviceRule(
+        "LiveActivityUnknownInputPushChannel",
+        "aps.input-push-channel names no broadcast channel of this app in this environment; ActivityKit cannot subscribe the activity to it and the start fails")
 
     /// Every device rule.
     public static let all: [LiveActivityDeviceRule] = [
         .olderThanCurrentContent, .afterEnd, .dismissed, .expired, .removed, .priorityBudgetExceeded,
-        .startToActivityToken, .updateToPushToStartToken, .attributesTypeMismatch,
+        .startToActivityToken, .updateToPushToStartToken, .attributesTypeMismatch, .unknownInputPushChannel,
     ]
 }
 

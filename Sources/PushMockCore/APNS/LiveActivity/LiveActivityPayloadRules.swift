@@ -63,7 +63,13 @@ public enum LiveActivityPayloadRules {
             }
         }
         if event != "start", aps["input-push-token"] != nil || aps["input-push-channel"] != nil {
-            return fail(.inputPushOnlyOnStart)
+            // Apple documents both keys for starts only; whether a device drops an update that
+            // carries one or ignores the key is not documented, hence the setting.
+            if options.ignoreInputPushOnUpdate {
+                finding.diagnostics.append("input-push-token and input-push-channel are only read on start; this \(event) carries one, which the device ignores")
+            } else {
+                return fail(.inputPushOnlyOnStart)
+            }
         }
         if aps["sound"] != nil { return fail(.soundOutsideAlert) }
         if let dismissal = aps["dismissal-date"] {

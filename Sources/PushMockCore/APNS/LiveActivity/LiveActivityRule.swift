@@ -60,6 +60,10 @@ public struct LiveActivityOptions: Sendable, Hashable {
     public var maxAge: Duration = .hours(1)
     /// A timestamp more than this after now is in the future ("now + 60 s" passes).
     public var maxAhead: Duration = .seconds(300)
+    /// An update or end carrying `input-push-token` or `input-push-channel`: false (the default)
+    /// applies ``LiveActivityRule/inputPushOnlyOnStart``; true takes the push and records that the
+    /// device ignores the key (Apple documents neither answer).
+    public var ignoreInputPushOnUpdate = false
 
     public init() {}
 }

@@ -8,6 +8,7 @@ const PAGE = 100;
 const FILTERS = [
   ['service', 'select', ['', 'apns', 'fcm', 'oauth', 'broadcast', 'iid']],
   ['outcome', 'select', ['', 'accepted', 'dropped', 'rejected']],
+  ['pushType', 'select', ['', 'alert', 'background', 'liveactivity', 'widgets', 'controls', 'voip', 'location', 'complication', 'fileprovider', 'mdm', 'pushtotalk']],
   ['token', 'input', 'device or FCM token'],
   ['topic', 'input', 'apns-topic'],
   ['reason', 'input', 'BadDeviceToken'],
@@ -49,6 +50,7 @@ export class DeliveriesView {
     const f = this.filters;
     if (f.service && delivery.service !== f.service) return false;
     if (f.outcome && delivery.outcome !== f.outcome) return false;
+    if (f.pushType && delivery.pushType !== f.pushType) return false;
     if (f.token && delivery.deviceToken?.toLowerCase() !== f.token.toLowerCase()) return false;
     if (f.topic && delivery.topic !== f.topic) return false;
     if (f.reason && delivery.reason !== f.reason) return false;

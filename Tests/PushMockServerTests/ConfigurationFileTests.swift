@@ -21,7 +21,12 @@ struct ConfigurationFileTests {
         #expect(configuration.cleartextPort == 2196)
         #expect(configuration.idSeed == 42)
         #expect(configuration.apns.bundles.map(\.bundleID).contains("com.example.other"))
-        #expect(configuration.apns.devices.count == 6)
+        #expect(configuration.apns.devices.count == 8)
+        #expect(configuration.apns.devices.values.contains { $0.lastActiveMilliseconds == 1_700_000_000_000 })
+        #expect(configuration.fcm.staleTokenAfter == .seconds(270 * 86_400))
+        #expect(configuration.fcm.userClients == OAuthUserClient.defaults)
+        #expect(configuration.fcm.refreshTokens == nil, "any real-shaped refresh token")
+        #expect(configuration.apns.options.liveActivity.ignoreInputPushOnUpdate == false)
         #expect(configuration.apns.devices.values.contains { $0.liveActivity == .pushToStart(attributesType: "MatchAttributes") })
         #expect(configuration.liveActivityLimits.priorityBudgetPerHour == 600)
         #expect(configuration.liveActivityLimits.endAfterStart == .hours(8))
@@ -54,6 +59,11 @@ struct ConfigurationFileTests {
         (#"{"faults": [{"id": "a b", "resetStream": true}]}"#, "faults[0].id: must be letters, digits"),
         (#"{"faults": [{"match": {"service": "apn"}, "resetStream": true}]}"#, "faults[0].match.service: must be one of apns"),
         (#"{"fcm": {"tokenPath": "token"}}"#, "fcm.tokenPath: must start with /"),
+        (#"{"fcm": {"staleTokenDays": 40000}}"#, "fcm.staleTokenDays: must be between 0"),
+        (#"{"fcm": {"userCredentials": {"clients": [{"clientId": ""}]}}}"#, "clientId: is required"),
+        (#"{"fcm": {"userCredentials": {"refreshTokens": "1//x"}}}"#, "refreshTokens: expected an array of strings"),
+        (#"{"metadataPort": 70000}"#, "metadataPort: must be between 0 and 65535"),
+        (#"{"devices": {"ab": {"lastActiveAt": -5}}}"#, "devices.ab.lastActiveAt: must be between 0"),
         (#"{"faults": [{"match": {"service": "apns"}}]}"#, "faults[0]: exactly one action"),
         (#"{"faults": [{"reject": {"reason": "Teapot"}}]}"#, "status is required"),
         (#"{"mode": "fast"}"#, "mode: must be one of"),

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
+import PushMockCore
 import PushMockServer
 import PushMockTestSupport
 import PushMockTesting
@@ -127,7 +128,14 @@ struct ServerTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let material = try DevCertificates.generate(tokenURI: "https://localhost:9999/token")
         let written = try material.write(to: directory).map(\.lastPathComponent).sorted()
-        #expect(written == ["AuthKey_PUSHMOCK01.p8", "apns-client-key.pem", "apns-client.pem", "ca-key.pem", "ca.pem", "fcm-service-account.json", "server-key.pem", "server.pem"])
+        #expect(written == ["AuthKey_PUSHMOCK01.p8", "apns-client-key.pem", "apns-client.pem", "authorized-user.json", "ca-key.pem", "ca.pem", "fcm-service-account.json", "server-key.pem", "server.pem"])
+        let users = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("authorized-user.json"))) as? [String: String])
+        #expect(users["type"] == "authorized_user")
+        #expect(users["client_id"] == OAuthUserClient.sample.clientID)
+        #expect(users["quota_project_id"] == DevCertificates.sampleFCMProjectID)
+        #expect(OAuthUserClient.isRefreshTokenShaped(users["refresh_token"] ?? ""))
+        #expect(try String(contentsOf: directory.appendingPathComponent("authorized-user.json"), encoding: .utf8) == String(contentsOfFile: "Certs/authorized-user.json", encoding: .utf8),
+                "Certs/authorized-user.json is what pushmock certs writes")
         let p8 = try String(contentsOf: directory.appendingPathComponent("AuthKey_PUSHMOCK01.p8"), encoding: .utf8)
         #expect(p8.hasPrefix("-----BEGIN PRIVATE KEY-----"))
         let account = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("fcm-service-account.json"))) as? [String: String]

@@ -71,6 +71,8 @@ public struct InspectionRouter: Sendable {
         InspectionRoute("POST", "/api/v1/reset") { router, _ in try await router.reset() },
         InspectionRoute("GET", "/api/v1/keys") { router, _ in .response(.json(200, router.settings.keys)) },
         InspectionRoute("GET", "/api/v1/service-accounts") { router, _ in .response(.json(200, router.settings.serviceAccounts)) },
+        InspectionRoute("GET", "/api/v1/credentials") { router, _ in router.developmentCredentials() },
+        InspectionRoute("GET", "/api/v1/credentials/{file}") { router, call in try router.credentialFile(call) },
         InspectionRoute("GET", "/api/v1/activities") { router, call in try router.listActivities(call) },
         InspectionRoute("GET", "/api/v1/activities/{token}") { router, call in try router.activity(call) },
         InspectionRoute("GET", "/api/v1/channels") { router, call in try router.listChannels(call) },

@@ -14,6 +14,8 @@ public struct InspectionSettings: Sendable {
     public var serviceAccounts: ServiceAccountList
     /// How often an idle event stream gets a keep-alive comment.
     public var keepAlive: Duration
+    /// `GET /api/v1/credentials`: the development credentials in use.
+    public var credentials: DevelopmentCredentials = DevelopmentCredentials()
 
     /// Creates settings.
     public init(

@@ -1,8 +1,12 @@
+import Foundation
 import NIOCore
 import NIOSSL
 import PushMockInspection
 import PushMockTransport
 import Logging
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Binding the listeners by role (push, CONNECT proxy, cleartext, inspection), and the TLS they
 /// serve.
@@ -31,7 +35,7 @@ extension PushMockServer {
         listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.tls
         var bound = Bound()
         do {
-            let push = try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger)
+            let push = try await bind("port", listenerConfiguration, responder: components.push, group: group, logger: logger)
             bound.push = push
             components.pushAddress.port = push.port
             if let port = configuration.proxyPort {
@@ -41,13 +45,13 @@ extension PushMockServer {
                 proxy.connectProxy = ConnectProxyPolicy { host, port in
                     RealHost.names[host].map { RealHost.isRealPort(port, of: $0) } ?? false
                 }
-                bound.proxy = try await HTTPListener.bind(configuration: proxy, responder: components.push, group: group, logger: logger)
+                bound.proxy = try await bind("proxy-port", proxy, responder: components.push, group: group, logger: logger)
             }
             if let port = configuration.cleartextPort {
                 listenerConfiguration.port = port
                 listenerConfiguration.tls = nil
                 listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.cleartext
-                bound.cleartext = try await HTTPListener.bind(configuration: listenerConfiguration, responder: components.push, group: group, logger: logger)
+                bound.cleartext = try await bind("cleartext-port", listenerConfiguration, responder: components.push, group: group, logger: logger)
             }
             if let port = configuration.inspectionPort {
                 // Its own cap, so a flooded push port never takes the inspection port with it;
@@ -57,7 +61,7 @@ extension PushMockServer {
                     shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds), maxConnections: caps.inspection,
                     protocolDeadline: configuration.protocolDeadlineSeconds.map { .seconds($0) }
                 )
-                bound.inspection = try await HTTPListener.bind(configuration: inspection, responder: components.inspection, group: group, logger: logger)
+                bound.inspection = try await bind("inspection-port", inspection, responder: components.inspection, group: group, logger: logger)
             }
             if let port = configuration.metadataPort {
                 let metadata = ListenerConfiguration(
@@ -65,13 +69,36 @@ extension PushMockServer {
                     shutdownGracePeriod: .seconds(configuration.shutdownGracePeriodSeconds), maxConnections: 64,
                     protocolDeadline: configuration.protocolDeadlineSeconds.map { .seconds($0) }
                 )
-                bound.metadata = try await HTTPListener.bind(configuration: metadata, responder: components.metadata, group: group, logger: logger)
+                bound.metadata = try await bind("metadata-port", metadata, responder: components.metadata, group: group, logger: logger)
             }
         } catch {
             for listener in bound.all { await listener.shutdown() }
             throw error
         }
         return bound
+    }
+
+    /// Binds one listener; a port in use or out of reach is an error that names the port, the flag
+    /// and the environment variable that set it, and what to do.
+    static func bind(
+        _ flag: String, _ configuration: ListenerConfiguration, responder: some HTTPResponder, group: any EventLoopGroup, logger: Logger
+    ) async throws -> HTTPListener {
+        do {
+            return try await HTTPListener.bind(configuration: configuration, responder: responder, group: group, logger: logger)
+        } catch let error as IOError {
+            let variable = "PUSHMOCK_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
+            let setting = "--\(flag), \(variable)"
+            switch error.errnoCode {
+            case EADDRINUSE:
+                throw PushMockError(code: .listenFailed, message: "port \(configuration.port) is in use (\(setting)); stop what holds it, or pass --\(flag) 0 for a free one")
+            case EACCES:
+                throw PushMockError(code: .listenFailed, message: "port \(configuration.port) needs privileges to bind (\(setting)): run as root, grant CAP_NET_BIND_SERVICE, or pick a port above 1023")
+            case EADDRNOTAVAIL:
+                throw PushMockError(code: .listenFailed, message: "cannot bind \(configuration.host):\(configuration.port): no such local address (\(setting) and its host option)")
+            default:
+                throw PushMockError(code: .listenFailed, message: "cannot listen on \(configuration.host):\(configuration.port) (\(setting)): \(error.description)")
+            }
+        }
     }
 
     static func loadTLS(_ source: PushMockConfiguration.TLSSource) throws -> TLSConfiguration {

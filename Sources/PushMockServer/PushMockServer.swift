@@ -204,19 +204,22 @@ public final class PushMockServer: Service, Sendable {
             store: store, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels, subscriptions: subscriptions,
             accessTokens: accessTokens, apns: endpoint, metricsRegistry: metrics, configuration: configuration
         )
+        var inspectionSettings = InspectionSettings(
+            token: configuration.inspectionToken,
+            browserGuard: InspectionGuard(inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts),
+            maxEventSubscribers: configuration.maxEventSubscribers,
+            pushAddress: pushAddress,
+            keys: credentialList(configuration.apns),
+            serviceAccounts: ServiceAccountList(
+                serviceAccounts: accounts.map { .init(projectId: $0.projectID, clientEmail: $0.clientEmail, privateKeyId: $0.privateKeyID) },
+                tokenPath: configuration.fcm.tokenPath
+            )
+        )
+        inspectionSettings.credentials = configuration.developmentMaterial.map(DevMaterialDirectory.credentials(of:))
+            ?? configuration.developmentMaterialFolder.map(DevMaterialDirectory.credentials(in:)) ?? DevelopmentCredentials()
         let router = InspectionRouter(
             store: store, devices: state, faults: state, activities: state, control: state,
-            settings: InspectionSettings(
-                token: configuration.inspectionToken,
-                browserGuard: InspectionGuard(inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts),
-                maxEventSubscribers: configuration.maxEventSubscribers,
-                pushAddress: pushAddress,
-                keys: credentialList(configuration.apns),
-                serviceAccounts: ServiceAccountList(
-                    serviceAccounts: accounts.map { .init(projectId: $0.projectID, clientEmail: $0.clientEmail, privateKeyId: $0.privateKeyID) },
-                    tokenPath: configuration.fcm.tokenPath
-                )
-            ),
+            settings: inspectionSettings,
             sender: LoopbackSender(address: pushAddress), credentials: catalogue,
             now: { [clock = configuration.clock] in clock.nowSeconds }
         )

@@ -11,11 +11,23 @@ import UnixSignals
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run PushMock (defaults: TLS push port 127.0.0.1:2197 with Certs/, inspection API on 127.0.0.1:2198)."
+        abstract: "Run PushMock (defaults: TLS push port 127.0.0.1:2197, inspection API on 127.0.0.1:2198).",
+        discussion: """
+            Every option can also come from the environment: PUSHMOCK_<OPTION>, the long name in capitals with _ for - \
+            (--port: PUSHMOCK_PORT, --inspection-host: PUSHMOCK_INSPECTION_HOST). A flag is on for 1, true or yes; a repeatable \
+            option takes values separated by ;. Flags on the command line win. Development credentials come from Certs/ in the \
+            working directory, else from --data-dir (PUSHMOCK_DATA_DIR), else ~/.local/share/pushmock, created there once.
+            """
     )
 
     @Option(help: "JSON configuration file (see Examples/pushmock.json); flags override it.")
     var config: String?
+
+    @Option(help: "Where development credentials are created once and reused (DIR/certs) when there is no Certs/ in the working directory (default $XDG_DATA_HOME/pushmock or ~/.local/share/pushmock).")
+    var dataDir: String?
+
+    @Option(help: "Write the ports actually bound to this file as JSON ({\"push\":…,\"inspection\":…}), for scripts that pass --port 0.")
+    var portsFile: String?
 
     @Option(help: "Address to bind the push listeners to (default 127.0.0.1).")
     var host: String?
@@ -204,6 +216,16 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// `{"push":2197,"inspection":2198,"cleartext":null,…}`, written atomically (a reader never sees half).
+    static func writePorts(_ server: PushMockServer, to path: String) throws {
+        let ports: [(String, Int?)] = [
+            ("push", server.pushPort), ("inspection", server.inspectionPort), ("cleartext", server.cleartextPort),
+            ("proxy", server.proxyPort), ("metadata", server.metadataPort),
+        ]
+        let json = "{" + ports.map { "\"\($0.0)\":\($0.1.map(String.init) ?? "null")" }.joined(separator: ",") + "}\n"
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
     /// `REASON[:DEVICE_TOKEN]` as a fault rule.
     static func fault(_ flag: String, index: Int) throws -> FaultRule {
         let parts = flag.split(separator: ":", maxSplits: 1).map(String.init)
@@ -215,8 +237,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// Defaults, then the file, then the flags that were given.
-    func makeConfiguration() throws -> PushMockConfiguration {
+    func makeConfiguration(material: DevMaterialDirectory? = nil) throws -> PushMockConfiguration {
         var configuration = PushMockConfiguration()
+        material?.apply(to: &configuration)
         if let config {
             try configuration.load(file: config)
         }
@@ -286,11 +309,24 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "pushmock")
+        let material = DevMaterialDirectory.resolve(dataDirectory: dataDir)
         let server: PushMockServer
         do {
-            server = try await PushMockServer.start(configuration: try makeConfiguration(), logger: logger)
+            let created = try material.ensure()
+            logger.info("development credentials (not secret): \(material.path)\(created ? ", created now" : "") — CA \(DevCertificates.FileName.caCertificate), APNs key \(DevCertificates.FileName.apnsAuthKey), FCM service account \(DevCertificates.FileName.fcmServiceAccount); also at GET /api/v1/credentials")
+            server = try await PushMockServer.start(configuration: try makeConfiguration(material: material), logger: logger)
+            try material.pointServiceAccount(atPort: server.pushPort)
         } catch {
-            throw ValidationError("\(error)")
+            // Not a usage error: the message says what to do, without the usage text after it.
+            throw StartFailure(description: "\(error)")
+        }
+        if let portsFile {
+            do {
+                try Self.writePorts(server, to: portsFile)
+            } catch {
+                await server.shutdown()
+                throw StartFailure(description: "--ports-file \(portsFile): cannot write: \(error)")
+            }
         }
         let configuration = server.configuration
         var endpoints = "push https://\(configuration.host):\(server.pushPort) (TLS, h2 + http/1.1)"
@@ -333,4 +369,9 @@ struct ServeCommand: AsyncParsableCommand {
         try await group.run()
         logger.info("PushMock stopped")
     }
+}
+
+/// Why `serve` could not start (a port in use, a bad file): printed as `Error: …`, exit status 1.
+struct StartFailure: Error, CustomStringConvertible {
+    var description: String
 }

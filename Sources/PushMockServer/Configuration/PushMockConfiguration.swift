@@ -38,6 +38,9 @@ public struct PushMockConfiguration: Sendable {
     /// Google's metadata server on this port (cleartext, on the inspection host), for Google's auth
     /// libraries on "GCP" (`GCE_METADATA_HOST`/`GCE_METADATA_IP`): tokens with no key file.
     public var metadataPort: Int?
+    /// The folder of development credentials the server serves at `GET /api/v1/credentials`
+    /// (``DevMaterialDirectory``); nil serves none.
+    public var developmentMaterialFolder: String? = "Certs"
     /// The push listener's certificate and key.
     public var tls: TLSSource = .files(certificateChain: "Certs/server.pem", privateKey: "Certs/server-key.pem")
     /// HTTP/2 SETTINGS each connection starts with.

@@ -1,0 +1,106 @@
+import AsyncHTTPClient
+import Foundation
+import NIOHTTP1
+import NIOSSL
+import _CryptoExtras
+import PushMockCore
+import PushMockServer
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+/// Running with no checkout: development credentials made once in a data directory, reused, and
+/// served over the inspection API with the port the server really listens on.
+@Suite("Development credentials without a checkout: the data directory and GET /api/v1/credentials")
+struct DevMaterialTests {
+    static func temporaryDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-data-\(UUID().uuidString)").path
+    }
+
+    @Test("where the material is looked for: --data-dir, then Certs/ in the working directory, then the user's data directory")
+    func resolution() {
+        let none: (String) -> Bool = { _ in false }
+        let checkout: (String) -> Bool = { $0 == "Certs/server.pem" }
+        #expect(DevMaterialDirectory.resolve(dataDirectory: "/srv/pm", environment: [:], fileExists: checkout) == .init(path: "/srv/pm/certs", isDataDirectory: true))
+        #expect(DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["PUSHMOCK_DATA_DIR": "/data"], fileExists: checkout) == .init(path: "/data/certs", isDataDirectory: true))
+        #expect(DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u"], fileExists: checkout) == .init(path: "Certs", isDataDirectory: false))
+        #expect(DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u"], fileExists: none) == .init(path: "/home/u/.local/share/pushmock/certs", isDataDirectory: true))
+        #expect(DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u", "XDG_DATA_HOME": "/xdg"], fileExists: none) == .init(path: "/xdg/pushmock/certs", isDataDirectory: true))
+        #expect(DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u", "XDG_DATA_HOME": "relative"], fileExists: none).path == "/home/u/.local/share/pushmock/certs",
+                "XDG_DATA_HOME must be absolute to count")
+    }
+
+    @Test("made once, reused with the same CA, and a checkout's Certs/ is never written")
+    func createdOnceAndReused() throws {
+        let root = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let material = DevMaterialDirectory.resolve(dataDirectory: root, environment: [:])
+        #expect(try material.ensure() == true)
+        let ca = try String(contentsOfFile: material.file("ca.pem"), encoding: .utf8)
+        #expect(try material.ensure() == false)
+        #expect(try String(contentsOfFile: material.file("ca.pem"), encoding: .utf8) == ca, "the second start keeps the CA")
+        var configuration = PushMockConfiguration()
+        material.apply(to: &configuration)
+        guard case .files(let chain, let key) = configuration.tls else { Issue.record("tls not from files"); return }
+        #expect(chain == material.file("server.pem") && key == material.file("server-key.pem"))
+        guard case .file(let p8) = configuration.apns.keys.first?.source else { Issue.record("sample key not a file"); return }
+        #expect(p8 == material.file("AuthKey_PUSHMOCK01.p8"))
+        #expect(configuration.developmentMaterialFolder == material.path)
+        try material.pointServiceAccount(atPort: 40_001)
+        let account = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: material.file("fcm-service-account.json")))) as? [String: Any]
+        #expect(account?["token_uri"] as? String == "https://localhost:40001/token")
+        #expect(account?["private_key"] as? String != nil, "the rest of the file is kept")
+
+        let checkout = DevMaterialDirectory(path: root + "/empty-checkout", isDataDirectory: false)
+        #expect(throws: PushMockError.self) { try checkout.ensure() }
+        #expect(!FileManager.default.fileExists(atPath: checkout.path))
+    }
+
+    @Test("a server on a free port serves its credentials, the service account naming that port, and each file")
+    func served() async throws {
+        let root = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let material = DevMaterialDirectory.resolve(dataDirectory: root, environment: [:])
+        try material.ensure()
+        var configuration = PushMockConfiguration()
+        material.apply(to: &configuration)
+        configuration.pushPort = 0
+        configuration.inspectionPort = 0
+        try await withPushMockServer(configuration) { server in
+            #expect(server.pushPort != 2197)
+            let reply = await server.inspect("GET", "/api/v1/credentials")
+            #expect(reply.status == 200)
+            let json = reply.json
+            #expect(json["pushUrl"] as? String == "https://localhost:\(server.pushPort)")
+            let account = try #require(json["serviceAccount"] as? [String: Any])
+            #expect(account["token_uri"] as? String == "https://localhost:\(server.pushPort)/token")
+            #expect(account["project_id"] as? String == DevCertificates.sampleFCMProjectID)
+            #expect(json["caPem"] as? String == (try String(contentsOfFile: material.file("ca.pem"), encoding: .utf8)))
+            #expect((json["apns"] as? [String: Any])?["keyId"] as? String == DevCertificates.sampleAPNSKeyID)
+            #expect(((json["samples"] as? [String: Any])?["fid"] as? String)?.count == 22)
+            for (file, type) in [("ca.pem", "application/x-pem-file"), ("apns-key.p8", "application/x-pem-file"), ("service-account.json", "application/json"), ("authorized-user.json", "application/json")] {
+                let reply = await server.inspect("GET", "/api/v1/credentials/\(file)")
+                #expect(reply.status == 200, "\(file)")
+                #expect(reply.header("content-type") == type, "\(file)")
+            }
+            #expect(await server.inspect("GET", "/api/v1/credentials/service-account.json").text.contains("localhost:\(server.pushPort)/token"))
+            #expect(await server.inspect("GET", "/api/v1/credentials/ca-key.pem").status == 404)
+            // The served account works: an assertion signed with its key gets a token at the real port.
+            var tls = TLSConfiguration.makeClientConfiguration()
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(material.file("ca.pem")))
+            try await withHTTPClient(tls: tls) { client in
+                let pem = try #require(account["private_key"] as? String)
+                let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
+                let assertion = try OAuthAssertion.sign(
+                    key: key, keyID: account["private_key_id"] as! String, issuer: account["client_email"] as! String,
+                    audience: account["token_uri"] as! String, scope: "https://www.googleapis.com/auth/firebase.messaging", issuedAt: Int64(Date().timeIntervalSince1970)
+                )
+                let (response, _) = try await client.send(
+                    account["token_uri"] as! String, method: .POST, headers: [("content-type", "application/x-www-form-urlencoded")],
+                    body: Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)".utf8)
+                )
+                #expect(response.status == .ok)
+            }
+        }
+    }
+}

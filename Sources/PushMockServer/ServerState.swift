@@ -259,4 +259,10 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     func metrics() async -> [UInt8] {
         metricsRegistry.render(await store.statistics())
     }
+
+    func issueAccessToken(clientEmail: String, projectID: String, scope: String) -> (token: String, expiresIn: Int64)? {
+        let lifetime = configuration.fcm.accessTokenLifetime.components.seconds
+        let token = accessTokens.issue(.init(clientEmail: clientEmail, projectID: projectID, scope: scope, expiresAt: configuration.clock.nowSeconds &+ lifetime))
+        return (token, lifetime)
+    }
 }

@@ -7,8 +7,8 @@ import _CryptoExtras
 
 /// The APNs signing key options `token apns` and `send apns` share, and the provider token they sign.
 struct APNSKeyOptions: ParsableArguments {
-    @Option(help: "The .p8 key file.")
-    var key = "Certs/\(DevCertificates.FileName.apnsAuthKey)"
+    @Option(help: "The .p8 key file (default: the development key in Certs/ or the data directory).")
+    var key = DevMaterialDirectory.resolve(dataDirectory: nil).file(DevCertificates.FileName.apnsAuthKey)
 
     @Option(help: "The key id (kid).")
     var keyID = DevCertificates.sampleAPNSKeyID
@@ -19,7 +19,7 @@ struct APNSKeyOptions: ParsableArguments {
     /// A provider token issued at `issuedAt` (seconds since 1970).
     func token(issuedAt: Int64, der: Bool = false) throws -> String {
         guard FileManager.default.fileExists(atPath: key) else {
-            throw ValidationError("\(key) not found (run from the repository root or pass --key)")
+            throw ValidationError("\(key) not found: start pushmock serve once (it creates the development credentials), or pass --key")
         }
         let pem = try String(contentsOfFile: key, encoding: .utf8)
         let privateKey: P256.Signing.PrivateKey
@@ -34,8 +34,8 @@ struct APNSKeyOptions: ParsableArguments {
 
 /// The service account option `token fcm` and `send fcm` share.
 struct ServiceAccountOptions: ParsableArguments {
-    @Option(help: "The service account key file.")
-    var serviceAccount = "Certs/\(DevCertificates.FileName.fcmServiceAccount)"
+    @Option(help: "The service account key file (default: the development account in Certs/ or the data directory).")
+    var serviceAccount = DevMaterialDirectory.resolve(dataDirectory: nil).file(DevCertificates.FileName.fcmServiceAccount)
 
     /// The account and its signing key.
     func load() throws -> (account: ServiceAccount, key: _RSA.Signing.PrivateKey) {

@@ -31,7 +31,7 @@ struct SendCommand: AsyncParsableCommand {
         var url = "https://localhost:2197"
 
         @Option(help: "The CA to trust for the push port (PEM).")
-        var ca = "Certs/\(DevCertificates.FileName.caCertificate)"
+        var ca = DevMaterialDirectory.resolve(dataDirectory: nil).file(DevCertificates.FileName.caCertificate)
 
         @Option(help: "The inspection API's base URL, to print how the push was recorded; \"none\" to skip.")
         var inspectionURL = "http://127.0.0.1:2198"

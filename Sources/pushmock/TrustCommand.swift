@@ -46,7 +46,7 @@ struct TrustCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add the dev CA to the system store (Debian/Ubuntu: /usr/local/share/ca-certificates + update-ca-certificates; needs root).")
 
         @Option(help: "The CA certificate (PEM).")
-        var ca = "Certs/ca.pem"
+        var ca = DevMaterialDirectory.resolve(dataDirectory: nil).file(DevCertificates.FileName.caCertificate)
 
         func run() async throws {
             let text = try TrustCommand.readCA(ca)
@@ -91,7 +91,7 @@ struct TrustCommand: AsyncParsableCommand {
         )
 
         @Option(help: "The CA certificate (PEM).")
-        var ca = "Certs/ca.pem"
+        var ca = DevMaterialDirectory.resolve(dataDirectory: nil).file(DevCertificates.FileName.caCertificate)
 
         @Option(help: "Where to write the bundle and the truststore (default: $XDG_CACHE_HOME/pushmock/trust or ~/.cache/pushmock/trust).")
         var dir: String?

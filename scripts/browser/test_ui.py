@@ -290,6 +290,9 @@ def catalogue():
         delivery_id = int(row.find_element(By.CSS_SELECTOR, ".result a").text.split()[-1])
         recorded = api(f"/api/v1/deliveries/{delivery_id}")
         assert recorded["reason"] == reason and recorded["outcome"] == "rejected", recorded
+    link = driver.find_element(By.CSS_SELECTOR, "tr[data-entry='apns-bad-priority'] a[href^='https://developer.apple.com/']")
+    assert link.text == "Apple's documentation", link.text
+    assert driver.find_element(By.CSS_SELECTOR, "tr[data-entry='fcm-invalid-argument'] a").get_attribute("href").startswith("https://firebase.google.com/")
     shot("rejections")
 
 

@@ -15,7 +15,7 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
     public var reason: String
     /// What triggers it, in a sentence.
     public var trigger: String
-    /// Where the rule is in the reference (`apns.md §3`).
+    /// Where the rule is documented: Apple's or Google's page (a URL), or PushMock's docs where they are silent.
     public var reference: String
     /// The JSON path of the payload (`aps.timestamp`) or the header (`header:apns-priority`) the
     /// rule names, for highlighting.

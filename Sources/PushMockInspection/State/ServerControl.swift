@@ -5,4 +5,7 @@ public protocol ServerControl: Sendable {
     func reset() async throws
     /// The Prometheus text of `GET /metrics`.
     func metrics() async -> [UInt8]
+    /// `GET /api/v1/credentials/fcm-access-token`: an access token for a configured service
+    /// account, as `/token` would issue it (nil when the account is not configured).
+    func issueAccessToken(clientEmail: String, projectID: String, scope: String) -> (token: String, expiresIn: Int64)?
 }

@@ -38,8 +38,16 @@ export class RejectionsView {
     return h('tr', { 'data-entry': entry.id },
       h('td', {}, entry.status), h('td', { class: 'mono' }, entry.reason),
       h('td', {}, entry.trigger, entry.viaFault ? h('span', { class: 'fault-note' }, ` fault: ${entry.faultNote}`) : ''),
-      h('td', {}, entry.reference),
+      h('td', {}, referenceLink(entry.reference)),
       h('td', {}, h('button', { type: 'button', onclick: send, 'aria-label': `Send it: ${entry.reason}` }, 'Send it')),
       result);
   }
+}
+
+// Apple's or Google's documentation as a link; PushMock's own docs (a choice where they are silent) as text.
+function referenceLink(reference) {
+  if (!/^https:\/\//.test(reference)) return reference;
+  const host = new URL(reference).hostname;
+  const label = host.endsWith('apple.com') ? "Apple's documentation" : "Google's documentation";
+  return h('a', { href: reference, target: '_blank', rel: 'noopener noreferrer' }, label);
 }

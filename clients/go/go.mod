@@ -1,0 +1,3 @@
+module github.com/pushmock/pushmock/clients/go
+
+go 1.19

@@ -1,0 +1,91 @@
+/** A recorded request: accepted, dropped by the device, or rejected. */
+export interface Delivery {
+  id: number;
+  service: 'apns' | 'fcm' | 'oauth' | 'broadcast' | 'iid';
+  outcome: 'accepted' | 'dropped' | 'rejected';
+  status: number;
+  reason: string | null;
+  explanation: string | null;
+  deviceToken: string | null;
+  topic: string | null;
+  pushType: string | null;
+  payload: unknown;
+  issuedActivityToken: string | null;
+  diagnostics: string[];
+  [field: string]: unknown;
+}
+
+export type Filters = Record<string, string | number | boolean>;
+
+export interface FaultRule {
+  id?: string;
+  match?: { service?: string; token?: string; topic?: string; project?: string; path?: string };
+  reject?: { status: number; reason: string };
+  delayMilliseconds?: number;
+  goAway?: string;
+  resetStream?: boolean;
+  count?: number;
+  probability?: number;
+}
+
+export interface Credentials {
+  pushUrl: string;
+  caPem?: string;
+  caPath?: string;
+  apns?: { keyId: string; teamId: string; p8: string; bundleId: string };
+  apnsKeyPath?: string;
+  serviceAccount?: Record<string, string>;
+  serviceAccountPath?: string;
+  projectId?: string;
+  samples: { apnsDeviceToken: string; fcmRegistrationToken: string; fid: string };
+  /** A provider token signed with the development APNs key. */
+  apnsToken(): Promise<string>;
+  /** An access token for the development service account. */
+  fcmAccessToken(): Promise<string>;
+  /** A real-shaped FCM registration token; `name` makes distinct ones. */
+  fcmToken(name?: string): string;
+}
+
+export class PushMockError extends Error {
+  status: number;
+  body: unknown;
+}
+
+export class PushMockTimeoutError extends Error {
+  count: number;
+  timeout: number;
+  filters: Filters;
+  matched: Delivery[];
+  arrived: Delivery[];
+}
+
+export class PushMock {
+  constructor(options?: { inspectionUrl?: string; token?: string });
+  inspectionUrl: string;
+  ready(): Promise<boolean>;
+  waitUntilReady(timeout?: number): Promise<void>;
+  deliveries(filters?: Filters, options?: { limit?: number }): Promise<Delivery[]>;
+  cursor(): Promise<number>;
+  waitFor(filters?: Filters, options?: { count?: number; timeout?: number; after?: number }): Promise<Delivery[]>;
+  delivery(id: number): Promise<Delivery>;
+  reset(): Promise<void>;
+  addFault(rule: FaultRule): Promise<unknown>;
+  removeFaults(): Promise<void>;
+  setDevice(token: string, record: Record<string, unknown>): Promise<unknown>;
+  unregister(token: string, options?: { atMilliseconds?: number }): Promise<unknown>;
+  activity(token: string): Promise<{ state: string; contentState: unknown; timeline: Array<{ event: string; deviceOutcome: string; reason: string | null }> } & Record<string, unknown>>;
+  declareActivityType(name: string, declaration: Record<string, unknown>): Promise<unknown>;
+  credentials(): Promise<Credentials>;
+  pushUrl(): Promise<string>;
+}
+
+export interface StartedPushMock extends PushMock {
+  ports: { push: number; inspection: number; cleartext: number | null; proxy: number | null; metadata: number | null };
+  log(): string;
+  stop(): Promise<void>;
+}
+
+export function startPushMock(options?: { binary?: string; timeout?: number; [flag: string]: unknown }): Promise<StartedPushMock>;
+export function findBinary(binary?: string): string;
+export function registrationToken(name: string): string;
+export function describe(delivery: Delivery): string;

@@ -1,0 +1,115 @@
+"""The scenario every PushMock helper runs (Python, JavaScript, Go), against a real pushmock serve.
+
+The server is the one at PUSHMOCK_URL, or one started for the session (PUSHMOCK_BIN or PATH):
+the pytest plugin's own fixture. Pushes are sent over HTTPS with the standard library.
+"""
+import json
+import ssl
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from pushmock import PushMockTimeout
+
+DEVICE = "ab" * 32
+PUSH_TO_START = "5a" * 80
+
+
+def send(pushmock, path, body, headers):
+    """POSTs to the push port, trusting the server's CA; returns (status, decoded body)."""
+    context = ssl.create_default_context(cafile=pushmock.credentials.ca_path)
+    request = urllib.request.Request(pushmock.push_url + path, data=json.dumps(body).encode(), method="POST", headers=headers)
+    try:
+        with urllib.request.urlopen(request, context=context, timeout=10) as response:
+            text = response.read().decode()
+            return response.status, json.loads(text) if text else None
+    except urllib.error.HTTPError as error:
+        text = error.read().decode()
+        return error.code, json.loads(text) if text else None
+
+
+def apns(pushmock, token, aps, push_type="alert", topic="com.example.app"):
+    headers = {"authorization": f"bearer {pushmock.credentials.apns_token()}", "apns-topic": topic, "apns-push-type": push_type, "apns-priority": "10"}
+    return send(pushmock, f"/3/device/{token}", {"aps": aps}, headers)
+
+
+def fcm(pushmock, message):
+    headers = {"authorization": f"Bearer {pushmock.credentials.fcm_access_token()}", "content-type": "application/json"}
+    return send(pushmock, f"/v1/projects/{pushmock.credentials.project_id}/messages:send", {"message": message}, headers)
+
+
+def test_an_apns_alert_and_an_fcm_message_are_sent_and_waited_for(pushmock):
+    after = pushmock.cursor()
+    assert apns(pushmock, DEVICE, {"alert": {"title": "Hello", "body": "from Python"}})[0] == 200
+    token = pushmock.credentials.fcm_token()
+    status, body = fcm(pushmock, {"token": token, "notification": {"title": "Hello"}})
+    assert status == 200 and body["name"].startswith(f"projects/{pushmock.credentials.project_id}/messages/"), body
+    [alert] = pushmock.wait_for(service="apns", token=DEVICE, after=after)
+    assert alert["outcome"] == "accepted" and alert["payload"]["aps"]["alert"]["title"] == "Hello"
+    [message] = pushmock.wait_for(service="fcm", after=after)
+    assert message["deviceToken"] == token and message["status"] == 200
+    assert [d["service"] for d in pushmock.deliveries(after=after, service="apns")] == ["apns"]
+
+
+def test_a_live_activity_start_update_and_end_land_on_one_timeline(pushmock):
+    now = int(time.time())
+    start = {"event": "start", "timestamp": now, "content-state": {"score": "0-0"}, "attributes-type": "MatchAttributes",
+             "attributes": {"home": "A", "away": "B"}, "alert": {"title": "Kick-off", "body": "A v B"}, "input-push-token": 1}
+    topic = "com.example.app.push-type.liveactivity"
+    assert apns(pushmock, PUSH_TO_START, start, "liveactivity", topic)[0] == 200
+    [started] = pushmock.wait_for(token=PUSH_TO_START)
+    activity_token = started["issuedActivityToken"]
+    assert activity_token, started
+    assert apns(pushmock, activity_token, {"event": "update", "timestamp": now + 1, "content-state": {"score": "1-0"}}, "liveactivity", topic)[0] == 200
+    assert apns(pushmock, activity_token, {"event": "end", "timestamp": now + 2, "content-state": {"score": "1-0"}}, "liveactivity", topic)[0] == 200
+    pushmock.wait_for(count=2, token=activity_token)
+    activity = pushmock.activity(activity_token)
+    assert [entry["event"] for entry in activity["timeline"]] == ["start", "update", "end"]
+    assert activity["contentState"] == {"score": "1-0"} and activity["state"] == "ended"
+
+
+def test_a_count_1_fault_fires_once(pushmock):
+    pushmock.add_fault({"service": "apns", "token": DEVICE}, id="busy", reject={"status": 429, "reason": "TooManyRequests"}, count=1)
+    assert apns(pushmock, DEVICE, {"alert": "one"}) == (429, {"reason": "TooManyRequests"})
+    assert apns(pushmock, DEVICE, {"alert": "two"})[0] == 200
+    assert [d["status"] for d in pushmock.deliveries(service="apns")] == [429, 200]
+
+
+def test_an_unregistered_device_is_answered_410_and_404_unregistered(pushmock):
+    pushmock.unregister(DEVICE, at_milliseconds=1767225600000)
+    status, body = apns(pushmock, DEVICE, {"alert": "gone"})
+    assert status == 410 and body == {"reason": "Unregistered", "timestamp": 1767225600000}
+    token = pushmock.credentials.fcm_token("gone")
+    pushmock.unregister(token)
+    status, body = fcm(pushmock, {"token": token, "data": {"k": "v"}})
+    assert status == 404 and body["error"]["details"][0]["errorCode"] == "UNREGISTERED", body
+
+
+def test_a_reset_clears_everything(pushmock):
+    pushmock.add_fault({"service": "apns"}, id="all", reject={"status": 500, "reason": "InternalServerError"})
+    pushmock.unregister(DEVICE)
+    apns(pushmock, DEVICE, {"alert": "x"})
+    assert pushmock.deliveries()
+    pushmock.reset()
+    assert pushmock.deliveries() == [] and pushmock.cursor() == 0
+    assert apns(pushmock, DEVICE, {"alert": "after the reset"})[0] == 200
+
+
+def test_a_wait_that_times_out_says_what_arrived(pushmock):
+    apns(pushmock, DEVICE, {"alert": "not what the test waits for"})
+    started = time.monotonic()
+    with pytest.raises(PushMockTimeout) as raised:
+        pushmock.wait_for(service="fcm", timeout=0.5)
+    assert 0.4 < time.monotonic() - started < 5
+    message = str(raised.value)
+    assert "service=fcm" in message and "0 matched" in message and f"apns 200 accepted {DEVICE}" in message, message
+    assert raised.value.arrived and raised.value.arrived[-1]["service"] == "apns"
+
+
+def test_a_server_that_does_not_answer_is_an_error_not_a_skip():
+    from pushmock import PushMock, PushMockError
+    with pytest.raises(PushMockError) as raised:
+        PushMock("http://127.0.0.1:9").deliveries()
+    assert "not answering" in str(raised.value)

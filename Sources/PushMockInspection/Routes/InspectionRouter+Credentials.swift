@@ -28,7 +28,7 @@ extension InspectionRouter {
             guard let p8 = credentials.apnsKeyP8, let key = try? P256.Signing.PrivateKey(pemRepresentation: p8) else {
                 throw InspectionError(404, "this server has no development APNs key to sign with")
             }
-            let issuedAt = now() / 1200 * 1200  // one token for 20 minutes: a new one each call would be token churn
+            let issuedAt = now() / 1200 * 1200  // one iat for 20 minutes: the same token to the churn rule (TooManyProviderTokenUpdates)
             let token = try ProviderToken.sign(keyID: credentials.apnsKeyID, teamID: credentials.apnsTeamID, issuedAt: issuedAt, key: key)
             return .response(.json(200, IssuedToken(token: token, issuedAt: issuedAt, expiresIn: nil)))
         case "fcm-access-token":

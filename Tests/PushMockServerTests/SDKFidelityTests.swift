@@ -30,6 +30,30 @@ struct SDKFidelityTests {
         (((json["error"] as? [String: Any])?["details"] as? [[String: Any]]) ?? []).compactMap { $0["errorCode"] as? String }
     }
 
+    @Test("an update carrying input-push-channel: rejected under strict, dropped under apple, taken with a diagnostic when the setting says the device ignores it")
+    func inputPushOnUpdate() async throws {
+        for (profile, ignore, status, outcome) in [(LiveActivityProfile.strict, false, 400, Delivery.Outcome.rejected), (.apple, false, 200, .dropped), (.strict, true, 200, .accepted)] {
+            var (configuration, clock) = LiveActivitySimulationTests.configuration()
+            configuration.apns.options.liveActivity.profile = profile
+            configuration.apns.options.liveActivity.ignoreInputPushOnUpdate = ignore
+            try await withPushMockServer(configuration) { server in
+                try await withHTTPClient { client in
+                    let jwt = APNSTestServer.token(issuedAt: clock.nowSeconds)
+                    let aps = #""event":"update","timestamp":\#(clock.nowSeconds),"content-state":{"score":"1-0"},"input-push-channel":"dW5rbm93bg==""#
+                    let (answered, _) = try await LiveActivitySimulationTests.send(client, server, token: String(repeating: "ac", count: 32), jwt: jwt, aps: aps)
+                    #expect(answered == status, "\(profile) ignore=\(ignore)")
+                    let recorded = try await LiveActivitySimulationTests.newest(server)
+                    #expect(recorded.outcome == outcome, "\(profile) ignore=\(ignore)")
+                    if ignore {
+                        #expect(recorded.diagnostics.contains { $0.contains("which the device ignores") })
+                    } else {
+                        #expect(recorded.reason == LiveActivityRule.inputPushOnlyOnStart.reason)
+                    }
+                }
+            }
+        }
+    }
+
     @Test("an FID that cannot be an installation ID answers 404 UNREGISTERED, validate_only or not; the registry applies to FIDs")
     func installationIDs() async throws {
         try await withPushMockServer(F.configuration()) { server in
@@ -211,9 +235,10 @@ struct SDKFidelityTests {
         }
     }
 
-    @Test("a start whose input-push-channel names no channel is answered 200 and recorded as a start the device fails")
-    func unknownInputPushChannel() async throws {
-        let (configuration, clock) = LiveActivitySimulationTests.configuration()
+    @Test("a start whose input-push-channel names no channel is answered 200 and recorded as a start the device fails, in both profiles", arguments: LiveActivityProfile.allCases)
+    func unknownInputPushChannel(profile: LiveActivityProfile) async throws {
+        var (configuration, clock) = LiveActivitySimulationTests.configuration()
+        configuration.apns.options.liveActivity.profile = profile
         try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
                 let jwt = APNSTestServer.token(issuedAt: clock.nowSeconds)

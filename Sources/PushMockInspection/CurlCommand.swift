@@ -50,7 +50,9 @@ enum CurlCommand {
             url = "https://\(host):\(address.port)\(delivery.path)"
         }
         if delivery.method != "GET" || !delivery.body.isEmpty {
-            parts += ["-X", delivery.method]
+            // A method is a token in HTTP/1.1, but HTTP/2 carries any bytes in :method (`, |, $…):
+            // every part of the command is quoted, never pasted as it came.
+            parts += ["-X", quote(delivery.method)]
         }
         for field in delivery.headers where !skippedHeaders.contains(field.name) && !field.name.hasPrefix(":") {
             let value = field.name == "authorization" && !reveal ? CredentialView.value(field.value) : field.value
@@ -68,7 +70,7 @@ enum CurlCommand {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// POSIX shell single quoting.
+    /// POSIX shell single quoting: nothing inside is expanded, a newline stays a newline.
     static func quote(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }

@@ -189,6 +189,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
 
     private func write(_ response: HTTPServerResponse, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
+        let response = response.final
         var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status))
         for field in response.headers {
             head.headers.add(name: field.name, value: field.value)
@@ -211,6 +212,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     /// Writes the head (chunked, no content-length), then hands a writer to `start`; the connection
     /// closes when the stream finishes.
     private func startStream(_ response: HTTPServerResponse, start: @Sendable (ResponseBodyWriter) -> Void, context: ChannelHandlerContext) {
+        let response = response.final
         var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status))
         for field in response.headers {
             head.headers.add(name: field.name, value: field.value)

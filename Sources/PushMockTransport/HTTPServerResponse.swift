@@ -17,6 +17,14 @@ public struct HTTPServerResponse: Sendable {
         self.body = body
     }
 
+    /// What the transport sends for this response: itself when its status is final (200–599),
+    /// else a 500 saying so. A 1xx head must not be followed by a body, and NIO's HTTP/1.1 encoder
+    /// traps when one is; no responder's mistake may end the process or break a stream.
+    public var final: HTTPServerResponse {
+        if status >= 200 && status <= 599 { return self }
+        return .json(status: 500, #"{"reason":"InternalServerError","description":"the server produced status \#(status), which is not a final status"}"#)
+    }
+
     /// A JSON response: `content-type: application/json` and the given UTF-8 body.
     public static func json(status: Int, _ json: String, headers: HTTPHeaderList = []) -> HTTPServerResponse {
         var all = headers

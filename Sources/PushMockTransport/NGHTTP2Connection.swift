@@ -183,6 +183,7 @@ final class NGHTTP2Connection {
     func submitResponse(streamID: Int32, response: HTTPServerResponse) {
         guard let session, let stream = streams[streamID], !stream.responded else { return }
         stream.responded = true
+        let response = response.final
         let status = String(response.status)
         let contentLength = response.body.map { String($0.count) }
         // Names and values go into one scratch buffer; nghttp2 copies them during the call.

@@ -115,6 +115,11 @@ struct ControlAPITests {
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 410)
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
                 let (bad, _) = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"match":{}}"#)
+                for status in [100, 101, 199, 600] {
+                    let (informational, body) = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"match":{},"reject":{"status":\#(status),"reason":"X"}}"#)
+                    #expect(informational == 400, "status \(status)")
+                    #expect((body["error"] as? String)?.contains("reject.status") == true, "\(body)")
+                }
                 #expect(bad == 400)
                 _ = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"id":"slow","delayMilliseconds":10}"#)
                 _ = try await Self.call(server, .PUT, "/api/v1/devices/abcd", body: #"{"state":"expired"}"#)

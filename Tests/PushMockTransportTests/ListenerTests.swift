@@ -45,6 +45,23 @@ struct ListenerTests {
         }
     }
 
+    @Test("a responder's 1xx is never written with a body: a 500 on HTTP/1.1 and HTTP/2, and the connection goes on", arguments: [true, false])
+    func informationalStatusFromResponder(http1Only: Bool) async throws {
+        try await withListener { listener in
+            try await withHTTPClient(http1Only: http1Only) { client in
+                for status in [100, 101, 103, 199, 42, 600] {
+                    let (response, body) = try await client.send("https://localhost:\(listener.port)/status/\(status)")
+                    #expect(response.status == .internalServerError, "\(status)")
+                    #expect(String(decoding: body, as: UTF8.self).contains("not a final status"))
+                }
+                let (fine, _) = try await client.send("https://localhost:\(listener.port)/status/202")
+                #expect(fine.status == .accepted)
+                let (after, _) = try await client.send("https://localhost:\(listener.port)/after")
+                #expect(after.status == .ok, "the process and the connection are still there")
+            }
+        }
+    }
+
     @Test("serves HTTP/1.1 when ALPN picks http/1.1")
     func http1OverTLS() async throws {
         try await withListener { listener in

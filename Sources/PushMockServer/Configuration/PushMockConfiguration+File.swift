@@ -257,7 +257,8 @@ extension PushMockConfiguration {
         if var reject = try object.object("reject") {
             guard let reason = try reject.string("reason") else { throw ConfigObject.error(reject.file, reject.path, "reason is required") }
             guard !reason.isEmpty else { throw reject.error("reason", "must not be empty") }
-            let status = try reject.int("status", in: 100...599) ?? APNSRejectionReason.named(reason)?.status ?? FCMErrorCode(rawValue: reason)?.httpStatus
+            // Final statuses only: a 1xx answer cannot carry the rejection's body.
+            let status = try reject.int("status", in: 200...599) ?? APNSRejectionReason.named(reason)?.status ?? FCMErrorCode(rawValue: reason)?.httpStatus
             guard let status else {
                 throw ConfigObject.error(reject.file, reject.path, "status is required for a reason that is neither an APNs reason nor an FCM error code PushMock knows (\(reason))")
             }

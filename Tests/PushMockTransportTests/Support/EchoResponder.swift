@@ -8,6 +8,7 @@ import Synchronization
 /// exercise the per-connection controls:
 ///
 /// - `/header-only`: 200 with no body.
+/// - `/status/<n>`: status n with a body (a responder's mistake when n is 1xx).
 /// - `/settings/<n>`: advertises SETTINGS_MAX_CONCURRENT_STREAMS = n, then 200.
 /// - `/goaway`: GOAWAY with `{"reason":"Shutdown"}`, then 200.
 /// - `/slow/<ms>`: 200 after a delay (a deferred response).
@@ -40,6 +41,9 @@ struct EchoResponder: HTTPResponder {
         log.append(path)
         if path == "/header-only" {
             return .response(HTTPServerResponse(status: 200, headers: [("x-header-only", "1")]))
+        }
+        if path.hasPrefix("/status/"), let status = Int(path.dropFirst("/status/".count)) {
+            return .response(HTTPServerResponse(status: status, body: Array("a body".utf8)))
         }
         if path.hasPrefix("/settings/"), let value = UInt32(path.dropFirst("/settings/".count)) {
             context.control.setMaxConcurrentStreams(value)

@@ -28,6 +28,27 @@ struct SQLiteDeliveryStoreTests {
         try await cleared.close()
     }
 
+    @Test("a file whose ids reach Int64.max is refused at start with a clear error, not a trap")
+    func idsExhausted() async throws {
+        for column in ["id", "next_id"] {
+            let path = SQLiteFile.temporary()
+            let store = try SQLiteDeliveryStore(path: path)
+            store.record(Contract.delivery(1))
+            try await store.close()
+            let pool = try DatabasePool(path: path)
+            try await pool.writeWithoutTransaction { db in
+                if column == "id" {
+                    try db.execute(sql: "UPDATE delivery SET id = 9223372036854775807")
+                } else {
+                    try db.execute(sql: "INSERT OR REPLACE INTO store_meta(key, value) VALUES ('next_id', 9223372036854775807)")
+                }
+            }
+            try pool.close()
+            let error = #expect(throws: StoreError.self) { try SQLiteDeliveryStore(path: path) }
+            #expect(error?.message.contains("ids have reached 9223372036854775807") == true, "\(column): \(String(describing: error))")
+        }
+    }
+
     @Test("close writes everything recorded before it, in batches")
     func closeFlushes() async throws {
         let path = SQLiteFile.temporary()

@@ -75,7 +75,12 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         let (next, stored) = try pool.read { db -> (UInt64, Int) in
             let next = try Int64.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = 'next_id'") ?? 1
             let maxID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM delivery") ?? 0
-            return (UInt64(max(next, maxID + 1)), try Self.count(db))
+            // Ids are SQLite integers: a file whose ids reach Int64.max (a hostile or damaged file)
+            // has no next id to give, which is an error to report, never an overflow to trap on.
+            guard maxID < Int64.max, next < Int64.max else {
+                throw StoreError("\(path): its delivery ids have reached \(Int64.max), the largest SQLite can hold; start a new file (pushmock export, then import into it)")
+            }
+            return (UInt64(max(next, maxID + 1, 1)), try Self.count(db))
         }
         state = Mutex(State(nextID: next, stored: stored))
         queue = WriteBehind<SQLiteRowBatch>(queueLimit: queueLimit, window: Self.batchWindow, carry: SharedSlots())

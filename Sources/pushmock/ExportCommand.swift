@@ -92,11 +92,16 @@ struct ImportCommand: AsyncParsableCommand {
         var deliveries: [Delivery] = []
         let decoder = JSONDecoder()
         for (number, line) in data.split(separator: 0x0A, omittingEmptySubsequences: true).enumerated() {
+            let resource: DeliveryResource
             do {
-                deliveries.append(try decoder.decode(DeliveryResource.self, from: Data(line)).delivery)
+                resource = try decoder.decode(DeliveryResource.self, from: Data(line))
             } catch {
                 throw ValidationError("line \(number + 1) is not a delivery as pushmock export writes it: \(error)")
             }
+            if let problem = Self.problem(resource) {
+                throw ValidationError("line \(number + 1): \(problem); nothing was imported")
+            }
+            deliveries.append(resource.delivery)
         }
         let opened = try await StoreFile.open(store, creating: true)
         for (index, delivery) in deliveries.enumerated() {
@@ -111,6 +116,21 @@ struct ImportCommand: AsyncParsableCommand {
         let dropped = await opened.statistics().dropped
         guard dropped == 0 else { throw ValidationError("\(dropped) of \(deliveries.count) deliveries could not be written to \(store)") }
         FileHandle.standardError.write(Data("imported \(deliveries.count) deliveries\n".utf8))
+    }
+}
+
+extension ImportCommand {
+    /// What makes a decoded line something PushMock could not have recorded: an unknown service,
+    /// a status that is not an HTTP status, a method that is not an HTTP token (a newline in it
+    /// would reach "copy as curl" and the page).
+    static func problem(_ resource: DeliveryResource) -> String? {
+        guard Delivery.Service.all.map(\.rawValue).contains(resource.service) else {
+            return "service \(resource.service.debugDescription) is not one of \(Delivery.Service.all.map(\.rawValue).joined(separator: ", "))"
+        }
+        guard (100...599).contains(resource.status) else { return "status \(resource.status) is not an HTTP status" }
+        let token = resource.method.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && !Array("()<>@,;:\\\"/[]?={}".utf8).contains($0) }
+        guard !resource.method.isEmpty, token else { return "method \(resource.method.debugDescription) is not an HTTP method" }
+        return nil
     }
 }
 

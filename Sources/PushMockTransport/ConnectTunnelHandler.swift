@@ -62,11 +62,11 @@ final class ConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHandler
             return answer(context: context, status: "400 Bad Request", reason: "not an HTTP/1.1 CONNECT request")
         }
         guard parts[0] == "CONNECT" else {
-            return answer(context: context, status: "405 Method Not Allowed", reason: "\(parts[0]) \(parts[1]): this port only tunnels (CONNECT) to the real push hosts")
+            return answer(context: context, status: "405 Method Not Allowed", reason: "\(Self.printable(parts[0])) \(Self.printable(parts[1])): this port only tunnels (CONNECT) to the real push hosts")
         }
         let target = String(parts[1])
         guard let (host, port) = Self.split(target), policy.allows(host, port) else {
-            return answer(context: context, status: "403 Forbidden", reason: "CONNECT \(target): PushMock tunnels only to the real push hosts it stands in for, and never forwards")
+            return answer(context: context, status: "403 Forbidden", reason: "CONNECT \(Self.printable(target)): PushMock tunnels only to the real push hosts it stands in for, and never forwards")
         }
         done = true
         var rest = head
@@ -76,7 +76,7 @@ final class ConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHandler
         do {
             try tunnel(channel)
         } catch {
-            logger.warning("CONNECT tunnel could not be set up", metadata: ["target": "\(target)", "error": "\(error)"])
+            logger.warning("CONNECT tunnel could not be set up", metadata: ["target": "\(Self.printable(target))", "error": "\(error)"])
             context.close(promise: nil)
             return
         }
@@ -93,12 +93,29 @@ final class ConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHandler
         buffered = nil
         refused()
         logger.notice("proxy request refused", metadata: ["status": "\(status)", "reason": "\(reason)", "peer": "\(context.remoteAddress.map { "\($0)" } ?? "?")"])
-        let body = #"{"reason":"\#(reason.replacing("\"", with: "'"))"}"# + "\n"
+        // The reason holds only printable ASCII (a client's bytes went through `printable`); quotes
+        // and backslashes are escaped for JSON.
+        let escaped = reason.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
+        let body = #"{"reason":"\#(escaped)"}"# + "\n"
         let response = "HTTP/1.1 \(status)\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n" + body
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: response))).whenComplete { _ in
             channel.close(promise: nil)
         }
+    }
+
+    /// What a client sent, safe for a log line and a JSON string: printable ASCII as it is; a quote,
+    /// a backslash, control bytes and anything else as `\xNN`; at most 200 bytes.
+    static func printable(_ text: some StringProtocol) -> String {
+        var out = ""
+        for byte in text.utf8.prefix(200) {
+            if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "\\x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+            }
+        }
+        return text.utf8.count > 200 ? out + "…" : out
     }
 
     /// `host:port` or `[v6]:port` → lowercased host without brackets and the port.
@@ -108,5 +125,11 @@ final class ConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHandler
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         guard !host.isEmpty else { return nil }
         return (host.lowercased(), port)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

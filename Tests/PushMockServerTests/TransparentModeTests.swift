@@ -125,6 +125,15 @@ struct TransparentModeTests {
                 let answer = String(decoding: try await raw.waitForClose(), as: UTF8.self)
                 #expect(answer.hasPrefix("HTTP/1.1 \(status) "), "\(request.prefix(40)): \(answer.prefix(60))")
             }
+            // A target with an escape sequence, quotes and a backslash: the answer is valid JSON and shows them escaped.
+            let hostile = try await RawClient.connect(port: proxyPort)
+            try await hostile.send(Array("CONNECT \u{1B}[2Jevil\"\\host\u{7F}:443 HTTP/1.1\r\n\r\n".utf8))
+            let answer = String(decoding: try await hostile.waitForClose(), as: UTF8.self)
+            #expect(answer.hasPrefix("HTTP/1.1 403 "))
+            let body = try #require(answer.components(separatedBy: "\r\n\r\n").last)
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: String], "not JSON: \(body)")
+            #expect(json["reason"]?.hasPrefix(#"CONNECT \x1B[2Jevil\x22\x5Chost\x7F:443"#) == true, "\(json)")
+            #expect(!answer.contains("\u{1B}"), "the escape byte is not passed through")
             let allowed = try await RawClient.connect(port: proxyPort)
             try await allowed.send(Array("CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n".utf8))
             for _ in 0..<250 where allowed.bytes.isEmpty {

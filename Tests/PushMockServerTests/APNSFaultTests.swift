@@ -36,6 +36,30 @@ struct APNSFaultTests {
         }
     }
 
+    @Test("300 one-shot faults with distinct ids and reasons leave a bounded set of series in /metrics, and every fire counted")
+    func boundedFaultSeries() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await client.close() } }
+            let token = S.token(issuedAt: clock.nowSeconds)
+            for index in 0..<300 {
+                server.faults.add(FaultRule(id: "once-\(index)", match: .init(service: .apns), action: .reject(status: 500, reason: "Reason\(index)"), count: 1))
+                let stream = 1 + 2 * index
+                client.send(streamID: stream, path: path, headers: S.alertHeaders(token: token), body: S.alertBody)
+                _ = try await client.completedStream(stream)
+            }
+            let metrics = await server.inspect("GET", "/metrics").text
+            let faultSeries = metrics.split(separator: "\n").filter { $0.hasPrefix("pushmock_faults_fired_total{") }
+            let requestSeries = metrics.split(separator: "\n").filter { $0.hasPrefix("pushmock_requests_total{") }
+            #expect(faultSeries.count <= ServerMetricsBound.maxSeries + 1, "\(faultSeries.count) fault series")
+            #expect(requestSeries.count <= ServerMetricsBound.maxSeries + 2, "\(requestSeries.count) request series")
+            let fired = faultSeries.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
+            #expect(fired == 300, "every fire is counted, the late ones under fault=\"other\"")
+            #expect(faultSeries.contains { $0.contains(#"fault="other""#) })
+        }
+    }
+
     @Test("a GOAWAY fault answers the push, then sends GOAWAY with the reason")
     func goAwayFault() async throws {
         let clock = PushMockClock.manual(startingAt: S.start)
@@ -70,4 +94,9 @@ struct APNSFaultTests {
             #expect(ContinuousClock.now - started >= .milliseconds(290))
         }
     }
+}
+
+/// The metrics' series bound, as a test states it (the server keeps it internal).
+enum ServerMetricsBound {
+    static let maxSeries = 200
 }

@@ -58,6 +58,10 @@ public final class HTTPListener: Service, Sendable {
             tls.applicationProtocols = ["h2", "http/1.1"]
             if configuration.requestClientCertificates {
                 tls.certificateVerification = .optionalVerification
+                // The responder judges a client's chain against its own roots (the handler's callback
+                // accepts whatever is presented): no system trust store is read, so a machine without
+                // one (a bare Debian root, a FROM-scratch image) serves all the same.
+                tls.trustRoots = .certificates([])
             }
             sslContext = try NIOSSLContext(configuration: tls)
         } else {

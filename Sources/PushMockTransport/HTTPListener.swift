@@ -72,7 +72,9 @@ public final class HTTPListener: Service, Sendable {
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // At the TCP level: `.socketOption(.tcp_nodelay)` is SOL_SOCKET option 1, SO_DEBUG, which only
+            // root may set (every connection of a non-root server was closed at accept).
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 // Over the cap: closed at once, before TLS, so that descriptors never run out and

@@ -352,7 +352,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if configuration.mode == .push {
             // The banner: what to paste to see it work (sample credentials from Certs/, not secret).
-            let inspection = server.inspectionPort.map { " --inspection-url http://\(configuration.inspectionHost):\($0)" } ?? " --inspection-url none"
+            let wildcard = ["0.0.0.0", "::", "[::]"].contains(configuration.inspectionHost)
+            let inspectionHost = wildcard ? "127.0.0.1" : configuration.inspectionHost.contains(":") ? "[\(configuration.inspectionHost)]" : configuration.inspectionHost
+            let inspection = server.inspectionPort.map { " --inspection-url http://\(inspectionHost):\($0)" } ?? " --inspection-url none"
             logger.info("""
                 try it: pushmock send apns --url https://localhost:\(server.pushPort)\(inspection) --alert "Hello from PushMock" \
                 (sample APNs key \(DevCertificates.sampleAPNSKeyID) of team \(DevCertificates.sampleAPNSTeamID) for com.example.app, \

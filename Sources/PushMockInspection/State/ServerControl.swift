@@ -9,3 +9,8 @@ public protocol ServerControl: Sendable {
     /// account, as `/token` would issue it (nil when the account is not configured).
     func issueAccessToken(clientEmail: String, projectID: String, scope: String) -> (token: String, expiresIn: Int64)?
 }
+
+extension ServerControl {
+    /// No access tokens to give (a control plane without an OAuth token store).
+    public func issueAccessToken(clientEmail: String, projectID: String, scope: String) -> (token: String, expiresIn: Int64)? { nil }
+}

@@ -74,6 +74,35 @@ struct TopicManagementTests {
         }
     }
 
+    @Test("a send to a topic of 1 200 tokens (1 KB each) records 16 of them at most 16 KB, and their number in a diagnostic")
+    func fanOutIsBounded() async throws {
+        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+            try await withHTTPClient { client in
+                let port = server.pushPort
+                let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
+                let tokens = (0..<1200).map { "dG9waWMtMDAw\($0):APA91b" + String(repeating: "x", count: 1000) }
+                for start in stride(from: 0, to: tokens.count, by: 50) {
+                    let (status, _) = try await Self.batch(client, port: port, topic: "big", tokens: Array(tokens[start..<min(start + 50, tokens.count)]), bearer: bearer)
+                    #expect(status == 200)
+                }
+                for body in [#"{"message":{"topic":"big","data":{"a":"b"}}}"#, #"{"message":{"condition":"'big' in topics","data":{"a":"b"}}}"#] {
+                    let (sent, _, _) = try await FCMEndToEndTests.send(client, port: port, bearer: bearer, body: body)
+                    #expect(sent == 200)
+                }
+            }
+            let (_, list) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=fcm")
+            let sends = try #require(list["deliveries"] as? [[String: Any]])
+            #expect(sends.count == 2)
+            for send in sends {
+                let recipients = try #require(send["recipients"] as? [String])
+                #expect(recipients.count == 16, "16 tokens of ~1 030 bytes fit in 16 KB")
+                #expect(recipients.reduce(0) { $0 + $1.utf8.count } <= 16 * 1024)
+                #expect(recipients == recipients.sorted())
+                #expect((send["diagnostics"] as? [String])?.contains("fan-out: 1200 registration tokens; recipients lists the first 16") == true)
+            }
+        }
+    }
+
     @Test("Instance ID refuses what Google refuses: no access_token_auth, no bearer, 1 001 tokens, a bad topic, a body that is not JSON")
     func instanceIDRefusals() async throws {
         var configuration = FCMEndToEndTests.configuration()

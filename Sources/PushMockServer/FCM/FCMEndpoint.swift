@@ -131,16 +131,25 @@ final class FCMEndpoint: Sendable {
             diagnostics.append("APNs request: liveactivity to \(token)\(result.apnsTopic.map { " topic \($0)" } ?? "")")
         }
         if !result.diagnostics.isEmpty { diagnostics += result.diagnostics }
-        // A topic or condition send is recorded with the tokens it would reach.
+        // A topic or condition send is recorded with the tokens it would reach: a bounded sample
+        // and their number (a topic of 20 000 tokens must not cost megabytes per send).
         var recipients: [String]?
         if accepted, validated, !result.validateOnly {
+            var reached: [String]?
             switch result.target {
             case .topic(let topic)?:
-                recipients = subscriptions.subscribers(of: topic, project: project)
+                reached = subscriptions.subscribers(of: topic, project: project)
             case .condition(let condition)?:
-                recipients = (try? subscriptions.fanOut(condition: condition, project: project)) ?? []
+                reached = (try? subscriptions.fanOut(condition: condition, project: project)) ?? []
             case .token?, .fid?, nil:
                 break
+            }
+            if let reached {
+                let sample = Self.recipientSample(reached)
+                recipients = sample
+                if sample.count < reached.count {
+                    diagnostics.append("fan-out: \(reached.count) registration tokens; recipients lists the first \(sample.count)")
+                }
             }
             if let recipients, recipients.isEmpty, let target = result.target {
                 diagnostics.append("nobody would receive it: no registration token in project \(project) is subscribed to \(target.kind == "topic" ? "topic \(target.value)" : "topics matching \(target.value)") (subscribe tokens through Instance ID or FCM topicSubscriptions)")
@@ -340,6 +349,24 @@ final class FCMEndpoint: Sendable {
             (out + index).initialize(to: digits.utf8Start[nibble])
         }
         return out + count
+    }
+
+    /// At most this many of a fan-out's tokens are recorded with its delivery...
+    static let maxRecordedRecipients = 100
+    /// ...and at most this many bytes of them.
+    static let maxRecordedRecipientBytes = 16 * 1024
+
+    /// The first tokens of a fan-out (sorted), within ``maxRecordedRecipients`` and
+    /// ``maxRecordedRecipientBytes``.
+    static func recipientSample(_ tokens: [String]) -> [String] {
+        var sample: [String] = []
+        var bytes = 0
+        for token in tokens.prefix(maxRecordedRecipients) {
+            bytes += token.utf8.count
+            if bytes > maxRecordedRecipientBytes { break }
+            sample.append(token)
+        }
+        return sample
     }
 
     static func statusName(_ status: Int) -> String {

@@ -258,10 +258,19 @@ export async function showDelivery(main, id) {
           delivery.issuedActivityToken && h('p', {}, 'Activity token issued: ', h('code', {}, short(delivery.issuedActivityToken, 24))),
           delivery.recipients && h('p', { class: 'recipients' }, delivery.recipients.length === 0
             ? 'Fan-out: nobody would receive it (no subscribed token)'
-            : `Fan-out: ${delivery.recipients.length} token${delivery.recipients.length === 1 ? '' : 's'}: `,
+            : `Fan-out: ${fanOutCount(delivery)} token${fanOutCount(delivery) === 1 ? '' : 's'}: `,
             ...delivery.recipients.slice(0, 20).map((token) => h('code', {}, short(token, 24) + ' ')))))));
   payload.marked?.scrollIntoView({ block: 'nearest' });
   main.focus();
+}
+
+// A large fan-out is recorded with a sample of its tokens and their number in a diagnostic.
+function fanOutCount(delivery) {
+  for (const line of delivery.diagnostics ?? []) {
+    const match = /^fan-out: (\d+) registration tokens/.exec(line);
+    if (match) return Number(match[1]);
+  }
+  return delivery.recipients.length;
 }
 
 function claimTimes(claims) {

@@ -137,7 +137,7 @@ extension PostgresDeliveryStore {
     func deliveries(_ rows: PostgresRowSequence) async throws -> [Delivery] {
         var result: [Delivery] = []
         for try await row in rows.decode(Row.self) {
-            result.append(try Self.delivery(row))
+            if let delivery = try Self.delivery(row) { result.append(delivery) }
         }
         return result
     }
@@ -145,16 +145,23 @@ extension PostgresDeliveryStore {
     /// Calls `body` with each delivery `query` reads until it returns false.
     func forEach(_ query: PostgresQuery, _ body: (Delivery) -> Bool) async throws {
         for try await row in try await client.query(query).decode(Row.self) {
-            guard body(try Self.delivery(row)) else { break }
+            guard let delivery = try Self.delivery(row) else { continue }
+            guard body(delivery) else { break }
         }
     }
 
-    /// The delivery of one row.
-    static func delivery(_ row: Row) throws -> Delivery {
+    /// The delivery of one row; nil for a row whose bytes do not decode (skipped, counted and
+    /// reported once: one damaged row in a fleet's database never crashes an instance).
+    static func delivery(_ row: Row) throws -> Delivery? {
         let (id, receivedAt, connection, status, outcome, service, bodyIsJSON, record, sharedID, shared) = row
-        return try StoredRecord(
-            id: id, receivedAt: receivedAt, connectionID: connection, status: Int(status), outcome: outcome, service: service, bodyIsJSON: bodyIsJSON,
-            record: Array(record.readableBytesView), sharedID: sharedID, shared: shared.map { Array($0.readableBytesView) }
-        ).delivery(sharedTable: "pushmock_shared")
+        do {
+            return try StoredRecord(
+                id: id, receivedAt: receivedAt, connectionID: connection, status: Int(status), outcome: outcome, service: service, bodyIsJSON: bodyIsJSON,
+                record: Array(record.readableBytesView), sharedID: sharedID, shared: shared.map { Array($0.readableBytesView) }
+            ).delivery(sharedTable: "pushmock_shared")
+        } catch let damaged as UndecodableRecord {
+            UndecodableRecords.skip(damaged)
+            return nil
+        }
     }
 }

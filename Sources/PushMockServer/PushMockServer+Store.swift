@@ -13,6 +13,7 @@ extension PushMockServer {
     /// second and dropped the rest; on its own loop it keeps up at ~130k.
     static func makeStore(_ configuration: PushMockConfiguration, logger: Logger) async throws -> any DeliveryStore {
         let retention = max(1, configuration.retention)
+        UndecodableRecords.report { line in logger.warning("\(line)") }
         switch configuration.store {
         case .memory:
             return InMemoryDeliveryStore(retention: retention)

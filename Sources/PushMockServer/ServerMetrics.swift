@@ -29,6 +29,7 @@ final class ServerMetrics: Sendable {
     private let storeSize: CoreMetrics.Meter
     private let evicted: CoreMetrics.Meter
     private let dropped: CoreMetrics.Meter
+    private let undecodable: CoreMetrics.Meter
     private let queued: CoreMetrics.Meter
 
     /// Latency buckets: a push normally takes microseconds; injected delays take milliseconds.
@@ -68,6 +69,7 @@ final class ServerMetrics: Sendable {
         storeSize = CoreMetrics.Meter(label: "pushmock_store_deliveries", factory: factory)
         evicted = CoreMetrics.Meter(label: "pushmock_store_evicted_total", factory: factory)
         dropped = CoreMetrics.Meter(label: "pushmock_store_dropped_total", factory: factory)
+        undecodable = CoreMetrics.Meter(label: "pushmock_store_undecodable_total", factory: factory)
         queued = CoreMetrics.Meter(label: "pushmock_store_queued", factory: factory)
     }
 
@@ -153,6 +155,7 @@ final class ServerMetrics: Sendable {
         storeSize.set(store.count)
         evicted.set(Int(store.evicted))
         dropped.set(Int(store.dropped))
+        undecodable.set(Int(clamping: UndecodableRecords.count))
         queued.set(store.queued)
         var text = registry.emitToBuffer()
         latency.emit(into: &text)

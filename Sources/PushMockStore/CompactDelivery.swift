@@ -242,8 +242,15 @@ package struct CompactDelivery: Sendable {
         } ?? false
     }
 
-    /// The delivery, rebuilt.
+    /// The delivery, rebuilt. (Bytes that do not decode give what could be read: see
+    /// ``unpackChecked()``.)
     package func unpack() -> Delivery {
+        unpackChecked().delivery
+    }
+
+    /// The delivery, rebuilt, and whether its bytes decoded: every length is checked against the
+    /// bytes there are, so a damaged or hostile record is reported, never read past its end.
+    package func unpackChecked() -> (delivery: Delivery, intact: Bool) {
         shared.bytes.withUnsafeBufferPointer { sharedBytes in
             own.withUnsafeBufferPointer { ownBytes in
                 var common = VarBytes.Reader(bytes: sharedBytes)
@@ -255,7 +262,8 @@ package struct CompactDelivery: Sendable {
                 let pushType = common.string()
                 let topic = common.string()
                 let project = common.string()
-                let service = serviceCode == 0 ? Delivery.Service(rawValue: mine.string() ?? "") : Delivery.Service.all[Int(serviceCode) - 1]
+                let service = serviceCode == 0 || Int(serviceCode) > Delivery.Service.all.count
+                    ? Delivery.Service(rawValue: mine.string() ?? "") : Delivery.Service.all[Int(serviceCode) - 1]
                 let derivedPath = mine.byte() == 1
                 let pathText = derivedPath ? nil : mine.string()
                 let apnsID = mine.string()
@@ -268,18 +276,20 @@ package struct CompactDelivery: Sendable {
                 let headerCount = common.count()
                 var headers: [HeaderField] = []
                 headers.reserveCapacity(headerCount)
-                for _ in 0..<headerCount {
+                for _ in 0..<headerCount where !common.failed && !mine.failed {
                     let name = common.string() ?? ""
                     headers.append(HeaderField(name: name, value: common.string() ?? mine.string() ?? ""))
                 }
                 let diagnosticCount = mine.count()
                 var diagnostics: [String] = []
-                for _ in 0..<diagnosticCount { diagnostics.append(mine.string() ?? "") }
+                for _ in 0..<diagnosticCount where !mine.failed { diagnostics.append(mine.string() ?? "") }
                 let body = Array(mine.take(mine.count()))
                 var recipients: [String]?
-                let recipientCount = mine.count()
+                let recipientCount = mine.count(extra: 1)
                 if recipientCount > 0 {
-                    recipients = (1..<recipientCount).map { _ in mine.string() ?? "" }
+                    var tokens: [String] = []
+                    for _ in 1..<recipientCount where !mine.failed { tokens.append(mine.string() ?? "") }
+                    recipients = tokens
                 }
                 let path = pathText ?? ("/3/device/" + (deviceToken ?? ""))
                 var delivery = Delivery(
@@ -293,7 +303,7 @@ package struct CompactDelivery: Sendable {
                 delivery.activityID = activityID
                 delivery.issuedActivityToken = issuedActivityToken
                 delivery.recipients = recipients
-                return delivery
+                return (delivery, !common.failed && !mine.failed)
             }
         }
     }

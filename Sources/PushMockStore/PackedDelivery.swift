@@ -123,18 +123,51 @@ package struct PackedDelivery {
         }
     }
 
-    /// The delivery, rebuilt.
+    /// The delivery, rebuilt. (Bytes that do not decode give what could be read: see
+    /// ``unpackChecked()``.)
     package func unpack() -> Delivery {
+        unpackChecked().delivery
+    }
+
+    /// The delivery, rebuilt, and whether its bytes decoded: every length is checked against the
+    /// bytes there are, so a damaged or hostile record is reported, never read past its end.
+    package func unpackChecked() -> (delivery: Delivery, intact: Bool) {
         arena.withUnsafeBufferPointer { bytes in
             var offset = 0
+            var failed = false
             func length() -> UInt32 {
+                guard !failed, bytes.count - offset >= 4 else {
+                    failed = true
+                    return 0
+                }
                 let value = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
                 offset += 4
                 return value
             }
+            /// A count of things that take at least 4 bytes each.
+            func count() -> Int {
+                let value = Int(length())
+                guard value <= (bytes.count - offset) / 4 else {
+                    failed = true
+                    return 0
+                }
+                return value
+            }
+            func take(_ count: Int) -> ArraySlice<UInt8> {
+                guard !failed, count <= bytes.count - offset else {
+                    failed = true
+                    return []
+                }
+                defer { offset += count }
+                return ArraySlice(UnsafeBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+            }
             func string() -> String? {
                 let count = length()
                 guard count != Self.absent else { return nil }
+                guard !failed, Int(count) <= bytes.count - offset else {
+                    failed = true
+                    return nil
+                }
                 let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<(offset + Int(count))]), as: UTF8.self)
                 offset += Int(count)
                 return text
@@ -154,27 +187,25 @@ package struct PackedDelivery {
             let project = string()
             let activityID = string()
             let issuedActivityToken = string()
-            let headerCount = Int(length())
+            let headerCount = count()
             var headers: [HeaderField] = []
             headers.reserveCapacity(headerCount)
-            for _ in 0..<headerCount {
+            for _ in 0..<headerCount where !failed {
                 let name = string() ?? ""
                 headers.append(HeaderField(name: name, value: string() ?? ""))
             }
-            let diagnosticCount = Int(length())
+            let diagnosticCount = count()
             var diagnostics: [String] = []
-            for _ in 0..<diagnosticCount {
+            for _ in 0..<diagnosticCount where !failed {
                 diagnostics.append(string() ?? "")
             }
-            let bodyCount = Int(length())
-            let body = Array(bytes[offset..<(offset + bodyCount)])
-            offset += bodyCount
+            let body = Array(take(Int(length())))
             var recipients: [String]?
-            if offset + 4 <= bytes.count {
-                let count = Int(length())
+            if !failed, offset + 4 <= bytes.count {
+                let count = count()
                 var tokens: [String] = []
                 tokens.reserveCapacity(count)
-                for _ in 0..<count {
+                for _ in 0..<count where !failed {
                     tokens.append(string() ?? "")
                 }
                 recipients = tokens
@@ -190,7 +221,7 @@ package struct PackedDelivery {
             delivery.activityID = activityID
             delivery.issuedActivityToken = issuedActivityToken
             delivery.recipients = recipients
-            return delivery
+            return (delivery, !failed)
         }
     }
 }

@@ -1,4 +1,6 @@
 package import PushMockCore
+import Foundation
+import Synchronization
 
 /// A delivery as a lasting store's row keeps it: the numbers in columns of their own, and the
 /// record either as a ``CompactDelivery``'s own part with the id of the shared fields it names, or
@@ -34,22 +36,59 @@ package struct StoredRecord {
     }
 
     /// The delivery, rebuilt. A row whose shared fields are missing (`table` names where they
-    /// should be) is an error, never a wrong delivery.
+    /// should be), or whose bytes do not decode (a damaged row, a hostile database file), is an
+    /// error (``UndecodableRecord``), never a wrong delivery or a crash.
     package func delivery(sharedTable table: String) throws -> Delivery {
         let outcome = Delivery.Outcome(rawValue: outcome) ?? .rejected
         let service = Delivery.Service(rawValue: service)
         guard let sharedID else {
-            return PackedDelivery(
+            let unpacked = PackedDelivery(
                 id: UInt64(bitPattern: id), receivedAt: receivedAt, connectionID: UInt64(bitPattern: connectionID), status: status,
                 outcome: outcome, service: service, bodyIsJSON: bodyIsJSON, arena: record
-            ).unpack()
+            ).unpackChecked()
+            guard unpacked.intact else { throw UndecodableRecord(id: id) }
+            return unpacked.delivery
         }
         guard let shared else {
             throw StoreError("delivery \(id) names shared fields \(sharedID), which are not in \(table)")
         }
-        return CompactDelivery(
+        let unpacked = CompactDelivery(
             id: UInt64(bitPattern: id), receivedAt: receivedAt, connectionID: UInt64(bitPattern: connectionID), status: status,
             outcome: outcome, service: service, bodyIsJSON: bodyIsJSON, shared: SharedDeliveryFields(bytes: shared), own: record
-        ).unpack()
+        ).unpackChecked()
+        guard unpacked.intact else { throw UndecodableRecord(id: id) }
+        return unpacked.delivery
+    }
+}
+
+/// A stored row whose bytes do not decode. Readers skip it: ``UndecodableRecords`` reports the
+/// first one in the log and counts them all.
+package struct UndecodableRecord: Error, CustomStringConvertible {
+    package var id: Int64
+    package var description: String { "delivery \(id) is damaged: its stored bytes do not decode, so it is skipped" }
+}
+
+/// Rows skipped because they do not decode, in this process: counted
+/// (`pushmock_store_undecodable_total`), and the first one reported (to standard error, or to the
+/// server's log once it sets ``report``).
+package enum UndecodableRecords {
+    private static let state = Mutex<(count: UInt64, reported: Bool, report: (@Sendable (String) -> Void)?)>((0, false, nil))
+
+    /// How many rows were skipped since the start.
+    package static var count: UInt64 { state.withLock { $0.count } }
+
+    /// Where the first skipped row is reported.
+    package static func report(to report: @escaping @Sendable (String) -> Void) {
+        state.withLock { $0.report = report }
+    }
+
+    /// Counts `record`, and reports it if it is the first.
+    package static func skip(_ record: UndecodableRecord) {
+        let report = state.withLock { state -> (@Sendable (String) -> Void)? in
+            state.count += 1
+            defer { state.reported = true }
+            return state.reported ? nil : state.report ?? { FileHandle.standardError.write(Data(("pushmock: " + $0 + "\n").utf8)) }
+        }
+        report?("\(record) (further damaged rows are counted in pushmock_store_undecodable_total, not reported)")
     }
 }

@@ -56,33 +56,56 @@ enum VarBytes {
         }
     }
 
-    /// Reads what ``Writer`` wrote.
+    /// Reads what ``Writer`` wrote, checking every length against the bytes there are: bytes
+    /// that were not written by ``Writer`` (a damaged row, a hostile database file) set ``failed``
+    /// and read as empty, never past the end.
     struct Reader {
         let bytes: UnsafeBufferPointer<UInt8>
         var offset = 0
+        /// Set when a read went past the end or a count could not be a count.
+        private(set) var failed = false
+
+        var remaining: Int { bytes.count - offset }
 
         mutating func byte() -> UInt8 {
+            guard offset < bytes.count else {
+                failed = true
+                return 0
+            }
             defer { offset += 1 }
             return bytes[offset]
         }
 
-        mutating func count() -> Int {
+        /// A count: at most the bytes that remain (every counted thing takes at least one byte),
+        /// plus `extra` (a string's count is its length + 1), so that a damaged count never sizes
+        /// an allocation or a loop.
+        mutating func count(extra: Int = 0) -> Int {
             var value = 0, shift = 0
-            while true {
+            while !failed {
                 let next = byte()
+                guard shift < 56 else { break }
                 value |= Int(next & 0x7F) << shift
-                if next < 0x80 { return value }
+                if next < 0x80 {
+                    guard value <= remaining + extra else { break }
+                    return value
+                }
                 shift += 7
             }
+            failed = true
+            return 0
         }
 
         mutating func take(_ count: Int) -> UnsafeBufferPointer<UInt8> {
+            guard count >= 0, count <= remaining else {
+                failed = true
+                return UnsafeBufferPointer(rebasing: bytes[bytes.count..<bytes.count])
+            }
             defer { offset += count }
             return UnsafeBufferPointer(rebasing: bytes[offset..<(offset + count)])
         }
 
         mutating func string() -> String? {
-            let stored = count()
+            let stored = count(extra: 1)
             guard stored > 0 else { return nil }
             return String(decoding: take(stored - 1), as: UTF8.self)
         }

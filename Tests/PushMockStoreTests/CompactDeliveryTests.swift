@@ -83,6 +83,37 @@ struct CompactDeliveryTests {
         }
     }
 
+    @Test("bytes not written by the packer (random, truncated, huge counts) decode as damaged, never past their end")
+    func damagedBytes() {
+        var generator = SystemRandomNumberGenerator()
+        let good = Self.apns(1)
+        var damaged = 0
+        CompactDelivery.pack(good) { shared, own in
+            // Truncations of a real record, and counts of 2^63 and more.
+            for cut in 0..<own.count {
+                let packed = CompactDelivery(CompactDelivery.Fixed(good), shared: SharedDeliveryFields(shared), own: Array(own.prefix(cut)))
+                if !packed.unpackChecked().intact { damaged += 1 }
+            }
+            let huge: [UInt8] = Array(repeating: 0xFF, count: 12) + [0x7F]
+            for bytes in [huge, [0x05, 0x41], own.map { $0 | 0x80 }] {
+                let packed = CompactDelivery(CompactDelivery.Fixed(good), shared: SharedDeliveryFields(shared), own: bytes)
+                #expect(!packed.unpackChecked().intact)
+            }
+            #expect(CompactDelivery(CompactDelivery.Fixed(good), shared: SharedDeliveryFields(shared), own: own).unpackChecked().intact)
+        }
+        #expect(damaged > 0)
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0..<64, using: &generator)
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            _ = CompactDelivery(CompactDelivery.Fixed(good), shared: SharedDeliveryFields(bytes: bytes), own: bytes.reversed()).unpackChecked()
+            _ = PackedDelivery(id: 1, receivedAt: 0, connectionID: 0, status: 200, outcome: .accepted, service: .apns, bodyIsJSON: true, arena: bytes).unpackChecked()
+        }
+        let whole = PackedDelivery(good)
+        #expect(whole.unpackChecked().intact)
+        #expect(!PackedDelivery(id: 1, receivedAt: 0, connectionID: 0, status: 200, outcome: .accepted, service: .apns, bodyIsJSON: true, arena: Array(whole.arena.dropLast(3))).unpackChecked().intact)
+        #expect(!PackedDelivery(id: 1, receivedAt: 0, connectionID: 0, status: 200, outcome: .accepted, service: .apns, bodyIsJSON: true, arena: Array(repeating: 0xFE, count: 64)).unpackChecked().intact)
+    }
+
     @Test("a connection's deliveries share their headers even when apns-id, content-length, body and token differ; another provider token does not")
     func sharing() {
         func shared(_ delivery: Delivery) -> [UInt8] {

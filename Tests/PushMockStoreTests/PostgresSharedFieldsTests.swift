@@ -60,6 +60,23 @@ struct PostgresSharedFieldsTests {
         try await store.close()
     }
 
+    @Test("a garbage record row in a fleet's database is skipped and counted by every reader, never a crash")
+    func garbageRow() async throws {
+        let store = try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: 100)
+        let ids = (1...3).map { store.record(DeliveryStoreTests.delivery($0)) }
+        await SharedFieldsSample.committed { await store.flush() }
+        let before = UndecodableRecords.count
+        // "failed to allocate 536559516819792 bytes" / SIGSEGV on the first list before.
+        try await store.client.query("UPDATE pushmock_delivery SET record = '\\xffffffffffffffffff7f41'::bytea WHERE id = \(Int64(ids[1]))")
+        try await store.client.query("UPDATE pushmock_delivery SET shared_id = NULL, record = '\\xfeffffff41'::bytea WHERE id = \(Int64(ids[2]))")
+        let page = try await store.query(DeliveryFilter(), limit: 10)
+        #expect(page.deliveries.map(\.id) == [ids[0]])
+        #expect(try await store.delivery(id: ids[1]) == nil)
+        #expect(try await store.deliveries(after: 0, matching: DeliveryFilter(), limit: 10).map(\.id) == [ids[0]])
+        #expect(UndecodableRecords.count >= before + 2)
+        try await store.close()
+    }
+
     @Test("shared fields no delivery names are cleaned up; a connection whose slot names cleaned-up fields writes them again")
     func cleanup() async throws {
         let store = try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: 100, sharedCleanupEvery: 2)

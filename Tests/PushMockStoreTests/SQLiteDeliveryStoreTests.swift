@@ -49,6 +49,33 @@ struct SQLiteDeliveryStoreTests {
         }
     }
 
+    @Test("a row whose bytes do not decode (a hostile or damaged file) is skipped and counted; the other rows are read")
+    func damagedRow() async throws {
+        let path = SQLiteFile.temporary()
+        let store = try SQLiteDeliveryStore(path: path)
+        for index in 1...3 { store.record(Contract.delivery(index)) }
+        try await store.close()
+        let pool = try DatabasePool(path: path)
+        try await pool.writeWithoutTransaction { db in
+            // Counts of 2^56 and more, and a string longer than the row: "failed to allocate" or SIGSEGV before.
+            try db.execute(sql: "UPDATE delivery SET record = x'FFFFFFFFFFFFFFFFFF7F41' WHERE id = 2")
+            // A whole (older-format) record whose first string claims 4 GB.
+            try db.execute(sql: "UPDATE delivery SET shared_id = NULL, record = x'FEFFFFFF41' WHERE id = 3")
+        }
+        try pool.close()
+        let before = UndecodableRecords.count
+        let reopened = try SQLiteDeliveryStore(path: path)
+        let page = try await reopened.query(DeliveryFilter(), limit: 10)
+        #expect(page.deliveries.map(\.id) == [1], "only the intact row is listed")
+        #expect(try await reopened.delivery(id: 2) == nil)
+        #expect(try await reopened.deliveries(after: 0, matching: DeliveryFilter(), limit: 10).map(\.id) == [1])
+        var text = DeliveryFilter()
+        text.text = "alert"
+        #expect(try await reopened.query(text, limit: 10).deliveries.count == 1)
+        #expect(UndecodableRecords.count >= before + 2)
+        try await reopened.close()
+    }
+
     @Test("close writes everything recorded before it, in batches")
     func closeFlushes() async throws {
         let path = SQLiteFile.temporary()

@@ -33,6 +33,18 @@ public enum PostgresTestDatabase {
         return location
     }
 
+    /// Runs `sql` in the database at `location` (to damage a row, say).
+    public static func execute(_ sql: String, at location: PostgresLocation) async throws {
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password, database: location.database, tls: .disable
+        )
+        configuration.options.connectTimeout = .seconds(5)
+        let client = PostgresClient(configuration: configuration)
+        let run = Task { await client.run() }
+        defer { run.cancel() }
+        try await client.query(PostgresQuery(unsafeSQL: sql))
+    }
+
     struct TestDatabaseError: Error, CustomStringConvertible {
         let description: String
     }

@@ -28,7 +28,7 @@ extension SQLiteDeliveryStore {
     public func delivery(id: UInt64) async throws -> Delivery? {
         await flush(within: Self.readerPatience)
         return try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.selection) FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).map { try Self.delivery($0) }
+            try Row.fetchOne(db, sql: "SELECT \(Self.selection) FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap { try Self.delivery($0) }
         }
     }
 
@@ -39,14 +39,13 @@ extension SQLiteDeliveryStore {
             if filter.text == nil {
                 let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery \(clause)", arguments: arguments) ?? 0
                 let rows = try Row.fetchAll(db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id DESC LIMIT \(max(0, limit))", arguments: arguments)
-                return DeliveryPage(deliveries: try rows.map { try Self.delivery($0) }, total: total)
+                return DeliveryPage(deliveries: try rows.compactMap { try Self.delivery($0) }, total: total)
             }
             var result: [Delivery] = []
             var total = 0
             let cursor = try Row.fetchCursor(db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id DESC", arguments: arguments)
             while let row = try cursor.next() {
-                let delivery = try Self.delivery(row)
-                guard filter.matches(delivery) else { continue }
+                guard let delivery = try Self.delivery(row), filter.matches(delivery) else { continue }
                 total += 1
                 if result.count < limit { result.append(delivery) }
             }
@@ -64,8 +63,7 @@ extension SQLiteDeliveryStore {
             var result: [Delivery] = []
             let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id ASC", arguments: arguments)
             while result.count < limit, let row = try rows.next() {
-                let delivery = try Self.delivery(row)
-                if bounded.matches(delivery) { result.append(delivery) }
+                if let delivery = try Self.delivery(row), bounded.matches(delivery) { result.append(delivery) }
             }
             return result
         }
@@ -84,7 +82,7 @@ extension SQLiteDeliveryStore {
                 var doomed: [Int64] = []
                 let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.selection) FROM delivery \(clause)", arguments: arguments)
                 while let row = try rows.next() {
-                    guard filter.matches(try Self.delivery(row)) else { continue }
+                    guard let delivery = try Self.delivery(row), filter.matches(delivery) else { continue }
                     let id: Int64 = row["id"]
                     doomed.append(id)
                 }
@@ -141,13 +139,19 @@ extension SQLiteDeliveryStore {
     /// A delivery's columns and the shared fields its row names.
     static let selection = "*, (SELECT fields FROM shared WHERE shared.shared_id = delivery.shared_id) AS shared_fields"
 
-    /// The delivery of one row.
-    static func delivery(_ row: Row) throws -> Delivery {
+    /// The delivery of one row; nil for a row whose bytes do not decode (skipped, counted and
+    /// reported once: a damaged file never crashes a reader nor hides the other rows).
+    static func delivery(_ row: Row) throws -> Delivery? {
         let record: Data = row["record"]
         let shared: Data? = row["shared_fields"]
-        return try StoredRecord(
-            id: row["id"], receivedAt: row["received_at"], connectionID: row["connection_id"], status: row["status"], outcome: row["outcome"],
-            service: row["service"], bodyIsJSON: row["body_is_json"], record: Array(record), sharedID: row["shared_id"], shared: shared.map { Array($0) }
-        ).delivery(sharedTable: "the table shared")
+        do {
+            return try StoredRecord(
+                id: row["id"], receivedAt: row["received_at"], connectionID: row["connection_id"], status: row["status"], outcome: row["outcome"],
+                service: row["service"], bodyIsJSON: row["body_is_json"], record: Array(record), sharedID: row["shared_id"], shared: shared.map { Array($0) }
+            ).delivery(sharedTable: "the table shared")
+        } catch let damaged as UndecodableRecord {
+            UndecodableRecords.skip(damaged)
+            return nil
+        }
     }
 }

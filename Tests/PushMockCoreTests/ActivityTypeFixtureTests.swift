@@ -88,6 +88,32 @@ struct ActivityTypeFixtureTests {
         }
     }
 
+    @Test("type texts are read in one pass: nesting past 16 and texts past 256 characters are refused by name, the rest as before")
+    func typeTexts() throws {
+        let read: [(String, String)] = [
+            ("Int", "Int"), (" Int ?", "Int?"), ("Int??", "Int??"), ("[Int]?", "[Int]?"), ("[Int?]", "[Int?]"),
+            ("[ String : [Stop] ]?", "[String: [Stop]]?"), ("[Int: [String: Double]]", "[Int: [String: Double]]"), ("CGFloat", "Double"),
+        ]
+        for (text, shown) in read {
+            #expect(try ActivityTypeDeclaration.parse(text, path: "x").description == shown, "\(text)")
+        }
+        for text in ["", "[", "[Int", "Int]", "[Int:]", "[: Int]", "int", "Int Int", "[Int][Int]", "?", "[Stop: Int]"] {
+            #expect(throws: ActivityTypeDeclaration.Problem.self, "\(text)") { try ActivityTypeDeclaration.parse(text, path: "x") }
+        }
+        let deepest = String(repeating: "[", count: 16) + "Int" + String(repeating: "]", count: 16)
+        #expect(try ActivityTypeDeclaration.parse(deepest, path: "x").description == deepest)
+        let tooDeep = "[" + deepest + "]"
+        let depthError = #expect(throws: ActivityTypeDeclaration.Problem.self) { try ActivityTypeDeclaration.parse(tooDeep, path: "contentState.x") }
+        #expect(depthError?.description == "contentState.x: a type nests at most 16 brackets and optionals deep")
+        #expect(throws: ActivityTypeDeclaration.Problem.self) { try ActivityTypeDeclaration.parse("Int" + String(repeating: "?", count: 17), path: "x") }
+        // The attack: 20 KB of brackets took 35 s (each level copied the rest); now refused unread.
+        let attack = String(repeating: "[", count: 10_000) + "Int" + String(repeating: "]", count: 10_000)
+        let sizeError = #expect(throws: ActivityTypeDeclaration.Problem.self) {
+            try ActivityTypeDeclaration(json: JSONValue.parse(Array(#"{"contentState": {"x": "\#(attack)"}}"#.utf8))!)
+        }
+        #expect(sizeError?.description == "contentState.x: a type is at most 256 characters, got 20003")
+    }
+
     @Test("an undeclared type is not checked, and costs nothing")
     func undeclared() {
         let types = ActivityTypeRegistry()

@@ -151,56 +151,110 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
         return .structure(try fields(json, path: path))
     }
 
-    /// Parses `String`, `Int?`, `[Stop]`, `[String: Int]`, `Driver`…
+    /// The longest type text read (`[String: [Stop]]?` is 17): longer ones are refused, not parsed.
+    public static let maxTypeLength = 256
+    /// The deepest nesting of `[…]` and `?` read.
+    public static let maxTypeDepth = 16
+
+    /// Parses `String`, `Int?`, `[Stop]`, `[String: Int]`, `Driver`… in one pass over the text,
+    /// within ``maxTypeLength`` and ``maxTypeDepth`` (a body of nested brackets costs as much as
+    /// its length, never its square).
     public static func parse(_ text: String, path: String) throws(Problem) -> FieldType {
-        let trimmed = String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-        if trimmed.hasSuffix("?") {
-            return .optional(try parse(String(trimmed.dropLast()), path: path))
+        let bytes = Array(text.utf8)
+        guard bytes.count <= maxTypeLength else {
+            throw Problem(path: path, message: "a type is at most \(maxTypeLength) characters, got \(bytes.count)")
         }
-        if trimmed.hasPrefix("["), trimmed.hasSuffix("]") {
-            let inner = String(trimmed.dropFirst().dropLast())
-            if let colon = topLevelColon(inner) {
-                let key = try parse(String(inner[..<colon]), path: path)
-                switch key {
-                case .string, .integer: break
-                default: throw Problem(path: path, message: "dictionary keys are String or Int (JSONDecoder reads those from an object), got \(key)")
-                }
-                return .dictionary(key: key, value: try parse(String(inner[inner.index(after: colon)...]), path: path))
-            }
-            return .array(try parse(inner, path: path))
-        }
-        switch trimmed {
-        case "String": return .string
-        case "Bool": return .bool
-        case "Double", "CGFloat": return .double
-        case "Float": return .float
-        case "Date": return .date
-        case "URL": return .url
-        case "UUID": return .uuid
-        case "Int", "Int64": return .integer(name: trimmed, signed: true, bits: 64)
-        case "Int32": return .integer(name: trimmed, signed: true, bits: 32)
-        case "Int16": return .integer(name: trimmed, signed: true, bits: 16)
-        case "Int8": return .integer(name: trimmed, signed: true, bits: 8)
-        case "UInt", "UInt64": return .integer(name: trimmed, signed: false, bits: 64)
-        case "UInt32": return .integer(name: trimmed, signed: false, bits: 32)
-        case "UInt16": return .integer(name: trimmed, signed: false, bits: 16)
-        case "UInt8": return .integer(name: trimmed, signed: false, bits: 8)
-        default:
-            guard isTypeName(trimmed) else { throw Problem(path: path, message: "\(text) is not a type PushMock reads (String, Int, Double, Bool, Date, URL, UUID, T?, [T], [K: V] or a name under types)") }
-            return .named(trimmed)
-        }
+        var parser = TypeParser(bytes: bytes, text: text, path: path)
+        let type = try parser.type(depth: 0)
+        parser.skipSpaces()
+        guard parser.index == bytes.count else { throw parser.unreadable() }
+        return type
     }
 
-    private static func topLevelColon(_ text: String) -> String.Index? {
-        var depth = 0
-        for index in text.indices {
-            switch text[index] {
-            case "[": depth += 1
-            case "]": depth -= 1
-            case ":" where depth == 0: return index
-            default: continue
+    private struct TypeParser {
+        let bytes: [UInt8]
+        let text: String
+        let path: String
+        var index = 0
+
+        mutating func skipSpaces() {
+            while index < bytes.count, bytes[index] == UInt8(ascii: " ") { index += 1 }
+        }
+
+        func unreadable() -> Problem {
+            Problem(path: path, message: "\(text) is not a type PushMock reads (String, Int, Double, Bool, Date, URL, UUID, T?, [T], [K: V] or a name under types)")
+        }
+
+        mutating func type(depth: Int) throws(Problem) -> FieldType {
+            guard depth <= ActivityTypeDeclaration.maxTypeDepth else {
+                throw Problem(path: path, message: "a type nests at most \(ActivityTypeDeclaration.maxTypeDepth) brackets and optionals deep")
+            }
+            skipSpaces()
+            var result: FieldType
+            if index < bytes.count, bytes[index] == UInt8(ascii: "[") {
+                index += 1
+                let first = try type(depth: depth + 1)
+                skipSpaces()
+                if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+                    index += 1
+                    switch first {
+                    case .string, .integer: break
+                    default: throw Problem(path: path, message: "dictionary keys are String or Int (JSONDecoder reads those from an object), got \(first)")
+                    }
+                    let value = try type(depth: depth + 1)
+                    result = .dictionary(key: first, value: value)
+                    skipSpaces()
+                } else {
+                    result = .array(first)
+                }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "]") else { throw unreadable() }
+                index += 1
+            } else {
+                let start = index
+                while index < bytes.count, Self.isNameByte(bytes[index]) { index += 1 }
+                guard index > start else { throw unreadable() }
+                result = try named(String(decoding: bytes[start..<index], as: UTF8.self))
+            }
+            var optionals = 0
+            while true {
+                skipSpaces()
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "?") else { break }
+                optionals += 1
+                guard depth + optionals <= ActivityTypeDeclaration.maxTypeDepth else {
+                    throw Problem(path: path, message: "a type nests at most \(ActivityTypeDeclaration.maxTypeDepth) brackets and optionals deep")
+                }
+                index += 1
+                result = .optional(result)
+            }
+            return result
+        }
+
+        static func isNameByte(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+        }
+
+        func named(_ name: String) throws(Problem) -> FieldType {
+            switch name {
+            case "String": return .string
+            case "Bool": return .bool
+            case "Double", "CGFloat": return .double
+            case "Float": return .float
+            case "Date": return .date
+            case "URL": return .url
+            case "UUID": return .uuid
+            case "Int", "Int64": return .integer(name: name, signed: true, bits: 64)
+            case "Int32": return .integer(name: name, signed: true, bits: 32)
+            case "Int16": return .integer(name: name, signed: true, bits: 16)
+            case "Int8": return .integer(name: name, signed: true, bits: 8)
+            case "UInt", "UInt64": return .integer(name: name, signed: false, bits: 64)
+            case "UInt32": return .integer(name: name, signed: false, bits: 32)
+            case "UInt16": return .integer(name: name, signed: false, bits: 16)
+            case "UInt8": return .integer(name: name, signed: false, bits: 8)
+            default:
+                guard ActivityTypeDeclaration.isTypeName(name) else { throw unreadable() }
+                return .named(name)
             }
         }
-        return nil
     }
 }

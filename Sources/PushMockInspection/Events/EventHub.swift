@@ -12,11 +12,18 @@ import Synchronization
 /// - **Encoded once.** Each delivery's SSE bytes are encoded for the first stream and shared.
 /// - **A cap** on open streams, and a backlog bound past which a reader that does not read is
 ///   closed (it resumes with `Last-Event-ID`).
+/// - **A bound on every stream's backlog together** (``maxTotalBacklogBytes``): past it, a stream
+///   that holds more than its share of it is closed the next time it is handed something, so
+///   that many readers that never read cannot hold more than that bound between them.
 final class EventHub: Sendable {
     /// Open streams at most; one more gets 503.
     let maxSubscribers: Int
     /// A stream whose unsent bytes pass this is closed.
     let maxBacklogBytes: Int
+    /// Every stream's unsent bytes together: past this, a stream over its share is closed.
+    let maxTotalBacklogBytes: Int
+    /// Every stream's unsent bytes together, as the hub last counted them (before each hand-out).
+    private let totalBacklog = Atomic<Int>(0)
     private let store: any DeliveryStore
     private let slots = Atomic<Int>(0)
     private let state = Mutex(State())
@@ -39,10 +46,19 @@ final class EventHub: Sendable {
     /// How long the hub lets deliveries gather before it hands them out.
     static let coalescing = Duration.milliseconds(15)
 
-    init(store: any DeliveryStore, maxSubscribers: Int, maxBacklogBytes: Int = 8 << 20) {
+    init(store: any DeliveryStore, maxSubscribers: Int, maxBacklogBytes: Int = 8 << 20, maxTotalBacklogBytes: Int = 64 << 20) {
         self.store = store
         self.maxSubscribers = maxSubscribers
         self.maxBacklogBytes = maxBacklogBytes
+        self.maxTotalBacklogBytes = maxTotalBacklogBytes
+    }
+
+    /// Whether a stream with `backlog` unsent bytes is too far behind: past the per-stream bound,
+    /// or over its share while all streams together are past theirs.
+    func isTooFarBehind(_ backlog: Int) -> Bool {
+        if backlog > maxBacklogBytes { return true }
+        guard totalBacklog.load(ordering: .relaxed) > maxTotalBacklogBytes else { return false }
+        return backlog > maxTotalBacklogBytes / max(1, count)
     }
 
     // MARK: Slots
@@ -94,6 +110,7 @@ final class EventHub: Sendable {
                 try await Task.sleep(for: Self.coalescing)
                 let fresh = try await store.deliveries(after: cursor, matching: DeliveryFilter(), limit: EventStream.batchSize)
                 let streams = state.withLock { Array($0.streams.values) }
+                totalBacklog.store(streams.reduce(0) { $0 + $1.backlog }, ordering: .relaxed)
                 for stream in streams {
                     stream.deliver(fresh, after: cursor)
                 }

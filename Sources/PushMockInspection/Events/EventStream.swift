@@ -65,6 +65,9 @@ final class EventStream: Sendable {
         stream.catchUp()
     }
 
+    /// The bytes written to this stream and not yet sent.
+    var backlog: Int { sink.backlog }
+
     /// The hub's fan-out: `fresh` are the deliveries after `previous`, oldest first. A stream that
     /// is exactly there takes its matches from them (encoded once for all streams); any other
     /// catches up from the store on its own.
@@ -132,10 +135,11 @@ final class EventStream: Sendable {
     /// Writes `batch` (called with the state held); closes a reader that fell too far behind.
     private func send(_ batch: [Delivery]) {
         guard !batch.isEmpty, !sink.isClosed else { return }
-        if sink.backlog > hub.maxBacklogBytes {
+        let backlog = sink.backlog
+        if hub.isTooFarBehind(backlog) {
             // A reader that does not read: closed, so that it cannot hold memory or time; it
             // resumes exactly where it was with Last-Event-ID.
-            sink.write(Array(": closed: this reader fell more than \(hub.maxBacklogBytes) bytes behind; reconnect with Last-Event-ID\n\n".utf8))
+            sink.write(Array(": closed: this reader fell \(backlog) bytes behind; reconnect with Last-Event-ID\n\n".utf8))
             sink.finish()
             return
         }

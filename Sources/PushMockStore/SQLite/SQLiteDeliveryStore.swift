@@ -55,6 +55,16 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     let sharedCleanupEvery: Int
     /// Snapshots waiting to be written, newest per key, and the task writing them.
     let snapshots = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
+    /// The lock that keeps a second PushMock off this file while this one has it open.
+    let lock: SQLiteFileLock
+    /// The file as it was opened (device and inode), and when it was last seen there.
+    let identity: SQLiteFileLock.Identity
+    let lastChecked = Mutex<ContinuousClock.Instant>(.now)
+    /// Where trouble is reported (one line; true: trouble).
+    let report: (@Sendable (String, Bool) -> Void)?
+    /// How long closing waits for a storage that keeps failing before it gives up (and says what
+    /// could not be written): 10 s unless the store is made with another.
+    public let closePatience: Duration
 
     /// Opens (or creates) the store at `path`. A file that is not SQLite, or an SQLite database that
     /// is not PushMock's, is refused and left as it is. While writes fail or deliveries are dropped,
@@ -64,14 +74,17 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// also deletes the shared rows no delivery names any more.
     public init(
         path: String, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000, sharedCleanupEvery: Int? = nil,
-        report: (@Sendable (_ line: String, _ trouble: Bool) -> Void)? = nil
+        closePatience: Duration = .seconds(10), report: (@Sendable (_ line: String, _ trouble: Bool) -> Void)? = nil
     ) throws {
         precondition(retention > 0)
+        self.closePatience = closePatience
         self.sharedCleanupEvery = sharedCleanupEvery ?? Self.sharedCleanupDefault(retention: retention)
         self.path = path
         self.retention = retention
         self.retentionAge = retentionAge
+        lock = try SQLiteFileLock(databasePath: path)
         pool = try Self.open(path)
+        identity = try SQLiteFileLock.Identity(path: path)
         let (next, stored) = try pool.read { db -> (UInt64, Int) in
             let next = try Int64.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = 'next_id'") ?? 1
             let maxID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM delivery") ?? 0
@@ -89,6 +102,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         if let report {
             named = { line, trouble in report("sqlite:\(path): " + line, trouble) }
         }
+        self.report = named
         queue.start({ batch in try await self.write(batch) }, report: named)
     }
 
@@ -96,6 +110,11 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     public var queueLimit: Int { queue.queueLimit }
 
     static func open(_ path: String) throws -> DatabasePool {
+        // Not a regular file (a FIFO would hang the open, a device or directory is not a store).
+        var status = stat()
+        if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+            throw StoreError("\(path) is not a regular file (\(SQLiteFileLock.kind(status.st_mode))); choose a file path for the SQLite store")
+        }
         if FileManager.default.fileExists(atPath: path), let handle = FileHandle(forReadingAtPath: path) {
             let header = (try? handle.read(upToCount: 16)) ?? Data()
             try? handle.close()
@@ -191,6 +210,13 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         } catch {
             throw StoreError("\(path): the schema could not be brought up to date: \(error)")
         }
+        // A file PushMock cannot write (a read-only mount or file) is refused now, not found out
+        // at the first push.
+        do {
+            try pool.write { db in try setMeta(db, "opened_at", Int64(Date().timeIntervalSince1970)) }
+        } catch {
+            throw StoreError("\(path) cannot be written (a read-only file or filesystem?): \(error)")
+        }
         return pool
     }
 
@@ -214,6 +240,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     }
 
     private func write(_ batch: SQLiteRowBatch) async throws {
+        try checkFile()
         let retention = retention
         let horizon = retentionAge.map { batch.lastReceivedAt - Int64($0.milliseconds) }
         let (evicted, kept) = try await pool.write { db -> (Int, Int) in
@@ -264,10 +291,43 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         await queue.flush()
     }
 
+    /// Writes what is queued (SIGTERM), giving up after ``closePatience`` if writes keep failing
+    /// (a full disk, a read-only remount): what could not be written is reported. Then the WAL is
+    /// checkpointed into the file, so that the one file is the whole store.
     public func close() async throws {
-        while let writer = snapshots.withLock({ $0.writer }) { await writer.value }
-        await queue.close()
+        let snapshotsWritten = WaitSignal()
+        Task {
+            while let writer = snapshots.withLock({ $0.writer }) { await writer.value }
+            snapshotsWritten.finish(true)
+        }
+        if await !snapshotsWritten.result(timeout: closePatience, cancel: {}) {
+            snapshots.withLock { $0.writer?.cancel() }
+        }
+        await queue.close(patience: closePatience)
+        let (_, dropped, failure) = queue.statistics
+        if let failure, dropped > 0 {
+            report?("closing: \(dropped) deliveries could not be written and are lost: \(failure)", true)
+        }
+        try? await pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         try pool.close()
+        lock.release()
+    }
+
+    /// Throws while the file at `path` is not the one opened (deleted or replaced under the
+    /// server): writes stop, are retried, and the store reports the failure (health says so)
+    /// instead of writing into a file nobody will find. Checked at most once a second.
+    func checkFile() throws {
+        let due = lastChecked.withLock { last -> Bool in
+            guard ContinuousClock.now - last >= .seconds(1) else { return false }
+            last = .now
+            return true
+        }
+        guard due else { return }
+        let now = try? SQLiteFileLock.Identity(path: path)
+        guard now == identity else {
+            lastChecked.withLock { $0 = .now - .seconds(2) }
+            throw StoreError("\(path) was \(now == nil ? "deleted" : "replaced by another file") while PushMock had it open; deliveries are held in memory (up to the queue limit) and not written. Restart PushMock to start a new file")
+        }
     }
 
     /// After how many introduced shared fields the unreferenced ones are cleaned up, by default:

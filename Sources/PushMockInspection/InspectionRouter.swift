@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 public import PushMockStore
 
 /// The whole inspection port, transport-neutral: one route table from which come the handlers,
@@ -93,8 +94,39 @@ public struct InspectionRouter: Sendable {
         path == "/" || path.hasPrefix("/ui/")
     }
 
-    /// Answers one request.
+    /// How long a route that reads or changes the delivery store may take before it answers 503
+    /// (a PostgreSQL outage must not hang the API for its whole length).
+    public static let storePatience: Duration = .seconds(10)
+
+    /// Answers one request. A route that reads or changes the delivery store answers within its
+    /// limit (``storePatience``; a wait: its timeout and 2 s): past it, 503 with the reason, and
+    /// the store's call is cancelled.
     public func respond(to request: InspectionRequest) async -> InspectionAnswer {
+        guard let limit = Self.storeLimit(request) else { return await answer(request) }
+        let done = AnswerSignal()
+        let work = Task { done.finish(await answer(request)) }
+        if let answer = await done.result(timeout: limit) { return answer }
+        work.cancel()
+        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+        return .response(
+            InspectionError(
+                503, "the delivery store did not answer within \(seconds.formatted()) s (a database that stopped answering?); PushMock keeps answering pushes and queues their deliveries; try again, and see /readyz"
+            ).response)
+    }
+
+    /// The limit of a request whose route waits on the delivery store (nil: it does not).
+    static func storeLimit(_ request: InspectionRequest) -> Duration? {
+        let path = request.path
+        if path == "/api/v1/deliveries/wait" {
+            let timeout = request.query.last { $0.name == "timeout" }.flatMap { DeliveryQuery.milliseconds($0.value) } ?? 5000
+            return .milliseconds(min(max(0, timeout), 300_000)) + .seconds(2)
+        }
+        if path == "/api/v1/events" || path.hasSuffix("/resend") { return nil }
+        if path.hasPrefix("/api/v1/deliveries") || path == "/api/v1/reset" { return storePatience }
+        return nil
+    }
+
+    private func answer(_ request: InspectionRequest) async -> InspectionAnswer {
         do {
             return try await route(request)
         } catch let error as InspectionError {
@@ -155,5 +187,38 @@ public struct InspectionRouter: Sendable {
             difference |= a[index] ^ b[index]
         }
         return difference == 0
+    }
+}
+
+/// The first of an answer and a timeout.
+final class AnswerSignal: Sendable {
+    private let state = Mutex<(answer: InspectionAnswer?, finished: Bool, continuation: CheckedContinuation<InspectionAnswer?, Never>?)>((nil, false, nil))
+
+    func finish(_ answer: InspectionAnswer?) {
+        let continuation = state.withLock { state -> CheckedContinuation<InspectionAnswer?, Never>? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            state.answer = answer
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: answer)
+    }
+
+    /// The answer, or nil when `timeout` passes first.
+    func result(timeout: Duration) async -> InspectionAnswer? {
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            self.finish(nil)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { continuation in
+            let ready = state.withLock { state -> (InspectionAnswer?, Bool) in
+                if state.finished { return (state.answer, true) }
+                state.continuation = continuation
+                return (nil, false)
+            }
+            if ready.1 { continuation.resume(returning: ready.0) }
+        }
     }
 }

@@ -24,7 +24,9 @@ package func withHTTPClient<T>(http1Only: Bool = false, tls: TLSConfiguration? =
 
 extension HTTPClient {
     /// Sends a request and collects the whole response.
-    package func send(_ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: [UInt8]? = nil) async throws -> (response: HTTPClientResponse, body: [UInt8]) {
+    package func send(
+        _ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: [UInt8]? = nil, timeout: Duration = .seconds(10)
+    ) async throws -> (response: HTTPClientResponse, body: [UInt8]) {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers {
@@ -38,7 +40,7 @@ extension HTTPClient {
         if let body {
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response = try await execute(request, timeout: .seconds(10))
+        let response = try await execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return (response, Array(bytes.readableBytesView))
     }

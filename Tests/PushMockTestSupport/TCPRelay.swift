@@ -14,6 +14,8 @@ package final class TCPRelay: Sendable {
     /// Every connection relayed so far.
     final class Connections: Sendable {
         let pairs = Mutex<[Pair]>([])
+        /// New connections are swallowed too (``swallowAll()``).
+        let blackHole = Atomic<Bool>(false)
     }
 
     /// One accepted connection and the one opened to the server for it.
@@ -35,6 +37,7 @@ package final class TCPRelay: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { inbound in
                 let pair = Pair()
+                pair.swallowed.store(connections.blackHole.load(ordering: .relaxed), ordering: .relaxed)
                 connections.pairs.withLock { $0.append(pair) }
                 return ClientBootstrap(group: inbound.eventLoop).connect(host: host, port: targetPort).flatMap { outbound in
                     let toServer = Forward(to: outbound, pair: pair)
@@ -51,6 +54,12 @@ package final class TCPRelay: Sendable {
         connections.pairs.withLock { pairs in
             for pair in pairs { pair.swallowed.store(true, ordering: .relaxed) }
         }
+    }
+
+    /// The server is gone for good: the connections open now and every later one carry nothing.
+    package func swallowAll() {
+        connections.blackHole.store(true, ordering: .relaxed)
+        swallow()
     }
 
     package func close() async {

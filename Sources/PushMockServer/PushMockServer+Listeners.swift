@@ -33,13 +33,18 @@ extension PushMockServer {
         )
         let caps = DescriptorLimit.caps(descriptors: DescriptorLimit.raiseToHardLimit(), cleartext: configuration.cleartextPort != nil)
         listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.tls
+        if configuration.proxyPort != nil {
+            listenerConfiguration.sharedBudget = ConnectionBudget(limit: configuration.maxConnections ?? caps.tls)
+        }
         var bound = Bound()
         do {
             let push = try await bind("port", listenerConfiguration, responder: components.push, group: group, logger: logger)
             bound.push = push
             components.pushAddress.port = push.port
             if let port = configuration.proxyPort {
-                // The tunnel is served like the push port itself (same TLS, same responder).
+                // The tunnel is served like the push port itself (same TLS, same responder), and
+                // shares its cap: each tunnel holds a descriptor, and the two together must leave
+                // the inspection port its own.
                 var proxy = listenerConfiguration
                 proxy.port = port
                 proxy.connectProxy = ConnectProxyPolicy { host, port in
@@ -50,6 +55,7 @@ extension PushMockServer {
             if let port = configuration.cleartextPort {
                 listenerConfiguration.port = port
                 listenerConfiguration.tls = nil
+                listenerConfiguration.sharedBudget = nil
                 listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.cleartext
                 bound.cleartext = try await bind("cleartext-port", listenerConfiguration, responder: components.push, group: group, logger: logger)
             }

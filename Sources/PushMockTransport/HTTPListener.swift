@@ -79,7 +79,17 @@ public final class HTTPListener: Service, Sendable {
             .childChannelInitializer { channel in
                 // Over the cap: closed at once, before TLS, so that descriptors never run out and
                 // the other port keeps answering (issue 10: 20 000 idle sockets took both down).
-                switch registry.register(channel, limit: configuration.maxConnections, onClose: { responder.connectionReleased() }) {
+                let budget = configuration.sharedBudget
+                if let budget, !budget.take() {
+                    responder.transportEvent(.connectionOverCap, connection: nil)
+                    return channel.eventLoop.makeFailedFuture(TransportError(code: .overConnectionCap, message: "over \(budget.limit) connections (shared)"))
+                }
+                let admission = registry.register(channel, limit: configuration.maxConnections) {
+                    budget?.giveBack()
+                    responder.connectionReleased()
+                }
+                if admission != .admitted { budget?.giveBack() }
+                switch admission {
                 case .admitted:
                     break
                 case .overCap:

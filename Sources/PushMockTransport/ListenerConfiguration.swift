@@ -1,3 +1,4 @@
+import Synchronization
 public import NIOCore
 public import NIOSSL
 
@@ -46,6 +47,10 @@ public struct ListenerConfiguration: Sendable {
     /// At most this many connections are open at once; one accepted over the cap is closed at
     /// once and reported as ``TransportEvent/connectionOverCap``. `nil`: no cap.
     public var maxConnections: Int?
+    /// A cap this listener shares with others (the push port and its CONNECT proxy, whose
+    /// tunnels hold a descriptor each): a connection needs a place under it as well as under
+    /// ``maxConnections``.
+    public var sharedBudget: ConnectionBudget?
     /// A connection that has not finished its TLS handshake and shown its protocol (ALPN, the
     /// HTTP/2 preface or an HTTP/1.1 request line) within this time is closed
     /// (``TransportEvent/protocolDeadline``). `nil`: no deadline.
@@ -88,5 +93,32 @@ public struct ListenerConfiguration: Sendable {
         self.idleGoAwayDebugData = idleGoAwayDebugData
         self.shutdownGracePeriod = shutdownGracePeriod
         self.requestClientCertificates = requestClientCertificates
+    }
+}
+
+/// Connections that several listeners share: at most ``limit`` open among them all.
+public final class ConnectionBudget: Sendable {
+    public let limit: Int
+    private let open = Atomic<Int>(0)
+
+    public init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Connections open now, among all listeners sharing the budget.
+    public var count: Int { open.load(ordering: .relaxed) }
+
+    /// Takes a place; false when all are taken.
+    func take() -> Bool {
+        while true {
+            let current = open.load(ordering: .relaxed)
+            guard current < limit else { return false }
+            if open.compareExchange(expected: current, desired: current + 1, ordering: .relaxed).exchanged { return true }
+        }
+    }
+
+    /// Gives a place back.
+    func giveBack() {
+        open.subtract(1, ordering: .relaxed)
     }
 }

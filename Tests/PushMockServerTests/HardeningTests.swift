@@ -161,6 +161,50 @@ struct HardeningTests {
         }
     }
 
+    @Test("the CONNECT proxy's connections count in the push port's cap: push and proxy together stay under it; the inspection port keeps answering")
+    func proxyInBudget() async throws {
+        var configuration = S.configuration()
+        configuration.maxConnections = 4
+        configuration.proxyPort = 0
+        try await withPushMockServer(configuration) { server in
+            let proxyPort = try #require(server.proxyPort)
+            var open: [RawClient] = []
+            for port in [server.pushPort, server.pushPort, proxyPort, proxyPort] {
+                open.append(try await RawClient.connect(port: port))
+            }
+            try await withHTTPClient { client in
+                let deadline = ContinuousClock.now + .seconds(5)
+                while true {
+                    let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
+                    if String(decoding: body, as: UTF8.self).contains("pushmock_connections_active 4") { break }
+                    try #require(ContinuousClock.now < deadline, "the first four connections were never registered")
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+            }
+            // Before: each listener had its own cap of 4, so the proxy could add 4 more descriptors.
+            for port in [proxyPort, server.pushPort] {
+                let over = try await RawClient.connect(port: port)
+                _ = try await over.waitForClose(timeout: .seconds(5))
+            }
+            #expect(open.allSatisfy { $0.channel.isActive })
+            try await withHTTPClient { client in
+                let (metrics, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
+                #expect(metrics.status == .ok)
+                let text = String(decoding: body, as: UTF8.self)
+                #expect(text.contains(#"event="connection_over_cap"} 2"#), "\(text.split(separator: "\n").filter { $0.contains("transport") })")
+                let (live, _) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/livez")
+                #expect(live.status == .ok)
+            }
+            for client in open { try await client.channel.close() }
+            // A place given back is a place again.
+            try await Task.sleep(for: .milliseconds(200))
+            let again = try await RawClient.connect(port: proxyPort)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(again.channel.isActive)
+            try await again.channel.close()
+        }
+    }
+
     @Test("a connection that never sends a ClientHello, or a request line, is closed at the protocol deadline")
     func protocolDeadline() async throws {
         var configuration = S.configuration()

@@ -296,6 +296,25 @@ struct NGHTTP2ConnectionTests {
         #expect(recorder.requests.last?.path == "/ok")
     }
 
+    @Test("a header list a little over the limit is answered 431 and the stream is not reset: the client may finish sending", arguments: 0..<100)
+    func overLimitNotReset(_ round: Int) {
+        let (connection, recorder) = Self.answering(431, reason: "HeaderListTooLarge", maxBodySize: 100)
+        var block = Self.requestBlock(path: "/3/device/a")
+        block += [0x00, 5] + Array("x-big".utf8) + Self.hpackLength(9_000, prefixBits: 7) + [UInt8](repeating: 0x78, count: 9_000)
+        block += [0x00, 10] + Array("apns-topic".utf8) + [11] + Array("com.example".utf8)
+        let headers = Self.headers(stream: 1, block: block, endStream: false)
+        let body = RawFrame.frame(type: 0x0, flags: 0x1, stream: 1, payload: Array(#"{"aps":{}}"#.utf8))
+        // The request whole, or cut anywhere (one round per cut point of a hundred).
+        let whole = Self.start + headers + body
+        let cut = 9 + (whole.count - 9) * round / 100
+        #expect(Self.feed(connection, Array(whole[..<cut])) == .ok)
+        #expect(Self.feed(connection, Array(whole[cut...])) == .ok)
+        #expect(recorder.requests.count == 1)
+        let out = Self.frames(in: Self.output(connection)).filter { $0.stream == 1 }
+        #expect(out.map(\.type) == [0x1], "HEADERS (431, END_STREAM) and nothing else: \(out.map(\.type))")
+        #expect(out.first.map { $0.flags & 0x1 != 0 } == true)
+    }
+
     /// A session that answers every request `status` with `{"reason": reason}`, its SETTINGS drained.
     static func answering(_ status: Int, reason: String, maxBodySize: Int) -> (NGHTTP2Connection, Recorder) {
         let recorder = Recorder()

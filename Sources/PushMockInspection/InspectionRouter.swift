@@ -18,6 +18,8 @@ public struct InspectionRouter: Sendable {
     let control: any ServerControl
     let settings: InspectionSettings
     let events: EventHub
+    /// Long-polls waiting now.
+    let longPolls: SlotCounter
     /// How the catalogue and "Send again" reach the push port (nil: they answer 409).
     let sender: (any PushSender)?
     /// What the catalogue signs with.
@@ -42,6 +44,7 @@ public struct InspectionRouter: Sendable {
         self.control = control
         self.settings = settings
         self.events = EventHub(store: store, maxSubscribers: settings.maxEventSubscribers)
+        self.longPolls = SlotCounter(limit: settings.maxLongPolls)
     }
 
     /// Every operation of the port, in matching order (literal segments before `{…}`).

@@ -6,6 +6,8 @@ public struct InspectionSettings: Sendable {
     public var browserGuard: InspectionGuard
     /// Open event streams at most.
     public var maxEventSubscribers: Int
+    /// Long-polls (`/api/v1/deliveries/wait`) waiting at once, at most; one more gets 503.
+    public var maxLongPolls: Int = 1000
     /// Where the push port listens (for `…/curl`).
     public var pushAddress: PushAddress
     /// `GET /api/v1/keys`.

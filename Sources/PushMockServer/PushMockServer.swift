@@ -207,7 +207,9 @@ public final class PushMockServer: Service, Sendable {
         var inspectionSettings = InspectionSettings(
             token: configuration.inspectionToken,
             browserGuard: InspectionGuard(inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts),
-            maxEventSubscribers: configuration.maxEventSubscribers,
+            // Streams and long-polls together stay below the inspection port's connection cap,
+            // with an eighth of it (at least 4) kept for everything else: /livez, /metrics, the page.
+            maxEventSubscribers: min(configuration.maxEventSubscribers, Self.longRequestCap(configuration)),
             pushAddress: pushAddress,
             keys: credentialList(configuration.apns),
             serviceAccounts: ServiceAccountList(
@@ -217,6 +219,7 @@ public final class PushMockServer: Service, Sendable {
         )
         inspectionSettings.credentials = configuration.developmentMaterial.map(DevMaterialDirectory.credentials(of:))
             ?? configuration.developmentMaterialFolder.map(DevMaterialDirectory.credentials(in:)) ?? DevelopmentCredentials()
+        inspectionSettings.maxLongPolls = Self.longRequestCap(configuration)
         let router = InspectionRouter(
             store: store, devices: state, faults: state, activities: state, control: state,
             settings: inspectionSettings,
@@ -250,6 +253,13 @@ public final class PushMockServer: Service, Sendable {
             return KeyList.Key(keyId: key.keyID, teamId: key.teamID, scope: key.scope.rawValue, topics: key.topics, file: file)
         }
         return KeyList(keys: keys, bundles: apns.bundles.map { KeyList.Bundle(bundleId: $0.bundleID, teamId: $0.teamID) })
+    }
+
+    /// Event streams, and separately long-polls, at most: half of the inspection port's connection
+    /// cap less its reserve (an eighth, at least 4), so that both full still leave the reserve.
+    static func longRequestCap(_ configuration: PushMockConfiguration) -> Int {
+        let inspection = DescriptorLimit.caps(descriptors: DescriptorLimit.raiseToHardLimit(), cleartext: configuration.cleartextPort != nil).inspection
+        return max(1, (inspection - max(4, inspection / 8)) / 2)
     }
 
     static func readPEM(_ source: APNSConfiguration.Key.Source, what: String) throws -> String {

@@ -140,3 +140,26 @@ final class EventHub: Sendable {
         return chunk
     }
 }
+
+/// A count of things held at once (long-polls), with a cap.
+final class SlotCounter: Sendable {
+    let limit: Int
+    private let taken = Atomic<Int>(0)
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Takes a slot; false when all are taken.
+    func take() -> Bool {
+        while true {
+            let current = taken.load(ordering: .relaxed)
+            guard current < limit else { return false }
+            if taken.compareExchange(expected: current, desired: current + 1, ordering: .relaxed).exchanged { return true }
+        }
+    }
+
+    func giveBack() {
+        taken.subtract(1, ordering: .relaxed)
+    }
+}

@@ -60,6 +60,12 @@ extension InspectionRouter {
         }
         let limit = try DeliveryQuery.limit(call.request)
         let filter = try DeliveryQuery.filter(call.request.query, allowing: ["count", "timeout", "limit"])
+        // Long-polls hold a connection as an event stream does: capped, so that with the streams
+        // they always leave the inspection port room for /livez and /metrics.
+        guard longPolls.take() else {
+            throw InspectionError(503, "\(longPolls.limit) long-polls are waiting, the most this server takes at once (half of the inspection port's connections); try again")
+        }
+        defer { longPolls.giveBack() }
         let arrived = try await store.wait(for: filter, count: count, timeout: .milliseconds(timeout))
         let page = try await store.query(filter, limit: limit)
         let result = WaitResult(

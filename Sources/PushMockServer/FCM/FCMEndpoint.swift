@@ -77,6 +77,15 @@ final class FCMEndpoint: Sendable {
             guard request.method == "POST" else {
                 throw GoogleError(code: 404, message: "Method not found.", status: "NOT_FOUND")
             }
+            if case .bodySize(let limit)? = request.limitExceeded {
+                // What is there is a cut-off body: nothing is judged on it. (Google's front end
+                // answers a body past its own limit 413 as well; FCM's 4 096-byte message limit
+                // is a 400 from the validator.)
+                throw GoogleError(
+                    code: 413, message: "Request Entity Too Large: the body is larger than PushMock's \(limit)-byte cap (serve --max-body-size)",
+                    status: "INVALID_ARGUMENT"
+                )
+            }
             if request.limitExceeded != nil {
                 throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [.fcmError(.invalidArgument)])
             }

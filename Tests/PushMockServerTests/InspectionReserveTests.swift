@@ -1,0 +1,83 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushMockCore
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+@testable import PushMockServer
+
+/// Event streams and long-polls must never take every connection of the inspection port: 520 of
+/// them locked out /livez and /metrics when its cap (512) was below --max-event-subscribers (1 000).
+@Suite("The inspection port keeps room for /livez and /metrics")
+struct InspectionReserveTests {
+    typealias S = APNSTestServer
+
+    @Test("streams and long-polls are each capped at half the inspection port's cap less its reserve, whatever --max-event-subscribers says")
+    func capsLeaveTheReserve() {
+        var configuration = S.configuration()
+        configuration.maxEventSubscribers = 100_000
+        let inspection = DescriptorLimit.caps(descriptors: DescriptorLimit.raiseToHardLimit(), cleartext: false).inspection
+        let each = PushMockServer.longRequestCap(configuration)
+        #expect(each >= 1)
+        #expect(2 * each <= inspection - 4, "streams \(each) + long-polls \(each) leave no reserve of the inspection port's \(inspection)")
+    }
+
+    @Test("long-polls past their cap get 503 at once; /livez and /metrics still answer")
+    func longPollCap() async throws {
+        var configuration = S.configuration()
+        configuration.maxEventSubscribers = 1
+        try await withPushMockServer(configuration) { server in
+            let cap = PushMockServer.longRequestCap(configuration)
+            let base = "http://127.0.0.1:\(server.inspectionPort!)"
+            // Raw connections (an HTTP client pools a few per host): each holds one long-poll.
+            var waiting: [RawClient] = []
+            for _ in 0..<cap {
+                let raw = try await RawClient.connect(port: server.inspectionPort!)
+                try await raw.send(Array("GET /api/v1/deliveries/wait?timeout=6s HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8))
+                waiting.append(raw)
+            }
+            try await withHTTPClient { client in
+                // Every slot taken: one more is refused at once.
+                var refused: (Int, String) = (0, "")
+                for _ in 0..<100 {
+                    try await Task.sleep(for: .milliseconds(50))
+                    let (response, body) = try await client.send(base + "/api/v1/deliveries/wait?timeout=6s", timeout: .seconds(15))
+                    refused = (Int(response.status.code), String(decoding: body, as: UTF8.self))
+                    if refused.0 == 503 { break }
+                }
+                #expect(refused.0 == 503, "\(refused)")
+                #expect(refused.1.contains("long-polls are waiting"), "\(refused.1)")
+                let (live, _) = try await client.send(base + "/livez")
+                #expect(live.status == .ok)
+                let (metrics, _) = try await client.send(base + "/metrics")
+                #expect(metrics.status == .ok)
+            }
+            // The waits end as usual (408 at their timeout).
+            for raw in waiting {
+                for _ in 0..<200 where raw.bytes.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+                #expect(String(decoding: raw.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 408"))
+                try? await raw.channel.close()
+            }
+        }
+    }
+
+    @Test("an FCM body past --max-body-size is 413, not a 400 judged on the cut-off body")
+    func fcmBodyTooLarge() async throws {
+        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+            try await withHTTPClient { client in
+                let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
+                let body = #"{"message":{"token":"t","data":{"a":""# + String(repeating: "x", count: 70_000) + #""}}}"#
+                let (status, json, _) = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: body)
+                #expect(status == 413)
+                let error = json["error"] as? [String: Any]
+                #expect(error?["code"] as? Int == 413)
+                #expect((error?["message"] as? String)?.contains("--max-body-size") == true, "\(json)")
+            }
+            let (_, list) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=fcm")
+            #expect((list["deliveries"] as? [[String: Any]])?.first?["status"] as? Int == 413)
+        }
+    }
+}

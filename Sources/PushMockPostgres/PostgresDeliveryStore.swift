@@ -137,7 +137,24 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             return store
         } catch {
             runTask.cancel()
-            throw StoreError("cannot use PostgreSQL at \(location): \(Self.describe(error))")
+            // The pool retries a refused connection quietly, so its error is "no answer": one
+            // connection of our own says what PostgreSQL said (too many clients, a wrong password).
+            var reason = Self.describe(error)
+            if let refusal = await Self.probe(location, on: eventLoopGroup, logger: logger) { reason = refusal }
+            throw StoreError("cannot use PostgreSQL at \(location): \(reason)")
+        }
+    }
+
+    /// Why one connection to `location` fails, if it does (within 5 s).
+    static func probe(_ location: PostgresLocation, on eventLoopGroup: any EventLoopGroup, logger: Logger) async -> String? {
+        do {
+            let connection = try await PostgresConnection.connect(
+                on: eventLoopGroup.any(), configuration: location.connectionConfiguration, id: 0, logger: Logger(label: "pushmock.postgres.probe", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
+            try? await connection.close()
+            return nil
+        } catch {
+            return describe(error)
         }
     }
 

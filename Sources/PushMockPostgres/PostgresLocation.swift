@@ -80,6 +80,21 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+extension PostgresLocation {
+    /// One connection's configuration (the start's probe).
+    var connectionConfiguration: PostgresConnection.Configuration {
+        let tls: PostgresConnection.Configuration.TLS
+        switch sslMode {
+        case "require": tls = .require(try! .init(configuration: .makeClientConfiguration()))
+        case "prefer": tls = .prefer(try! .init(configuration: .makeClientConfiguration()))
+        default: tls = .disable
+        }
+        var configuration = PostgresConnection.Configuration(host: host, port: port, username: user, password: password, database: database, tls: tls)
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+}
+
 /// A location that cannot be read.
 public struct PostgresLocationError: Error, CustomStringConvertible {
     public let description: String

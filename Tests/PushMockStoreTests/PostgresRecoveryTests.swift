@@ -39,4 +39,15 @@ struct PostgresRecoveryTests {
         try await store.close()
         await relay.close()
     }
+
+    @Test("a start refused by PostgreSQL (no connection slot left for the role) names PostgreSQL's own message, not \"no answer\"")
+    func refusedAtStart() async throws {
+        var location = try await PostgresTestDatabase.create()
+        let role = "pushmock_full_" + String(UInt32.random(in: 0...UInt32.max))
+        try await PostgresTestDatabase.execute("CREATE ROLE \(role) LOGIN CONNECTION LIMIT 0", at: location)
+        location.user = role
+        location.password = nil
+        let error = await #expect(throws: StoreError.self) { try await PostgresDeliveryStore.connect(location) }
+        #expect(error?.message.contains("too many connections for role") == true, "\(String(describing: error))")
+    }
 }

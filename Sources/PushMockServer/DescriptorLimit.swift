@@ -29,10 +29,11 @@ enum DescriptorLimit {
         return Int(clamping: min(limit.rlim_cur, 1 << 20))
     }
 
-    /// The caps for a descriptor limit: the inspection port gets an eighth (8 to 512), the push
-    /// listeners share the rest less ``reserve`` (with a cleartext port, it gets a quarter of that).
+    /// The caps for a descriptor limit: the inspection port gets an eighth (8 to 2 560: enough
+    /// for the default 1 000 event streams and as many long-polls besides its own reserve), the
+    /// push listeners share the rest less ``reserve`` (with a cleartext port, it gets a quarter of that).
     static func caps(descriptors: Int, cleartext: Bool) -> (tls: Int, cleartext: Int, inspection: Int) {
-        let inspection = max(8, min(512, descriptors / 8))
+        let inspection = max(8, min(2560, descriptors / 8))
         let push = max(16, descriptors - reserve - inspection)
         guard cleartext else { return (push, 0, inspection) }
         return (push - push / 4, max(4, push / 4), inspection)

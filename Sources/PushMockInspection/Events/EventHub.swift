@@ -53,12 +53,18 @@ final class EventHub: Sendable {
         self.maxTotalBacklogBytes = maxTotalBacklogBytes
     }
 
-    /// Whether a stream with `backlog` unsent bytes is too far behind: past the per-stream bound,
-    /// or over its share while all streams together are past theirs.
-    func isTooFarBehind(_ backlog: Int) -> Bool {
-        if backlog > maxBacklogBytes { return true }
-        guard totalBacklog.load(ordering: .relaxed) > maxTotalBacklogBytes else { return false }
-        return backlog > maxTotalBacklogBytes / max(1, count)
+    /// Whether a stream with `backlog` unsent bytes is too far behind to be handed `more`: past
+    /// the per-stream bound, or over its share while all streams together would be past theirs.
+    func isTooFarBehind(_ backlog: Int, adding more: Int) -> Bool {
+        if backlog + more > maxBacklogBytes { return true }
+        guard totalBacklog.load(ordering: .relaxed) + more > maxTotalBacklogBytes else { return false }
+        return backlog + more > maxTotalBacklogBytes / max(1, count)
+    }
+
+    /// Counts `bytes` just handed to a stream in the total until the next hand-out measures it
+    /// again (so that one hand-out to many streams cannot overshoot the bound by much).
+    func handed(_ bytes: Int) {
+        totalBacklog.add(bytes, ordering: .relaxed)
     }
 
     // MARK: Slots

@@ -135,18 +135,19 @@ final class EventStream: Sendable {
     /// Writes `batch` (called with the state held); closes a reader that fell too far behind.
     private func send(_ batch: [Delivery]) {
         guard !batch.isEmpty, !sink.isClosed else { return }
+        var chunk: [UInt8] = []
+        for delivery in batch {
+            chunk += reveal ? Self.chunk(for: delivery, reveal: true) : hub.chunk(for: delivery)
+        }
         let backlog = sink.backlog
-        if hub.isTooFarBehind(backlog) {
+        if hub.isTooFarBehind(backlog, adding: chunk.count) {
             // A reader that does not read: closed, so that it cannot hold memory or time; it
             // resumes exactly where it was with Last-Event-ID.
             sink.write(Array(": closed: this reader fell \(backlog) bytes behind; reconnect with Last-Event-ID\n\n".utf8))
             sink.finish()
             return
         }
-        var chunk: [UInt8] = []
-        for delivery in batch {
-            chunk += reveal ? Self.chunk(for: delivery, reveal: true) : hub.chunk(for: delivery)
-        }
+        hub.handed(chunk.count)
         sink.write(chunk)
     }
 

@@ -36,17 +36,18 @@ struct InspectionReserveTests {
             var waiting: [RawClient] = []
             for _ in 0..<cap {
                 let raw = try await RawClient.connect(port: server.inspectionPort!)
-                try await raw.send(Array("GET /api/v1/deliveries/wait?timeout=6s HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8))
+                try await raw.send(Array("GET /api/v1/deliveries/wait?timeout=8s HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8))
                 waiting.append(raw)
             }
             try await withHTTPClient { client in
-                // Every slot taken: one more is refused at once.
+                // Once every slot is taken, one more is refused at once (until then, a 1 ms wait
+                // is admitted and answers 408 at once).
                 var refused: (Int, String) = (0, "")
-                for _ in 0..<100 {
-                    try await Task.sleep(for: .milliseconds(50))
-                    let (response, body) = try await client.send(base + "/api/v1/deliveries/wait?timeout=6s", timeout: .seconds(15))
+                for _ in 0..<600 {
+                    let (response, body) = try await client.send(base + "/api/v1/deliveries/wait?timeout=1ms", timeout: .seconds(15))
                     refused = (Int(response.status.code), String(decoding: body, as: UTF8.self))
                     if refused.0 == 503 { break }
+                    try await Task.sleep(for: .milliseconds(50))
                 }
                 #expect(refused.0 == 503, "\(refused)")
                 #expect(refused.1.contains("long-polls are waiting"), "\(refused.1)")
@@ -55,11 +56,17 @@ struct InspectionReserveTests {
                 let (metrics, _) = try await client.send(base + "/metrics")
                 #expect(metrics.status == .ok)
             }
-            // The waits end as usual (408 at their timeout).
-            for raw in waiting {
-                for _ in 0..<200 where raw.bytes.isEmpty { try await Task.sleep(for: .milliseconds(50)) }
-                #expect(String(decoding: raw.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 408"))
-                try? await raw.channel.close()
+            #expect(waiting.allSatisfy { $0.bytes.isEmpty }, "the long-polls were still waiting")
+            for raw in waiting { try? await raw.channel.close() }
+            // A slot is given back when its wait ends (at its timeout: a wait whose client left
+            // holds its slot until then).
+            try await withHTTPClient { client in
+                var status = 0
+                for _ in 0..<300 where status != 408 {
+                    try await Task.sleep(for: .milliseconds(100))
+                    status = Int(try await client.send(base + "/api/v1/deliveries/wait?timeout=1ms").response.status.code)
+                }
+                #expect(status == 408)
             }
         }
     }

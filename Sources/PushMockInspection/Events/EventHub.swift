@@ -25,7 +25,7 @@ final class EventHub: Sendable {
     /// Every stream's unsent bytes together, as the hub last counted them (before each hand-out).
     private let totalBacklog = Atomic<Int>(0)
     private let store: any DeliveryStore
-    private let slots = Atomic<Int>(0)
+    private let slots: SlotCounter
     private let state = Mutex(State())
     private let encoded = Mutex(Encoded())
 
@@ -51,6 +51,7 @@ final class EventHub: Sendable {
         self.maxSubscribers = maxSubscribers
         self.maxBacklogBytes = maxBacklogBytes
         self.maxTotalBacklogBytes = maxTotalBacklogBytes
+        slots = SlotCounter(limit: maxSubscribers)
     }
 
     /// Whether a stream with `backlog` unsent bytes is too far behind to be handed `more`: past
@@ -70,15 +71,11 @@ final class EventHub: Sendable {
     // MARK: Slots
 
     /// Open streams now.
-    var count: Int { slots.load(ordering: .relaxed) }
+    var count: Int { slots.count }
 
     /// Takes a slot; false when all are taken.
     func join() -> Bool {
-        while true {
-            let current = slots.load(ordering: .relaxed)
-            guard current < maxSubscribers else { return false }
-            if slots.compareExchange(expected: current, desired: current + 1, ordering: .relaxed).exchanged { return true }
-        }
+        slots.take()
     }
 
     // MARK: Streams
@@ -95,7 +92,7 @@ final class EventHub: Sendable {
 
     /// Stops handing deliveries to `stream` and gives its slot back (called once, when it closes).
     func remove(_ stream: EventStream) {
-        slots.subtract(1, ordering: .relaxed)
+        slots.giveBack()
         let task = state.withLock { state -> Task<Void, Never>? in
             state.streams[ObjectIdentifier(stream)] = nil
             guard state.streams.isEmpty else { return nil }
@@ -155,6 +152,9 @@ final class SlotCounter: Sendable {
     init(limit: Int) {
         self.limit = limit
     }
+
+    /// Slots taken now.
+    var count: Int { taken.load(ordering: .relaxed) }
 
     /// Takes a slot; false when all are taken.
     func take() -> Bool {

@@ -36,7 +36,7 @@ struct InspectionReserveTests {
             var waiting: [RawClient] = []
             for _ in 0..<cap {
                 let raw = try await RawClient.connect(port: server.inspectionPort!)
-                try await raw.send(Array("GET /api/v1/deliveries/wait?timeout=8s HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8))
+                try await raw.send(Array("GET /api/v1/deliveries/wait?timeout=120s HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8))
                 waiting.append(raw)
             }
             try await withHTTPClient { client in
@@ -58,16 +58,6 @@ struct InspectionReserveTests {
             }
             #expect(waiting.allSatisfy { $0.bytes.isEmpty }, "the long-polls were still waiting")
             for raw in waiting { try? await raw.channel.close() }
-            // A slot is given back when its wait ends (at its timeout: a wait whose client left
-            // holds its slot until then).
-            try await withHTTPClient { client in
-                var status = 0
-                for _ in 0..<300 where status != 408 {
-                    try await Task.sleep(for: .milliseconds(100))
-                    status = Int(try await client.send(base + "/api/v1/deliveries/wait?timeout=1ms").response.status.code)
-                }
-                #expect(status == 408)
-            }
         }
     }
 

@@ -219,7 +219,7 @@ public final class PushMockServer: Service, Sendable {
         )
         inspectionSettings.credentials = configuration.developmentMaterial.map(DevMaterialDirectory.credentials(of:))
             ?? configuration.developmentMaterialFolder.map(DevMaterialDirectory.credentials(in:)) ?? DevelopmentCredentials()
-        inspectionSettings.maxLongPolls = Self.longRequestCap(configuration)
+        inspectionSettings.maxLongPolls = max(1, min(configuration.maxLongPolls ?? .max, Self.longRequestCap(configuration)))
         let router = InspectionRouter(
             store: store, devices: state, faults: state, activities: state, control: state,
             settings: inspectionSettings,

@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import NIOHTTP1
 import PushMockCore
 import PushMockPostgres
 import PushMockServer
@@ -168,57 +167,3 @@ struct PostgresFleetTests {
     }
 }
 
-/// A PostgreSQL outage must not hang the inspection API for its whole length.
-@Suite("--store postgres: the inspection API through an outage")
-struct PostgresOutageTests {
-    static func expect503(_ client: HTTPClient, base: String, _ method: HTTPMethod, _ path: String, within milliseconds: Int) async throws {
-        let started = ContinuousClock.now
-        let (response, body) = try await client.send(base + path, method: method, headers: [("content-type", "application/json")], timeout: .seconds(20))
-        let took: Duration = ContinuousClock.now - started
-        let text = String(decoding: body, as: UTF8.self)
-        let status = Int(response.status.code)
-        #expect(status == 503, "\(method) \(path): \(status) \(text)")
-        #expect(text.contains("did not answer within"), "\(path): \(text)")
-        #expect(took < Duration.milliseconds(milliseconds), "\(method) \(path) took \(took)")
-    }
-
-    @Test("list, get, curl, DELETE and reset answer 503 with a reason within 10 s; wait?timeout=1s within 3 s; pushes are still answered")
-    func outage() async throws {
-        var location = try await PostgresTestDatabase.create()
-        let relay = try await TCPRelay.start(to: location.host, port: location.port)
-        location.port = relay.port
-        try await withPushMockServer(PostgresFleetTests.configuration(location.description)) { server in
-            try await withHTTPClient { client in
-                let token = APNSTestServer.token(issuedAt: Int64(Date().timeIntervalSince1970))
-                let url = "https://localhost:\(server.pushPort)/3/device/\(APNSTestServer.deviceToken)"
-                let (first, _) = try await client.send(url, method: .POST, headers: APNSTestServer.alertHeaders(token: token), body: APNSTestServer.alertBody)
-                #expect(first.status == .ok)
-                let (_, before) = try await APNSTestServer.inspect(server, "/api/v1/deliveries/wait?count=1&timeout=5s")
-                let deliveries = before["deliveries"] as? [[String: Any]]
-                let id = try #require(deliveries?.first?["id"] as? Int)
-                relay.swallowAll()
-                let (pushed, _) = try await client.send(url, method: .POST, headers: APNSTestServer.alertHeaders(token: token), body: APNSTestServer.alertBody)
-                #expect(pushed.status == .ok, "pushes are answered through the outage")
-                let base = "http://127.0.0.1:\(server.inspectionPort!)"
-                // (method, path, the most it may take in ms)
-                var requests: [(HTTPMethod, String, Int)] = [(.GET, "/api/v1/deliveries/wait?count=5&timeout=1s", 3_900)]
-                requests.append((.GET, "/api/v1/deliveries", 11_900))
-                requests.append((.GET, "/api/v1/deliveries/\(id)", 11_900))
-                requests.append((.GET, "/api/v1/deliveries/\(id)/curl", 11_900))
-                requests.append((.DELETE, "/api/v1/deliveries", 11_900))
-                requests.append((.POST, "/api/v1/reset", 11_900))
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for request in requests {
-                        group.addTask {
-                            try await Self.expect503(client, base: base, request.0, request.1, within: request.2)
-                        }
-                    }
-                    try await group.waitForAll()
-                }
-                let (live, _) = try await client.send(base + "/livez")
-                #expect(live.status == .ok)
-            }
-        }
-        await relay.close()
-    }
-}

@@ -62,6 +62,9 @@ public struct PushMockConfiguration: Sendable {
     public var inspectionAllowedHosts: [String] = []
     /// Open `/api/v1/events` streams at most; one more gets 503.
     public var maxEventSubscribers = 1000
+    /// Long-polls waiting at once, at most (nil: half of the inspection port's connection cap
+    /// less its reserve, which is also the most this can raise it to).
+    public var maxLongPolls: Int?
     /// Seconds graceful shutdown waits for streams in flight.
     public var shutdownGracePeriodSeconds: Int64 = 5
     /// Event loop threads; `nil` uses one per core.

@@ -295,6 +295,9 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// (a full disk, a read-only remount): what could not be written is reported. Then the WAL is
     /// checkpointed into the file, so that the one file is the whole store.
     public func close() async throws {
+        // The lock goes with the store even when closing fails (a reader still in flight keeps
+        // GRDB's pool open): the process is done with the file either way.
+        defer { lock.release() }
         let snapshotsWritten = WaitSignal()
         Task {
             while let writer = snapshots.withLock({ $0.writer }) { await writer.value }
@@ -310,7 +313,6 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         }
         try? await pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         try pool.close()
-        lock.release()
     }
 
     /// Throws while the file at `path` is not the one opened (deleted or replaced under the

@@ -13,7 +13,12 @@ final class SQLiteFileLock: Sendable {
     private let released = Atomic<Bool>(false)
     let path: String
 
-    init(databasePath: String) throws {
+    /// How long a lock held elsewhere is waited for before the store is refused: a child process
+    /// forked by this one (posix_spawn) holds a copy of the descriptor until it execs, so a
+    /// restart right after a close can find the lock briefly still held.
+    static let defaultPatience: Duration = .seconds(2)
+
+    init(databasePath: String, patience: Duration = defaultPatience) throws {
         path = databasePath + ".lock"
         let descriptor = Foundation.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -21,7 +26,7 @@ final class SQLiteFileLock: Sendable {
             // A directory PushMock cannot write: the store could not be written either.
             throw StoreError("cannot create \(path) to lock the store (\(reason)); the SQLite file's directory must be writable")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard Self.lock(descriptor, patience: patience) else {
             let busy = errno == EWOULDBLOCK
             let reason = String(cString: strerror(errno))
             close(descriptor)
@@ -32,6 +37,16 @@ final class SQLiteFileLock: Sendable {
             )
         }
         self.descriptor = descriptor
+    }
+
+    /// Takes the lock, trying again every 20 ms while another holder has it, up to `patience`.
+    private static func lock(_ descriptor: Int32, patience: Duration) -> Bool {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK || errno == EINTR, ContinuousClock.now < deadline else { return false }
+            usleep(20_000)
+        }
     }
 
     /// Lets another PushMock open the file (the descriptor is closed; the lock file stays).

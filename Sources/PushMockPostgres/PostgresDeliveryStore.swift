@@ -19,8 +19,8 @@ import Synchronization
 ///   after that delivery", so a cursor taken on one instance is right on every other.
 /// - **Visibility**: every commit sends `NOTIFY pushmock`; every instance listens, and its waits and
 ///   event streams look again when told (no polling).
-/// - **Writes** are batched behind the push path as in the SQLite store (`COPY`, one transaction
-///   per batch). While the database is unreachable, deliveries queue up to `queueLimit` and then
+/// - **Writes** are batched behind the push path as in the SQLite store (one `INSERT … unnest`, one
+///   transaction per batch). While the database is unreachable, deliveries queue up to `queueLimit` and then
 ///   are dropped and counted; the writer retries until it is back.
 /// - **State** (devices, faults, channels) is kept as snapshots by key; a snapshot written by one
 ///   instance is applied by the others when they are told.
@@ -49,7 +49,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
 
     /// The connection pool and the task running it. A write abandoned after ``writePatience``
     /// replaces both: postgres-nio's pool was seen to hand out no connection again after a cancelled
-    /// `COPY` (its connections closed under it), so the retry goes to a fresh pool.
+    /// write (its connections closed under it), so the retry goes to a fresh pool.
     let pool: Mutex<(client: PostgresClient, run: Task<Void, Never>)>
     /// The pool in use.
     var client: PostgresClient { pool.withLock { $0.client } }
@@ -67,7 +67,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// This process's name in notifications (its own are not applied twice).
     let instance = UUID().uuidString
     let leases: Mutex<Leases>
-    let queue: WriteBehind<PostgresCopyBatch>
+    let queue: WriteBehind<PostgresRowBatch>
     let changes = ChangeSignal()
     let evicted = Atomic<UInt64>(0)
     /// Shared fields this instance introduced since it last cleaned up the unreferenced ones.
@@ -78,7 +78,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// replaces whatever of its rows is there instead of adding them twice.
     let uncertain = Atomic<Bool>(false)
     /// A write with no answer for this long is abandoned and retried on a fresh pool (a connection
-    /// can hang when the server goes away in the middle of a `COPY`). 10 s unless told.
+    /// can hang when the server goes away in the middle of a write). 10 s unless told.
     let writePatience: Duration
     let waiting = Atomic<Int>(0)
     /// Snapshots as last read or written, by key (what `archived` answers), and who is told of changes.
@@ -104,7 +104,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
         self.retentionAge = retentionAge
         self.logger = logger
         leases = Mutex(Leases(next: firstBlock.lowerBound, end: firstBlock.upperBound, spares: spares))
-        queue = WriteBehind<PostgresCopyBatch>(queueLimit: queueLimit, carry: SharedSlots())
+        queue = WriteBehind<PostgresRowBatch>(queueLimit: queueLimit, carry: SharedSlots())
     }
 
     /// Connects, brings the schema up to date and leases the first ids. An unreachable database is
@@ -263,7 +263,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     }
 
     /// Writes one batch, giving up on it after ``writePatience`` (the writer then retries it).
-    func write(_ batch: PostgresCopyBatch) async throws {
+    func write(_ batch: PostgresRowBatch) async throws {
         let replacing = uncertain.load(ordering: .relaxed)
         let written = WaitSignal()
         let failure = Mutex<(any Error)?>(nil)
@@ -289,8 +289,8 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     }
 
     /// One transaction under the fleet's write lock: (after an uncertain write, the batch's rows
-    /// that are there already deleted), `COPY`, retention, notify.
-    private func writeOnce(_ batch: PostgresCopyBatch, replacing: Bool) async throws {
+    /// that are there already deleted), the insert, retention, notify.
+    private func writeOnce(_ batch: PostgresRowBatch, replacing: Bool) async throws {
         let introduced = sharedIntroduced.add(batch.shared.introduced, ordering: .relaxed).newValue
         let cleanup = introduced >= sharedCleanupEvery
         let retention = Int64(retention)
@@ -309,9 +309,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                 // The shared fields this batch's rows name, where they are missing (new, or cleaned
                 // up since a slot was filled), in one statement.
                 if !batch.shared.rows.isEmpty { try await connection.query(Self.sharedRowsQuery(batch.shared), logger: logger) }
-                try await connection.copyFrom(table: "pushmock_delivery", columns: PostgresCopy.columns, logger: logger) { writer in
-                    try await writer.write(batch.rows)
-                }
+                try await connection.query(PostgresRows.insert(rows: batch.rows, count: batch.count), logger: logger)
                 var removed: Int64 = 0
                 if let horizon {
                     removed += try await Self.count(

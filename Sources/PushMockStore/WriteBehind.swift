@@ -323,7 +323,7 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
 
 /// What a ``WriteBehind`` queue keeps its deliveries in until they are written: the deliveries
 /// themselves (`[Delivery]`, tests), or each one already encoded as the storage takes it (the
-/// `COPY` rows of PostgreSQL, the rows SQLite binds), so that the writer has nothing left to
+/// binary array rows of PostgreSQL, the rows SQLite binds), so that the writer has nothing left to
 /// convert and no delivery is copied into the queue or destroyed out of it.
 package protocol DeliveryBatch: Sendable {
     /// What the queue keeps for appending from one batch to the next (nothing for `[Delivery]`).

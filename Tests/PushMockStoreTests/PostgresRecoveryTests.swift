@@ -40,6 +40,38 @@ struct PostgresRecoveryTests {
         await relay.close()
     }
 
+    @Test("connections the server ends under load (FATAL 57P01, what a stopping server sends) never crash the process, and every recorded delivery is written once")
+    func terminatedUnderLoad() async throws {
+        let location = try await PostgresTestDatabase.create()
+        let store = try await PostgresDeliveryStore.connect(location, retention: 100_000, writePatience: .seconds(2))
+        // Every other connection to the store's database (the writer's, the listener's) is ended
+        // again and again while batches are written, as `pg_ctl stop -m fast` ends them.
+        let terminator = Task {
+            var ended = 0
+            while !Task.isCancelled {
+                try? await PostgresTestDatabase.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()", at: location)
+                ended += 1
+            }
+            return ended
+        }
+        var recorded: [UInt64] = []
+        for round in 0..<400 {
+            for index in 0..<25 { recorded.append(store.record(DeliveryStoreTests.delivery(round * 25 + index))) }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        terminator.cancel()
+        #expect(await terminator.value > 20, "the connections were ended too few times to test anything")
+        await store.flush()
+        let page = try await store.query(DeliveryFilter(), limit: 20_000)
+        #expect(page.total == recorded.count, "the count says \(page.total) of \(recorded.count)")
+        let ids = page.deliveries.map(\.id)
+        #expect(ids.count == recorded.count, "\(ids.count) rows for \(recorded.count) recorded deliveries")
+        #expect(Set(ids) == Set(recorded), "a recorded delivery is missing, or one is there twice")
+        #expect(await store.statistics().dropped == 0)
+        try await store.close()
+    }
+
     @Test("a start refused by PostgreSQL (no connection slot left for the role) names PostgreSQL's own message, not \"no answer\"")
     func refusedAtStart() async throws {
         var location = try await PostgresTestDatabase.create()

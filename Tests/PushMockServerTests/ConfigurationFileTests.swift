@@ -40,6 +40,15 @@ struct ConfigurationFileTests {
         #expect(FileManager.default.fileExists(atPath: key))
     }
 
+    @Test("liveActivity's byte limits are read in KiB and MiB, and the timeline's entry count")
+    func liveActivityByteLimits() throws {
+        var configuration = PushMockConfiguration()
+        try configuration.load(file: try Self.write(#"{"liveActivity": {"maxTimeline": 50, "maxTimelineKiB": 64, "maxMemoryMiB": 8}}"#))
+        #expect(configuration.liveActivityLimits.maxTimeline == 50)
+        #expect(configuration.liveActivityLimits.maxTimelineBytes == 64 * 1024)
+        #expect(configuration.liveActivityLimits.maxBytes == 8 * 1024 * 1024)
+    }
+
     @Test("broken files fail with the file, the path and the reason", arguments: [
         (#"{"port": 2197,}"#, "not valid JSON"),
         (#"{"prot": 2197}"#, "prot: unknown key"),
@@ -53,6 +62,8 @@ struct ConfigurationFileTests {
         (#"{"devices": {"ab": {"liveActivity": "start"}}}"#, "devices.ab.liveActivity: must be pushToStart or activity"),
         (#"{"devices": {"ab": {"attributesType": "T"}}}"#, "devices.ab.attributesType: goes with liveActivity: pushToStart"),
         (#"{"liveActivity": {"priorityBudgetPerHour": 0}}"#, "liveActivity.priorityBudgetPerHour: must be between 1"),
+        (#"{"liveActivity": {"maxTimelineKiB": 0}}"#, "liveActivity.maxTimelineKiB: must be between 1"),
+        (#"{"liveActivity": {"maxMemoryMiB": 70000}}"#, "liveActivity.maxMemoryMiB: must be between 1"),
         // Regression: 1e300 hours trapped converting to milliseconds; 0 and negatives were ignored.
         (#"{"liveActivity": {"endAfterHours": 1e300}}"#, "liveActivity.endAfterHours: must be a number from"),
         (#"{"liveActivity": {"removeAfterHours": -1}}"#, "liveActivity.removeAfterHours: must be a number from"),

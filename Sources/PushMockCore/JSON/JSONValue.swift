@@ -83,3 +83,17 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 }
+
+extension JSONValue {
+    /// Roughly the memory this value takes: its text and the storage around each string, array
+    /// and object (what byte limits on kept JSON count).
+    public var estimatedBytes: Int {
+        switch self {
+        case .object(let members): members.reduce(48) { $0 + 48 + $1.key.utf8.count + $1.value.estimatedBytes }
+        case .array(let elements): elements.reduce(48) { $0 + 8 + $1.estimatedBytes }
+        case .string(let text): 32 + text.utf8.count
+        case .number(let text): 32 + text.utf8.count
+        case .bool, .null: 16
+        }
+    }
+}

@@ -132,6 +132,9 @@ extension PushMockConfiguration {
             if let hours = try live.double("removeAfterHours", in: 0.001...8760) { liveActivityLimits.removeAfterStart = .milliseconds(Int64(hours * 3_600_000)) }
             if let hours = try live.double("dismissAfterEndHours", in: 0...8760) { liveActivityLimits.dismissAfterEnd = .milliseconds(Int64(hours * 3_600_000)) }
             if let count = try live.int("maxActivities", in: 1...1_000_000) { liveActivityLimits.maxActivities = count }
+            if let count = try live.int("maxTimeline", in: 1...100_000) { liveActivityLimits.maxTimeline = count }
+            if let kib = try live.int("maxTimelineKiB", in: 1...1_048_576) { liveActivityLimits.maxTimelineBytes = kib << 10 }
+            if let mib = try live.int("maxMemoryMiB", in: 1...65_536) { liveActivityLimits.maxBytes = mib << 20 }
             try live.finish()
         }
         for (token, var device) in try root.objectMap("devices") ?? [] {

@@ -23,6 +23,11 @@ public struct LiveActivityDevice: Sendable {
         public var maxActivities = 10_000
         /// Timeline entries kept per activity.
         public var maxTimeline = 1000
+        /// Estimated bytes of one activity's timeline (``SimulatedActivity/TimelineEntry/estimatedBytes``):
+        /// past it, its oldest entries are forgotten (the newest is always kept).
+        public var maxTimelineBytes = 1 << 20
+        /// Estimated bytes of every activity together: past it, the oldest activities are forgotten.
+        public var maxBytes = 256 << 20
 
         public init() {}
     }
@@ -56,6 +61,10 @@ public struct LiveActivityDevice: Sendable {
     private let localPrefix: String
     /// Activities forgotten to stay within `maxActivities` since ``takeEvicted()`` was last called.
     private var evicted: [String] = []
+    /// Each activity's estimated bytes: its head and its timeline (``Limits/maxBytes``).
+    private var sizes: [String: (head: Int, timeline: Int)] = [:]
+    /// The estimated bytes of every activity together.
+    public private(set) var totalBytes = 0
 
     /// A device with `limits`; `seed` fixes the issued tokens.
     public init(limits: Limits = Limits(), seed: UInt64? = nil) {
@@ -83,6 +92,7 @@ public struct LiveActivityDevice: Sendable {
     /// Forgets the activity `id` (another instance of a fleet forgot it).
     public mutating func forget(_ id: String) {
         activities[id] = nil
+        setSize(id, nil)
     }
 
     /// The ids of the activities forgotten to stay within `maxActivities` since the last call.
@@ -96,6 +106,8 @@ public struct LiveActivityDevice: Sendable {
         activities = [:]
         order = []
         orderStart = 0
+        sizes = [:]
+        totalBytes = 0
     }
 
     /// A Live Activity push to `token` (the path's device token, or FCM's `live_activity_token`)
@@ -180,11 +192,12 @@ public struct LiveActivityDevice: Sendable {
             recorded.explanation = payloadDrop.explanation
         }
         activity.timeline.append(recorded)
-        if activity.timeline.count > limits.maxTimeline {
-            activity.timeline.removeFirst(activity.timeline.count - limits.maxTimeline)
-        }
+        var timelineBytes = (sizes[id]?.timeline ?? 0) + recorded.estimatedBytes
+        trimTimeline(&activity, bytes: &timelineBytes)
         let index = activity.timeline.count - 1
         activities[id] = activity
+        setSize(id, (activity.headBytes, timelineBytes))
+        evictOverLimits()
         return Outcome(activityID: id, drop: drop, payloadDrop: payloadDrop, entry: index)
     }
 
@@ -227,15 +240,48 @@ public struct LiveActivityDevice: Sendable {
         )
     }
 
+    /// Forgets the oldest entries of `activity` past ``Limits/maxTimeline`` or
+    /// ``Limits/maxTimelineBytes`` (`bytes`: its timeline's, updated), keeping the newest.
+    private func trimTimeline(_ activity: inout SimulatedActivity, bytes: inout Int) {
+        var dropped = 0
+        while activity.timeline.count - dropped > 1,
+              activity.timeline.count - dropped > limits.maxTimeline || bytes > limits.maxTimelineBytes {
+            bytes -= activity.timeline[dropped].estimatedBytes
+            dropped += 1
+        }
+        if dropped > 0 { activity.timeline.removeFirst(dropped) }
+    }
+
+    /// Records the estimated bytes of the activity `id` (nil: it is gone).
+    private mutating func setSize(_ id: String, _ size: (head: Int, timeline: Int)?) {
+        let old = sizes[id].map { $0.head + $0.timeline } ?? 0
+        sizes[id] = size
+        totalBytes += (size.map { $0.head + $0.timeline } ?? 0) - old
+    }
+
+    /// Forgets the oldest activities while there are more than ``Limits/maxActivities`` or they
+    /// take more than ``Limits/maxBytes`` (the newest is always kept).
+    private mutating func evictOverLimits() {
+        while activities.count > limits.maxActivities || (totalBytes > limits.maxBytes && activities.count > 1), orderStart < order.count {
+            let id = order[orderStart]
+            if activities.removeValue(forKey: id) != nil {
+                evicted.append(id)
+                setSize(id, nil)
+            }
+            orderStart += 1
+        }
+    }
+
     private mutating func insert(_ activity: SimulatedActivity) {
+        var activity = activity
         if activities[activity.id] == nil {
             order.append(activity.id)
         }
+        var timelineBytes = activity.timeline.reduce(0) { $0 + $1.estimatedBytes }
+        trimTimeline(&activity, bytes: &timelineBytes)
         activities[activity.id] = activity
-        while activities.count > limits.maxActivities, orderStart < order.count {
-            if activities.removeValue(forKey: order[orderStart]) != nil { evicted.append(order[orderStart]) }
-            orderStart += 1
-        }
+        setSize(activity.id, (activity.headBytes, timelineBytes))
+        evictOverLimits()
         if orderStart > 4096, orderStart * 2 > order.count {
             order.removeFirst(orderStart)
             orderStart = 0

@@ -79,3 +79,19 @@ public struct SimulatedActivity: Sendable, Hashable, Codable {
         return .active
     }
 }
+
+extension SimulatedActivity {
+    /// Roughly the memory it takes without its timeline (what ``LiveActivityDevice/Limits/maxBytes`` counts).
+    public var headBytes: Int {
+        512 + id.utf8.count + (token?.utf8.count ?? 0) + (pushToStartToken?.utf8.count ?? 0) + (bundleID?.utf8.count ?? 0)
+            + (attributesType?.utf8.count ?? 0) + (channelID?.utf8.count ?? 0) + (attributes?.estimatedBytes ?? 0)
+            + (contentState?.estimatedBytes ?? 0) + (decodedContentState?.estimatedBytes ?? 0) + priority10.count * 8
+    }
+}
+
+extension SimulatedActivity.TimelineEntry {
+    /// Roughly the memory it takes (what ``LiveActivityDevice/Limits/maxTimelineBytes`` counts).
+    public var estimatedBytes: Int {
+        160 + event.utf8.count + (reason?.utf8.count ?? 0) + (explanation?.utf8.count ?? 0) + (contentState?.estimatedBytes ?? 0)
+    }
+}

@@ -66,13 +66,17 @@ public final class TopicSubscriptions: Sendable {
         }
     }
 
-    private let state = Mutex(State())
-    private let changed: (@Sendable (_ project: String, _ topic: String, _ subscribers: Subscribers) -> Void)?
+    /// What changed in one topic: each token's subscription time now (nil: unsubscribed).
+    public typealias Changes = [(token: String, subscribedAt: Int64?)]
 
-    /// Creates an empty set of subscriptions; `changed` is told each topic's subscribers after a
-    /// change through ``subscribe(_:to:project:now:check:)``, ``unsubscribe(_:from:project:check:)``
-    /// or ``removeAll()``, under the lock, so in the order of the changes (to save them).
-    public init(changed: (@Sendable (_ project: String, _ topic: String, _ subscribers: Subscribers) -> Void)? = nil) {
+    private let state = Mutex(State())
+    private let changed: (@Sendable (_ project: String, _ topic: String, _ changes: Changes) -> Void)?
+
+    /// Creates an empty set of subscriptions; `changed` is told what changed in a topic (only the
+    /// tokens subscribed or unsubscribed, so that saving a batch costs the batch, not the topic)
+    /// after ``subscribe(_:to:project:now:check:)``, ``unsubscribe(_:from:project:check:)``,
+    /// ``remove(token:)`` or ``removeAll()``, under the lock, so in the order of the changes.
+    public init(changed: (@Sendable (_ project: String, _ topic: String, _ changes: Changes) -> Void)? = nil) {
         self.changed = changed
     }
 
@@ -87,6 +91,7 @@ public final class TopicSubscriptions: Sendable {
             var subscribers = state.topics[key] ?? [:]
             var results: [TokenResult] = []
             results.reserveCapacity(tokens.count)
+            var changes: Changes = []
             for token in tokens {
                 var result = check(token)
                 if result == .done, subscribers[token] == nil {
@@ -95,12 +100,13 @@ public final class TopicSubscriptions: Sendable {
                     } else {
                         subscribers[token] = now
                         state.tokens[project, default: [:]][token, default: []].insert(topic)
+                        changes.append((token, now))
                     }
                 }
                 results.append(result)
             }
             state.topics[key] = subscribers.isEmpty ? nil : subscribers
-            if results.contains(.done) { changed?(project, topic, subscribers) }
+            if !changes.isEmpty { changed?(project, topic, changes) }
             return (results, subscribers)
         }
     }
@@ -113,13 +119,14 @@ public final class TopicSubscriptions: Sendable {
         state.withLock { state in
             let key = Key(project: project, topic: topic)
             var subscribers = state.topics[key] ?? [:]
+            var changes: Changes = []
             let results = tokens.map { token -> TokenResult in
                 let result = check(token)
-                if result == .done { subscribers[token] = nil }
+                if result == .done, subscribers.removeValue(forKey: token) != nil { changes.append((token, nil)) }
                 return result
             }
             state.set(key, subscribers)
-            if results.contains(.done) { changed?(project, topic, subscribers) }
+            if !changes.isEmpty { changed?(project, topic, changes) }
             return (results, subscribers)
         }
     }
@@ -175,6 +182,17 @@ public final class TopicSubscriptions: Sendable {
         state.withLock { $0.set(Key(project: project, topic: topic), subscribers) }
     }
 
+    /// Sets one token's subscription to one topic (from storage or another instance; nil:
+    /// unsubscribed), without telling `changed`.
+    public func apply(token: String, topic: String, project: String, subscribedAt: Int64?) {
+        state.withLock { state in
+            let key = Key(project: project, topic: topic)
+            var subscribers = state.topics[key] ?? [:]
+            subscribers[token] = subscribedAt
+            state.set(key, subscribers)
+        }
+    }
+
     /// Unsubscribes `token` from every topic of every project; returns how many subscriptions it had.
     @discardableResult
     public func remove(token: String) -> Int {
@@ -186,7 +204,7 @@ public final class TopicSubscriptions: Sendable {
                     var subscribers = state.topics[key] ?? [:]
                     subscribers[token] = nil
                     state.set(key, subscribers)
-                    changed?(project, topic, subscribers)
+                    changed?(project, topic, [(token, nil)])
                     removed += 1
                 }
             }
@@ -197,7 +215,7 @@ public final class TopicSubscriptions: Sendable {
     /// Forgets every subscription.
     public func removeAll() {
         state.withLock { state in
-            for key in state.topics.keys { changed?(key.project, key.topic, [:]) }
+            for (key, subscribers) in state.topics { changed?(key.project, key.topic, subscribers.keys.map { ($0, nil) }) }
             state = State()
         }
     }

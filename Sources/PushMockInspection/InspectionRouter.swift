@@ -106,10 +106,15 @@ public struct InspectionRouter: Sendable {
     /// the store's call is cancelled.
     public func respond(to request: InspectionRequest) async -> InspectionAnswer {
         guard let limit = Self.storeLimit(request) else { return await answer(request) }
+        return await Self.answer(within: limit) { await self.answer(request) }
+    }
+
+    /// What `work` answers, or 503 with the reason once `limit` passes first (`work` is then cancelled).
+    static func answer(within limit: Duration, _ work: @escaping @Sendable () async -> InspectionAnswer) async -> InspectionAnswer {
         let done = AnswerSignal()
-        let work = Task { done.finish(await answer(request)) }
+        let task = Task { done.finish(await work()) }
         if let answer = await done.result(timeout: limit) { return answer }
-        work.cancel()
+        task.cancel()
         let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
         return .response(
             InspectionError(

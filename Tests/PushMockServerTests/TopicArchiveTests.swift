@@ -32,7 +32,7 @@ struct TopicArchiveTests {
             let (results, _) = subscriptions.subscribe(tokens, to: "news", project: "demo", now: 1_700_000_000_000 + Int64(batch))
             #expect(results.allSatisfy { $0 == .done })
         }
-        let written = archive.written.load(ordering: .relaxed)
+        let written: Int = archive.written.load(ordering: .relaxed)
         // Each subscription's key and time: about 190 bytes; one snapshot per batch wrote 20 times as much in all.
         #expect(written < 20_000 * 250, "\(written) bytes written for 20 000 subscriptions")
         let restored = TopicSubscriptions()

@@ -64,6 +64,19 @@ public final class TopicSubscriptions: Sendable {
             }
             topics[key] = subscribers.isEmpty ? nil : subscribers
         }
+
+        /// One token's subscription to one topic, changed in place (nil: unsubscribed).
+        mutating func set(_ key: Key, token: String, subscribedAt: Int64?) {
+            if let subscribedAt {
+                if topics[key, default: [:]].updateValue(subscribedAt, forKey: token) == nil {
+                    tokens[key.project, default: [:]][token, default: []].insert(key.topic)
+                }
+            } else if topics[key]?.removeValue(forKey: token) != nil {
+                tokens[key.project]?[token]?.remove(key.topic)
+                if tokens[key.project]?[token]?.isEmpty == true { tokens[key.project]?[token] = nil }
+                if topics[key]?.isEmpty == true { topics[key] = nil }
+            }
+        }
     }
 
     /// What changed in one topic: each token's subscription time now (nil: unsubscribed).
@@ -185,12 +198,7 @@ public final class TopicSubscriptions: Sendable {
     /// Sets one token's subscription to one topic (from storage or another instance; nil:
     /// unsubscribed), without telling `changed`.
     public func apply(token: String, topic: String, project: String, subscribedAt: Int64?) {
-        state.withLock { state in
-            let key = Key(project: project, topic: topic)
-            var subscribers = state.topics[key] ?? [:]
-            subscribers[token] = subscribedAt
-            state.set(key, subscribers)
-        }
+        state.withLock { $0.set(Key(project: project, topic: topic), token: token, subscribedAt: subscribedAt) }
     }
 
     /// Unsubscribes `token` from every topic of every project; returns how many subscriptions it had.

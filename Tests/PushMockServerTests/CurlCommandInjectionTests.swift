@@ -2,6 +2,7 @@ import Foundation
 import PushMockCore
 import PushMockServer
 import PushMockStore
+import PushMockTestSupport
 import PushMockTesting
 import Testing
 
@@ -39,9 +40,9 @@ struct CurlCommandInjectionTests {
                 let command = reply.text
                 let script = folder.appendingPathComponent("command-\(index).sh")
                 try command.write(to: script, atomically: true, encoding: .utf8)
-                #expect(try Self.run(["bash", "-n", script.path], folder: folder).status == 0, "bash -n: \(command)")
+                #expect(try await Self.run(["bash", "-n", script.path], folder: folder).status == 0, "bash -n: \(command)")
                 let argsFile = folder.appendingPathComponent("args-\(index)").path
-                let run = try Self.run(["bash", script.path], folder: folder, environment: ["PATH": "\(folder.path):/usr/bin:/bin", "ARGS_FILE": argsFile])
+                let run = try await Self.run(["bash", script.path], folder: folder, environment: ["PATH": "\(folder.path):/usr/bin:/bin", "ARGS_FILE": argsFile])
                 #expect(run.status == 0, "\(command)\n\(run.output)")
                 #expect(!FileManager.default.fileExists(atPath: canary), "the command ran something besides curl: \(command)")
                 let arguments = (try? String(contentsOfFile: argsFile, encoding: .utf8))?.split(separator: "\0", omittingEmptySubsequences: false).map(String.init) ?? []
@@ -53,7 +54,11 @@ struct CurlCommandInjectionTests {
         }
     }
 
-    static func run(_ command: [String], folder: URL, environment: [String: String]? = nil) throws -> (status: Int32, output: String) {
+    static func run(_ command: [String], folder: URL, environment: [String: String]? = nil) async throws -> (status: Int32, output: String) {
+        try await offThePool { try runBlocking(command, folder: folder, environment: environment) }
+    }
+
+    static func runBlocking(_ command: [String], folder: URL, environment: [String: String]?) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = command

@@ -41,7 +41,8 @@ struct StorePatienceTests {
         let took = ContinuousClock.now - started
         #expect(answer.head.status == 503)
         #expect(String(decoding: answer.head.body, as: UTF8.self).contains("did not answer within 0.3 s"), "\(String(decoding: answer.head.body, as: UTF8.self))")
-        #expect(took < .seconds(5), "answered after \(took)")
+        // The call never ends on its own: any answer at all came from the limit, and not before it.
+        #expect(took >= .milliseconds(300), "answered after \(took), before the limit")
         for _ in 0..<100 where !cancelled.value.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(20)) }
         let wasCancelled = cancelled.value.load(ordering: .relaxed)
         #expect(wasCancelled, "the store call was cancelled")

@@ -4,19 +4,25 @@ public import PushMockStore
 import Synchronization
 
 /// Pushes to Live Activities, ordered for the fleet: a transaction holds an advisory lock on each
-/// activity a push reaches (namespace "PMac", the key's hash; a broadcast reaches several) from reading their snapshots until the new ones are
-/// written and announced, so a push through another instance sees them.
+/// activity a push reaches (namespace "PMac", the key's hash; a broadcast reaches several) from
+/// reading their snapshots until what the push changed is written and announced, so a push
+/// through another instance sees it.
 extension PostgresDeliveryStore: FleetActivityOrder {
     /// The advisory-lock namespace of activities ("PMac").
     static let activityLock: Int32 = 0x504D_6163
     /// How long a turn waits for its push to be answered before it gives the activity back.
     static let turnPatience: Duration = .seconds(5)
 
-    public func turn(_ keys: [String]) async throws -> ActivityTurn {
+    public func turn(_ keys: [String], since: [String: String]) async throws -> ActivityTurn {
         let keys = Array(Set(keys)).sorted()
+        let prefixes = since.keys.sorted()
+        let bounds = prefixes.map { since[$0]! }
+        // Past every key with the prefix, in byte order (the keys' index is in collation "C").
+        let ends = prefixes.map { $0 + "\u{10FFFF}" }
         let (logger, instance) = (logger, instance)
-        let (ended, endedContinuation) = AsyncStream<[String: [UInt8]]?>.makeStream()
+        let (ended, endedContinuation) = AsyncStream<[(key: String, value: [UInt8])]?>.makeStream()
         let read = ReadSignal()
+        let written = Mutex<[(key: String, value: [UInt8])]>([])
         Task {
             do {
                 try await client.withConnection { connection in
@@ -31,6 +37,14 @@ extension PostgresDeliveryStore: FleetActivityOrder {
                         for try await (key, bytes) in rows.decode((String, ByteBuffer).self) {
                             saved[key] = Array(bytes.readableBytesView)
                         }
+                        if !prefixes.isEmpty {
+                            let newer = try await connection.query(
+                                #"SELECT s.key, s.value FROM pushmock_state s JOIN unnest(\#(bounds)::text[], \#(ends)::text[]) AS b(low, high) ON s.key COLLATE "C" >= b.low AND s.key COLLATE "C" < b.high"#,
+                                logger: logger)
+                            for try await (key, bytes) in newer.decode((String, ByteBuffer).self) {
+                                saved[key] = Array(bytes.readableBytesView)
+                            }
+                        }
                         read.resume(.success(saved))
                         // The push is answered meanwhile; a turn never outlives its patience.
                         let patience = Task {
@@ -41,17 +55,28 @@ extension PostgresDeliveryStore: FleetActivityOrder {
                         let after = await iterator.next() ?? nil
                         patience.cancel()
                         guard let after else { return }
-                        for (key, snapshot) in after.sorted(by: { $0.key < $1.key }) where !snapshot.isEmpty && keys.contains(key) {
-                            try await connection.query(
-                                "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: snapshot))) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                                logger: logger)
+                        let changes = after.filter { change in keys.contains(change.key) || prefixes.contains { change.key.hasPrefix($0) } }
+                        written.withLock { $0 = changes }
+                        for (key, value) in changes {
+                            if value.isEmpty {
+                                try await connection.query("DELETE FROM pushmock_state WHERE key = \(key)", logger: logger)
+                            } else {
+                                try await connection.query(
+                                    "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                                    logger: logger)
+                            }
                             try await connection.query("SELECT pg_notify(\(Self.channel), \("s \(instance) \(key)"))", logger: logger)
-                            snapshots.withLock { $0.values[key] = snapshot }
                         }
+                        snapshots.withLock { snapshots in
+                            for (key, value) in changes { snapshots.values[key] = value.isEmpty ? nil : value }
+                        }
+                        written.withLock { $0 = [] }
                     }
                 }
             } catch {
                 read.resume(.failure(error))
+                // What the push changed is never lost: written behind, as any snapshot, once the database answers.
+                for (key, value) in written.withLock({ $0 }) { archive(key, value) }
             }
         }
         let found = try await read.value

@@ -48,6 +48,11 @@ enum PostgresSchema {
             "CREATE TABLE pushmock_shared (shared_id BIGINT PRIMARY KEY, fields BYTEA NOT NULL)",
             "ALTER TABLE pushmock_delivery ADD COLUMN shared_id BIGINT",
         ],
+        [
+            // Keys in byte order: a Live Activity's turn reads the entries of its timeline past the
+            // last one the instance has (`activity-entry:<id>/<number>`) by range.
+            #"CREATE INDEX pushmock_state_in_byte_order ON pushmock_state (key COLLATE "C")"#,
+        ],
     ]
 
     /// The lock that start-up migrations take ("PMmg").

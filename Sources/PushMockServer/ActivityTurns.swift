@@ -6,8 +6,8 @@ import Synchronization
 /// Pushes to a Live Activity in the order a fleet received them (a PostgreSQL store): an APNs
 /// `liveactivity` push, an FCM message with `apns.live_activity_token`, or a broadcast (each
 /// subscribed activity) first takes the activity's fleet-wide turn and adopts the activity as the
-/// fleet last saved it, is answered on its connection's loop, and saves the activity before the
-/// turn passes on. Without such a store (or for any other push) nothing waits.
+/// fleet last saved it (its head, and the entries of its timeline this instance has not seen), is
+/// answered on its connection's loop, and saves what changed before the turn passes on. Without such a store (or for any other push) nothing waits.
 package struct ActivityTurns: Sendable {
     let order: (any FleetActivityOrder)?
     let activities: LiveActivities
@@ -63,18 +63,20 @@ package struct ActivityTurns: Sendable {
         return .resumed(ResponderResumption(
             work: {
                 // A database that cannot give the turn: answered as without a fleet order.
-                if let turn = try? await order.turn(keys) { taken.withLock { $0 = turn } }
+                if let turn = try? await order.turn(keys, since: activities.unseenEntries(keys)) { taken.withLock { $0 = turn } }
             },
             respond: { [activities] context in
                 guard let turn = taken.withLock({ $0 }) else { return answer(context) }
+                for key in keys { activities.turn(key, taken: true) }
+                // The entries first (they wait for their head), then the heads.
+                for (key, value) in turn.snapshots.sorted(by: { $0.key < $1.key }) where !keys.contains(key) {
+                    activities.apply(key: key, value, inTurn: true)
+                }
                 for key in keys {
-                    activities.turn(key, taken: true)
                     if let snapshot = turn.snapshots[key] { activities.apply(key: key, snapshot, inTurn: true) }
                 }
                 return Self.after(answer(context)) {
-                    var after: [String: [UInt8]] = [:]
-                    for key in keys { after[key] = activities.snapshot(key) }
-                    turn.finish(after)
+                    turn.finish(keys.flatMap { activities.changes($0) })
                     for key in keys { activities.turn(key, taken: false) }
                 }
             }

@@ -7,13 +7,16 @@ import Synchronization
 /// the inspection API (`/api/v1/activities`). A `Mutex` around the pure ``LiveActivityDevice``;
 /// only Live Activity pushes take it.
 ///
-/// With a store that keeps state (SQLite, PostgreSQL) every activity a push changes is saved as
-/// its own snapshot (`activity:<id>`) within ``saveWindow``: once per window, however many pushes
-/// it got, encoded and handed to the store under the same lock as the changes, so that snapshots
-/// of one activity are saved in the order of its pushes. A fleet's other instances adopt them.
+/// With a store that keeps state (SQLite, PostgreSQL) every activity a push changes is saved
+/// within ``saveWindow``, once per window however many pushes it got: its head and the entries of
+/// its timeline that are new (``ActivityLedger``), encoded and handed to the store under the same
+/// lock as the changes, so that one activity's are saved in the order of its pushes. A fleet's
+/// other instances adopt them.
 final class LiveActivities: Sendable {
-    static let keyPrefix = "activity:"
+    static let keyPrefix = ActivityLedger.headPrefix
     private let device: Mutex<LiveActivityDevice>
+    /// What the store holds (taken inside `device`'s lock).
+    private let ledger = Mutex(ActivityLedger())
     private let archive: (any StateArchive)?
     /// Activities changed since the last save, whether a save is scheduled, and the activities in
     /// a fleet-wide turn (``ActivityTurns``), which the turn saves itself: a batched save of this
@@ -110,7 +113,11 @@ final class LiveActivities: Sendable {
         device.withLock { device in
             let ids = Array(device.activities.keys)
             device.removeAll()
-            for id in ids { archive?.archive(Self.keyPrefix + id, []) }
+            ledger.withLock { ledger in
+                for id in ids {
+                    for (key, value) in ledger.removal(of: id) { archive?.archive(key, value) }
+                }
+            }
         }
     }
 
@@ -130,8 +137,8 @@ final class LiveActivities: Sendable {
         }
     }
 
-    /// Saves the changed activities as they are now, and forgets the snapshots of evicted ones
-    /// (after the window, and at shutdown before the store closes).
+    /// Saves what changed in the changed activities, and forgets the evicted ones (after the
+    /// window, and at shutdown before the store closes).
     func saveChanged() {
         guard let archive else { return }
         let ids = changed.withLock { changed -> Set<String> in
@@ -139,35 +146,100 @@ final class LiveActivities: Sendable {
             return changed.ids
         }
         device.withLock { device in
-            let encoder = JSONEncoder()
-            for id in ids {
-                guard let activity = device.activities[id], let data = try? encoder.encode(activity) else { continue }
-                archive.archive(Self.keyPrefix + id, Array(data))
+            ledger.withLock { ledger in
+                for id in ids {
+                    guard let activity = device.activities[id] else { continue }
+                    for (key, value) in ledger.changes(for: activity) { archive.archive(key, value) }
+                }
+                for id in device.takeEvicted() {
+                    for (key, value) in ledger.removal(of: id) { archive.archive(key, value) }
+                }
             }
-            for id in device.takeEvicted() { archive.archive(Self.keyPrefix + id, []) }
         }
     }
 
-    /// The activities a store kept, oldest first, as they were (at start).
+    /// The activities a store kept, oldest first, as they were (at start). Entries without an
+    /// activity, or cut off from it by a gap, are deleted; an older version's whole activity is
+    /// rewritten as a head and entries.
     func restore(from archive: any StateArchive) throws {
-        let decoder = JSONDecoder()
-        let kept = try archive.archived(prefix: Self.keyPrefix).values.map { try decoder.decode(SimulatedActivity.self, from: Data($0)) }
-        for activity in kept.sorted(by: { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }) { adopt(activity) }
+        let heads = try archive.archived(prefix: ActivityLedger.headPrefix)
+        var entries: [String: [(number: Int64, bytes: [UInt8])]] = [:]
+        for (key, bytes) in try archive.archived(prefix: ActivityLedger.entryPrefix) {
+            guard let (id, number) = ActivityLedger.entry(of: key) else { continue }
+            entries[id, default: []].append((number, bytes))
+        }
+        var kept: [(activity: SimulatedActivity, entries: Range<Int64>?)] = []
+        for (key, bytes) in heads {
+            guard let head = ledger.withLock({ $0.decodeHead(bytes) }) else {
+                throw ActivityArchiveError(description: "the store's Live Activity \(key) cannot be read")
+            }
+            kept.append(head)
+        }
+        for (head, range) in kept.sorted(by: { ($0.activity.startedAt, $0.activity.id) < ($1.activity.startedAt, $1.activity.id) }) {
+            let id = head.id
+            let own = entries.removeValue(forKey: id) ?? []
+            guard let range else {
+                // An older version's whole activity: rewritten as a head and entries.
+                adopt(head)
+                if let activity = device.withLock({ $0.activities[id] }) {
+                    for (key, value) in ledger.withLock({ $0.changes(for: activity) }) { archive.archive(key, value) }
+                }
+                continue
+            }
+            let activity = ledger.withLock { ledger in
+                for (number, bytes) in own {
+                    if let entry = ledger.decodeEntry(bytes) { _ = ledger.place(entry, id: id, number: number, in: nil) }
+                }
+                defer { ledger.forgetWaiting(id) }
+                return ledger.merge(head: head, entries: range, local: nil)
+            }
+            adopt(activity)
+            // Entries cut off by a gap (a save that did not finish) go.
+            for (number, _) in own where !activity.entries.contains(number) { archive.archive(ActivityLedger.entryKey(id, number), []) }
+        }
+        for (id, orphans) in entries {
+            for (number, _) in orphans { archive.archive(ActivityLedger.entryKey(id, number), []) }
+        }
     }
 
-    /// A snapshot another instance of the fleet saved (empty: it forgot the activity).
-    /// Not while this instance has the activity's turn (its copy is the newest then), and not a
-    /// copy with a shorter timeline than this one's (a notification read before a newer save and
-    /// applied after it). `inTurn` is true for the snapshot the turn itself read.
+    /// A head or entry another instance of the fleet saved (empty: deleted). A head is not applied
+    /// while this instance has the activity's turn (its copy is the newest then), nor when it is
+    /// older than this instance's copy (a notification read before a newer save and applied after
+    /// it). `inTurn` is true for what the turn itself read.
     func apply(key: String, _ bytes: [UInt8], inTurn: Bool = false) {
+        if let (id, number) = ActivityLedger.entry(of: key) {
+            guard !bytes.isEmpty else { return }
+            device.withLock { device in
+                let placed = ledger.withLock { ledger in
+                    ledger.decodeEntry(bytes).flatMap { ledger.place($0, id: id, number: number, in: device.activities[id]) }
+                }
+                if let placed { device.adopt(placed) }
+            }
+            return
+        }
         let id = String(key.dropFirst(Self.keyPrefix.count))
         if !inTurn, changed.withLock({ $0.inTurn.contains(id) }) { return }
         if bytes.isEmpty {
-            device.withLock { $0.forget(id) }
-        } else if let activity = try? JSONDecoder().decode(SimulatedActivity.self, from: Data(bytes)) {
-            if !inTurn, let local = device.withLock({ $0.activities[id] }), local.timeline.count > activity.timeline.count { return }
-            adopt(activity)
+            device.withLock { device in
+                device.forget(id)
+                ledger.withLock { $0.forget(id) }
+            }
+            return
         }
+        let merged: SimulatedActivity? = device.withLock { device in
+            ledger.withLock { ledger in
+                guard let (head, range) = ledger.decodeHead(bytes) else { return nil }
+                let local = device.activities[id]
+                // An older version's whole activity (a fleet mid-upgrade): as it is, unless older.
+                guard let range else {
+                    if !inTurn, let local, local.timeline.count > head.timeline.count { return nil }
+                    return head
+                }
+                if !inTurn, let local, local.entries.upperBound > range.upperBound { return nil }
+                return ledger.merge(head: head, entries: range, local: local)
+            }
+        }
+        if let merged { adopt(merged) }
     }
 
     /// Begins or ends a fleet-wide turn of the activity saved under `key` (see ``changed``).
@@ -178,11 +250,26 @@ final class LiveActivities: Sendable {
         }
     }
 
-    /// The activity saved under `key` as it is now, encoded (nil: there is none).
-    func snapshot(_ key: String) -> [UInt8]? {
+    /// For a turn at the activities saved under `keys`: each one's entries key prefix, and the
+    /// key of the first entry this instance does not have.
+    func unseenEntries(_ keys: [String]) -> [String: String] {
+        device.withLock { device in
+            var since: [String: String] = [:]
+            for key in keys {
+                let id = String(key.dropFirst(Self.keyPrefix.count))
+                since[ActivityLedger.entriesPrefix(id)] = ActivityLedger.entryKey(id, device.activities[id]?.entries.upperBound ?? 0)
+            }
+            return since
+        }
+    }
+
+    /// What to save so that the store holds the activity saved under `key` as it is now, in
+    /// order (nothing when there is none).
+    func changes(_ key: String) -> [(key: String, value: [UInt8])] {
         let id = String(key.dropFirst(Self.keyPrefix.count))
         return device.withLock { device in
-            device.activities[id].flatMap { try? JSONEncoder().encode($0) }.map(Array.init)
+            guard let activity = device.activities[id] else { return [] }
+            return ledger.withLock { $0.changes(for: activity) }
         }
     }
 
@@ -192,6 +279,11 @@ final class LiveActivities: Sendable {
             types.bind(activityToken: token, to: type)
         }
     }
+}
+
+/// A store's Live Activity that cannot be read (at start).
+struct ActivityArchiveError: Error, CustomStringConvertible {
+    let description: String
 }
 
 extension LiveActivityDevice.Outcome {

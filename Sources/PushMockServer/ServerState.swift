@@ -148,7 +148,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         try TopicArchive.restore(subscriptions, from: archive)
         if let shared = archive as? any SharedStateArchive {
             shared.observeState { key, bytes in
-                if key.hasPrefix(LiveActivities.keyPrefix) {
+                if key.hasPrefix(ActivityLedger.headPrefix) || key.hasPrefix(ActivityLedger.entryPrefix) {
                     activities.apply(key: key, bytes)
                 } else if key.hasPrefix(spentPrefix) {
                     if !bytes.isEmpty { plan.removeSpent(fleetKey: String(key.dropFirst(spentPrefix.count))) }

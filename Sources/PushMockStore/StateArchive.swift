@@ -42,26 +42,29 @@ public enum FleetFire: Sendable, Hashable {
 
 /// A store that orders a fleet's pushes to Live Activities (PostgreSQL): a push takes the turn of
 /// each activity it reaches, reads their snapshots as the fleet last saved them, is answered, and
-/// saves the new snapshots before the next push to any of them, on any instance, is let in.
+/// saves what it changed before the next push to any of them, on any instance, is let in.
 public protocol FleetActivityOrder: Sendable {
     /// Waits for the turn of the activities saved under `keys` (one push may reach several: a
-    /// broadcast); their snapshots then (a key without one is absent).
-    func turn(_ keys: [String]) async throws -> ActivityTurn
+    /// broadcast). The turn then holds their snapshots (a key without one is absent) and every
+    /// snapshot whose key starts with a prefix of `since` and is not below that prefix's bound:
+    /// the entries of an activity's timeline the instance has not read yet.
+    func turn(_ keys: [String], since: [String: String]) async throws -> ActivityTurn
 }
 
-/// One push's turn at its activities: end it with their snapshots after the push.
+/// One push's turn at its activities: end it with what the push changed.
 public final class ActivityTurn: Sendable {
-    /// The activities as the fleet last saved them, by key (a key never saved is absent).
+    /// The snapshots read for the turn, by key (a key never saved is absent).
     public let snapshots: [String: [UInt8]]
-    private let end: @Sendable ([String: [UInt8]]) -> Void
+    private let end: @Sendable ([(key: String, value: [UInt8])]) -> Void
 
-    public init(snapshots: [String: [UInt8]], end: @escaping @Sendable ([String: [UInt8]]) -> Void) {
+    public init(snapshots: [String: [UInt8]], end: @escaping @Sendable ([(key: String, value: [UInt8])]) -> Void) {
         self.snapshots = snapshots
         self.end = end
     }
 
-    /// Saves `snapshots` (a key absent: unchanged) for the fleet, then lets the next push in.
-    public func finish(_ snapshots: [String: [UInt8]]) {
-        end(snapshots)
+    /// Saves `changes` for the fleet, in order (an empty value deletes its key; a key outside the
+    /// turn is ignored), then lets the next push in.
+    public func finish(_ changes: [(key: String, value: [UInt8])]) {
+        end(changes)
     }
 }

@@ -249,7 +249,10 @@ public struct LiveActivityDevice: Sendable {
             bytes -= activity.timeline[dropped].estimatedBytes
             dropped += 1
         }
-        if dropped > 0 { activity.timeline.removeFirst(dropped) }
+        if dropped > 0 {
+            activity.timeline.removeFirst(dropped)
+            activity.firstEntry += Int64(dropped)
+        }
     }
 
     /// Records the estimated bytes of the activity `id` (nil: it is gone).

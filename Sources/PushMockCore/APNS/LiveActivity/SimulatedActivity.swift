@@ -66,8 +66,17 @@ public struct SimulatedActivity: Sendable, Hashable, Codable {
     public var implicit: Bool
     /// Every push that reached it, oldest first (the newest 1000).
     public var timeline: [TimelineEntry] = []
+    /// The sequence number of `timeline[0]`: how many older entries were trimmed in its life. A
+    /// store keeps each entry under its number, so that a push writes its entry, not the timeline.
+    /// Not part of the encoded activity (the store keeps it beside it).
+    public var firstEntry: Int64 = 0
     /// Arrival times (ms) of applied priority-10 updates in the last hour, for the budget.
     var priority10: [Int64] = []
+
+    enum CodingKeys: String, CodingKey {
+        case id, token, pushToStartToken, bundleID, attributesType, attributes, contentState, decodedContentState, lastTimestamp, staleDate
+        case relevanceScore, startedAt, endedAt, dismissAt, channelID, implicit, timeline, priority10
+    }
 
     /// Its state at `now` (milliseconds since the epoch).
     public func state(at instant: PushInstant, limits: LiveActivityDevice.Limits) -> State {
@@ -81,6 +90,11 @@ public struct SimulatedActivity: Sendable, Hashable, Codable {
 }
 
 extension SimulatedActivity {
+    /// The sequence numbers of the entries in its timeline.
+    public var entries: Range<Int64> {
+        firstEntry..<(firstEntry + Int64(timeline.count))
+    }
+
     /// Roughly the memory it takes without its timeline (what ``LiveActivityDevice/Limits/maxBytes`` counts).
     public var headBytes: Int {
         512 + id.utf8.count + (token?.utf8.count ?? 0) + (pushToStartToken?.utf8.count ?? 0) + (bundleID?.utf8.count ?? 0)

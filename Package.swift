@@ -37,7 +37,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         // The SQLite store: migrations, WAL through DatabasePool, no NIO (system libsqlite3).
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
-        // The PostgreSQL store shared by a fleet (COPY, LISTEN/NOTIFY).
+        // The PostgreSQL store shared by a fleet (batched unnest inserts, LISTEN/NOTIFY).
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
     targets: [

@@ -2,6 +2,7 @@ import PushMockCore
 import PushMockPostgres
 import PushMockStore
 import PushMockTestSupport
+import Synchronization
 import Testing
 
 @Suite("The PostgreSQL store when the database stops answering")
@@ -46,24 +47,28 @@ struct PostgresRecoveryTests {
         let store = try await PostgresDeliveryStore.connect(location, retention: 100_000, writePatience: .seconds(2))
         // Every other connection to the store's database (the writer's, the listener's) is ended
         // again and again while batches are written, as `pg_ctl stop -m fast` ends them.
+        let ended = EndedCount()
         let terminator = Task {
-            var ended = 0
             while !Task.isCancelled {
                 try? await PostgresTestDatabase.execute(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()", at: location)
-                ended += 1
+                ended.value.add(1, ordering: .relaxed)
             }
-            return ended
         }
+        // 10 000 deliveries at least, and on until the connections were ended 20 times (a loaded
+        // machine runs the terminator slower).
         var recorded: [UInt64] = []
-        for round in 0..<400 {
+        var round = 0
+        while round < 400 || (ended.value.load(ordering: .relaxed) < 20 && round < 4_000) {
             for index in 0..<25 { recorded.append(store.record(DeliveryStoreTests.delivery(round * 25 + index))) }
             try await Task.sleep(for: .milliseconds(5))
+            round += 1
         }
         terminator.cancel()
-        #expect(await terminator.value > 20, "the connections were ended too few times to test anything")
+        _ = await terminator.result
+        #expect(ended.value.load(ordering: .relaxed) >= 20, "the connections were ended too few times to test anything")
         await store.flush()
-        let page = try await store.query(DeliveryFilter(), limit: 20_000)
+        let page = try await store.query(DeliveryFilter(), limit: 200_000)
         #expect(page.total == recorded.count, "the count says \(page.total) of \(recorded.count)")
         let ids = page.deliveries.map(\.id)
         #expect(ids.count == recorded.count, "\(ids.count) rows for \(recorded.count) recorded deliveries")
@@ -82,4 +87,9 @@ struct PostgresRecoveryTests {
         let error = await #expect(throws: StoreError.self) { try await PostgresDeliveryStore.connect(location) }
         #expect(error?.message.contains("too many connections for role") == true, "\(String(describing: error))")
     }
+}
+
+/// How many times the connections were ended (shared with the terminating task).
+private final class EndedCount: Sendable {
+    let value = Atomic<Int>(0)
 }

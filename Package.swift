@@ -39,6 +39,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // The PostgreSQL store shared by a fleet (batched unnest inserts, LISTEN/NOTIFY).
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        // Reading an app's ActivityAttributes types from its Swift source (the CLI only).
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -147,9 +149,21 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // An app's ActivityAttributes types read from its Swift source. Only the `pushmock`
+        // executable links it, so a test target that adds PushMockTesting never builds swift-syntax.
+        .target(
+            name: "PushMockSwiftSource",
+            dependencies: [
+                "PushMockCore",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "pushmock",
             dependencies: [
+                "PushMockSwiftSource",
                 "PushMockServer",
                 "PushMockCore",
                 "PushMockInspection",
@@ -175,6 +189,12 @@ let package = Package(
                 "PushMockCore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushMockSwiftSourceTests",
+            dependencies: ["PushMockSwiftSource", "PushMockCore", "PushMockTesting"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

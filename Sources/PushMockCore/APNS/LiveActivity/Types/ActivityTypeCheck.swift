@@ -99,6 +99,11 @@ public enum ActivityTypeCheck {
         case .bool:
             guard case .bool = value else { throw mismatch() }
             return value
+        case .any:
+            return value
+        case .decimal:
+            guard case .number = value else { throw mismatch() }
+            return value
         case .double, .float:
             guard case .number(let text) = value, let number = Double(text) else { throw mismatch() }
             if type == .float, number.isFinite, abs(number) > Double(Float.greatestFiniteMagnitude) {
@@ -169,6 +174,19 @@ public enum ActivityTypeCheck {
                     throw Failure(path: path, message: "\(describe(value)) is not a case of \(name) (\(list.joined(separator: ", ")))")
                 }
                 return value
+            case .associated(let cases)?:
+                guard case .object(let members) = value else {
+                    throw Failure(path: path, message: "expected \(name) (an object with one key, the case), found \(describe(value))")
+                }
+                let names = cases.keys.sorted().joined(separator: ", ")
+                guard members.count == 1, let (label, values) = members.first else {
+                    throw Failure(path: path, message: "\(name) is an object with exactly one key, the case (\(names)); found \(members.count) keys")
+                }
+                guard let fields = cases[label] else {
+                    throw Failure(path: "\(path).\(label)", message: "\(label) is not a case of \(name) (\(names))")
+                }
+                let decoded = try structure(values, fields: fields, typeName: "\(name).\(label)", declaration: declaration, path: "\(path).\(label)", reading: &reading)
+                return .object([(label, decoded)])
             case nil:
                 throw Failure(path: path, message: "\(name) is not declared")
             }

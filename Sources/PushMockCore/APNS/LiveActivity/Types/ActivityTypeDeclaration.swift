@@ -11,6 +11,10 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
     /// A Swift type a field may have.
     public indirect enum FieldType: Sendable, Hashable, CustomStringConvertible {
         case string, bool, double, float, date, url, uuid
+        /// `Decimal`: a JSON number.
+        case decimal
+        /// `Any`: a value of a type PushMock could not read (present unless optional, not checked).
+        case any
         /// `Int`, `Int8`…`UInt64`: signedness and width.
         case integer(name: String, signed: Bool, bits: Int)
         case optional(FieldType)
@@ -29,6 +33,8 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
             case .date: "Date"
             case .url: "URL"
             case .uuid: "UUID"
+            case .decimal: "Decimal"
+            case .any: "Any"
             case .integer(let name, _, _): name
             case .optional(let wrapped): "\(wrapped)?"
             case .array(let element): "[\(element)]"
@@ -50,6 +56,10 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
         case structure([Field])
         /// An enum with raw values (`String` or an integer type) and its cases' raw values.
         case enumeration(raw: FieldType, cases: [JSONValue])
+        /// An enum without raw values, coded as Swift synthesizes it (since 5.5): an object with
+        /// one key, the case's name, whose value is an object of its associated values (labeled by
+        /// their labels, unlabeled ones `_0`, `_1`… by position; `{}` for a case without any).
+        case associated(cases: [String: [Field]])
     }
 
     public var attributes: [Field]
@@ -90,6 +100,11 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
             if case .structure(let fields) = type {
                 for field in fields { try check(field.type, path: "types.\(name).\(field.name)") }
             }
+            if case .associated(let cases) = type {
+                for (label, fields) in cases {
+                    for field in fields { try check(field.type, path: "types.\(name).cases.\(label).\(field.name)") }
+                }
+            }
         }
     }
 
@@ -103,10 +118,13 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
         }
     }
 
-    /// Whether `name` is a Swift type name (an identifier starting with a capital letter).
+    /// Whether `name` is a Swift type name: an identifier starting with a capital letter, or a
+    /// nested one (`DeliveryAttributes.ContentState`, as read from Swift source).
     public static func isTypeName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, ("A"..."Z").contains(first) else { return false }
-        return name.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+        name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { part in
+            guard let first = part.unicodeScalars.first, ("A"..."Z").contains(first) else { return false }
+            return part.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || $0 == "_" }
+        }
     }
 
     static func fields(_ json: JSONValue, path: String) throws(Problem) -> [Field] {
@@ -133,6 +151,16 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
     }
 
     static func namedType(_ json: JSONValue, path: String) throws(Problem) -> NamedType {
+        if case .string("associated")? = json["enum"] {
+            guard case .object(let cases)? = json["cases"], !cases.isEmpty else {
+                throw Problem(path: "\(path).cases", message: "expected an object of cases and their associated values, such as {\"moved\": {\"to\": \"Int\"}, \"idle\": {}}")
+            }
+            var read: [String: [Field]] = [:]
+            for (name, values) in cases {
+                read[name] = try fields(values, path: "\(path).cases.\(name)")
+            }
+            return .associated(cases: read)
+        }
         if case .string(let raw)? = json["enum"] {
             let rawType = try parse(raw, path: "\(path).enum")
             switch rawType {
@@ -182,7 +210,7 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
         }
 
         func unreadable() -> Problem {
-            Problem(path: path, message: "\(text) is not a type PushMock reads (String, Int, Double, Bool, Date, URL, UUID, T?, [T], [K: V] or a name under types)")
+            Problem(path: path, message: "\(text) is not a type PushMock reads (String, Int, Double, Decimal, Bool, Date, URL, UUID, Any, T?, [T], [K: V] or a name under types)")
         }
 
         mutating func type(depth: Int) throws(Problem) -> FieldType {
@@ -231,7 +259,7 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
 
         static func isNameByte(_ byte: UInt8) -> Bool {
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_")
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".")
         }
 
         func named(_ name: String) throws(Problem) -> FieldType {
@@ -239,6 +267,8 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
             case "String": return .string
             case "Bool": return .bool
             case "Double", "CGFloat": return .double
+            case "Decimal": return .decimal
+            case "Any": return .any
             case "Float": return .float
             case "Date": return .date
             case "URL": return .url

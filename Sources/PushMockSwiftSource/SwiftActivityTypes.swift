@@ -84,7 +84,8 @@ public struct SwiftActivityTypes: Sendable {
                 continue
             }
             seen[name] = type
-            if let declaration = reader.declaration(for: type) {
+            if var declaration = reader.declaration(for: type) {
+                declaration.origin = "\(type.file):\(type.line)"
                 found.append(Found(name: name, declaration: declaration, file: type.file, line: type.line))
             }
         }

@@ -158,6 +158,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Priority-10 Live Activity updates a simulated device applies per activity per hour (default: no budget).")
     var liveActivityBudget: Int?
 
+    @Option(help: "Read the app's ActivityAttributes types from its Swift source: a .swift file or a folder (a widget extension, or the whole app), searched recursively. Repeatable. Check what is read with `pushmock activity-types PATH`.")
+    var activityTypes: [String] = []
+
     @Option(help: "Seed for generated ids, for reproducible runs.")
     var idSeed: UInt64?
 
@@ -297,6 +300,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let liveActivityMaxAge { configuration.apns.options.liveActivity.maxAge = .seconds(liveActivityMaxAge) }
         if let liveActivityMaxAhead { configuration.apns.options.liveActivity.maxAhead = .seconds(liveActivityMaxAhead) }
         if let liveActivityBudget { configuration.liveActivityLimits.priorityBudgetPerHour = liveActivityBudget }
+        configuration.activityTypeSources += activityTypes
+        try ActivityTypesCommand.declare(configuration.activityTypeSources, into: &configuration)
         return configuration
     }
 

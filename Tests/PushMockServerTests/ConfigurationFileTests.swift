@@ -49,6 +49,17 @@ struct ConfigurationFileTests {
         #expect(configuration.liveActivityLimits.maxBytes == 8 * 1024 * 1024)
     }
 
+    @Test("activityTypes as a path names the app's Swift source, relative to the file's folder; neither object nor string is an error")
+    func activityTypeSources() throws {
+        var configuration = PushMockConfiguration()
+        let file = try Self.write(#"{"activityTypes": "MyApp/Widget"}"#)
+        try configuration.load(file: file)
+        #expect(configuration.activityTypeSources == [URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("MyApp/Widget").path])
+        #expect(configuration.activityTypes.isEmpty)
+        var broken = PushMockConfiguration()
+        #expect { try broken.load(file: try Self.write(#"{"activityTypes": 5}"#)) } throws: { "\($0)".contains("the path of the app's Swift source") }
+    }
+
     @Test("broken files fail with the file, the path and the reason", arguments: [
         (#"{"port": 2197,}"#, "not valid JSON"),
         (#"{"prot": 2197}"#, "prot: unknown key"),

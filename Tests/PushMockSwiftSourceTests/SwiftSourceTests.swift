@@ -40,6 +40,7 @@ struct SwiftSourceTests {
         #expect(read.types.map(\.name) == ["DeliveryAttributes"])
         let found = try #require(read.types.first)
         #expect(found.file.hasSuffix("DeliveryWidget/DeliveryAttributes.swift") && found.line == 5)
+        #expect(found.declaration.origin == found.file + ":5", "GET /api/v1/activity-types shows it")
         let declaration = found.declaration
         #expect(Self.fields(declaration.attributes) == ["orderID": "String", "restaurant": "DeliveryAttributes.Restaurant", "note": "String?"],
                 "a let with a value is never decoded")

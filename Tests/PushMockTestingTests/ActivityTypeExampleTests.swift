@@ -68,7 +68,7 @@ struct ActivityTypeExampleTests {
     func declaredFromSwift() async throws {
         try await withPushMockServer { server in
             try server.activityTypes.declare("ScoreAttributes", #"{"contentState": {"home": "UInt8", "away": "UInt8"}}"#)
-            #expect(throws: ActivityTypeDeclaration.Problem.self) { try server.activityTypes.declare("Broken", #"{"contentState": {"x": "Decimal"}}"#) }
+            #expect(throws: ActivityTypeDeclaration.Problem.self) { try server.activityTypes.declare("Broken", #"{"contentState": {"x": "Money"}}"#) }
             try await PushMockTestingExampleTests.withClient(server) { client in
                 let now = Int(Date().timeIntervalSince1970)
                 let headers = [

@@ -6,8 +6,10 @@ public import PushMockCore
 public struct ActivityTypeResource: Codable, Sendable, Equatable {
     /// The Swift name (the `attributes-type` of a start).
     public var name: String
-    /// `declaration` or `swift`.
+    /// `declaration`, `source` (read from the app's Swift source) or `swift`.
     public var declaredBy: String
+    /// Where a type read from Swift source was declared (`file:line`).
+    public var origin: String?
     /// The declaration's fields, as given.
     public var attributes: JSONValue?
     public var contentState: JSONValue?
@@ -18,7 +20,8 @@ public struct ActivityTypeResource: Codable, Sendable, Equatable {
         self.name = name
         switch entry {
         case .declared(let declaration):
-            declaredBy = "declaration"
+            declaredBy = declaration.origin == nil ? "declaration" : "source"
+            origin = declaration.origin
             attributes = declaration.source["attributes"] ?? .object([])
             contentState = declaration.source["contentState"] ?? .object([])
             types = declaration.source["types"] ?? .object([])

@@ -77,9 +77,16 @@ extension PushMockConfiguration {
         if let hosts = try root.strings("inspectionAllowedHosts") { inspectionAllowedHosts += hosts }
         if let cap = try root.int("maxEventSubscribers", in: 1...100_000) { maxEventSubscribers = cap }
         if let types = try root.json("activityTypes") {
-            guard case .object(let named) = types else { throw root.error("activityTypes", "expected an object of type declarations by Swift name") }
-            for (name, body) in named {
-                activityTypes[name] = try Self.activityType(name, body, file: root.file, path: "activityTypes.\(name)")
+            switch types {
+            case .string(let source):
+                // The app's Swift source: read by the `pushmock` executable (swift-syntax), not here.
+                activityTypeSources.append(resolve(source))
+            case .object(let named):
+                for (name, body) in named {
+                    activityTypes[name] = try Self.activityType(name, body, file: root.file, path: "activityTypes.\(name)")
+                }
+            default:
+                throw root.error("activityTypes", "expected an object of type declarations by Swift name, or the path of the app's Swift source (a .swift file or a folder)")
             }
         }
         if let text = try root.string("mode") {

@@ -84,6 +84,10 @@ public struct PushMockConfiguration: Sendable {
     public var liveActivityLimits = LiveActivityDevice.Limits()
     /// Declared `ActivityAttributes` types by Swift name (config `activityTypes`).
     public var activityTypes: [String: ActivityTypeDeclaration] = [:]
+    /// The app's Swift source to read `ActivityAttributes` types from (config `activityTypes` as a
+    /// path, `--activity-types`): `.swift` files or folders. The `pushmock` executable reads them
+    /// into ``activityTypes`` before the server starts; a declaration given by name wins.
+    public var activityTypeSources: [String] = []
     /// Broadcast channels per app and environment (Apple: 10 000; `CannotCreateChannelConfig` past it).
     public var broadcastChannelLimit = 10_000
     /// Deliveries kept; the oldest are evicted first.

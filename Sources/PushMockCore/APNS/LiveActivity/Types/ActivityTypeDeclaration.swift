@@ -67,6 +67,8 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
     public var types: [String: NamedType]
     /// The declaration as it was given (what `GET /api/v1/activity-types` shows).
     public var source: JSONValue
+    /// Where it was read from, for a type read from Swift source (`file:line`).
+    public var origin: String?
 
     /// A declaration that cannot be used, with the JSON path of the problem.
     public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {

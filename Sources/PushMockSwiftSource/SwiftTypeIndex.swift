@@ -128,18 +128,10 @@ struct SwiftTypeIndex {
         }
 
         mutating func declaration(_ decl: DeclSyntax, scope: [String], owner: TypeInfo?) {
-            if let node = decl.as(StructDeclSyntax.self) {
-                nominal(node.name.text, .structure, node, inheritance: node.inheritanceClause, generic: node.genericParameterClause != nil,
-                        members: node.memberBlock.members, scope: scope)
-            } else if let node = decl.as(ClassDeclSyntax.self) {
-                nominal(node.name.text, .structure, node, inheritance: node.inheritanceClause, generic: node.genericParameterClause != nil,
-                        members: node.memberBlock.members, scope: scope)
-            } else if let node = decl.as(ActorDeclSyntax.self) {
-                nominal(node.name.text, .structure, node, inheritance: node.inheritanceClause, generic: node.genericParameterClause != nil,
-                        members: node.memberBlock.members, scope: scope)
-            } else if let node = decl.as(EnumDeclSyntax.self) {
-                nominal(node.name.text, .enumeration, node, inheritance: node.inheritanceClause, generic: node.genericParameterClause != nil,
-                        members: node.memberBlock.members, scope: scope)
+            if decl.is(StructDeclSyntax.self) || decl.is(ClassDeclSyntax.self) || decl.is(ActorDeclSyntax.self) || decl.is(EnumDeclSyntax.self),
+               let group = decl.asProtocol((any DeclGroupSyntax).self), let named = decl.asProtocol((any NamedDeclSyntax).self) {
+                nominal(named.name.text, decl.is(EnumDeclSyntax.self) ? .enumeration : .structure, decl, inheritance: group.inheritanceClause,
+                        generic: decl.asProtocol((any WithGenericParametersSyntax).self)?.genericParameterClause != nil, members: group.memberBlock.members, scope: scope)
             } else if let node = decl.as(TypeAliasDeclSyntax.self) {
                 let type = TypeInfo(name: (scope + [node.name.text]).joined(separator: "."), kind: .alias, file: file, line: line(node))
                 type.aliasTarget = node.initializer.value

@@ -24,10 +24,14 @@ struct LiveActivitySimulationTests {
         return (configuration, clock)
     }
 
-    static func send(_ client: HTTPClient, _ server: PushMockServer, token: String, jwt: String, aps: String, priority: String = "10") async throws -> (Int, [String: Any]) {
+    static func send(
+        _ client: HTTPClient, _ server: PushMockServer, token: String, jwt: String, aps: String, priority: String = "10", topic: String = topic,
+        extra: [(String, String)] = []
+    ) async throws -> (Int, [String: Any]) {
         let (response, body) = try await client.send(
             "https://localhost:\(server.pushPort)/3/device/\(token)", method: .POST,
-            headers: S.alertHeaders(token: jwt, topic: topic, extra: [("apns-push-type", "liveactivity"), ("apns-priority", priority)]).filter { $0 != ("apns-push-type", "alert") },
+            headers: S.alertHeaders(token: jwt, topic: topic, extra: [("apns-push-type", "liveactivity"), ("apns-priority", priority)] + extra)
+                .filter { $0 != ("apns-push-type", "alert") },
             body: Array(#"{"aps":{\#(aps)}}"#.utf8)
         )
         return (Int(response.status.code), (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] ?? [:])
@@ -101,6 +105,65 @@ struct LiveActivitySimulationTests {
                 #expect(bad == 400)
                 let (missing, _) = try await S.inspect(server, "/api/v1/activities/\(String(repeating: "0", count: 160))")
                 #expect(missing == 404)
+            }
+        }
+    }
+
+    @Test("pushes a device applies but will not show as meant are recorded with their diagnostics, through APNs and FCM")
+    func diagnostics() async throws {
+        let (configuration, clock) = Self.configuration()
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let jwt = S.token(issuedAt: clock.nowSeconds)
+                let now = clock.nowSeconds
+                // The widget extension's topic: no team owns that bundle, and the rejection says why.
+                let (widgetStatus, widgetBody) = try await Self.send(
+                    client, server, token: Self.pushToStart, jwt: jwt, aps: Self.start(now), topic: "com.example.app.MatchWidget.push-type.liveactivity"
+                )
+                #expect(widgetStatus == 400 && widgetBody["reason"] as? String == "TopicDisallowed", "\(widgetBody)")
+                let widget = try await Self.newest(server)
+                #expect(widget.diagnostics.contains { $0.contains("com.example.app.MatchWidget, which looks like a widget extension") }, "\(widget.diagnostics)")
+
+                // A start with apns-expiration 0 and an empty body.
+                let start = Self.start(now).replacingOccurrences(of: #""body":"A v B""#, with: #""body":"""#)
+                let (status, _) = try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: start, extra: [("apns-expiration", "0")])
+                #expect(status == 200, "APNs accepts it: each of these is a diagnostic")
+                let first = try await Self.newest(server)
+                #expect(first.outcome == .accepted)
+                #expect(first.diagnostics.contains { $0.hasPrefix("apns-expiration: 0 on a push-to-start") }, "\(first.diagnostics)")
+                #expect(first.diagnostics.contains("aps.alert.body is empty: the push-to-start alert shows no body"), "\(first.diagnostics)")
+                let token = try #require(first.issuedActivityToken)
+
+                // The same start again without apns-collapse-id: a second activity, with a diagnostic.
+                #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: Self.start(now)).0 == 200)
+                let second = try await Self.newest(server)
+                #expect(second.activityID != nil && second.activityID != token)
+                #expect(second.diagnostics.contains { $0.contains("while activity \(token) is running") }, "\(second.diagnostics)")
+
+                // An update to the push-to-start token (no device record says what it is): dropped.
+                #expect(try await Self.send(client, server, token: Self.pushToStart, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 1),"content-state":{"score":"1-0"}"#).0 == 200)
+                let wrong = try await Self.newest(server)
+                #expect(wrong.outcome == .dropped && wrong.reason == "LiveActivityUpdateToPushToStartToken", "\(wrong.outcome) \(wrong.reason ?? "")")
+
+                // Through FCM: the same content state twice, the second with a web URL too.
+                let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
+                func fcm(_ timestamp: Int64, _ state: String) async throws -> Delivery {
+                    let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","apns":{"live_activity_token":"\#(token)","headers":{"apns-topic":"com.example.app.push-type.liveactivity.push-type.liveactivity"},"payload":{"aps":{"event":"update","timestamp":\#(timestamp),"content-state":\#(state)}}}}}"#
+                    let (fcmStatus, fcmJSON, _) = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message)
+                    #expect(fcmStatus == 200, "\(fcmJSON)")
+                    return try await Self.newest(server)
+                }
+                let changed = try await fcm(now + 2, #"{"score":"0-0","logo":"https://cdn.example.com/a.png"}"#)
+                #expect(changed.diagnostics.contains { $0.hasPrefix("content-state.logo is a web URL") }, "\(changed.diagnostics)")
+                #expect(changed.diagnostics.contains { $0.hasPrefix("apns-topic ends in .push-type.liveactivity twice") }, "\(changed.diagnostics)")
+                #expect(!changed.diagnostics.contains { $0.hasPrefix("content-state equals") })
+                let same = try await fcm(now + 3, #"{"logo":"https://cdn.example.com/a.png","score":"0-0"}"#)
+                #expect(same.outcome == .accepted)
+                #expect(same.diagnostics.contains { $0.hasPrefix("content-state equals the state the activity already shows") }, "\(same.diagnostics)")
+
+                // The diagnostics are what the inspection API shows.
+                let (_, listed) = try await S.inspect(server, "/api/v1/deliveries/\(same.id)")
+                #expect((listed["diagnostics"] as? [String])?.contains { $0.hasPrefix("content-state equals") } == true, "\(listed)")
             }
         }
     }

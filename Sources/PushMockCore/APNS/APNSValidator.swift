@@ -164,6 +164,10 @@ public struct APNSValidator: Sendable {
             bundleID = topicText
         }
         verdict.bundleID = bundleID
+        if resolvedType == .liveactivity {
+            // Recorded on a rejection too: it says why the topic is not the app's.
+            verdict.diagnostics += LiveActivityDiagnostics.topic(topicText)
+        }
         switch credential {
         case .certificate(let identity):
             guard resolvedType.allowsCertificateAuth else {
@@ -225,9 +229,12 @@ public struct APNSValidator: Sendable {
 
         // 9. Live Activity payload rules (what a device would drop).
         if resolvedType == .liveactivity {
-            var finding = payload.map { LiveActivityPayloadRules.check(payload: $0, now: instant, options: options.liveActivity) }
+            // The topic's own diagnostics were recorded at step 6.
+            let liveHeaders = LiveActivityHeaders(expiration: headers.expiration, collapseID: verdict.collapseID)
+            var finding = payload.map { LiveActivityPayloadRules.check(payload: $0, now: instant, options: options.liveActivity, headers: liveHeaders) }
                 ?? LiveActivityPayloadRules.Finding(violation: .missingAPS)
             var push = payload.flatMap { LiveActivityPush(payload: $0, priority: priority) }
+            push?.collapseID = verdict.collapseID
             if finding.violation == nil, let checked = push {
                 let typed = activityTypes.check(checked, token: verdict.deviceToken, now: instant)
                 finding.violation = typed.violation

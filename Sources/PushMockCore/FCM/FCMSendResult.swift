@@ -37,6 +37,10 @@ public struct FCMSendResult: Sendable, Hashable {
     public var apnsTopic: String?
     /// `apns.headers["apns-priority"]`.
     public var apnsPriority: String?
+    /// `apns.headers["apns-expiration"]`.
+    public var apnsExpiration: String?
+    /// `apns.headers["apns-collapse-id"]`.
+    public var apnsCollapseID: String?
     /// The byte range of `apns.payload` in the body.
     public var apnsPayloadRange: Range<Int>?
     /// Non-fatal findings.

@@ -95,8 +95,10 @@ extension FCMWalker {
         if let index = apnsPayload {
             // Built from the tape the body was parsed into once; the device reads the same tree.
             let payload = tape.jsonValue(at: index)
-            finding = LiveActivityPayloadRules.check(payload: payload, now: now, options: validator.liveActivity)
+            let headers = LiveActivityHeaders(topic: result.apnsTopic, expiration: result.apnsExpiration, collapseID: result.apnsCollapseID)
+            finding = LiveActivityPayloadRules.check(payload: payload, now: now, options: validator.liveActivity, headers: headers)
             var push = LiveActivityPush(payload: payload, priority: result.apnsPriority.flatMap { Int($0) } ?? 10)
+            push?.collapseID = result.apnsCollapseID
             if finding.violation == nil, let checked = push {
                 let typed = validator.activityTypes.check(checked, token: result.liveActivityToken, now: now)
                 finding.violation = typed.violation
@@ -206,6 +208,8 @@ extension FCMWalker {
             var pushType: String?
             var topic: String?
             var priority: String?
+            var expiration: String?
+            var collapseID: String?
             var child = headers + 1
             while child < tape.entries[headers].end {
                 let value = child + 1
@@ -219,10 +223,12 @@ extension FCMWalker {
                         throw GoogleError.invalidArgument("Invalid apns-priority: \(text); expected 10, 5 or 1", field: "message.apns.headers")
                     }
                 case .expiration:
+                    expiration = text
                     guard Int64(text) != nil else {
                         throw GoogleError.invalidArgument("Invalid apns-expiration: \(text); expected UNIX seconds", field: "message.apns.headers")
                     }
                 case .collapseID:
+                    collapseID = text
                     guard text.utf8.count <= 64 else {
                         throw GoogleError.invalidArgument("The length of [apns-collapse-id] header must not exceed [64] bytes.", field: "message.apns.headers")
                     }
@@ -238,6 +244,8 @@ extension FCMWalker {
             result.apnsPushType = pushType
             result.apnsTopic = topic
             result.apnsPriority = priority
+            result.apnsExpiration = expiration
+            result.apnsCollapseID = collapseID
         }
         if let payload = value(FCMField.apnsPayload) {
             let range = tape.value(payload).range

@@ -164,7 +164,7 @@ final class APNSEndpoint: Sendable {
             status: response.status,
             reason: rejection?.reason ?? fields?.reason ?? (verdict.droppedByDevice ? verdict.liveActivityRule?.reason : nil),
             explanation: fault.map { "fault \($0.id)" } ?? fields?.explanation ?? verdict.explanation,
-            diagnostics: verdict.diagnostics,
+            diagnostics: verdict.diagnostics + (device?.diagnostics ?? []),
             fault: fault?.id
         )
         delivery.activityID = device?.activityID

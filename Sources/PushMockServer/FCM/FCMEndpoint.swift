@@ -183,7 +183,7 @@ final class FCMEndpoint: Sendable {
             topic: topic, deviceToken: deviceToken,
             outcome: !accepted ? .rejected : (fields?.outcome ?? (drop != nil ? .dropped : .accepted)), status: outcome.status,
             reason: outcome.reason ?? fields?.reason ?? drop?.reason, explanation: outcome.explanation ?? fields?.explanation ?? drop?.explanation,
-            diagnostics: diagnostics, fault: fault?.id, project: project
+            diagnostics: diagnostics + (device?.diagnostics ?? []), fault: fault?.id, project: project
         )
         delivery.activityID = device?.activityID
         delivery.issuedActivityToken = device?.issuedToken

@@ -42,6 +42,8 @@ public struct LiveActivityDevice: Sendable {
         public var payloadDrop: LiveActivityRule?
         /// The activity push token issued by a start with `input-push-token: 1`.
         public var issuedToken: String?
+        /// What the device did that the sender may not have meant (``LiveActivityDiagnostics``).
+        public var diagnostics: [String] = []
         /// Index of its timeline entry.
         var entry: Int?
 
@@ -65,6 +67,8 @@ public struct LiveActivityDevice: Sendable {
     private var sizes: [String: (head: Int, timeline: Int)] = [:]
     /// The estimated bytes of every activity together.
     public private(set) var totalBytes = 0
+    /// The push-to-start tokens starts were sent to: an update to one reaches no activity.
+    private var pushToStartTokens: Set<String> = []
 
     /// A device with `limits`; `seed` fixes the issued tokens.
     public init(limits: Limits = Limits(), seed: UInt64? = nil) {
@@ -108,6 +112,7 @@ public struct LiveActivityDevice: Sendable {
         orderStart = 0
         sizes = [:]
         totalBytes = 0
+        pushToStartTokens = []
     }
 
     /// A Live Activity push to `token` (the path's device token, or FCM's `live_activity_token`)
@@ -129,6 +134,8 @@ public struct LiveActivityDevice: Sendable {
             return start(push, pushToStartToken: key, bundleID: bundleID, service: service, now: now)
         }
         if case .pushToStart = kind { return Outcome(drop: .updateToPushToStartToken) }
+        // A token a start was sent to is a push-to-start token, whatever the registry says.
+        if kind == nil, activities[key] == nil, pushToStartTokens.contains(key) { return Outcome(drop: .updateToPushToStartToken) }
         if activities[key] == nil {
             // An activity started elsewhere (or before PushMock ran): the device has it.
             insert(SimulatedActivity(id: key, token: key, bundleID: bundleID, startedAt: now, implicit: true))
@@ -155,6 +162,10 @@ public struct LiveActivityDevice: Sendable {
     // MARK: Rules
 
     private mutating func start(_ push: LiveActivityPush, pushToStartToken: String, bundleID: String?, service: Delivery.Service, now: Int64) -> Outcome {
+        var diagnostics: [String] = []
+        if push.collapseID == nil, let type = push.attributesType, let running = running(type, attributes: push.attributes, pushToStartToken: pushToStartToken) {
+            diagnostics.append(LiveActivityDiagnostics.secondStart(type: type, running: running))
+        }
         var issued: String?
         let id: String
         if push.inputPushToken {
@@ -173,14 +184,31 @@ public struct LiveActivityDevice: Sendable {
         activity.decodedContentState = push.decodedContentState
         activity.timeline.append(entry(push, service: service, now: now, drop: nil))
         insert(activity)
-        return Outcome(activityID: id, issuedToken: issued, entry: 0)
+        return Outcome(activityID: id, issuedToken: issued, diagnostics: diagnostics, entry: 0)
+    }
+
+    /// The id of an activity started through `pushToStartToken` as `type` with `attributes` that
+    /// has not ended, if there is one (the newest).
+    private func running(_ type: String, attributes: JSONValue?, pushToStartToken: String) -> String? {
+        var found: SimulatedActivity?
+        for activity in activities.values
+        where activity.pushToStartToken == pushToStartToken && activity.attributesType == type && activity.endedAt == nil {
+            guard let attributes, let theirs = activity.attributes, LiveActivityDiagnostics.sameContent(attributes, theirs) else { continue }
+            if found.map({ ($0.startedAt, $0.id) < (activity.startedAt, activity.id) }) ?? true { found = activity }
+        }
+        return found?.id
     }
 
     private mutating func deliver(_ push: LiveActivityPush, to id: String, service: Delivery.Service, now: Int64, payloadDrop: LiveActivityRule?) -> Outcome {
         guard var activity = activities[id] else { return Outcome() }
         var drop: LiveActivityDeviceRule?
+        var diagnostics: [String] = []
         if payloadDrop == nil {
             drop = check(push, activity, now: now)
+        }
+        if payloadDrop == nil, drop == nil, push.event == "update", let state = push.contentState, let shown = activity.contentState,
+           LiveActivityDiagnostics.sameContent(state, shown) {
+            diagnostics.append(LiveActivityDiagnostics.unchangedContent)
         }
         if payloadDrop == nil, drop == nil {
             apply(push, to: &activity, now: now)
@@ -198,7 +226,7 @@ public struct LiveActivityDevice: Sendable {
         activities[id] = activity
         setSize(id, (activity.headBytes, timelineBytes))
         evictOverLimits()
-        return Outcome(activityID: id, drop: drop, payloadDrop: payloadDrop, entry: index)
+        return Outcome(activityID: id, drop: drop, payloadDrop: payloadDrop, diagnostics: diagnostics, entry: index)
     }
 
     /// The first device rule an update or end breaks, in the order a device meets them.
@@ -279,6 +307,13 @@ public struct LiveActivityDevice: Sendable {
         var activity = activity
         if activities[activity.id] == nil {
             order.append(activity.id)
+        }
+        if let token = activity.pushToStartToken {
+            pushToStartTokens.insert(token)
+            // Bounded: past four per kept activity, only the kept activities' tokens stay.
+            if pushToStartTokens.count > 4 * limits.maxActivities {
+                pushToStartTokens = Set(activities.values.compactMap(\.pushToStartToken) + [token])
+            }
         }
         var timelineBytes = activity.timeline.reduce(0) { $0 + $1.estimatedBytes }
         trimTimeline(&activity, bytes: &timelineBytes)

@@ -15,8 +15,9 @@ public enum LiveActivityPayloadRules {
     }
 
     /// Checks `payload` (the whole APNs payload, parsed once by the validator that calls this) at
-    /// `instant`. The same tree then feeds the simulated device (``LiveActivityPush``).
-    public static func check(payload: JSONValue, now instant: PushInstant, options: LiveActivityOptions) -> Finding {
+    /// `instant`, with its APNs `headers` for the diagnostics. The same tree then feeds the
+    /// simulated device (``LiveActivityPush``).
+    public static func check(payload: JSONValue, now instant: PushInstant, options: LiveActivityOptions, headers: LiveActivityHeaders = LiveActivityHeaders()) -> Finding {
         // `aps.timestamp` is in seconds.
         let now = instant.secondsSinceEpoch
         var finding = Finding()
@@ -84,6 +85,7 @@ public enum LiveActivityPayloadRules {
         if let relevance = aps["relevance-score"] {
             guard case .number = relevance else { return fail(.invalidRelevanceScore) }
         }
+        finding.diagnostics += LiveActivityDiagnostics.payload(aps: aps, event: event, headers: headers)
         return finding
     }
 }

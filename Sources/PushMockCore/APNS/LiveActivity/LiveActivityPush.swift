@@ -21,6 +21,9 @@ public struct LiveActivityPush: Sendable, Hashable {
     public var priority: Int
     /// The alert of a start (title/body), for the timeline.
     public var alertTitle: String?
+    /// `apns-collapse-id`, which the validator sets: a device tells a retried start from a new one
+    /// by it.
+    public var collapseID: String?
     /// `content-state` as the device decoded it against the declared type (dates as it reads
     /// them); nil when the type is not declared.
     public var decodedContentState: JSONValue?

@@ -194,7 +194,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PushMockSwiftSourceTests",
-            dependencies: ["PushMockSwiftSource", "PushMockCore", "PushMockTesting"],
+            dependencies: ["PushMockSwiftSource", "PushMockCore", "PushMockInspection", "PushMockServer", "PushMockTesting"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),

@@ -5,8 +5,9 @@
 ///   hosts. A page whose name was rebound to 127.0.0.1 sends its own name and is refused, so it can
 ///   read nothing, not even recorded provider tokens.
 /// - **Cross-site requests.** A state-changing request (`POST`, `PUT`, `PATCH`, `DELETE`) needs
-///   `content-type: application/json` or an `x-pushmock-client` header. A web page can send
-///   neither to another origin without a CORS preflight, which PushMock never grants. A foreign
+///   `content-type: application/json` (or `text/x-swift`, which Swift source is sent as) or an
+///   `x-pushmock-client` header. A web page can send none of them to another origin without a
+///   CORS preflight, which PushMock never grants. A foreign
 ///   `Origin` is refused too.
 ///
 /// `/livez` and `/readyz` are not guarded (probes send the pod's address as Host; they reveal nothing).
@@ -47,7 +48,8 @@ public struct InspectionGuard: Sendable {
         }
         let contentType = header("content-type").map { $0.split(separator: ";").first.map(String.init) ?? $0 }?
             .trimmingCharacters(in: " \t").lowercased()
-        guard contentType == "application/json" || header(Self.clientHeader) != nil else {
+        // Neither is a CORS-safelisted type, so both need a preflight.
+        guard contentType == "application/json" || contentType == "text/x-swift" || header(Self.clientHeader) != nil else {
             return InspectionError(
                 403,
                 "\(method) \(path) changes PushMock's state: send it with content-type: application/json or an \(Self.clientHeader) header (a guard against cross-site requests from web pages)"

@@ -131,7 +131,7 @@ public final class PushMockServer: Service, Sendable {
         let tokens = ProviderTokenVerifier(registry: registry)
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
-        let activityTypes = ActivityTypeRegistry(configuration.activityTypes)
+        let activityTypes = ActivityTypeRegistry(configuration.startingActivityTypes)
         let archive = store as? any StateArchive
         let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit, archive: archive)
         let activities = LiveActivities(
@@ -170,7 +170,7 @@ public final class PushMockServer: Service, Sendable {
         do {
             try ServerState.restore(
                 from: store, registry: devices, plan: faults, activities: activities, channels: channels, subscriptions: subscriptions,
-                accessTokens: accessTokens, seed: configuration.faultSeed, configuredTypes: configuration.activityTypes
+                accessTokens: accessTokens, seed: configuration.faultSeed, configuredTypes: configuration.startingActivityTypes
             )
         } catch {
             throw PushMockError(code: .storeUnavailable, message: "store \(configuration.store): the state it kept (devices, faults, activities, channels) cannot be read: \(error)")

@@ -218,6 +218,27 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         return declaration
     }
 
+    func declareActivityTypes(swiftSource text: String, file: String) throws(InspectionError)
+        -> (types: [(name: String, declaration: ActivityTypeDeclaration)], warnings: [String])
+    {
+        guard let reader = configuration.swiftSourceReader else {
+            throw InspectionError(
+                501,
+                "this server does not read Swift source (the pushmock executable does; PushMockTesting leaves the parser out): declare each type in the JSON form with PUT /api/v1/activity-types/{name}"
+            )
+        }
+        let read = reader(file, text)
+        guard !read.types.isEmpty else {
+            let warnings = read.warnings.isEmpty ? "" : " (\(read.warnings.joined(separator: "; ")))"
+            throw InspectionError.badRequest("no type in the body conforms to ActivityAttributes\(warnings)")
+        }
+        for (name, declaration) in read.types {
+            liveActivities.types.declare(name, .declared(declaration))
+            ActivityTypeArchive.save(name, body: (try? JSONEncoder().encode(declaration.source)).map(Array.init), in: store as? any StateArchive)
+        }
+        return (read.types, read.warnings)
+    }
+
     func removeActivityType(_ name: String) -> Bool {
         guard liveActivities.types.remove(name) else { return false }
         // Saved as removed, for the next start and the fleet (a configured type stays removed
@@ -247,8 +268,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         let generation = accessTokens.removeAll()
         (store as? any StateArchive)?.archive(Self.tokenGenerationKey, Array(String(generation).utf8))
         liveActivities.removeAll()
-        ActivityTypeArchive.reset(liveActivities.types, configured: configuration.activityTypes, in: store as? any StateArchive)
-        liveActivities.types.reset(to: configuration.activityTypes)
+        ActivityTypeArchive.reset(liveActivities.types, configured: configuration.startingActivityTypes, in: store as? any StateArchive)
+        liveActivities.types.reset(to: configuration.startingActivityTypes)
         broadcastChannels.removeAll()
         subscriptions.removeAll()
         apns.bindingGeneration.add(1, ordering: .relaxed)

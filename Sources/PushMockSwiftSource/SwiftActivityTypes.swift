@@ -97,6 +97,15 @@ public struct SwiftActivityTypes: Sendable {
 }
 
 /// Why a path cannot be read.
+extension SwiftActivityTypes {
+    /// Reads one Swift source text named `file` (for `PUT /api/v1/activity-types` with
+    /// `content-type: text/x-swift`): each type by name, each warning as `file:line: message`.
+    public static let reader: SwiftSourceReader = { file, text in
+        let read = read(sources: [(file: file, text: text)])
+        return SwiftSourceReading(types: read.types.map { ($0.name, $0.declaration) }, warnings: read.warnings.map(\.description))
+    }
+}
+
 public struct SwiftSourceError: Error, CustomStringConvertible, Sendable {
     public let description: String
     init(_ description: String) { self.description = description }

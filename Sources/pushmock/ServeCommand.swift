@@ -3,6 +3,7 @@ import ArgumentParser
 import Logging
 import PushMockCore
 import PushMockServer
+import PushMockSwiftSource
 import ServiceLifecycle
 import UnixSignals
 
@@ -161,6 +162,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Read the app's ActivityAttributes types from its Swift source: a .swift file or a folder (a widget extension, or the whole app), searched recursively. Repeatable. Check what is read with `pushmock activity-types PATH`.")
     var activityTypes: [String] = []
 
+    @Flag(help: "Do not check the ActivityAttributes types popular SDKs define (Flutter live_activities, expo-live-activity, Voltra, OneSignal) without a declaration.")
+    var noActivityTypePresets = false
+
     @Option(help: "Seed for generated ids, for reproducible runs.")
     var idSeed: UInt64?
 
@@ -301,6 +305,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let liveActivityMaxAhead { configuration.apns.options.liveActivity.maxAhead = .seconds(liveActivityMaxAhead) }
         if let liveActivityBudget { configuration.liveActivityLimits.priorityBudgetPerHour = liveActivityBudget }
         configuration.activityTypeSources += activityTypes
+        if noActivityTypePresets { configuration.activityTypePresets = false }
+        configuration.swiftSourceReader = SwiftActivityTypes.reader
         try ActivityTypesCommand.declare(configuration.activityTypeSources, into: &configuration)
         return configuration
     }

@@ -86,6 +86,33 @@ struct ActivityTypeTests {
         }
     }
 
+    @Test("a push to an SDK's preset type is checked with no declaration, naming the SDK; with presets off it is not")
+    func presets() async throws {
+        for presets in [true, false] {
+            var (configuration, clock) = try Self.configuration(.strict)
+            configuration.activityTypePresets = presets
+            try await withPushMockServer(configuration) { server in
+                try await withHTTPClient { client in
+                    let jwt = S.token(issuedAt: clock.nowSeconds)
+                    let now = clock.nowSeconds
+                    // expo-live-activity's type, started without the required title.
+                    let start = #""event":"start","timestamp":\#(now),"attributes-type":"LiveActivityAttributes","attributes":{"name":"Order"},"content-state":{"subtitle":"soon"},"alert":{"title":"t","body":"b"},"input-push-token":1"#
+                    let (status, body) = try await L.send(client, server, token: L.pushToStart, jwt: jwt, aps: start)
+                    if presets {
+                        #expect(status == 400 && body["reason"] as? String == "LiveActivityContentStateUndecodable", "\(body)")
+                        #expect((body["description"] as? String)?.contains("as the expo-live-activity SDK defines it") == true, "\(body)")
+                        let (_, listed) = try await S.inspect(server, "/api/v1/activity-types/LiveActivityAttributes")
+                        #expect(listed["declaredBy"] as? String == "preset")
+                        #expect((listed["origin"] as? String)?.contains("software-mansion-labs/expo-live-activity") == true, "\(listed)")
+                    } else {
+                        #expect(status == 200, "\(body)")
+                        #expect(try await S.inspect(server, "/api/v1/activity-types/LiveActivityAttributes").status == 404)
+                    }
+                }
+            }
+        }
+    }
+
     @Test("the API declares, lists, shows and forgets types; a bad declaration is a 400 naming the path; reset restores the file's")
     func api() async throws {
         let (configuration, _) = try Self.configuration(.strict)
@@ -94,7 +121,10 @@ struct ActivityTypeTests {
             #expect(put.status == 200, "\(put.text)")
             #expect(put.json["declaredBy"] as? String == "declaration")
             let list = await server.inspect("GET", "/api/v1/activity-types").json
-            #expect((list["activityTypes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["DeliveryAttributes", "MatchAttributes"])
+            let listed = list["activityTypes"] as? [[String: Any]] ?? []
+            #expect(listed.filter { $0["declaredBy"] as? String != "preset" }.compactMap { $0["name"] as? String } == ["DeliveryAttributes", "MatchAttributes"])
+            #expect(listed.filter { $0["declaredBy"] as? String == "preset" }.compactMap { $0["name"] as? String }
+                == ActivityTypePresets.all.map(\.name).sorted(), "the SDK presets are listed as presets")
             #expect(await server.inspect("GET", "/api/v1/activity-types/DeliveryAttributes").status == 200)
             let bad = await server.inspect("PUT", "/api/v1/activity-types/Bad", body: #"{"contentState": {"eta": "Instant"}}"#)
             #expect(bad.status == 400)
@@ -105,7 +135,8 @@ struct ActivityTypeTests {
             _ = await server.inspect("PUT", "/api/v1/activity-types/Other", body: "{}")
             try await server.reset()
             let after = await server.inspect("GET", "/api/v1/activity-types").json
-            #expect((after["activityTypes"] as? [[String: Any]])?.compactMap { $0["name"] as? String } == ["MatchAttributes"], "back to the configuration")
+            #expect((after["activityTypes"] as? [[String: Any]])?.filter { $0["declaredBy"] as? String != "preset" }.compactMap { $0["name"] as? String } == ["MatchAttributes"], "back to the configuration")
+            #expect((after["activityTypes"] as? [[String: Any]])?.count == 1 + ActivityTypePresets.all.count, "and its presets")
         }
     }
 }

@@ -60,6 +60,21 @@ struct ConfigurationFileTests {
         #expect { try broken.load(file: try Self.write(#"{"activityTypes": 5}"#)) } throws: { "\($0)".contains("the path of the app's Swift source") }
     }
 
+    @Test("liveActivity.presets turns the SDK presets off; they are on by default, under the configured types")
+    func activityTypePresets() throws {
+        var configuration = PushMockConfiguration()
+        #expect(configuration.activityTypePresets)
+        #expect(Set(configuration.startingActivityTypes.keys) == Set(ActivityTypePresets.all.map(\.name)))
+        try configuration.load(file: try Self.write(#"{"activityTypes": {"LiveActivityAttributes": {"contentState": {"mine": "Int"}}}}"#))
+        #expect(configuration.startingActivityTypes["LiveActivityAttributes"]?.preset == nil, "a declared type of the same name wins")
+        #expect(configuration.startingActivityTypes["VoltraAttributes"]?.preset == "Voltra (React Native)")
+        try configuration.load(file: try Self.write(#"{"liveActivity": {"presets": false}}"#))
+        #expect(!configuration.activityTypePresets)
+        #expect(Array(configuration.startingActivityTypes.keys) == ["LiveActivityAttributes"])
+        var broken = PushMockConfiguration()
+        #expect { try broken.load(file: try Self.write(#"{"liveActivity": {"presets": "no"}}"#)) } throws: { "\($0)".contains("liveActivity.presets") }
+    }
+
     @Test("broken files fail with the file, the path and the reason", arguments: [
         (#"{"port": 2197,}"#, "not valid JSON"),
         (#"{"prot": 2197}"#, "prot: unknown key"),

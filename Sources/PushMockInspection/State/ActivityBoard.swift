@@ -15,6 +15,10 @@ public protocol ActivityBoard: Sendable {
     func activityTypes() -> [String: ActivityTypeRegistry.Entry]
     /// Declares (or replaces) type `name` from a body in the declaration format.
     func declareActivityType(_ name: String, json body: [UInt8]) throws(InspectionError) -> ActivityTypeDeclaration
+    /// Declares every `ActivityAttributes` type in Swift source `text` (named `file` in origins
+    /// and warnings): the types declared and the reader's warnings.
+    func declareActivityTypes(swiftSource text: String, file: String) throws(InspectionError)
+        -> (types: [(name: String, declaration: ActivityTypeDeclaration)], warnings: [String])
     /// Forgets type `name`; false when it was not declared.
     func removeActivityType(_ name: String) -> Bool
 }

@@ -6,9 +6,11 @@ public import PushMockCore
 public struct ActivityTypeResource: Codable, Sendable, Equatable {
     /// The Swift name (the `attributes-type` of a start).
     public var name: String
-    /// `declaration`, `source` (read from the app's Swift source) or `swift`.
+    /// `declaration`, `source` (read from the app's Swift source), `preset` (a type an SDK
+    /// defines, known without a declaration) or `swift`.
     public var declaredBy: String
-    /// Where a type read from Swift source was declared (`file:line`).
+    /// Where a type read from Swift source was declared (`file:line`), or, for a preset, the SDK
+    /// and the file its definition was read from.
     public var origin: String?
     /// The declaration's fields, as given.
     public var attributes: JSONValue?
@@ -20,7 +22,7 @@ public struct ActivityTypeResource: Codable, Sendable, Equatable {
         self.name = name
         switch entry {
         case .declared(let declaration):
-            declaredBy = declaration.origin == nil ? "declaration" : "source"
+            declaredBy = declaration.preset != nil ? "preset" : declaration.origin == nil ? "declaration" : "source"
             origin = declaration.origin
             attributes = declaration.source["attributes"] ?? .object([])
             contentState = declaration.source["contentState"] ?? .object([])
@@ -34,4 +36,10 @@ public struct ActivityTypeResource: Codable, Sendable, Equatable {
 /// `GET /api/v1/activity-types`.
 public struct ActivityTypeList: Codable, Sendable {
     public var activityTypes: [ActivityTypeResource]
+}
+
+/// `PUT /api/v1/activity-types` (Swift source): the types declared, and the reader's warnings.
+public struct ActivityTypeReading: Codable, Sendable {
+    public var activityTypes: [ActivityTypeResource]
+    public var warnings: [String]
 }

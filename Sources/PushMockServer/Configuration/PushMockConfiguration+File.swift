@@ -133,6 +133,7 @@ extension PushMockConfiguration {
             if let age = try live.int("maxAge", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAge = .seconds(age) }
             if let ahead = try live.int("maxAhead", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAhead = .seconds(ahead) }
             if let ignore = try live.bool("ignoreInputPushOnUpdate") { apns.options.liveActivity.ignoreInputPushOnUpdate = ignore }
+            if let presets = try live.bool("presets") { activityTypePresets = presets }
             if let budget = try live.int("priorityBudgetPerHour", in: 1...100_000) { liveActivityLimits.priorityBudgetPerHour = budget }
             // Hours up to a year: a finite, in-range number, so the conversion below cannot trap.
             if let hours = try live.double("endAfterHours", in: 0.001...8760) { liveActivityLimits.endAfterStart = .milliseconds(Int64(hours * 3_600_000)) }

@@ -88,6 +88,19 @@ public struct PushMockConfiguration: Sendable {
     /// path, `--activity-types`): `.swift` files or folders. The `pushmock` executable reads them
     /// into ``activityTypes`` before the server starts; a declaration given by name wins.
     public var activityTypeSources: [String] = []
+    /// Whether the types popular SDKs define (``ActivityTypePresets``) are checked without a
+    /// declaration (config `liveActivity.presets`); a declared type of the same name wins.
+    public var activityTypePresets = true
+    /// Reads `ActivityAttributes` types from a Swift source text (file name, text), for
+    /// `PUT /api/v1/activity-types` with `content-type: text/x-swift`. The `pushmock` executable
+    /// sets it; without it such a request is answered 415.
+    public var swiftSourceReader: SwiftSourceReader?
+
+    /// The types the server starts with: the presets (when on) under the configured declarations.
+    public var startingActivityTypes: [String: ActivityTypeDeclaration] {
+        guard activityTypePresets else { return activityTypes }
+        return ActivityTypePresets.declarations.merging(activityTypes) { _, declared in declared }
+    }
     /// Broadcast channels per app and environment (Apple: 10 000; `CannotCreateChannelConfig` past it).
     public var broadcastChannelLimit = 10_000
     /// Deliveries kept; the oldest are evicted first.
@@ -117,3 +130,4 @@ public struct PushMockConfiguration: Sendable {
     /// The defaults.
     public init() {}
 }
+

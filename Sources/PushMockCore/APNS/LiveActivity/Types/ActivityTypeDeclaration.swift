@@ -67,8 +67,10 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
     public var types: [String: NamedType]
     /// The declaration as it was given (what `GET /api/v1/activity-types` shows).
     public var source: JSONValue
-    /// Where it was read from, for a type read from Swift source (`file:line`).
+    /// Where it was read from, for a type read from Swift source (`file:line`) or a preset.
     public var origin: String?
+    /// The SDK whose type this is, for a preset (``ActivityTypePresets``).
+    public var preset: String?
 
     /// A declaration that cannot be used, with the JSON path of the problem.
     public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {

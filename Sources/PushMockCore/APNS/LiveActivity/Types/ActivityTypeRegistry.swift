@@ -56,10 +56,21 @@ public final class ActivityTypeRegistry: Sendable {
     }
 
     /// Remembers that the activity with push token `token` was started as `typeName`.
+    /// Only a declared type is remembered, and at most ``maxBoundActivities`` activities (past
+    /// it, half are forgotten and their updates go unchecked).
     public func bind(activityToken token: String, to typeName: String) {
         guard count.load(ordering: .relaxed) > 0 else { return }
-        state.withLock { $0.activities[token.lowercased()] = typeName }
+        state.withLock { state in
+            guard state.types[typeName] != nil else { return }
+            if state.activities.count >= Self.maxBoundActivities {
+                for key in state.activities.keys.prefix(Self.maxBoundActivities / 2) { state.activities[key] = nil }
+            }
+            state.activities[token.lowercased()] = typeName
+        }
     }
+
+    /// The most activities whose type is remembered.
+    public static let maxBoundActivities = 200_000
 
     /// What a type check found.
     public struct Finding: Sendable, Hashable {
@@ -89,14 +100,14 @@ public final class ActivityTypeRegistry: Sendable {
         case .declared(let declaration):
             if push.event == "start", let attributes = push.attributes {
                 if case .failure(let failure) = ActivityTypeCheck.decode(attributes, fields: declaration.attributes, in: declaration, path: "attributes") {
-                    finding.violation = .attributesUndecodable(failure, type: name)
+                    finding.violation = .attributesUndecodable(failure, type: name, preset: declaration.preset)
                     return finding
                 }
             }
             if let contentState = push.contentState {
                 switch ActivityTypeCheck.decode(contentState, fields: declaration.contentState, in: declaration, path: "content-state") {
                 case .failure(let failure):
-                    finding.violation = .contentStateUndecodable(failure, type: name)
+                    finding.violation = .contentStateUndecodable(failure, type: name, preset: declaration.preset)
                 case .success(let reading):
                     finding.decodedContentState = reading.decoded
                     finding.diagnostics = reading.dates.map { ActivityTypeCheck.diagnostic($0, now: now) }
@@ -137,13 +148,21 @@ public struct DecodableActivityType: Sendable {
 
 extension LiveActivityRule {
     /// `content-state` does not decode into the declared ContentState.
-    public static func contentStateUndecodable(_ failure: ActivityTypeCheck.Failure, type: String) -> LiveActivityRule {
-        LiveActivityRule("LiveActivityContentStateUndecodable", "\(failure) (\(type).ContentState; the device drops the update: \"Unable to decode content state\")")
+    /// `preset`: the SDK whose preset type it is.
+    public static func contentStateUndecodable(_ failure: ActivityTypeCheck.Failure, type: String, preset: String? = nil) -> LiveActivityRule {
+        LiveActivityRule(
+            "LiveActivityContentStateUndecodable",
+            "\(failure) (\(type).ContentState\(presetNote(preset, type)); the device drops the update: \"Unable to decode content state\")"
+        )
     }
 
     /// `attributes` of a start does not decode into the declared attributes type.
-    public static func attributesUndecodable(_ failure: ActivityTypeCheck.Failure, type: String) -> LiveActivityRule {
-        LiveActivityRule("LiveActivityAttributesUndecodable", "\(failure) (\(type); the device cannot start the activity)")
+    public static func attributesUndecodable(_ failure: ActivityTypeCheck.Failure, type: String, preset: String? = nil) -> LiveActivityRule {
+        LiveActivityRule("LiveActivityAttributesUndecodable", "\(failure) (\(type)\(presetNote(preset, type)); the device cannot start the activity)")
+    }
+
+    private static func presetNote(_ preset: String?, _ type: String) -> String {
+        preset.map { " as the \($0) SDK defines it; declare your own \(type) to replace the preset" } ?? ""
     }
 
     /// The type-decoding reasons (their explanations name the path).

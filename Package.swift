@@ -209,6 +209,7 @@ let package = Package(
             name: "PushMockServerTests",
             dependencies: [
                 "PushMockPostgres",
+                "PushMockSwiftSource",
                 "PushMockServer",
                 "PushMockInspection",
                 "PushMockTestSupport",

@@ -3,6 +3,7 @@ import Foundation
 import PushMockCore
 import PushMockServer
 import PushMockStore
+import PushMockSwiftSource
 import PushMockTestSupport
 import PushMockTesting
 import Testing
@@ -82,6 +83,47 @@ struct ActivityTypeTests {
                 #expect(decoded["score"] as? String == "2-0")
                 let year = (decoded["kickoff"] as? String).flatMap { Int($0.prefix(4)) } ?? 0
                 #expect(year > 2050, "Unix time read as seconds since 2001 lands 31 years later: \(decoded)")
+            }
+        }
+    }
+
+    @Test("types read from a widget extension's Swift source: each mismatch is a 400 under strict and dropped under apple, naming the field path", arguments: LiveActivityProfile.allCases)
+    func fromSource(_ profile: LiveActivityProfile) async throws {
+        let widget = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("PushMockSwiftSourceTests/Fixtures/DeliveryWidget").path
+        let read = try SwiftActivityTypes.read(path: widget)
+        var (configuration, clock) = L.configuration()
+        for found in read.types { configuration.activityTypes[found.name] = found.declaration }
+        configuration.apns.options.liveActivity.profile = profile
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let jwt = S.token(issuedAt: clock.nowSeconds)
+                let now = clock.nowSeconds
+                func start(_ state: String) -> String {
+                    #""event":"start","timestamp":\#(now),"attributes-type":"DeliveryAttributes","attributes":{"orderID":"A1","restaurant":{"name":"Luigi"}},"content-state":\#(state),"alert":{"title":"Order","body":"On its way"}"#
+                }
+                #expect(try await L.send(client, server, token: L.pushToStart, jwt: jwt, aps: start(#"{"stage":"on_the_way","eta":800000000,"eta_minutes":5,"stops":[]}"#)).0 == 200)
+                #expect(try await L.newest(server).outcome == .accepted)
+                let mismatches: [(String, String)] = [
+                    (#"{"stage":"onTheWay","eta":1,"eta_minutes":1,"stops":[]}"#, "content-state.stage"),
+                    (#"{"stage":"preparing","eta":1,"etaMinutes":1,"stops":[]}"#, "content-state.eta_minutes"),
+                    (#"{"stage":"preparing","eta":"2026-01-01","eta_minutes":1,"stops":[]}"#, "content-state.eta"),
+                    (#"{"stage":"preparing","eta":1,"eta_minutes":1,"stops":[{"id":"x","label":"door"}]}"#, "content-state.stops[0].id"),
+                ]
+                for (state, path) in mismatches {
+                    let (status, body) = try await L.send(client, server, token: L.pushToStart, jwt: jwt, aps: start(state))
+                    let recorded = try await L.newest(server)
+                    switch profile {
+                    case .strict:
+                        #expect(status == 400 && body["reason"] as? String == "LiveActivityContentStateUndecodable", "\(path): \(body)")
+                        #expect((body["description"] as? String)?.hasPrefix(path) == true, "\(body)")
+                        #expect(recorded.outcome == .rejected)
+                    case .apple:
+                        #expect(status == 200, "\(path): \(body)")
+                        #expect(recorded.outcome == .dropped && recorded.reason == "LiveActivityContentStateUndecodable")
+                        #expect(recorded.explanation?.hasPrefix(path) == true, "\(recorded.explanation ?? "")")
+                    }
+                }
             }
         }
     }

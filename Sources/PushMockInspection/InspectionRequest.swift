@@ -1,3 +1,5 @@
+import PushMockCore
+
 /// A request to the inspection port, transport-neutral: the server adapts what the transport
 /// received. The target is parsed once, here.
 public struct InspectionRequest: Sendable {
@@ -26,7 +28,7 @@ public struct InspectionRequest: Sendable {
             self.path = String(target[..<mark])
             self.query = target[target.index(after: mark)...].split(separator: "&").map { item in
                 let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-                return (Self.decode(parts[0]), parts.count > 1 ? Self.decode(parts[1]) : "")
+                return (PercentDecoding.queryValue(parts[0]), parts.count > 1 ? PercentDecoding.queryValue(parts[1]) : "")
             }
         } else {
             self.path = target
@@ -49,24 +51,5 @@ public struct InspectionRequest: Sendable {
     /// The last value of query item `name`.
     public func queryValue(_ name: String) -> String? {
         query.last { $0.name == name }?.value
-    }
-
-    /// Percent-decoding, with `+` as a space (form encoding).
-    static func decode(_ text: Substring) -> String {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "+"):
-                bytes.append(UInt8(ascii: " "))
-            case UInt8(ascii: "%"):
-                if let high = iterator.next(), let low = iterator.next(), let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) {
-                    bytes.append(value)
-                }
-            default:
-                bytes.append(byte)
-            }
-        }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -1,3 +1,5 @@
+import PushMockCore
+
 /// One operation of the inspection port: a method, a path pattern (`{name}` for one segment, as in
 /// `openapi.yaml`) and its handler.
 public struct InspectionRoute: Sendable {
@@ -21,7 +23,7 @@ public struct InspectionRoute: Sendable {
         var parameters: [Substring: String] = [:]
         for (expected, segment) in zip(pattern, segments) {
             if expected.first == "{" {
-                parameters[expected.dropFirst().dropLast()] = InspectionRequest.decode(segment)
+                parameters[expected.dropFirst().dropLast()] = PercentDecoding.pathSegment(segment)
             } else if expected != segment {
                 return nil
             }

@@ -1,5 +1,6 @@
 public import Foundation
 import PostgresNIO
+import PushMockCore
 
 /// Where the PostgreSQL store is: a `postgres://user:password@host:port/database?sslmode=…` URL,
 /// with whatever it leaves out taken from the standard `PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`,
@@ -28,8 +29,8 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             }
             if let value = parts.host, !value.isEmpty { host = value }
             if let value = parts.port { port = String(value) }
-            if let value = parts.user, !value.isEmpty { user = value.removingPercentEncoding ?? value }
-            if let value = parts.password { password = value.removingPercentEncoding ?? value }
+            if let value = parts.percentEncodedUser, !value.isEmpty { user = PercentDecoding.pathSegment(value[...]) }
+            if let value = parts.percentEncodedPassword { password = PercentDecoding.pathSegment(value[...]) }
             let path = parts.path.drop { $0 == "/" }
             if !path.isEmpty { database = String(path) }
             for item in parts.queryItems ?? [] {

@@ -16,10 +16,9 @@ package struct ActivityTurns: Sendable {
     /// `apns-push-type: liveactivity` to `/3/device/<token>`, or an FCM `messages:send` whose message
     /// has `apns.live_activity_token` (the APNs request FCM makes goes to that token).
     package static func activityKey(_ request: HTTPServerRequest) -> String? {
-        if request.path.hasPrefix("/3/device/") {
-            guard request.headers["apns-push-type"] == "liveactivity" else { return nil }
-            let token = request.path.dropFirst("/3/device/".count).prefix { $0 != "?" && $0 != "/" }
-            return token.isEmpty ? nil : LiveActivities.keyPrefix + token.lowercased()
+        if request.path.hasPrefix(APNSDevicePath.prefix) {
+            guard request.headers["apns-push-type"] == "liveactivity", let token = APNSDevicePath.token(in: request.path) else { return nil }
+            return LiveActivities.keyPrefix + token.lowercased()
         }
         guard request.path.hasSuffix("/messages:send"), mentionsLiveActivityToken(request.body),
               let apns = JSONValue.parse(request.body)?["message"]?["apns"],

@@ -40,10 +40,6 @@ final class PushFinisher: Sendable {
         return rule
     }
 
-    /// With a fleet's count: an answer that first claims, from the shared counter, one fire of
-    /// each `count` fault that may fire for a request of `service` to `path`, then calls `answer`
-    /// on the connection's loop with the claims (fires the request did not use are given back).
-    /// Nil when no such fault is set: the request is answered at once, as almost always.
     /// What is known of a request before its endpoint runs (nil: not known yet).
     struct KnownFacts {
         var token: String?
@@ -57,6 +53,10 @@ final class PushFinisher: Sendable {
         counter != nil && !faults.claimable(service: service, path: path).isEmpty
     }
 
+    /// With a fleet's count: an answer that first claims, from the shared counter, one fire of
+    /// each `count` fault that may fire for a request of `service` to `path`, then calls `answer`
+    /// on the connection's loop with the claims (fires the request did not use are given back).
+    /// Nil when no such fault is set: the request is answered at once, as almost always.
     func claimingFaults(
         _ service: Delivery.Service, path: String, facts: () -> KnownFacts = { KnownFacts() },
         answer: @escaping @Sendable (RequestContext, FaultClaims) -> ResponderResult

@@ -1,8 +1,5 @@
 import Foundation
 public import Logging
-import NIOCore
-import NIOPosix
-import NIOSSL
 public import PushMockInspection
 public import PushMockCore
 public import PushMockStore
@@ -46,8 +43,7 @@ public final class PushMockServer: Service, Sendable {
     let activities: LiveActivities
     let channels: BroadcastChannelStore
     private let state: ServerState
-    private let group: any EventLoopGroup
-    private let ownsGroup: Bool
+    private let bootstrap: Bootstrap
 
     /// The TLS push port actually bound.
     public var pushPort: Int { pushListener.port }
@@ -70,7 +66,7 @@ public final class PushMockServer: Service, Sendable {
         var all: [HTTPListener] { [push, cleartext, proxy, inspection, metadata].compactMap { $0 } }
     }
 
-    private init(configuration: PushMockConfiguration, listeners: Bound, push: HTTPListener, components: Components, group: any EventLoopGroup, ownsGroup: Bool) {
+    private init(configuration: PushMockConfiguration, listeners: Bound, push: HTTPListener, components: Components, bootstrap: Bootstrap) {
         self.configuration = configuration
         self.pushListener = push
         self.cleartextListener = listeners.cleartext
@@ -86,8 +82,7 @@ public final class PushMockServer: Service, Sendable {
         self.activities = components.activities
         self.channels = components.channels
         self.state = components.state
-        self.group = group
-        self.ownsGroup = ownsGroup
+        self.bootstrap = bootstrap
     }
 
     private var listeners: [HTTPListener] {
@@ -280,16 +275,7 @@ public final class PushMockServer: Service, Sendable {
 
     /// Loads TLS material and binds every listener; fails fast with a readable error.
     public static func start(configuration: PushMockConfiguration, logger: Logger = Logger(label: "pushmock")) async throws -> PushMockServer {
-        let tls = try loadTLS(configuration.tls)
-        let group: any EventLoopGroup
-        let ownsGroup: Bool
-        if let threads = configuration.threads {
-            group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
-            ownsGroup = true
-        } else {
-            group = MultiThreadedEventLoopGroup.singleton
-            ownsGroup = false
-        }
+        let bootstrap = try Bootstrap(configuration)
         let components: Components
         var opened: (any DeliveryStore)?
         do {
@@ -298,18 +284,15 @@ public final class PushMockServer: Service, Sendable {
             components = try makeComponents(configuration, store: store, logger: logger)
         } catch {
             try? await opened?.close()
-            if ownsGroup { try? await group.shutdownGracefully() }
+            await bootstrap.shutdown()
             throw error
         }
         let bound: Bound
         do {
-            bound = try await bindListeners(configuration, tls: tls, components: components, group: group, logger: logger)
+            bound = try await bootstrap.bind(configuration, components: components, logger: logger)
         } catch {
             try? await components.store.close()
-            if ownsGroup { try? await group.shutdownGracefully() }
-            if let error = error as? IOError {
-                throw PushMockError(code: .listenFailed, message: "cannot listen: \(error.description)")
-            }
+            await bootstrap.shutdown()
             throw error
         }
         let push = bound.push!
@@ -322,8 +305,7 @@ public final class PushMockServer: Service, Sendable {
             listeners: bound,
             push: push,
             components: components,
-            group: group,
-            ownsGroup: ownsGroup
+            bootstrap: bootstrap
         )
     }
 
@@ -337,9 +319,7 @@ public final class PushMockServer: Service, Sendable {
         }
         activities.saveChanged()
         try await store.close()
-        if ownsGroup {
-            try? await group.shutdownGracefully()
-        }
+        await bootstrap.shutdown()
     }
 
     /// Back to the configured state, as `POST /api/v1/reset` does: deliveries cleared, faults and

@@ -4,8 +4,11 @@ import PushMockStore
 import PushMockTransport
 import Synchronization
 
-/// Routes push-port requests: `/3/…` to APNs, `/livez`, and a 404 `BadPath` JSON body for
-/// anything else. Transport limits become 413 and 431 answers on the same connection.
+/// Routes push-port requests to their endpoint: `/3/device/…` to APNs, `/1/apps/…` and
+/// `/4/broadcasts/…` to broadcast channels, `messages:send` to FCM, the IID paths to topics and the
+/// token path to OAuth (in transparent mode, by the real host the request names); anything else
+/// gets the 404 of the service it looks like. Transport limits become 413 and 431 answers on the
+/// same connection, and a fleet's `count` faults are claimed before a request is routed.
 final class PushResponder: HTTPResponder {
     private let mode: PushMockConfiguration.Mode
     /// Transparent mode: names other than the real hosts and loopback get 421.
@@ -123,8 +126,8 @@ final class PushResponder: HTTPResponder {
                 // in the path and its topic in a header; FCM's plain `message.token` and the path's
                 // project (a topic or condition is left to the endpoint).
                 var facts = PushFinisher.KnownFacts()
-                if service == .apns, request.path.hasPrefix("/3/device/") {
-                    facts.token = String(request.path.dropFirst("/3/device/".count).prefix { $0 != "?" && $0 != "/" })
+                if service == .apns, request.path.hasPrefix(APNSDevicePath.prefix) {
+                    facts.token = APNSDevicePath.token(in: request.path).map(String.init)
                     facts.topic = request.headers["apns-topic"]
                 } else if service == .fcm {
                     facts.project = FCMEndpoint.project(in: request.path)

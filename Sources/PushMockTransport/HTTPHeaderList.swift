@@ -1,8 +1,5 @@
 @_exported import PushMockHTTP
 
-/// The transport's name for ``HeaderField``.
-public typealias HTTPHeader = HeaderField
-
 /// An ordered list of header fields that keeps duplicates, as a strict mock needs to see them.
 ///
 /// ```swift
@@ -12,7 +9,7 @@ public typealias HTTPHeader = HeaderField
 /// ```
 public struct HTTPHeaderList: Sendable, Hashable, RandomAccessCollection, ExpressibleByArrayLiteral {
     /// The fields in the order they were received or will be sent.
-    public var fields: [HTTPHeader]
+    public var fields: [HeaderField]
 
     /// Creates an empty list, reserving room for `capacity` fields.
     public init(capacity: Int = 0) {
@@ -21,22 +18,22 @@ public struct HTTPHeaderList: Sendable, Hashable, RandomAccessCollection, Expres
     }
 
     /// Creates a list from fields.
-    public init(_ fields: [HTTPHeader]) {
+    public init(_ fields: [HeaderField]) {
         self.fields = fields
     }
 
     /// Creates a list from `(name, value)` pairs.
     public init(arrayLiteral elements: (String, String)...) {
-        self.fields = elements.map { HTTPHeader(name: $0.0, value: $0.1) }
+        self.fields = elements.map { HeaderField(name: $0.0, value: $0.1) }
     }
 
     public var startIndex: Int { fields.startIndex }
     public var endIndex: Int { fields.endIndex }
-    public subscript(position: Int) -> HTTPHeader { fields[position] }
+    public subscript(position: Int) -> HeaderField { fields[position] }
 
     /// Appends a field.
     public mutating func append(_ name: String, _ value: String, neverIndex: Bool = false) {
-        fields.append(HTTPHeader(name: name, value: value, neverIndex: neverIndex))
+        fields.append(HeaderField(name: name, value: value, neverIndex: neverIndex))
     }
 
     /// The first value of the field `name` (lowercase), if any.

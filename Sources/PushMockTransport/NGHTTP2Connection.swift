@@ -16,8 +16,9 @@ protocol NGHTTP2ConnectionDelegate: AnyObject {
     func limitExceeded(_ limit: RequestLimit)
 }
 
-/// One nghttp2 server session. **All unsafe pointer code of the transport lives in this file**
-/// (DESIGN.md, convention 13); `NGHTTP2ConnectionTests` covers its edge cases without NIO sockets.
+/// One nghttp2 server session. The transport's unsafe pointer code is here and in the types
+/// it drives (`NGHTTP2Stream`, `RecentHeaderValues`, and `NGHTTP2Handler`'s handing of a read buffer to it): nghttp2's C
+/// API needs it. `NGHTTP2ConnectionTests` covers its edge cases without NIO sockets.
 ///
 /// nghttp2 calls back synchronously inside ``receive(_:)`` and ``drainOutput(into:)``; the
 /// connection object travels as an unretained `user_data` pointer and is recovered without

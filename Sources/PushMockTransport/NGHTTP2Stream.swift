@@ -10,7 +10,7 @@ final class NGHTTP2Stream {
     /// The fields received so far, in order, in memory of the stream's own: appending to an
     /// `Array` stored in a class checked the buffer's uniqueness on every field (~1.4% of an APNs
     /// push); the request gets them in one move (``takeRequest()``).
-    @exclusivity(unchecked) private var fields: UnsafeMutablePointer<HTTPHeader>
+    @exclusivity(unchecked) private var fields: UnsafeMutablePointer<HeaderField>
     @exclusivity(unchecked) private var fieldCapacity: Int
     @exclusivity(unchecked) private var fieldCount = 0
     @exclusivity(unchecked) var body: [UInt8] = []
@@ -46,12 +46,12 @@ final class NGHTTP2Stream {
         if fieldCount == fieldCapacity {
             growFields()
         }
-        (fields + fieldCount).initialize(to: HTTPHeader(name: name, value: value))
+        (fields + fieldCount).initialize(to: HeaderField(name: name, value: value))
         fieldCount += 1
     }
 
     private func growFields() {
-        let larger = UnsafeMutablePointer<HTTPHeader>.allocate(capacity: fieldCapacity * 2)
+        let larger = UnsafeMutablePointer<HeaderField>.allocate(capacity: fieldCapacity * 2)
         larger.moveInitialize(from: fields, count: fieldCount)
         fields.deallocate()
         fields = larger
@@ -64,7 +64,7 @@ final class NGHTTP2Stream {
         fieldCount = 0
         defer { shrinkFields() }
         guard count > 0 else { return HTTPHeaderList() }
-        return HTTPHeaderList([HTTPHeader](unsafeUninitializedCapacity: count) { buffer, initialized in
+        return HTTPHeaderList([HeaderField](unsafeUninitializedCapacity: count) { buffer, initialized in
             buffer.baseAddress!.moveInitialize(from: fields, count: count)
             initialized = count
         })

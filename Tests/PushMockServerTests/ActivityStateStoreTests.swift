@@ -236,7 +236,7 @@ extension ActivityOrderTests {
     @Test("which requests take an activity's turn: APNs liveactivity pushes and FCM messages naming a live_activity_token")
     func activityKeys() throws {
         func request(_ path: String, _ headers: [(String, String)] = [], body: String = "") -> HTTPServerRequest {
-            HTTPServerRequest(method: "POST", path: path, headers: HTTPHeaderList(headers.map { HTTPHeader(name: $0.0, value: $0.1) }), body: Array(body.utf8))
+            HTTPServerRequest(method: "POST", path: path, headers: HTTPHeaderList(headers.map { HeaderField(name: $0.0, value: $0.1) }), body: Array(body.utf8))
         }
         #expect(ActivityTurns.activityKey(request("/3/device/ABcd", [("apns-push-type", "liveactivity")])) == "activity:" + "abcd")
         #expect(ActivityTurns.activityKey(request("/3/device/abcd", [("apns-push-type", "alert")])) == nil)

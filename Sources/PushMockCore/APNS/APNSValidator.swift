@@ -84,8 +84,8 @@ public struct APNSValidator: Sendable {
         case .missingToken: return reject(.missingDeviceToken)
         case .token: break
         }
-        let token = Substring(request.path.utf8.dropFirst(10))
-        verdict.deviceToken = String(token)
+        // The shape has proven there is a token, and nothing after it.
+        verdict.deviceToken = APNSDevicePath.token(in: request.path).map(String.init)
 
         // 3. Duplicates.
         if let duplicate = headers.duplicate {
@@ -224,7 +224,7 @@ public struct APNSValidator: Sendable {
                 return reject(.expiredToken, "the token expired")
             }
         } else if devices.closed {
-            return reject(.badDeviceToken, "the device registry is closed and this token is not in it; register it with PUT /api/v1/devices/\(token)")
+            return reject(.badDeviceToken, "the device registry is closed and this token is not in it; register it with PUT /api/v1/devices/\(deviceToken)")
         }
 
         // 9. Live Activity payload rules (what a device would drop).

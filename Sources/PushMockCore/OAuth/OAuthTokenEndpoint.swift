@@ -155,22 +155,6 @@ public struct OAuthTokenEndpoint: Sendable {
     }
 
     static func decode(_ bytes: ArraySlice<UInt8>) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "+") {
-                out.append(UInt8(ascii: " "))
-            } else if byte == UInt8(ascii: "%"), index + 2 < bytes.endIndex,
-                let high = JSONScanner.hexValue(bytes[index + 1]), let low = JSONScanner.hexValue(bytes[index + 2]) {
-                out.append(high << 4 | low)
-                index += 2
-            } else {
-                out.append(byte)
-            }
-            index += 1
-        }
-        return String(decoding: out, as: UTF8.self)
+        PercentDecoding.decode(bytes, plusAsSpace: true)
     }
 }

@@ -61,7 +61,7 @@ final class IIDEndpoint: Sendable {
     }
 
     private static func decode(_ part: Substring) -> String {
-        String(part).removingPercentEncoding ?? String(part)
+        PercentDecoding.pathSegment(part)
     }
 
     /// What one request came to, for the answer and the record.

@@ -118,7 +118,7 @@ final class MetadataServer: HTTPResponder, Sendable {
         var query: [String: String] = [:]
         for pair in target[target.index(after: mark)...].split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let value = parts.count > 1 ? String(parts[1]).removingPercentEncoding ?? String(parts[1]) : ""
+            let value = parts.count > 1 ? PercentDecoding.queryValue(parts[1]) : ""
             query[String(parts[0])] = value
         }
         return (String(target[..<mark]), query)

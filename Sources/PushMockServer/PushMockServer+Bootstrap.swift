@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import NIOSSL
 import PushMockInspection
 import PushMockTransport
@@ -8,9 +9,44 @@ import Logging
 import Glibc
 #endif
 
-/// Binding the listeners by role (push, CONNECT proxy, cleartext, inspection), and the TLS they
-/// serve.
+/// The composition root's one file that speaks NIO (scripts/check-imports holds it to that): the
+/// event loops, the TLS the listeners serve, and binding the listeners by role (push, CONNECT
+/// proxy, cleartext, inspection, metadata).
 extension PushMockServer {
+    /// The event loops and the TLS material of one server, prepared before anything is opened.
+    struct Bootstrap: Sendable {
+        let tls: TLSConfiguration
+        let group: any EventLoopGroup
+        /// Whether the server made `group` (and shuts it down), or shares the process's.
+        let ownsGroup: Bool
+
+        /// Loads the TLS material (failing fast with a readable error) and picks the event loops.
+        init(_ configuration: PushMockConfiguration) throws {
+            tls = try PushMockServer.loadTLS(configuration.tls)
+            if let threads = configuration.threads {
+                group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
+                ownsGroup = true
+            } else {
+                group = MultiThreadedEventLoopGroup.singleton
+                ownsGroup = false
+            }
+        }
+
+        /// Binds every configured listener.
+        func bind(_ configuration: PushMockConfiguration, components: Components, logger: Logger) async throws -> Bound {
+            do {
+                return try await PushMockServer.bindListeners(configuration, tls: tls, components: components, group: group, logger: logger)
+            } catch let error as IOError {
+                throw PushMockError(code: .listenFailed, message: "cannot listen: \(error.description)")
+            }
+        }
+
+        /// Shuts the event loops down, if they are the server's own.
+        func shutdown() async {
+            if ownsGroup { try? await group.shutdownGracefully() }
+        }
+    }
+
     /// Binds the push port and whichever of the proxy, cleartext and inspection ports are
     /// configured; on any failure the ones already bound are shut down and the error is thrown.
     static func bindListeners(

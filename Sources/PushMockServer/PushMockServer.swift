@@ -134,11 +134,11 @@ public final class PushMockServer: Service, Sendable {
         )
         let subscriptions = TopicArchive.subscriptions(archive: archive)
         let metrics = ServerMetrics()
-        let finisher = PushFinisher(store: store, metrics: metrics, faults: faults)
+        let recorder = PushRecorder(store: store, metrics: metrics, faults: faults, activities: activities)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
         let endpoint = APNSEndpoint(
             validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices, activityTypes: activityTypes),
-            finisher: finisher,
+            recorder: recorder,
             activities: activities,
             clock: configuration.clock,
             trust: trust,
@@ -176,13 +176,13 @@ public final class PushMockServer: Service, Sendable {
                 tokenLifetime: configuration.fcm.accessTokenLifetime, ownTokenPath: configuration.fcm.tokenPath,
                 userClients: configuration.fcm.userClients, refreshTokens: configuration.fcm.refreshTokens
             ),
-            tokens: accessTokens, finisher: finisher, clock: configuration.clock, logger: logger
+            tokens: accessTokens, recorder: recorder, clock: configuration.clock, logger: logger
         )
         let fcm = FCMEndpoint(
             validator: FCMMessageValidator(
                 strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity, activityTypes: activityTypes
             ),
-            accounts: accounts, tokens: accessTokens, devices: devices, finisher: finisher, activities: activities, subscriptions: subscriptions,
+            accounts: accounts, tokens: accessTokens, devices: devices, recorder: recorder, activities: activities, subscriptions: subscriptions,
             clock: configuration.clock, logger: logger, staleTokenAfter: configuration.fcm.staleTokenAfter
         )
         let iid = IIDEndpoint(fcm: fcm, subscriptions: subscriptions, requireAccessTokenAuth: configuration.fcm.requireAccessTokenAuth)
@@ -234,7 +234,7 @@ public final class PushMockServer: Service, Sendable {
                 transparent: configuration.transparent, streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics
             ),
             inspection: InspectionPort(router: router),
-            metadata: MetadataServer(account: accounts.first, tokens: accessTokens, lifetime: configuration.fcm.accessTokenLifetime, finisher: finisher, clock: configuration.clock),
+            metadata: MetadataServer(account: accounts.first, tokens: accessTokens, lifetime: configuration.fcm.accessTokenLifetime, recorder: recorder, clock: configuration.clock),
             pushAddress: pushAddress,
             state: state
         )

@@ -36,7 +36,7 @@ final class PushResponder: HTTPResponder {
         self.oauth = oauth
         self.tokenPath = tokenPath
         self.streamsBeforeAuthentication = streamsBeforeAuthentication
-        turns = ActivityTurns(order: apns.finisher.store as? any FleetActivityOrder, activities: apns.activities)
+        turns = ActivityTurns(order: apns.recorder.store as? any FleetActivityOrder, activities: apns.activities)
     }
 
     func http2Settings(for connection: ConnectionInfo, defaults: HTTP2Settings) -> HTTP2Settings {
@@ -120,12 +120,12 @@ final class PushResponder: HTTPResponder {
         // the shared counter first, then the request is routed again with them (almost always nil).
         func claiming(_ service: Delivery.Service) -> ResponderResult? {
             // Checked before any closure is made: this runs for every push.
-            guard claims == nil, apns.finisher.mayClaim(service, path: request.path) else { return nil }
-            return apns.finisher.claimingFaults(service, path: request.path, facts: {
+            guard claims == nil, apns.recorder.mayClaim(service, path: request.path) else { return nil }
+            return apns.recorder.claimingFaults(service, path: request.path, facts: {
                 // Read only while a fleet counts a `count` fault (rare): APNs names its device token
                 // in the path and its topic in a header; FCM's plain `message.token` and the path's
                 // project (a topic or condition is left to the endpoint).
-                var facts = PushFinisher.KnownFacts()
+                var facts = PushRecorder.KnownFacts()
                 if service == .apns, request.path.hasPrefix(APNSDevicePath.prefix) {
                     facts.token = APNSDevicePath.token(in: request.path).map(String.init)
                     facts.topic = request.headers["apns-topic"]

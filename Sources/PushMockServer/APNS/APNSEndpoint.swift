@@ -10,7 +10,7 @@ import Synchronization
 /// credential.
 final class APNSEndpoint: Sendable {
     let validator: APNSValidator
-    let finisher: PushFinisher
+    let recorder: PushRecorder
     let activities: LiveActivities
     let clock: PushMockClock
     let trust: ClientCertificateTrust
@@ -21,9 +21,9 @@ final class APNSEndpoint: Sendable {
     /// Bumped by a reset: connections then forget their token binding and stream-limit raise.
     let bindingGeneration = Atomic<UInt64>(0)
 
-    init(validator: APNSValidator, finisher: PushFinisher, activities: LiveActivities, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
+    init(validator: APNSValidator, recorder: PushRecorder, activities: LiveActivities, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
         self.validator = validator
-        self.finisher = finisher
+        self.recorder = recorder
         self.activities = activities
         self.clock = clock
         self.trust = trust
@@ -104,7 +104,7 @@ final class APNSEndpoint: Sendable {
             state.raised = true
             context.control.setMaxConcurrentStreams(raisedStreamLimit)
         }
-        let fault = finisher.fault(.apns, path: request.path, token: verdict.deviceToken, topic: verdict.topic, claims: claims)
+        let fault = recorder.fault(.apns, path: request.path, token: verdict.deviceToken, topic: verdict.topic, claims: claims)
         var rejection = verdict.rejection.map { (status: $0.status, reason: $0.reason) }
         if let fault, case .reject(let status, let reason) = fault.action {
             rejection = (status, reason)
@@ -144,35 +144,18 @@ final class APNSEndpoint: Sendable {
             )
         }
         let fields = device?.deliveryFields
-        var delivery = Delivery(
-            receivedAt: now.millisecondsSinceEpoch,
-            connectionID: context.connection.id,
-            httpVersion: context.connection.httpVersion.rawValue,
-            service: .apns,
-            environment: environment.rawValue,
-            method: request.method,
-            path: request.path,
-            headers: headers,
-            body: request.body,
-            bodyIsJSON: verdict.bodyIsJSONObject,
-            identity: verdict.identity,
-            pushType: verdict.pushType?.rawValue,
-            topic: verdict.topic,
-            deviceToken: verdict.deviceToken,
-            apnsID: verdict.apnsID,
-            outcome: rejection != nil ? .rejected : (fields?.outcome ?? (verdict.droppedByDevice ? .dropped : .accepted)),
-            status: response.status,
-            reason: rejection?.reason ?? fields?.reason ?? (verdict.droppedByDevice ? verdict.liveActivityRule?.reason : nil),
-            explanation: fault.map { "fault \($0.id)" } ?? fields?.explanation ?? verdict.explanation,
-            diagnostics: verdict.diagnostics + (device?.diagnostics ?? []),
-            fault: fault?.id
-        )
-        delivery.activityID = device?.activityID
-        delivery.issuedActivityToken = device?.issuedToken
-        let (id, result) = finisher.finish(delivery, response: response, fault: fault, context: context)
-        if let device {
-            activities.attach(deliveryID: id, to: [device])
-        }
-        return result
+        var outcome = PushOutcome(.apns, rejection != nil ? .rejected : (fields?.outcome ?? (verdict.droppedByDevice ? .dropped : .accepted)))
+        outcome.environment = environment.rawValue
+        outcome.bodyIsJSON = verdict.bodyIsJSONObject
+        outcome.identity = verdict.identity
+        outcome.pushType = verdict.pushType?.rawValue
+        outcome.topic = verdict.topic
+        outcome.deviceToken = verdict.deviceToken
+        outcome.apnsID = verdict.apnsID
+        outcome.reason = rejection?.reason ?? fields?.reason ?? (verdict.droppedByDevice ? verdict.liveActivityRule?.reason : nil)
+        outcome.explanation = fault.map { "fault \($0.id)" } ?? fields?.explanation ?? verdict.explanation
+        outcome.diagnostics = verdict.diagnostics + (device?.diagnostics ?? [])
+        outcome.device = device
+        return recorder.record(outcome, of: request, at: now, response: response, fault: fault, context: context)
     }
 }

@@ -119,7 +119,7 @@ struct BroadcastEndpoint: Sendable {
                 }
             }
         }
-        let fault = apns.finisher.fault(.broadcast, path: request.path, token: channelHeader, topic: bundleID, claims: claims)
+        let fault = apns.recorder.fault(.broadcast, path: request.path, token: channelHeader, topic: bundleID, claims: claims)
         if let fault, case .reject(let faultStatus, let reason) = fault.action {
             verdict.rejection = APNSRejectionReason(reason, status: faultStatus)
             verdict.explanation = "fault \(fault.id)"
@@ -143,22 +143,22 @@ struct BroadcastEndpoint: Sendable {
             response = HTTPServerResponse(status: status, headers: answerHeaders, body: body.map { Array($0.utf8) })
         }
         let dropped = verdict.rejection == nil && payloadDrop != nil
-        var delivery = Delivery(
-            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
-            service: .broadcast, environment: environment.rawValue, method: request.method, path: request.path, headers: headers,
-            body: request.body, bodyIsJSON: json.map { if case .object = $0 { true } else { false } } ?? false,
-            identity: verdict.identity, pushType: route == .send ? "liveactivity" : nil, topic: bundleID.isEmpty ? nil : bundleID,
-            deviceToken: channelHeader, apnsID: verdict.requestID,
-            outcome: verdict.rejection != nil ? .rejected : (dropped ? .dropped : .accepted), status: response.status,
-            reason: verdict.rejection?.reason ?? payloadDrop?.reason, explanation: verdict.explanation ?? payloadDrop?.explanation,
-            diagnostics: diagnostics, fault: fault?.id
-        )
+        var outcome = PushOutcome(.broadcast, verdict.rejection != nil ? .rejected : (dropped ? .dropped : .accepted))
+        outcome.environment = environment.rawValue
+        outcome.bodyIsJSON = json.map { if case .object = $0 { true } else { false } } ?? false
+        outcome.identity = verdict.identity
+        outcome.pushType = route == .send ? "liveactivity" : nil
+        outcome.topic = bundleID.isEmpty ? nil : bundleID
+        outcome.deviceToken = channelHeader
+        outcome.apnsID = verdict.requestID
+        outcome.reason = verdict.rejection?.reason ?? payloadDrop?.reason
+        outcome.explanation = verdict.explanation ?? payloadDrop?.explanation
+        outcome.diagnostics = diagnostics
         if let created = responseHeaders.first(where: { $0.name == "apns-channel-id" }) {
-            delivery.diagnostics.append("created channel \(created.value)")
+            outcome.diagnostics.append("created channel \(created.value)")
         }
-        let (id, result) = apns.finisher.finish(delivery, response: response, fault: fault, context: context)
-        apns.activities.attach(deliveryID: id, to: outcomes)
-        return result
+        outcome.fanOut = outcomes
+        return apns.recorder.record(outcome, of: request, at: now, response: response, fault: fault, context: context)
     }
 
     private func lookUp(_ header: String?, bundleID: String, environment: APNSEnvironment) -> Result<BroadcastChannel, Problem> {

@@ -13,7 +13,7 @@ final class FCMEndpoint: Sendable {
     let accounts: [ServiceAccount]
     let tokens: AccessTokenStore
     let devices: DeviceRegistry
-    let finisher: PushFinisher
+    let recorder: PushRecorder
     let activities: LiveActivities
     let clock: PushMockClock
     let logger: Logger
@@ -24,7 +24,7 @@ final class FCMEndpoint: Sendable {
     private let selfSigned = Mutex<[String: AccessTokenStore.Grant]>([:])
 
     init(
-        validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, finisher: PushFinisher, activities: LiveActivities,
+        validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, recorder: PushRecorder, activities: LiveActivities,
         subscriptions: TopicSubscriptions, clock: PushMockClock, logger: Logger, staleTokenAfter: Duration? = nil
     ) {
         self.staleTokenLimit = staleTokenAfter.map { $0.components.seconds &* 1000 }
@@ -33,7 +33,7 @@ final class FCMEndpoint: Sendable {
         self.accounts = accounts
         self.tokens = tokens
         self.devices = devices
-        self.finisher = finisher
+        self.recorder = recorder
         self.activities = activities
         self.clock = clock
         self.logger = logger
@@ -104,7 +104,7 @@ final class FCMEndpoint: Sendable {
                     throw GoogleError.fcm(.unregistered)
                 }
             }
-            fault = finisher.fault(.fcm, path: request.path, token: result.target?.value, project: project, claims: claims)
+            fault = recorder.fault(.fcm, path: request.path, token: result.target?.value, project: project, claims: claims)
             if let fault, case .reject(let status, let reason) = fault.action {
                 let code = FCMErrorCode(rawValue: reason)
                 throw GoogleError(code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status), details: code.map { [.fcmError($0)] } ?? [])
@@ -174,26 +174,20 @@ final class FCMEndpoint: Sendable {
             )
         }
         let fields = device?.deliveryFields
-        var delivery = Delivery(
-            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
-            service: .fcm, method: request.method, path: request.path,
-            headers: request.headers.fields, body: request.body,
-            bodyIsJSON: validated, identity: identity,
-            pushType: result.isLiveActivity ? "liveactivity" : nil,
-            topic: topic, deviceToken: deviceToken,
-            outcome: !accepted ? .rejected : (fields?.outcome ?? (drop != nil ? .dropped : .accepted)), status: outcome.status,
-            reason: outcome.reason ?? fields?.reason ?? drop?.reason, explanation: outcome.explanation ?? fields?.explanation ?? drop?.explanation,
-            diagnostics: diagnostics + (device?.diagnostics ?? []), fault: fault?.id, project: project
-        )
-        delivery.activityID = device?.activityID
-        delivery.issuedActivityToken = device?.issuedToken
-        delivery.recipients = recipients
+        var recorded = PushOutcome(.fcm, !accepted ? .rejected : (fields?.outcome ?? (drop != nil ? .dropped : .accepted)))
+        recorded.bodyIsJSON = validated
+        recorded.identity = identity
+        recorded.pushType = result.isLiveActivity ? "liveactivity" : nil
+        recorded.topic = topic
+        recorded.deviceToken = deviceToken
+        recorded.reason = outcome.reason ?? fields?.reason ?? drop?.reason
+        recorded.explanation = outcome.explanation ?? fields?.explanation ?? drop?.explanation
+        recorded.diagnostics = diagnostics + (device?.diagnostics ?? [])
+        recorded.project = project
+        recorded.recipients = recipients
+        recorded.device = device
         let response = GooglePages.json(status: outcome.status, bytes: outcome.body, extraHeaders: outcome.headers)
-        let (deliveryID, answer) = finisher.finish(delivery, response: response, fault: fault, context: context)
-        if let device {
-            activities.attach(deliveryID: deliveryID, to: [device])
-        }
-        return answer
+        return recorder.record(recorded, of: request, at: now, response: response, fault: fault, context: context)
     }
 
     /// Google's front end: a bearer access token PushMock issued, or a self-signed service-account JWT,

@@ -18,7 +18,7 @@ final class IIDEndpoint: Sendable {
     let fcm: FCMEndpoint
     let subscriptions: TopicSubscriptions
     let devices: DeviceRegistry
-    let finisher: PushFinisher
+    let recorder: PushRecorder
     let clock: PushMockClock
     /// Require `access_token_auth: true` with a bearer token on Instance ID, as Google documents it.
     let requireAccessTokenAuth: Bool
@@ -27,7 +27,7 @@ final class IIDEndpoint: Sendable {
         self.fcm = fcm
         self.subscriptions = subscriptions
         self.devices = fcm.devices
-        self.finisher = fcm.finisher
+        self.recorder = fcm.recorder
         self.clock = fcm.clock
         self.requireAccessTokenAuth = requireAccessTokenAuth
     }
@@ -99,7 +99,7 @@ final class IIDEndpoint: Sendable {
                 result.explanation = error.message
             }
         }
-        let fault = finisher.fault(.iid, path: request.path, token: result.token, topic: result.topic, project: result.project, claims: claims)
+        let fault = recorder.fault(.iid, path: request.path, token: result.token, topic: result.topic, project: result.project, claims: claims)
         if let fault, case .reject(let status, let reason) = fault.action {
             result.status = status
             result.reason = reason
@@ -108,17 +108,17 @@ final class IIDEndpoint: Sendable {
                 ? GoogleError(code: status, message: reason, status: FCMEndpoint.statusName(status)).json
                 : #"{"error":"\#(JSONText.escape(reason))"}"#
         }
-        let delivery = Delivery(
-            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
-            service: .iid, method: request.method, path: request.path,
-            headers: request.headers.fields, body: request.body,
-            bodyIsJSON: JSONValue.parse(request.body).map { if case .object = $0 { true } else { false } } ?? false,
-            identity: result.identity, topic: result.topic, deviceToken: result.token,
-            outcome: result.reason == nil ? .accepted : .rejected, status: result.status, reason: result.reason, explanation: result.explanation,
-            diagnostics: result.diagnostics, fault: fault?.id, project: result.project
-        )
+        var recorded = PushOutcome(.iid, result.reason == nil ? .accepted : .rejected)
+        recorded.bodyIsJSON = JSONValue.parse(request.body).map { if case .object = $0 { true } else { false } } ?? false
+        recorded.identity = result.identity
+        recorded.topic = result.topic
+        recorded.deviceToken = result.token
+        recorded.reason = result.reason
+        recorded.explanation = result.explanation
+        recorded.diagnostics = result.diagnostics
+        recorded.project = result.project
         let response = GooglePages.json(status: result.status, result.body.hasSuffix("\n") ? result.body : result.body + "\n")
-        return finisher.finish(delivery, response: response, fault: fault, context: context).result
+        return recorder.record(recorded, of: request, at: now, response: response, fault: fault, context: context)
     }
 
     // MARK: Instance ID

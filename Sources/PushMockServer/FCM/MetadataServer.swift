@@ -17,7 +17,7 @@ final class MetadataServer: HTTPResponder, Sendable {
     let account: ServiceAccount?
     let tokens: AccessTokenStore
     let lifetime: Duration
-    let finisher: PushFinisher
+    let recorder: PushRecorder
     let clock: PushMockClock
 
     /// Scopes a token gets when the request names none (those of a default compute service account).
@@ -25,27 +25,25 @@ final class MetadataServer: HTTPResponder, Sendable {
     /// What Google's metadata server answers without the `Metadata-Flavor: Google` header.
     static let missingFlavor = "Missing required header: Metadata-Flavor\n"
 
-    init(account: ServiceAccount?, tokens: AccessTokenStore, lifetime: Duration, finisher: PushFinisher, clock: PushMockClock) {
+    init(account: ServiceAccount?, tokens: AccessTokenStore, lifetime: Duration, recorder: PushRecorder, clock: PushMockClock) {
         self.account = account
         self.tokens = tokens
         self.lifetime = lifetime
-        self.finisher = finisher
+        self.recorder = recorder
         self.clock = clock
     }
 
     func respond(to request: HTTPServerRequest, context: RequestContext) -> ResponderResult {
         let now = clock.now
         let (status, contentType, body, reason) = answer(request, now: now)
-        let delivery = Delivery(
-            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
-            service: .oauth, method: request.method, path: request.path,
-            headers: request.headers.fields, body: request.body,
-            identity: status == 200 ? account?.clientEmail : nil, outcome: reason == nil ? .accepted : .rejected, status: status, reason: reason,
-            explanation: reason.map { _ in String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) },
-            diagnostics: ["metadata server"], project: status == 200 ? account?.projectID : nil
-        )
+        var recorded = PushOutcome(.oauth, reason == nil ? .accepted : .rejected)
+        recorded.identity = status == 200 ? account?.clientEmail : nil
+        recorded.reason = reason
+        recorded.explanation = reason.map { _ in String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+        recorded.diagnostics = ["metadata server"]
+        recorded.project = status == 200 ? account?.projectID : nil
         let response = HTTPServerResponse(status: status, headers: [("metadata-flavor", "Google"), ("content-type", contentType), ("server", "Metadata Server for VM")], body: body)
-        return finisher.finish(delivery, response: response, fault: nil, context: context).result
+        return recorder.record(recorded, of: request, at: now, response: response, fault: nil, context: context)
     }
 
     /// Status, content type, body and the recorded reason of a refusal.

@@ -9,14 +9,14 @@ import PushMockTransport
 final class OAuthEndpoint: Sendable {
     let endpoint: OAuthTokenEndpoint
     let tokens: AccessTokenStore
-    let finisher: PushFinisher
+    let recorder: PushRecorder
     let clock: PushMockClock
     let logger: Logger
 
-    init(endpoint: OAuthTokenEndpoint, tokens: AccessTokenStore, finisher: PushFinisher, clock: PushMockClock, logger: Logger) {
+    init(endpoint: OAuthTokenEndpoint, tokens: AccessTokenStore, recorder: PushRecorder, clock: PushMockClock, logger: Logger) {
         self.endpoint = endpoint
         self.tokens = tokens
-        self.finisher = finisher
+        self.recorder = recorder
         self.clock = clock
         self.logger = logger
     }
@@ -45,21 +45,19 @@ final class OAuthEndpoint: Sendable {
             explanation = problem.description
             logger.debug("OAuth token refused", metadata: ["error": "\(problem.error)", "description": "\(problem.description)"])
         }
-        let fault = finisher.fault(.oauth, path: request.path, project: project, claims: claims)
+        let fault = recorder.fault(.oauth, path: request.path, project: project, claims: claims)
         if let fault, case .reject(let forced, let forcedReason) = fault.action {
             status = forced
             reason = forcedReason
             explanation = "fault \(fault.id)"
             json = #"{"error":"\#(JSONText.escape(forcedReason))","error_description":"PushMock fault \#(JSONText.escape(fault.id))"}"#
         }
-        let delivery = Delivery(
-            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
-            service: .oauth, method: request.method, path: request.path,
-            headers: request.headers.fields, body: request.body,
-            identity: identity, outcome: reason == nil ? .accepted : .rejected, status: status, reason: reason, explanation: explanation,
-            fault: fault?.id, project: project
-        )
+        var recorded = PushOutcome(.oauth, reason == nil ? .accepted : .rejected)
+        recorded.identity = identity
+        recorded.reason = reason
+        recorded.explanation = explanation
+        recorded.project = project
         let response = GooglePages.json(status: status, json + "\n", extraHeaders: [("cache-control", "no-cache, no-store, max-age=0, must-revalidate")])
-        return finisher.finish(delivery, response: response, fault: fault, context: context).result
+        return recorder.record(recorded, of: request, at: now, response: response, fault: fault, context: context)
     }
 }

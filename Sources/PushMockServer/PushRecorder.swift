@@ -3,23 +3,59 @@ import PushMockStore
 import PushMockTransport
 import Synchronization
 
-/// The one way a push-port request ends, for APNs, FCM, broadcast and OAuth alike: the fault that
-/// fires for it, its `Delivery` recorded and counted, and the fault's effect on the answer (a
-/// delay, a GOAWAY after it, or a stream reset instead). Endpoints never call the store, the fault
-/// plan or the counters themselves, so no service can skip a fault or escape the metrics.
-final class PushFinisher: Sendable {
+/// What an endpoint decided about one request: the facts of its `Delivery` that are the
+/// service's own. The rest (time, connection, method, path, headers, body, status, fault) the
+/// recorder takes from the request, the answer and the fault.
+struct PushOutcome {
+    var service: Delivery.Service
+    var outcome: Delivery.Outcome
+    var environment: String?
+    var bodyIsJSON = false
+    var identity: String?
+    var pushType: String?
+    var topic: String?
+    var deviceToken: String?
+    var apnsID: String?
+    var reason: String?
+    var explanation: String?
+    var diagnostics: [String] = []
+    var project: String?
+    /// The tokens a topic or condition send reaches (a sample).
+    var recipients: [String]?
+    /// What the simulated device did with a push to one activity: its activity and any issued
+    /// token are recorded, and its timeline entry is linked to the delivery.
+    var device: LiveActivityDevice.Outcome?
+    /// A broadcast's outcomes, one per subscribed activity: each timeline entry is linked.
+    var fanOut: [LiveActivityDevice.Outcome] = []
+
+    init(_ service: Delivery.Service, _ outcome: Delivery.Outcome) {
+        self.service = service
+        self.outcome = outcome
+    }
+}
+
+/// The one way a push-port request ends, for APNs, FCM, broadcast, IID, OAuth and the metadata
+/// server alike: the fault that fires for it, its `Delivery` built, counted and recorded, the Live
+/// Activity timeline entries linked to it, and the fault's effect on the answer (a delay, a GOAWAY
+/// after it, or a stream reset instead). Endpoints decide and return a ``PushOutcome``; they never
+/// call the store, the fault plan or the counters themselves, so no service can skip a fault or
+/// escape the record or the metrics.
+final class PushRecorder: Sendable {
     let store: any DeliveryStore
     let metrics: ServerMetrics
     let faults: FaultPlan
+    /// The simulated devices' activities, whose timeline entries name their delivery.
+    let activities: LiveActivities
     /// The fleet's counter of `count` faults (a PostgreSQL store), if any.
     let counter: (any FleetFaultCounter)?
     /// How long a claim waits for the counter before the fault is counted here alone.
     static let claimPatience: Duration = .seconds(4)
 
-    init(store: any DeliveryStore, metrics: ServerMetrics, faults: FaultPlan) {
+    init(store: any DeliveryStore, metrics: ServerMetrics, faults: FaultPlan, activities: LiveActivities) {
         self.store = store
         self.metrics = metrics
         self.faults = faults
+        self.activities = activities
         counter = store as? any FleetFaultCounter
         faults.countsAcrossFleet = counter != nil
     }
@@ -124,20 +160,39 @@ final class PushFinisher: Sendable {
         }
     }
 
-    /// Records `delivery` and counts it; returns its id and what to do with `response` under `fault`.
-    func finish(_ delivery: Delivery, response: HTTPServerResponse, fault: FaultRule?, context: RequestContext) -> (id: UInt64, result: ResponderResult) {
+    /// Records `outcome` of `request`, received at `now` and answered with `response` (which a
+    /// rejecting `fault` has already shaped), counts it and links its Live Activity timeline
+    /// entries; returns what to do with `response` under `fault`.
+    func record(
+        _ outcome: PushOutcome, of request: HTTPServerRequest, at now: PushInstant, response: HTTPServerResponse, fault: FaultRule?, context: RequestContext
+    ) -> ResponderResult {
+        var delivery = Delivery(
+            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
+            service: outcome.service, environment: outcome.environment, method: request.method, path: request.path,
+            headers: request.headers.fields, body: request.body, bodyIsJSON: outcome.bodyIsJSON,
+            identity: outcome.identity, pushType: outcome.pushType, topic: outcome.topic, deviceToken: outcome.deviceToken,
+            apnsID: outcome.apnsID, outcome: outcome.outcome, status: response.status, reason: outcome.reason, explanation: outcome.explanation,
+            diagnostics: outcome.diagnostics, fault: fault?.id, project: outcome.project
+        )
+        delivery.activityID = outcome.device?.activityID
+        delivery.issuedActivityToken = outcome.device?.issuedToken
+        delivery.recipients = outcome.recipients
         metrics.recorded(delivery)
         let id = store.record(delivery)
+        let linked = (outcome.device.map { [$0] } ?? []) + outcome.fanOut
+        if !linked.isEmpty {
+            activities.attach(deliveryID: id, to: linked)
+        }
         switch fault?.action {
         case .delay(let milliseconds):
-            return (id, .delayed(response, by: .milliseconds(milliseconds)))
+            return .delayed(response, by: .milliseconds(milliseconds))
         case .goAway(let reason):
             context.control.goAway(errorCode: .noError, debugData: Array(#"{"reason":"\#(JSONText.escape(reason))"}"#.utf8))
-            return (id, .response(response))
+            return .response(response)
         case .resetStream:
-            return (id, .resetStream(.cancel))
+            return .resetStream(.cancel)
         case .reject, nil:
-            return (id, .response(response))
+            return .response(response)
         }
     }
 }

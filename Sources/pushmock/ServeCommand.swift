@@ -78,11 +78,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Event loop threads (default: one per core).")
     var threads: Int?
 
-    @Option(help: "What answers on the push port: \(PushMockConfiguration.Mode.allCases.map(\.rawValue).joined(separator: ", ")) (default push).")
-    var mode: String?
+    @Option(help: "What answers on the push port (default push).")
+    var mode: PushMockConfiguration.Mode?
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.")
-    var logLevel = "info"
+    @Option(help: "Log level.")
+    var logLevel: Logger.Level = .info
 
     @Option(help: "Inspection API port on --inspection-host, 0 picks a free one (default 2198).")
     var inspectionPort: Int?
@@ -111,8 +111,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("apns-bundle"), help: "Register a bundle id: ID[:TEAMID] (default team: the sample team PMTEAM0001). Repeatable.")
     var apnsBundles: [String] = []
 
-    @Option(name: .customLong("apns-environment"), help: "Environment for hosts that do not name one (localhost, 127.0.0.1): sandbox or production (default sandbox).")
-    var apnsEnvironment: String?
+    @Option(name: .customLong("apns-environment"), help: "Environment for hosts that do not name one (localhost, 127.0.0.1) (default sandbox).")
+    var apnsEnvironment: APNSEnvironment?
 
     @Option(name: .customLong("apns-trust-root"), help: "PEM file of a root that client certificates must chain to (default Certs/ca.pem). Repeatable.")
     var apnsTrustRoots: [String] = []
@@ -148,7 +148,7 @@ struct ServeCommand: AsyncParsableCommand {
     var allowNonJSONBody = false
 
     @Option(help: "Live Activity payload rules: strict (violations get 400 with the rule's reason) or apple (200, recorded as dropped by the device).")
-    var liveActivityProfile: String?
+    var liveActivityProfile: LiveActivityProfile?
 
     @Option(help: "Seconds a Live Activity timestamp may lag behind now before it is stale (default 3600).")
     var liveActivityMaxAge: Int64?
@@ -169,12 +169,6 @@ struct ServeCommand: AsyncParsableCommand {
     var idSeed: UInt64?
 
     func validate() throws {
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical (got \(logLevel))")
-        }
-        if let mode, PushMockConfiguration.Mode(rawValue: mode) == nil {
-            throw ValidationError("--mode must be one of \(PushMockConfiguration.Mode.allCases.map(\.rawValue).joined(separator: ", ")) (got \(mode))")
-        }
         for (name, port) in [("--port", pushPort), ("--cleartext-port", cleartextPort), ("--inspection-port", inspectionPort), ("--proxy-port", proxyPort), ("--metadata-port", metadataPort)] {
             if let port, !(0...65535).contains(port) {
                 throw ValidationError("\(name) must be between 0 and 65535 (got \(port))")
@@ -194,9 +188,6 @@ struct ServeCommand: AsyncParsableCommand {
         if let protocolDeadline, !(0...3600).contains(protocolDeadline) { throw ValidationError("--protocol-deadline must be 0 to 3600 seconds (got \(protocolDeadline))") }
         if let maxEventSubscribers, maxEventSubscribers < 1 { throw ValidationError("--max-event-subscribers must be at least 1 (got \(maxEventSubscribers))") }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
-        if let apnsEnvironment, APNSEnvironment(rawValue: apnsEnvironment) == nil {
-            throw ValidationError("--apns-environment must be sandbox or production (got \(apnsEnvironment))")
-        }
         if let streamsBeforeAuth, !(1...1000).contains(streamsBeforeAuth) {
             throw ValidationError("--apns-streams-before-auth must be between 1 and 1000 (got \(streamsBeforeAuth))")
         }
@@ -205,9 +196,6 @@ struct ServeCommand: AsyncParsableCommand {
             for (index, fault) in apnsFaults.enumerated() { _ = try Self.fault(fault, index: index) }
         } catch {
             throw ValidationError("\(error)")
-        }
-        if let liveActivityProfile, LiveActivityProfile(rawValue: liveActivityProfile) == nil {
-            throw ValidationError("--live-activity-profile must be strict or apple (got \(liveActivityProfile))")
         }
         if let liveActivityBudget, liveActivityBudget < 1 {
             throw ValidationError("--live-activity-budget must be at least 1 (got \(liveActivityBudget))")
@@ -272,7 +260,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let protocolDeadline { configuration.protocolDeadlineSeconds = protocolDeadline > 0 ? protocolDeadline : nil }
         configuration.inspectionAllowedHosts += inspectionAllowedHosts
         if let maxEventSubscribers { configuration.maxEventSubscribers = maxEventSubscribers }
-        if let mode { configuration.mode = PushMockConfiguration.Mode(rawValue: mode) ?? .push }
+        if let mode { configuration.mode = mode }
         if let inspectionHost { configuration.inspectionHost = inspectionHost }
         if let inspectionPort { configuration.inspectionPort = inspectionPort }
         if noInspection { configuration.inspectionPort = nil }
@@ -288,7 +276,7 @@ struct ServeCommand: AsyncParsableCommand {
             let parts = flag.split(separator: ":", maxSplits: 1).map(String.init)
             configuration.apns.bundles.append(.init(bundleID: parts[0], teamID: parts.count > 1 ? parts[1] : DevCertificates.sampleAPNSTeamID))
         }
-        if let apnsEnvironment { configuration.apns.defaultEnvironment = APNSEnvironment(rawValue: apnsEnvironment) ?? .sandbox }
+        if let apnsEnvironment { configuration.apns.defaultEnvironment = apnsEnvironment }
         if !apnsTrustRoots.isEmpty { configuration.apns.certificateTrustRoots = apnsTrustRoots.map { .file($0) } }
         if let streamsBeforeAuth { configuration.apns.streamsBeforeAuthentication = streamsBeforeAuth }
         if closedDeviceRegistry { configuration.apns.closedDeviceRegistry = true }
@@ -300,7 +288,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let fcmTokenPath { configuration.fcm.tokenPath = fcmTokenPath }
         if fcmLenientTokens { configuration.fcm.strictRegistrationTokens = false }
         if iidLenientAuth { configuration.fcm.requireAccessTokenAuth = false }
-        if let liveActivityProfile { configuration.apns.options.liveActivity.profile = LiveActivityProfile(rawValue: liveActivityProfile) ?? .strict }
+        if let liveActivityProfile { configuration.apns.options.liveActivity.profile = liveActivityProfile }
         if let liveActivityMaxAge { configuration.apns.options.liveActivity.maxAge = .seconds(liveActivityMaxAge) }
         if let liveActivityMaxAhead { configuration.apns.options.liveActivity.maxAhead = .seconds(liveActivityMaxAhead) }
         if let liveActivityBudget { configuration.liveActivityLimits.priorityBudgetPerHour = liveActivityBudget }
@@ -313,7 +301,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         MallocTuning.applyByRestarting()
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        let level = logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -388,3 +376,4 @@ struct ServeCommand: AsyncParsableCommand {
 struct StartFailure: Error, CustomStringConvertible {
     var description: String
 }
+

@@ -249,6 +249,7 @@ let package = Package(
                 "PushMockTesting",
                 "PushMockServer",
                 "PushMockStore",
+                "PushMockInspection",
                 "PushMockCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

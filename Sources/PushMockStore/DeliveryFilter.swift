@@ -15,7 +15,10 @@ public struct DeliveryFilter: Sendable, Hashable {
     public var since: Int64?
     /// Only deliveries received before this time (milliseconds since the epoch).
     public var until: Int64?
-    /// Only deliveries whose body contains this text (ASCII case-insensitive).
+    /// Only deliveries whose request headers or body contain this text (ASCII case-insensitive):
+    /// a header matches by its name, its value or `name: value`; nothing else of the record (its
+    /// reason, diagnostics or ids) is searched. Every store, the API and the web page's live
+    /// list mean the same.
     public var text: String?
     /// Only deliveries a device would have applied (`applied`), dropped (`dropped`) or never got
     /// (`none`: rejected on the wire).
@@ -66,7 +69,7 @@ public struct DeliveryFilter: Sendable, Hashable {
         if let until, delivery.receivedAt >= until { return false }
         if let deviceOutcome, DeviceOutcome(delivery.outcome) != deviceOutcome { return false }
         if let dropReason, delivery.outcome != .dropped || delivery.reason != dropReason { return false }
-        if let text, !Self.contains(delivery.body, text) { return false }
+        if let text, !Self.containsText(delivery, text) { return false }
         return true
     }
 
@@ -81,6 +84,12 @@ public struct DeliveryFilter: Sendable, Hashable {
             case .rejected: self = .none
             }
         }
+    }
+
+    /// Whether `delivery`'s headers (`name: value`) or body contain `text`.
+    static func containsText(_ delivery: Delivery, _ text: String) -> Bool {
+        if contains(delivery.body, text) { return true }
+        return delivery.headers.contains { field in contains(Array("\(field.name): \(field.value)".utf8), text) }
     }
 
     static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {

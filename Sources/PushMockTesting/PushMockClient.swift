@@ -6,6 +6,7 @@ import NIOHTTP1
 import PushMockServer
 import PushMockInspection
 public import PushMockCore
+public import PushMockStore
 
 /// The inspection API of a PushMock running as a separate process (`pushmock serve`, a container),
 /// with the same vocabulary as the in-process helpers, so a Swift test suite can drive a shared
@@ -15,7 +16,7 @@ public import PushMockCore
 /// let pushmock = PushMockClient(inspectionURL: "http://127.0.0.1:2198")
 /// try await pushmock.reset()
 /// // … run the system under test …
-/// let updates = try await pushmock.waitForDeliveries(["pushType": "liveactivity", "token": token], count: 1)
+/// let updates = try await pushmock.waitForDeliveries(matching: DeliveryFilter(deviceToken: token, pushType: "liveactivity"), count: 1)
 /// #expect(updates[0].apnsPayload?.event == "update")
 /// ```
 public struct PushMockClient: Sendable {
@@ -30,6 +31,32 @@ public struct PushMockClient: Sendable {
         self.inspectionURL = inspectionURL.hasSuffix("/") ? String(inspectionURL.dropLast()) : inspectionURL
         self.token = token
         self.client = httpClient
+    }
+
+    /// Deliveries that `filter` matches, oldest first: the same vocabulary as the in-process
+    /// server's ``PushMockServer/deliveries(matching:limit:)``.
+    public func deliveries(matching filter: DeliveryFilter, limit: Int = 1000) async throws -> [Delivery] {
+        try await deliveries(Self.query(filter), limit: limit)
+    }
+
+    /// Waits for `count` deliveries that `filter` matches, as the in-process server's
+    /// ``PushMockServer/waitForDeliveries(matching:count:timeout:)`` does.
+    @discardableResult
+    public func waitForDeliveries(matching filter: DeliveryFilter, count: Int = 1, timeout: Duration = .seconds(5)) async throws -> [Delivery] {
+        try await waitForDeliveries(Self.query(filter), count: count, timeout: timeout)
+    }
+
+    /// Removes the deliveries `filter` matches; returns how many.
+    @discardableResult
+    public func clearDeliveries(matching filter: DeliveryFilter) async throws -> Int {
+        try await clearDeliveries(Self.query(filter))
+    }
+
+    /// `filter` as the API's query.
+    static func query(_ filter: DeliveryFilter) -> [String: String] {
+        var query: [String: String] = [:]
+        for (name, value) in filter.queryItems { query[name] = value }
+        return query
     }
 
     /// Matching deliveries, oldest first. `filters` are the API's query filters (`service`,

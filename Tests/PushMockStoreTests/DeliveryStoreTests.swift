@@ -98,6 +98,27 @@ struct DeliveryStoreTests {
         #expect(try await store.query(filter, limit: 100).deliveries.map(\.id) == [2, 1])
     }
 
+    @Test("text searches the request's headers (name, value, or name: value) and body, ASCII case-insensitive, and nothing else", arguments: Kind.allCases)
+    func text(_ kind: Kind) async throws {
+        let store = try await kind.make(retention: 10_000)
+        for index in 1...3 { store.record(Self.delivery(index)) }
+        var other = Self.delivery(4)
+        other.headers = [HeaderField(name: "apns-topic", value: "org.other.App")]
+        store.record(other)
+        func matching(_ text: String) async throws -> [UInt64] {
+            var filter = DeliveryFilter()
+            filter.text = text
+            return try await store.query(filter, limit: 100).deliveries.map(\.id).sorted()
+        }
+        #expect(try await matching(#""alert":"2""#) == [2], "the body")
+        #expect(try await matching("ORG.OTHER.app") == [4], "a header value, case-insensitive")
+        #expect(try await matching("apns-topic: com.example") == [1, 2, 3], "name: value")
+        #expect(try await matching("X-DUP") == [1, 2, 3], "a header name")
+        #expect(try await matching("ID-2").isEmpty, "not the apns-id of the record")
+        #expect(try await matching("d2").isEmpty, "not the diagnostics")
+        #expect(try await matching("HTTP/2").isEmpty, "not the protocol")
+    }
+
     @Test("removal by filter keeps the rest findable by id", arguments: Kind.allCases)
     func removal(_ kind: Kind) async throws {
         let store = try await kind.make(retention: 10_000)

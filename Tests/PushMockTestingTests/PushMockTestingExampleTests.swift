@@ -8,6 +8,7 @@ import NIOSSL
 import PushMockCore
 import PushMockServer
 import PushMockStore
+import PushMockInspection
 import PushMockTesting
 import Synchronization
 import Testing
@@ -194,6 +195,55 @@ struct PushMockTestingExampleTests {
                 #expect(try await remote.clearDeliveries() == 2)
             }
         }
+    }
+
+    @Test("PushMockClient takes the DeliveryFilter the in-process server takes, and finds what it finds")
+    func remoteFilter() async throws {
+        try await withPushMockServer { server in
+            try await Self.withClient(server) { client in
+                let remote = PushMockClient(inspectionURL: try #require(server.inspectionURL), httpClient: client)
+                for (token, topic) in [("ef", "com.example.app"), ("ab", "com.example.other")] {
+                    _ = try await Self.post(client, "\(server.pushURL)/3/device/\(String(repeating: token, count: 32))", headers: [
+                        ("authorization", "bearer \(try server.credentials.apnsToken())"), ("apns-topic", topic), ("apns-push-type", "alert"),
+                    ], body: #"{"aps":{"alert":"to \#(token)"}}"#)
+                }
+                var filters: [DeliveryFilter] = [
+                    DeliveryFilter(service: .apns), DeliveryFilter(deviceToken: String(repeating: "EF", count: 32)), DeliveryFilter(topic: "com.example.other"),
+                    DeliveryFilter(outcome: .rejected), DeliveryFilter(service: .fcm),
+                ]
+                var text = DeliveryFilter()
+                text.text = "TO AB"
+                var status = DeliveryFilter()
+                status.status = 200
+                status.since = 0
+                filters += [text, status]
+                for filter in filters {
+                    let local = try await server.deliveries(matching: filter).map(\.id)
+                    let viaHTTP = try await remote.deliveries(matching: filter).map(\.id)
+                    #expect(viaHTTP == local, "\(filter)")
+                }
+                #expect(try await remote.deliveries(matching: text).count == 1)
+                #expect(try await remote.waitForDeliveries(matching: DeliveryFilter(topic: "com.example.app"), count: 1).count == 1)
+                #expect(try await remote.clearDeliveries(matching: DeliveryFilter(topic: "com.example.app")) == 1)
+                #expect(try await server.deliveries().count == 1)
+            }
+        }
+    }
+
+    @Test("a DeliveryFilter's query items read back as the same filter, field by field")
+    func filterRoundTrip() throws {
+        var filter = DeliveryFilter(service: .apns, deviceToken: "ab", topic: "t", pushType: "alert", project: "p", outcome: .dropped, reason: "R", after: 3)
+        filter.environment = "sandbox"
+        filter.status = 410
+        filter.before = 9
+        filter.since = 1000
+        filter.until = 2000
+        filter.text = "hello world"
+        filter.deviceOutcome = .dropped
+        filter.dropReason = "LiveActivityExpired"
+        #expect(filter.queryItems.count == 16, "every field")
+        #expect(try DeliveryFilter(queryItems: filter.queryItems) == filter)
+        #expect(try DeliveryFilter(queryItems: []) == DeliveryFilter())
     }
 
     @Test("the server is shut down even when the test body throws")

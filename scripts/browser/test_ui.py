@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -172,6 +173,16 @@ def filters():
     Select(driver.find_element(By.NAME, "outcome")).select_by_value("")
     search.send_keys("Hello from curl")
     until("the text search", lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")] and all("Hello from curl" in r.text for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")))
+    # The text search means what the API's does, live pushes included: headers (name: value) and body.
+    search.send_keys(Keys.CONTROL, "a")
+    search.send_keys(Keys.DELETE)
+    search.send_keys("x-trace: found-by-header")
+    status, body = alert("ab" * 32, "found only by a header", **{"x-trace": "found-by-header"})
+    assert status == 200, body
+    expected = {d["id"] for d in api("/api/v1/deliveries?text=" + urllib.parse.quote("x-trace: found-by-header"))["deliveries"]}
+    assert len(expected) == 1, expected
+    rows = lambda: {int(r.get_attribute("data-id")) for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")}
+    until("the live push found by its header, and only it", lambda: rows() == expected)
 
 
 @check("a WidgetKit push is a push type of its own: the push-type filter lists widgets, live pushes included")

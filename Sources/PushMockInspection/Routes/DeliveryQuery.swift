@@ -70,6 +70,32 @@ enum DeliveryQuery {
         return filter
     }
 
+    /// The query items that ``filter(_:allowing:)`` reads back as `filter`: what a client sends
+    /// to ask the API for the deliveries `filter` matches in process.
+    static func items(_ filter: DeliveryFilter) -> [(name: String, value: String)] {
+        var items: [(name: String, value: String)] = []
+        func add(_ name: String, _ value: String?) {
+            if let value { items.append((name, value)) }
+        }
+        add("service", filter.service?.rawValue)
+        add("environment", filter.environment)
+        add("token", filter.deviceToken)
+        add("topic", filter.topic)
+        add("pushType", filter.pushType)
+        add("project", filter.project)
+        add("outcome", filter.outcome?.rawValue)
+        add("reason", filter.reason)
+        add("status", filter.status.map(String.init))
+        add("after", filter.after.map(String.init))
+        add("before", filter.before.map(String.init))
+        add("since", filter.since.map(String.init))
+        add("until", filter.until.map(String.init))
+        add("text", filter.text)
+        add("deviceOutcome", filter.deviceOutcome?.rawValue)
+        add("dropReason", filter.dropReason)
+        return items
+    }
+
     /// A delivery id from a path or a cursor parameter.
     static func id(_ text: String, name: String = "delivery ids") throws(InspectionError) -> UInt64 {
         guard let id = UInt64(text), id <= maxID else {

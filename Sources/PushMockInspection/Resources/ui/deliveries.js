@@ -55,7 +55,7 @@ export class DeliveriesView {
     if (f.topic && delivery.topic !== f.topic) return false;
     if (f.reason && delivery.reason !== f.reason) return false;
     if (f.status && String(delivery.status) !== f.status) return false;
-    if (f.text && !JSON.stringify(delivery).toLowerCase().includes(f.text.toLowerCase())) return false;
+    if (f.text && !matchesText(delivery, f.text)) return false;
     return true;
   }
 
@@ -277,4 +277,17 @@ function claimTimes(claims) {
   const rows = ['iat', 'exp'].filter((key) => typeof claims?.[key] === 'number')
     .map((key) => h('li', {}, `${key}: ${new Date(claims[key] * 1000).toLocaleString()}`));
   return rows.length ? h('ul', { class: 'claim-times' }, rows) : null;
+}
+
+// The `text` filter as the server means it: the request's headers (`name: value`) and body,
+// ASCII case-insensitive; nothing else of the record.
+export function matchesText(delivery, text) {
+  const lower = (value) => value.replace(/[A-Z]/g, (c) => c.toLowerCase());
+  const needle = lower(text);
+  const headers = (delivery.headers || []).map(([name, value]) => `${name}: ${value}`);
+  let body = delivery.body ?? '';
+  if (!delivery.body && delivery.bodyBase64) {
+    try { body = atob(delivery.bodyBase64); } catch { body = ''; }
+  }
+  return [...headers, body].some((haystack) => lower(haystack).includes(needle));
 }

@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "PushMockInspection", targets: ["PushMockInspection"]),
         .library(name: "PushMockStore", targets: ["PushMockStore"]),
         .library(name: "PushMockPostgres", targets: ["PushMockPostgres"]),
+        .library(name: "PushMockSQLite", targets: ["PushMockSQLite"]),
+        .library(name: "PushMockStores", targets: ["PushMockStores"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -64,9 +66,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The store protocol, the memory store and what every store shares; no database.
         .target(
             name: "PushMockStore",
-            dependencies: ["PushMockCore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: ["PushMockCore"],
+            swiftSettings: swiftSettings
+        ),
+        // The SQLite store (GRDB and the system sqlite3), linked by the pushmock executable, not by
+        // PushMockTesting.
+        .target(
+            name: "PushMockSQLite",
+            dependencies: ["PushMockCore", "PushMockStore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -112,7 +122,6 @@ let package = Package(
             dependencies: [
                 "PushMockCore",
                 "PushMockStore",
-                "PushMockPostgres",
                 "PushMockInspection",
                 "PushMockTransport",
                 .product(name: "X509", package: "swift-certificates"),
@@ -128,6 +137,19 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // The catalogue's "Send it" and "Send again" go through the push port as a client's would.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The stores `serve --store` opens besides memory (SQLite, PostgreSQL), registered with the
+        // server by the executable (and by tests that use them).
+        .target(
+            name: "PushMockStores",
+            dependencies: [
+                "PushMockServer",
+                "PushMockStore",
+                "PushMockSQLite",
+                "PushMockPostgres",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -165,6 +187,8 @@ let package = Package(
                 "PushMockCore",
                 "PushMockInspection",
                 "PushMockStore",
+                "PushMockStores",
+                "PushMockSQLite",
                 "PushMockPostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -198,7 +222,7 @@ let package = Package(
         .testTarget(
             name: "PushMockStoreTests",
             dependencies: [
-                "PushMockStore", "PushMockPostgres", "PushMockCore", "PushMockTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "PushMockStore", "PushMockSQLite", "PushMockPostgres", "PushMockCore", "PushMockTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -206,6 +230,8 @@ let package = Package(
             name: "PushMockServerTests",
             dependencies: [
                 "PushMockPostgres",
+                "PushMockSQLite",
+                "PushMockStores",
                 "PushMockSwiftSource",
                 "PushMockServer",
                 "PushMockInspection",

@@ -126,7 +126,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             for _ in 0...spareBlocks { blocks.append(try await leaseBlock(client)) }
             let store = PostgresDeliveryStore(
                 client: client, runTask: runTask, location: location, eventLoopGroup: eventLoopGroup, firstBlock: blocks[0], spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
-                queueLimit: queueLimit, writePatience: writePatience, sharedCleanupEvery: sharedCleanupEvery ?? SQLiteDeliveryStore.sharedCleanupDefault(retention: retention), logger: logger
+                queueLimit: queueLimit, writePatience: writePatience, sharedCleanupEvery: sharedCleanupEvery ?? SharedRows.cleanupDefault(retention: retention), logger: logger
             )
             try await store.loadSnapshots()
             // The writer keeps the store until it is closed; trouble is logged once a second.

@@ -1,36 +1,45 @@
-import Logging
-import PushMockPostgres
-import PushMockStore
+public import Logging
+public import PushMockStore
+
+/// Opens a store of a kind the composition root does not open itself (it opens only memory): the
+/// `pushmock` executable registers SQLite and PostgreSQL (`PushMockStores`), so that a test target
+/// that adds only `PushMockTesting` builds neither GRDB nor postgres-nio.
+public struct StoreOpener: Sendable {
+    /// What it opens, for errors (`sqlite`, `postgres`).
+    public var kind: String
+    /// Opens the store at `location` with `options`; nil when `location` is not of its kind.
+    public var open: @Sendable (_ location: StoreLocation, _ options: StoreOptions, _ logger: Logger) async throws -> (any DeliveryStore)?
+
+    public init(kind: String, open: @escaping @Sendable (_ location: StoreLocation, _ options: StoreOptions, _ logger: Logger) async throws -> (any DeliveryStore)?) {
+        self.kind = kind
+        self.open = open
+    }
+}
+
+/// What every store is opened with.
+public struct StoreOptions: Sendable {
+    /// Deliveries kept (at least 1).
+    public var retention: Int
+    /// Deliveries older than this are deleted; nil keeps them.
+    public var retentionAge: Duration?
+}
 
 extension PushMockServer {
     /// The configured store; a file that cannot be used, or a database that cannot be reached, is
-    /// refused with the reason in one line (a URL never with its password).
-    /// Trouble writing (a full disk, a database gone) is logged once a second through `logger`.
-    ///
-    /// The PostgreSQL client runs on NIO's shared event loops, not on the push listeners' ones: its
-    /// writer's round trips (a batch is about eight) must not wait behind every push a loop has read.
-    /// Measured at `-c16 -m100` on one core: on the push loop the writer kept ~60k deliveries a
-    /// second and dropped the rest; on its own loop it keeps up at ~130k.
+    /// refused with the reason in one line (a URL never with its password). A kind no opener
+    /// registered for is refused by name.
     static func makeStore(_ configuration: PushMockConfiguration, logger: Logger) async throws -> any DeliveryStore {
-        let retention = max(1, configuration.retention)
+        let options = StoreOptions(retention: max(1, configuration.retention), retentionAge: configuration.retentionAge)
         UndecodableRecords.report { line in logger.warning("\(line)") }
-        switch configuration.store {
-        case .memory:
-            return InMemoryDeliveryStore(retention: retention)
-        case .sqlite(let path):
-            do {
-                return try SQLiteDeliveryStore(path: path, retention: retention, retentionAge: configuration.retentionAge) { line, trouble in
-                    if trouble { logger.warning("\(line)") } else { logger.notice("\(line)") }
-                }
-            } catch {
-                throw PushMockError(code: .storeUnavailable, message: "store sqlite:\(path): \(error)")
-            }
-        case .postgres(let url):
-            do {
-                return try await PostgresDeliveryStore.connect(PostgresLocation(url: url), retention: retention, retentionAge: configuration.retentionAge, logger: logger)
-            } catch {
-                throw PushMockError(code: .storeUnavailable, message: "store: \(error)")
-            }
+        if case .memory = configuration.store {
+            return InMemoryDeliveryStore(retention: options.retention)
         }
+        for opener in configuration.storeOpeners {
+            if let store = try await opener.open(configuration.store, options, logger) { return store }
+        }
+        throw PushMockError(
+            code: .invalidConfiguration,
+            message: "store \(configuration.store): this server opens only the memory store (the pushmock executable opens SQLite and PostgreSQL; a Swift test that wants them adds PushMockStores and sets configuration.storeOpeners = StoreOpener.all)"
+        )
     }
 }

@@ -360,6 +360,12 @@ package struct SharedSlots: Sendable {
 
 /// The shared rows a batch names, each once, and how many of them it introduced.
 package struct SharedRows: Sendable {
+    /// After how many introduced shared fields the unreferenced ones are cleaned up, by default:
+    /// the cleanup scans what is kept, so it runs at most once per tenth of `retention`.
+    package static func cleanupDefault(retention: Int) -> Int {
+        max(1_000, retention / 10)
+    }
+
     package private(set) var rows: [(id: Int64, fields: SharedDeliveryFields)] = []
     private var ids: Set<Int64> = []
     /// Shared fields first named in this batch (what makes a cleanup worth its scan).

@@ -1,9 +1,11 @@
-import PushMockCore
+package import PushMockCore
 
 /// The waits registered on a store: each wants `count` more deliveries matching its filter and is
 /// fired once it has them. A value type kept inside a store's lock; callbacks are returned to be
 /// called outside it.
-struct WaiterTable {
+package struct WaiterTable {
+    package init() {}
+
     private struct Waiter {
         var filter: DeliveryFilter
         var remaining: Int
@@ -14,10 +16,10 @@ struct WaiterTable {
     private var next: UInt64 = 1
 
     /// Waits registered now.
-    var count: Int { waiters.count }
+    package var count: Int { waiters.count }
 
     /// Registers a wait for `count` deliveries matching `filter`; returns its id.
-    mutating func add(_ filter: DeliveryFilter, count: Int, _ callback: @escaping @Sendable () -> Void) -> UInt64 {
+    package mutating func add(_ filter: DeliveryFilter, count: Int, _ callback: @escaping @Sendable () -> Void) -> UInt64 {
         let id = next
         next += 1
         waiters[id] = Waiter(filter: filter, remaining: count, callback: callback)
@@ -25,7 +27,7 @@ struct WaiterTable {
     }
 
     /// Counts `delivery` for every wait it matches; returns the callbacks of those now satisfied.
-    mutating func record(_ delivery: Delivery) -> [@Sendable () -> Void] {
+    package mutating func record(_ delivery: Delivery) -> [@Sendable () -> Void] {
         var fired: [@Sendable () -> Void] = []
         for (key, var waiter) in waiters where waiter.filter.matches(delivery) {
             waiter.remaining -= 1
@@ -41,7 +43,7 @@ struct WaiterTable {
 
     /// Counts `existing` deliveries found for wait `id` after it was registered; true when it is
     /// satisfied (or was fired meanwhile) and so removed.
-    mutating func credit(_ id: UInt64, existing: Int) -> Bool {
+    package mutating func credit(_ id: UInt64, existing: Int) -> Bool {
         guard var waiter = waiters[id] else { return true }
         waiter.remaining -= existing
         if waiter.remaining <= 0 {
@@ -53,7 +55,7 @@ struct WaiterTable {
     }
 
     /// Forgets wait `id`.
-    mutating func remove(_ id: UInt64) {
+    package mutating func remove(_ id: UInt64) {
         waiters[id] = nil
     }
 }

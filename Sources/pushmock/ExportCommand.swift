@@ -4,6 +4,7 @@ import PushMockCore
 import PushMockInspection
 import PushMockServer
 import PushMockPostgres
+import PushMockSQLite
 import PushMockStore
 
 /// `pushmock export` and `pushmock import`: deliveries of a store as NDJSON (one delivery per line,

@@ -3,6 +3,7 @@ import ArgumentParser
 import Logging
 import PushMockCore
 import PushMockServer
+import PushMockStores
 import PushMockSwiftSource
 import ServiceLifecycle
 import UnixSignals
@@ -295,6 +296,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.activityTypeSources += activityTypes
         if noActivityTypePresets { configuration.activityTypePresets = false }
         configuration.swiftSourceReader = SwiftActivityTypes.reader
+        configuration.storeOpeners = StoreOpener.all
         try ActivityTypesCommand.declare(configuration.activityTypeSources, into: &configuration)
         return configuration
     }

@@ -4,6 +4,7 @@ import NIOHTTP1
 import PushMockCore
 import PushMockPostgres
 import PushMockServer
+import PushMockStores
 import PushMockStore
 import PushMockTestSupport
 import PushMockTransport
@@ -33,6 +34,7 @@ struct ActivityStateStoreTests {
         let (base, clock) = L.configuration()
         var configuration = base
         configuration.store = .postgres(url: url)
+        configuration.storeOpeners = StoreOpener.all
         configuration.idSeed = nil  // every instance issues its own tokens
         let now = clock.nowSeconds
         return (configuration, now, S.token(issuedAt: now))
@@ -58,6 +60,7 @@ struct ActivityStateStoreTests {
         let (base, clock) = L.configuration()
         var configuration = base
         configuration.store = .sqlite(path: FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-activities-\(UUID().uuidString).sqlite").path)
+        configuration.storeOpeners = StoreOpener.all
         let now = clock.nowSeconds
         let jwt = S.token(issuedAt: now)
         let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","notification":{"title":"after a restart"}}}"#
@@ -292,6 +295,7 @@ struct ActivityTypeStoreTests {
     func sqliteRestart() async throws {
         var configuration = PushMockConfiguration.testing()
         configuration.store = .sqlite(path: FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-types-\(UUID().uuidString).sqlite").path)
+        configuration.storeOpeners = StoreOpener.all
         try await withPushMockServer(configuration) { server in
             #expect(await server.inspect("PUT", "/api/v1/activity-types/MatchAttributes", body: Self.declaration).status == 200)
             #expect(await server.inspect("PUT", "/api/v1/activity-types/RideAttributes", body: #"{"attributes":{},"contentState":{"eta":"Date"}}"#).status == 200)

@@ -3,6 +3,7 @@ import Foundation
 import PushMockCore
 import PushMockPostgres
 import PushMockServer
+import PushMockStores
 import PushMockStore
 import PushMockTestSupport
 import PushMockTesting
@@ -17,6 +18,7 @@ struct PostgresFleetTests {
     static func configuration(_ url: String) -> PushMockConfiguration {
         var configuration = S.configuration(clock: .system)
         configuration.store = .postgres(url: url)
+        configuration.storeOpeners = StoreOpener.all
         return configuration
     }
 
@@ -152,6 +154,7 @@ struct PostgresFleetTests {
     func unreachable() async throws {
         var configuration = PushMockConfiguration.testing()
         configuration.store = .postgres(url: "postgres://pushmock:s3cret@127.0.0.1:1/pushmock")
+        configuration.storeOpeners = StoreOpener.all
         do {
             try await withPushMockServer(configuration) { _ in }
             Issue.record("a server started on an unreachable database")

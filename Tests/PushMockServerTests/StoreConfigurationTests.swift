@@ -1,6 +1,7 @@
 import Foundation
 import PushMockInspection
 import PushMockServer
+import PushMockStores
 import PushMockStore
 import PushMockTesting
 import Testing
@@ -12,6 +13,7 @@ struct StoreConfigurationTests {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-server-\(UUID().uuidString).sqlite").path
         var configuration = PushMockConfiguration.testing()
         configuration.store = .sqlite(path: path)
+        configuration.storeOpeners = StoreOpener.all
         let first = try await withPushMockServer(configuration) { server in
             for entry in ["apns-bad-priority", "fcm-invalid-argument"] {
                 #expect(await server.inspect("POST", "/api/v1/rejections/\(entry)/send").status == 200)
@@ -57,6 +59,7 @@ struct StoreConfigurationTests {
         try Data("notes".utf8).write(to: URL(fileURLWithPath: path))
         var configuration = PushMockConfiguration.testing()
         configuration.store = .sqlite(path: path)
+        configuration.storeOpeners = StoreOpener.all
         await #expect(throws: PushMockError.self) { try await withPushMockServer(configuration) { _ in } }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "notes")
         #expect(try StoreLocation(parsing: "memory") == StoreLocation.memory)

@@ -4,6 +4,8 @@ import NIOHTTP1
 import PushMockCore
 import PushMockPostgres
 import PushMockServer
+import PushMockStore
+import PushMockStores
 import PushMockTestSupport
 import PushMockTesting
 import Testing
@@ -179,6 +181,7 @@ struct TopicManagementTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         var configuration = FCMEndToEndTests.configuration()
         configuration.store = .sqlite(path: path)
+        configuration.storeOpeners = StoreOpener.all
         try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
                 let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
@@ -210,6 +213,7 @@ extension TopicManagementTests {
     func fleet() async throws {
         var configuration = FCMEndToEndTests.configuration()
         configuration.store = .postgres(url: try await PostgresTestDatabase.create().description)
+        configuration.storeOpeners = StoreOpener.all
         try await withPushMockServer(configuration) { a in
             try await withPushMockServer(configuration) { b in
                 try await withHTTPClient { client in

@@ -1,6 +1,7 @@
 import Foundation
 import PushMockCore
 import PushMockPostgres
+import PushMockSQLite
 import PushMockStore
 import PushMockTestSupport
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import PushMockCore
+import PushMockSQLite
 import PushMockStore
 import Testing
 

@@ -1,4 +1,5 @@
 import PushMockCore
+import PushMockSQLite
 import PushMockStore
 import Testing
 

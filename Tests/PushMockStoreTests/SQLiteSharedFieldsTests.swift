@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PushMockCore
+import PushMockSQLite
 import PushMockStore
 import Testing
 

@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import PostgresNIO
-public import PushMockPostgres
+import PushMockPostgres
+public import PushMockStore
 
 /// A fresh, empty database on the test server for each store under test, so that every test
 /// starts with its own ids and tables. The server is `PUSHMOCK_TEST_POSTGRES` (a URL), else the

@@ -109,6 +109,9 @@ public struct PushMockConfiguration: Sendable {
     public var retentionAge: Duration?
     /// Where deliveries are kept.
     public var store: StoreLocation = .memory
+    /// The stores besides memory this server can open (`StoreOpener.all` from `PushMockStores`:
+    /// SQLite and PostgreSQL); the `pushmock` executable registers them.
+    public var storeOpeners: [StoreOpener] = []
     /// APNs keys, bundles, trust roots, environment and choices.
     public var apns = APNSConfiguration()
     /// FCM service accounts and the OAuth token endpoint.

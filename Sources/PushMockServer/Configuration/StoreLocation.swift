@@ -1,4 +1,4 @@
-import PushMockPostgres
+import PushMockStore
 
 /// Where deliveries are kept: `--store memory` (the default, for CI speed), `--store sqlite:PATH`
 /// (one file, kept across restarts) or `--store postgres://…` (a database a fleet of PushMocks

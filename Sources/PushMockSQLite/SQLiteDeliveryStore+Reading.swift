@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 public import PushMockCore
 import Synchronization
+public import PushMockStore
 
 /// Reading: every reader first waits (a bounded time) for what was recorded before it to be committed.
 extension SQLiteDeliveryStore {

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Synchronization
+import PushMockStore
 
 /// Server state snapshots (devices, faults) kept in the same file, written behind.
 extension SQLiteDeliveryStore {

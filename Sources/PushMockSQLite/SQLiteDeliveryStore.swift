@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 public import PushMockCore
 import Synchronization
+public import PushMockStore
 
 /// Deliveries in one SQLite file (WAL mode, versioned migrations), kept across restarts.
 ///
@@ -335,6 +336,6 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// After how many introduced shared fields the unreferenced ones are cleaned up, by default:
     /// the cleanup scans what is kept, so it runs at most once per tenth of `retention`.
     package static func sharedCleanupDefault(retention: Int) -> Int {
-        max(1_000, retention / 10)
+        SharedRows.cleanupDefault(retention: retention)
     }
 }

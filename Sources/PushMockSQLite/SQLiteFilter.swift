@@ -1,5 +1,6 @@
 package import GRDB
 import PushMockCore
+package import PushMockStore
 
 /// A `DeliveryFilter` as an SQL `WHERE` clause over the indexed columns. `text` has no column: the
 /// store applies the whole filter to the rows it reads, so the SQL only narrows.

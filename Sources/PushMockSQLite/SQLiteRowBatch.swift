@@ -1,4 +1,5 @@
 package import PushMockCore
+package import PushMockStore
 
 /// Deliveries queued for SQLite as the rows they are inserted as: each one is encoded when it is
 /// recorded, its text columns and its packed own part (``CompactDelivery``) into one byte buffer

@@ -1,6 +1,7 @@
 import GRDB
 import GRDBSQLite
 import PushMockCore
+import PushMockStore
 
 /// Inserts a batch of deliveries through one prepared statement with SQLite's own bind calls: the
 /// writer must keep up with the push path, and per-row argument arrays would not. The batch is

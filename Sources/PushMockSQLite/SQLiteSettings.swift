@@ -1,4 +1,5 @@
 import CSQLiteSettings
+import PushMockStore
 
 /// SQLite's process-wide settings, made once, before the first connection is opened
 /// (``SQLiteDeliveryStore`` reads ``applied`` before it opens a file).

@@ -22,3 +22,12 @@ public protocol ActivityBoard: Sendable {
     /// Forgets type `name`; false when it was not declared.
     func removeActivityType(_ name: String) -> Bool
 }
+
+extension ActivityBoard {
+    /// A board without a Swift source reader answers 501.
+    public func declareActivityTypes(swiftSource text: String, file: String) throws(InspectionError)
+        -> (types: [(name: String, declaration: ActivityTypeDeclaration)], warnings: [String])
+    {
+        throw InspectionError(501, "this server does not read Swift source: declare each type in the JSON form with PUT /api/v1/activity-types/{name}")
+    }
+}

@@ -26,17 +26,21 @@ public struct InspectionRouter: Sendable {
     let credentials: CatalogueCredentials
     /// The server's clock, in seconds since 1970 (provider tokens and Live Activity timestamps).
     let now: @Sendable () -> Int64
+    /// The server's clock, in milliseconds since 1970 (a device registered as unregistered since now).
+    let nowMilliseconds: @Sendable () -> Int64
 
     /// Creates the port over the server's state.
     public init(
         store: any DeliveryStore, devices: any DeviceDirectory, faults: any FaultDirectory, activities: any ActivityBoard,
         control: any ServerControl, settings: InspectionSettings = InspectionSettings(),
         sender: (any PushSender)? = nil, credentials: CatalogueCredentials = CatalogueCredentials(),
-        now: (@Sendable () -> Int64)? = nil
+        nowMilliseconds: (@Sendable () -> Int64)? = nil
     ) {
         self.sender = sender
         self.credentials = credentials
-        self.now = now ?? { Int64(Date().timeIntervalSince1970) }
+        let milliseconds = nowMilliseconds ?? { Int64(Date().timeIntervalSince1970 * 1000) }
+        self.nowMilliseconds = milliseconds
+        self.now = { milliseconds() / 1000 }
         self.store = store
         self.devices = devices
         self.faults = faults

@@ -127,14 +127,15 @@ public final class PushMockServer: Service, Sendable {
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
         let activityTypes = ActivityTypeRegistry(configuration.startingActivityTypes)
-        let archive = store as? any StateArchive
+        let capabilities = StoreCapabilities(of: store)
+        let archive = capabilities.archive
         let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit, archive: archive)
         let activities = LiveActivities(
             limits: configuration.liveActivityLimits, devices: devices, types: activityTypes, seed: configuration.idSeed, archive: archive, channels: channels
         )
         let subscriptions = TopicArchive.subscriptions(archive: archive)
         let metrics = ServerMetrics()
-        let recorder = PushRecorder(store: store, metrics: metrics, faults: faults, activities: activities)
+        let recorder = PushRecorder(store: store, capabilities: capabilities, metrics: metrics, faults: faults, activities: activities)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
         let endpoint = APNSEndpoint(
             validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices, activityTypes: activityTypes),
@@ -164,7 +165,7 @@ public final class PushMockServer: Service, Sendable {
         let accessTokens = AccessTokenStore(secret: archive == nil ? nil : AccessTokenStore.secret(for: accounts), accounts: accounts)
         do {
             try ServerState.restore(
-                from: store, registry: devices, plan: faults, activities: activities, channels: channels, subscriptions: subscriptions,
+                from: capabilities, registry: devices, plan: faults, activities: activities, channels: channels, subscriptions: subscriptions,
                 accessTokens: accessTokens, seed: configuration.faultSeed, configuredTypes: configuration.startingActivityTypes
             )
         } catch {
@@ -196,7 +197,7 @@ public final class PushMockServer: Service, Sendable {
         }
         let pushAddress = PushAddress(host: configuration.host, caFile: caFile)
         let state = ServerState(
-            store: store, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels, subscriptions: subscriptions,
+            store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels, subscriptions: subscriptions,
             accessTokens: accessTokens, apns: endpoint, metricsRegistry: metrics, configuration: configuration
         )
         var inspectionSettings = InspectionSettings(
@@ -219,7 +220,7 @@ public final class PushMockServer: Service, Sendable {
             store: store, devices: state, faults: state, activities: state, control: state,
             settings: inspectionSettings,
             sender: LoopbackSender(address: pushAddress), credentials: catalogue,
-            now: { [clock = configuration.clock] in clock.nowSeconds }
+            nowMilliseconds: { [clock = configuration.clock] in clock.nowMilliseconds }
         )
         return Components(
             store: store,
@@ -231,7 +232,8 @@ public final class PushMockServer: Service, Sendable {
             channels: channels,
             push: PushResponder(
                 mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, iid: iid, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
-                transparent: configuration.transparent, streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics
+                transparent: configuration.transparent, streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics,
+                activityOrder: capabilities.activityOrder
             ),
             inspection: InspectionPort(router: router),
             metadata: MetadataServer(account: accounts.first, tokens: accessTokens, lifetime: configuration.fcm.accessTokenLifetime, recorder: recorder, clock: configuration.clock),

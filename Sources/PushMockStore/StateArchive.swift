@@ -68,3 +68,24 @@ public final class ActivityTurn: Sendable {
         end(changes)
     }
 }
+
+/// What a store can do beyond recording deliveries, found once when the server is assembled and
+/// handed to the parts that use it (nothing else asks the store what it is).
+public struct StoreCapabilities: Sendable {
+    /// Keeps the server's state across restarts (SQLite, PostgreSQL).
+    public let archive: (any StateArchive)?
+    /// Shares that state with a fleet (PostgreSQL).
+    public let sharedArchive: (any SharedStateArchive)?
+    /// Counts `count` faults for a fleet (PostgreSQL).
+    public let faultCounter: (any FleetFaultCounter)?
+    /// Orders a fleet's pushes to Live Activities (PostgreSQL).
+    public let activityOrder: (any FleetActivityOrder)?
+
+    /// The capabilities `store` has.
+    public init(of store: any DeliveryStore) {
+        archive = store as? any StateArchive
+        sharedArchive = store as? any SharedStateArchive
+        faultCounter = store as? any FleetFaultCounter
+        activityOrder = store as? any FleetActivityOrder
+    }
+}

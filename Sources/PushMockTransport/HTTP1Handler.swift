@@ -139,11 +139,12 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
             context.close(promise: nil)
         case .stream(let response, let start):
             startStream(response, start: start, context: context)
-        case .delayed(let response, let delay):
+        case .delayed(let response, let delay, let answered):
             awaitingResponse = true
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let loop = context.eventLoop
             loop.scheduleTask(in: TimeAmount(delay)) {
+                answered?()
                 handler.value.finishLate(.response(response), loop: loop)
             }
         case .deferred(let deferred):

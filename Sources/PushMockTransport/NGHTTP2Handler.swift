@@ -153,10 +153,11 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
             connection.submitReset(streamID: streamID, errorCode: code.rawValue)
         case .stream(_, let start):
             refuseStream(streamID: streamID, start: start, context: context)
-        case .delayed(let response, let delay):
+        case .delayed(let response, let delay, let answered):
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let loop = context.eventLoop
             loop.scheduleTask(in: TimeAmount(delay)) {
+                answered?()
                 handler.value.submitLate(.response(response), streamID: streamID, loop: loop)
             }
         case .deferred(let deferred):

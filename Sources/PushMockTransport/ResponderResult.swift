@@ -2,8 +2,10 @@
 public enum ResponderResult: Sendable {
     /// Send this response now.
     case response(HTTPServerResponse)
-    /// Send this response after `delay` (an injected latency), from the connection's event loop.
-    case delayed(HTTPServerResponse, by: Duration)
+    /// Send this response after `delay` (an injected latency), from the connection's event loop;
+    /// `answered` is called then (also when the client has gone meanwhile). The transport is the
+    /// one place that waits.
+    case delayed(HTTPServerResponse, by: Duration, answered: (@Sendable () -> Void)? = nil)
     /// Send what `deferred` is completed with, whenever that happens (a failed one resets the
     /// stream with INTERNAL_ERROR on HTTP/2 and closes the connection on HTTP/1.1).
     case deferred(DeferredResponse)

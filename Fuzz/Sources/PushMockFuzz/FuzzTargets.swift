@@ -95,20 +95,17 @@ enum FuzzTargets {
     }
 }
 
-/// The server's state as the inspection router sees it: bodies are parsed (the configuration
-/// formats are fuzzed by the `config` target), nothing is kept.
+/// The server's state as the inspection router sees it: the router decodes the bodies (in the
+/// configuration file's formats, also fuzzed by the `config` target), nothing is kept.
 final class FuzzState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerControl {
     func devices() -> [String: DeviceRecord] { [:] }
     func device(_ token: String) -> DeviceRecord? { nil }
-    func setDevice(_ token: String, json body: [UInt8]) throws(InspectionError) -> DeviceRecord {
-        guard JSONValue.parse(body) != nil else { throw .badRequest("not JSON") }
-        return DeviceRecord()
-    }
+    func setDevice(_ token: String, _ record: DeviceRecord) {}
     func removeDevice(_ token: String) -> Bool { false }
     func topics(of token: String) -> [String] { [] }
     func subscribedTokens() -> Set<String> { [] }
     func faults() -> [FaultRule] { [] }
-    func addFault(json body: [UInt8]) throws(InspectionError) -> FaultRule { throw .badRequest("no faults here") }
+    func addFault(_ rule: FaultRule) -> FaultRule { rule }
     func removeFault(id: String) -> Bool { false }
     func removeAllFaults() -> Int { 0 }
     func activities() -> [SimulatedActivity] { [] }
@@ -116,10 +113,7 @@ final class FuzzState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerCon
     func channels() -> [BroadcastChannel] { [] }
     func state(of activity: SimulatedActivity) -> SimulatedActivity.State { .active }
     func activityTypes() -> [String: ActivityTypeRegistry.Entry] { [:] }
-    func declareActivityType(_ name: String, json body: [UInt8]) throws(InspectionError) -> ActivityTypeDeclaration {
-        guard let json = JSONValue.parse(body) else { throw .badRequest("not JSON") }
-        do { return try ActivityTypeDeclaration(json: json) } catch { throw .badRequest("\(error)") }
-    }
+    func declareActivityType(_ name: String, _ declaration: ActivityTypeDeclaration) {}
     func removeActivityType(_ name: String) -> Bool { false }
     func reset() async throws {}
     func metrics() async -> [UInt8] { [] }

@@ -49,12 +49,15 @@ struct CatalogueRunner: Sendable {
         var faultID: String?
         if entry.viaFault {
             let id = "catalogue-\(nonce)"
-            let service = usesAPNS ? "apns" : "fcm"
-            _ = try faults.addFault(json: Array(#"{"id":"\#(id)","match":{"service":"\#(service)","token":"\#(token)"},"reject":{"reason":"\#(entry.reason)"},"count":1}"#.utf8))
+            guard let status = FaultRule.status(of: entry.reason) else {
+                throw InspectionError(500, "catalogue entry \(entry.id): \(entry.reason) is neither an APNs reason nor an FCM error code")
+            }
+            let match = FaultRule.Match(service: usesAPNS ? .apns : .fcm, token: token)
+            _ = faults.addFault(FaultRule(id: id, match: match, action: .reject(status: status, reason: entry.reason), count: 1))
             faultID = id
         }
-        if let json = entry.device {
-            _ = try devices.setDevice(token, json: Array(fill(json).utf8))
+        if let setup = entry.device {
+            devices.setDevice(token, setup.record(project: project, nowMilliseconds: now * 1000))
         }
         defer {
             if let faultID { _ = faults.removeFault(id: faultID) }

@@ -32,7 +32,7 @@ public enum RejectionCatalogue {
     }
 
     static func apnsEntry(
-        _ id: String, _ reason: APNSRejectionReason, trigger: String, reference: String, path: String? = nil, device: String? = nil,
+        _ id: String, _ reason: APNSRejectionReason, trigger: String, reference: String, path: String? = nil, device: RejectionEntry.DeviceSetup? = nil,
         viaFault: String? = nil, _ steps: [Step]
     ) -> RejectionEntry {
         RejectionEntry("apns-\(id)", "apns", reason.status, reason.reason, trigger: trigger, reference: reference, path: path, device: device, viaFault: viaFault, steps: steps)
@@ -54,7 +54,7 @@ public enum RejectionCatalogue {
         apnsEntry("bad-topic-widgets", .badTopic, trigger: "a WidgetKit (widgets) push whose topic lacks .push-type.widgets", reference: "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns", path: "header:apns-topic",
                   [alert(body: #"{"aps":{"content-changed":true}}"#, [("apns-push-type", "widgets"), ("apns-priority", "5")])]),
         apnsEntry("device-token-not-for-topic", .deviceTokenNotForTopic, trigger: "a registered device of another app", reference: "https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns", path: "header:apns-topic",
-                  device: #"{"bundleId":"com.example.another-app"}"#, [alert()]),
+                  device: .record(DeviceRecord(bundleID: "com.example.another-app")), [alert()]),
         apnsEntry("duplicate-headers", .duplicateHeaders, trigger: "apns-topic sent twice", reference: "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns", path: "header:apns-topic",
                   [alert([("apns-topic", "{topic}")]).appending(header("apns-topic", "{topic}"))]),
         apnsEntry("idle-timeout", .idleTimeout, trigger: "a connection idle for longer than the idle timeout is closed with GOAWAY", reference: "https://developer.apple.com/documentation/usernotifications/setting-up-a-remote-notification-server",
@@ -92,9 +92,9 @@ public enum RejectionCatalogue {
         apnsEntry("method-not-allowed", .methodNotAllowed, trigger: "a method other than POST", reference: "https://developer.apple.com/documentation/usernotifications/sending-notification-requests-to-apns", path: "header::method",
                   [alert(method: "PUT")]),
         apnsEntry("expired-token", .expiredToken, trigger: "a device token that has expired", reference: "https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns",
-                  device: #"{"state":"expired"}"#, [alert()]),
+                  device: .record(DeviceRecord(state: .expired)), [alert()]),
         apnsEntry("unregistered", .unregistered, trigger: "a device whose app was removed (410 with a timestamp)", reference: "https://developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns",
-                  device: #"{"state":"unregistered"}"#, [alert()]),
+                  device: .unregistered, [alert()]),
         apnsEntry("payload-too-large", .payloadTooLarge, trigger: "a payload over 4096 bytes", reference: "https://developer.apple.com/documentation/activitykit/starting-and-updating-live-activities-with-activitykit-push-notifications",
                   [alert(body: #"{"aps":{"alert":"{big}"}}"#)]),
         apnsEntry("too-many-provider-token-updates", .tooManyProviderTokenUpdates, trigger: "a new provider token less than 20 minutes after the last on one connection", reference: "https://developer.apple.com/documentation/usernotifications/establishing-a-token-based-connection-to-apns", path: "header:authorization",
@@ -150,7 +150,7 @@ public enum RejectionCatalogue {
         Step(method: "POST", path: "/v1/projects/{project}/messages:send", headers: [header("content-type", "application/json")], body: #"{"message":\#(message)}"#, auth: auth)
     }
 
-    static func fcmEntry(_ code: FCMErrorCode, _ trigger: String, path: String? = nil, device: String? = nil, viaFault: String? = nil, _ step: Step = message()) -> RejectionEntry {
+    static func fcmEntry(_ code: FCMErrorCode, _ trigger: String, path: String? = nil, device: RejectionEntry.DeviceSetup? = nil, viaFault: String? = nil, _ step: Step = message()) -> RejectionEntry {
         RejectionEntry("fcm-\(code.rawValue.lowercased().replacing("_", with: "-"))", "fcm", code.httpStatus, code.rawValue, trigger: trigger, reference: "https://firebase.google.com/docs/reference/fcm/rest/v1/ErrorCode",
                        path: path, device: device, viaFault: viaFault, steps: [step])
     }
@@ -158,8 +158,8 @@ public enum RejectionCatalogue {
     static let fcm: [RejectionEntry] = [
         fcmEntry(.invalidArgument, "a field FCM's schema refuses (here android.ttl without its unit)", path: "message.android.ttl",
                  message(#"{"token":"{fcmToken}","android":{"ttl":"3600"}}"#)),
-        fcmEntry(.unregistered, "a registration token whose app instance is gone", device: #"{"state":"unregistered","project":"{project}"}"#),
-        fcmEntry(.senderIDMismatch, "a registration token of another project", device: #"{"project":"another-project"}"#),
+        fcmEntry(.unregistered, "a registration token whose app instance is gone", device: .unregisteredInSendingProject),
+        fcmEntry(.senderIDMismatch, "a registration token of another project", device: .record(DeviceRecord(fcmProject: "another-project"))),
         fcmEntry(.quotaExceeded, "too many messages for the project or device", viaFault: "FCM's quotas are not emulated by default; shown through a one-shot fault"),
         fcmEntry(.unavailable, "FCM is overloaded", viaFault: "a server-side failure"),
         fcmEntry(.internal, "an error inside FCM", viaFault: "a server-side failure"),

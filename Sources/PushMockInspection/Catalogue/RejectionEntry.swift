@@ -28,8 +28,26 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
 
     /// The requests sent, in order, on one connection; the last one's answer is the entry's.
     var steps: [Step]
-    /// A device registry entry made before sending (`{device}` and `{fcmToken}` are replaced).
-    var device: String?
+    /// A device registry entry made for the token before sending.
+    var device: DeviceSetup?
+
+    /// A device registry entry the catalogue makes before sending.
+    enum DeviceSetup: Sendable, Hashable {
+        /// This record.
+        case record(DeviceRecord)
+        /// Unregistered since now.
+        case unregistered
+        /// Unregistered since now, in the project the catalogue sends to.
+        case unregisteredInSendingProject
+
+        func record(project: String, nowMilliseconds: Int64) -> DeviceRecord {
+            switch self {
+            case .record(let record): record
+            case .unregistered: DeviceRecord(state: .unregistered(sinceMilliseconds: nowMilliseconds))
+            case .unregisteredInSendingProject: DeviceRecord(state: .unregistered(sinceMilliseconds: nowMilliseconds), fcmProject: project)
+            }
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
         case id, service, status, reason, trigger, reference, path, viaFault, faultNote
@@ -65,7 +83,7 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
 
     init(
         _ id: String, _ service: String, _ status: Int, _ reason: String, trigger: String, reference: String, path: String? = nil,
-        device: String? = nil, viaFault: String? = nil, steps: [Step]
+        device: DeviceSetup? = nil, viaFault: String? = nil, steps: [Step]
     ) {
         self.id = id
         self.service = service

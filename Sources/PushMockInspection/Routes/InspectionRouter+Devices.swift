@@ -30,7 +30,8 @@ extension InspectionRouter {
 
     func setDevice(_ call: InspectionCall) throws -> InspectionAnswer {
         let token = call.parameter("token")
-        let record = try devices.setDevice(token, json: call.request.body)
+        let record = try ControlBody.device(call.request.body, now: nowMilliseconds())
+        devices.setDevice(token, record)
         return .response(.json(200, resource(token: token, record)))
     }
 

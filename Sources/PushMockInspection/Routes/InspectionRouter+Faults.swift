@@ -5,7 +5,8 @@ extension InspectionRouter {
     }
 
     func addFault(_ call: InspectionCall) throws -> InspectionAnswer {
-        .response(.json(200, FaultResource(try faults.addFault(json: call.request.body))))
+        let rule = try ControlBody.fault(call.request.body, index: faults.faults().count)
+        return .response(.json(200, FaultResource(faults.addFault(rule))))
     }
 
     func removeAllFaults() -> InspectionAnswer {

@@ -13,8 +13,8 @@ public protocol ActivityBoard: Sendable {
     func state(of activity: SimulatedActivity) -> SimulatedActivity.State
     /// The declared activity types by Swift name.
     func activityTypes() -> [String: ActivityTypeRegistry.Entry]
-    /// Declares (or replaces) type `name` from a body in the declaration format.
-    func declareActivityType(_ name: String, json body: [UInt8]) throws(InspectionError) -> ActivityTypeDeclaration
+    /// Declares (or replaces) type `name`.
+    func declareActivityType(_ name: String, _ declaration: ActivityTypeDeclaration)
     /// Declares every `ActivityAttributes` type in Swift source `text` (named `file` in origins
     /// and warnings): the types declared and the reader's warnings.
     func declareActivityTypes(swiftSource text: String, file: String) throws(InspectionError)

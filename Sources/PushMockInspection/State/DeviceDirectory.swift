@@ -6,8 +6,8 @@ public protocol DeviceDirectory: Sendable {
     func devices() -> [String: DeviceRecord]
     /// The record of `token`.
     func device(_ token: String) -> DeviceRecord?
-    /// Registers or replaces `token` from a body in the configuration file's device format.
-    func setDevice(_ token: String, json body: [UInt8]) throws(InspectionError) -> DeviceRecord
+    /// Registers or replaces `token`.
+    func setDevice(_ token: String, _ record: DeviceRecord)
     /// Forgets `token` (its record and its FCM topic subscriptions); false when it had neither.
     func removeDevice(_ token: String) -> Bool
     /// The FCM topics `token` is subscribed to, sorted (empty: none).

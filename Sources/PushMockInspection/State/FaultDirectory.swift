@@ -4,8 +4,9 @@ public import PushMockCore
 public protocol FaultDirectory: Sendable {
     /// The rules in force, in order.
     func faults() -> [FaultRule]
-    /// Adds a rule from a body in the configuration file's fault format.
-    func addFault(json body: [UInt8]) throws(InspectionError) -> FaultRule
+    /// Adds `rule` (a new serial: with a fleet's count, a rule added again counts from the start);
+    /// the rule as added.
+    func addFault(_ rule: FaultRule) -> FaultRule
     /// Removes rule `id`; false when there is none.
     func removeFault(id: String) -> Bool
     /// Removes every rule; returns how many there were.

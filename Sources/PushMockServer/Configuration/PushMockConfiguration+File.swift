@@ -15,6 +15,14 @@ extension PushMockConfiguration {
     /// Reads configuration file `contents` as if from `path` (relative paths resolve against its
     /// folder). Any input gives a configuration or an error, never a crash (`scripts/fuzz config`).
     public mutating func load(contents: [UInt8], path: String) throws {
+        do {
+            try read(contents: contents, path: path)
+        } catch let error as ConfigError {
+            throw PushMockError(code: .invalidConfiguration, message: error.description)
+        }
+    }
+
+    private mutating func read(contents: [UInt8], path: String) throws {
         let data = Data(contents)
         guard let json = JSONValue.parse(contents) else {
             var detail = "not valid JSON (RFC 8259: no comments, no trailing commas)"
@@ -83,7 +91,7 @@ extension PushMockConfiguration {
                 activityTypeSources.append(resolve(source))
             case .object(let named):
                 for (name, body) in named {
-                    activityTypes[name] = try Self.activityType(name, body, file: root.file, path: "activityTypes.\(name)")
+                    activityTypes[name] = try ActivityTypeDeclaration(name: name, config: body, file: root.file, path: "activityTypes.\(name)")
                 }
             default:
                 throw root.error("activityTypes", "expected an object of type declarations by Swift name, or the path of the app's Swift source (a .swift file or a folder)")
@@ -145,11 +153,12 @@ extension PushMockConfiguration {
             if let mib = try live.int("maxMemoryMiB", in: 1...65_536) { liveActivityLimits.maxBytes = mib << 20 }
             try live.finish()
         }
-        for (token, var device) in try root.objectMap("devices") ?? [] {
-            apns.devices[token] = try Self.device(&device)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        for (token, device) in try root.objectMap("devices") ?? [] {
+            apns.devices[token] = try DeviceRecord(config: device, now: now)
         }
         if let rules = try root.objects("faults") {
-            faults += try rules.enumerated().map { try Self.fault($1, index: $0) }
+            faults += try rules.enumerated().map { try FaultRule(config: $1, index: $0) }
         }
         try root.finish()
     }
@@ -198,108 +207,6 @@ extension PushMockConfiguration {
         if let seconds = try object.int("tokenLifetime", in: 1...86400) { apns.options.tokenLifetime = .seconds(seconds) }
         if let seconds = try object.int("tokenRefreshInterval", in: 0...86400) { apns.options.tokenRefreshInterval = .seconds(seconds) }
         try object.finish()
-    }
-
-    /// A device record; an `unregistered` one without `unregisteredAt` is unregistered since `now`.
-    static func device(_ device: inout ConfigObject, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) throws -> DeviceRecord {
-        var record = DeviceRecord()
-        record.bundleID = try device.string("bundleId")
-        record.fcmProject = try device.string("project")
-        let attributesType = try device.string("attributesType")
-        switch try device.string("liveActivity") {
-        case nil:
-            if attributesType != nil { throw device.error("attributesType", "goes with liveActivity: pushToStart") }
-        case "pushToStart":
-            record.liveActivity = .pushToStart(attributesType: attributesType)
-        case "activity":
-            if attributesType != nil { throw device.error("attributesType", "goes with liveActivity: pushToStart") }
-            record.liveActivity = .activity
-        case let other?:
-            throw device.error("liveActivity", "must be pushToStart or activity, got \(other)")
-        }
-        if let text = try device.string("environment") {
-            guard let environment = APNSEnvironment(rawValue: text) else { throw device.error("environment", "must be sandbox or production") }
-            record.environment = environment
-        }
-        switch try device.string("state") ?? "active" {
-        case "active": record.state = .active
-        case "expired": record.state = .expired
-        case "unregistered":
-            let since = try device.int("unregisteredAt", in: 0...((1 << 53) - 1)) ?? Int(now)
-            record.state = .unregistered(sinceMilliseconds: Int64(since))
-        case let other:
-            throw device.error("state", "must be active, unregistered or expired, got \(other)")
-        }
-        _ = try device.int("unregisteredAt", in: 0...((1 << 53) - 1))
-        record.lastActiveMilliseconds = try device.int("lastActiveAt", in: 0...((1 << 53) - 1)).map(Int64.init)
-        try device.finish()
-        return record
-    }
-
-    /// An activity type declaration (`activityTypes.Name` in the file, `PUT /api/v1/activity-types/{name}`).
-    static func activityType(_ name: String, _ body: JSONValue, file: String, path: String) throws -> ActivityTypeDeclaration {
-        guard ActivityTypeDeclaration.isTypeName(name) else {
-            throw ConfigObject.error(file, path, "a type name is a Swift identifier starting with a capital letter (the attributes-type of a start)")
-        }
-        do {
-            return try ActivityTypeDeclaration(json: body)
-        } catch {
-            throw ConfigObject.error(file, error.path.isEmpty ? path : "\(path).\(error.path)", error.message)
-        }
-    }
-
-    static func fault(_ object: ConfigObject, index: Int) throws -> FaultRule {
-        var object = object
-        var match = FaultRule.Match()
-        if var matchObject = try object.object("match") {
-            if let service = try matchObject.string("service") {
-                guard Delivery.Service.all.map(\.rawValue).contains(service) else {
-                    throw matchObject.error("service", "must be one of \(Delivery.Service.all.map(\.rawValue).joined(separator: ", ")), got \(service)")
-                }
-                match.service = Delivery.Service(rawValue: service)
-            }
-            match.path = try matchObject.string("path")
-            match.token = try matchObject.string("token")
-            match.topic = try matchObject.string("topic")
-            match.project = try matchObject.string("project")
-            try matchObject.finish()
-        }
-        var actions: [FaultRule.Action] = []
-        if var reject = try object.object("reject") {
-            guard let reason = try reject.string("reason") else { throw ConfigObject.error(reject.file, reject.path, "reason is required") }
-            guard !reason.isEmpty else { throw reject.error("reason", "must not be empty") }
-            // Final statuses only: a 1xx answer cannot carry the rejection's body.
-            let status = try reject.int("status", in: 200...599) ?? APNSRejectionReason.named(reason)?.status ?? FCMErrorCode(rawValue: reason)?.httpStatus
-            guard let status else {
-                throw ConfigObject.error(reject.file, reject.path, "status is required for a reason that is neither an APNs reason nor an FCM error code PushMock knows (\(reason))")
-            }
-            try reject.finish()
-            actions.append(.reject(status: status, reason: reason))
-        }
-        if let milliseconds = try object.int("delayMilliseconds", in: 0...600_000) {
-            actions.append(.delay(milliseconds: milliseconds))
-        }
-        if let reason = try object.string("goAway") {
-            actions.append(.goAway(reason: reason))
-        }
-        if let reset = try object.bool("resetStream") {
-            guard reset else { throw object.error("resetStream", "can only be true (leave it out otherwise)") }
-            actions.append(.resetStream)
-        }
-        guard actions.count == 1, let action = actions.first else {
-            throw ConfigObject.error(object.file, object.path, "exactly one action is required: reject {status, reason}, delayMilliseconds, goAway, or resetStream: true")
-        }
-        let id = try object.string("id") ?? "config-\(index + 1)"
-        guard !id.isEmpty, id.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x2E || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
-            throw object.error("id", "must be letters, digits, '.', '-' or '_' (it appears in URLs), got \(id)")
-        }
-        let count = try object.int("count", in: 1...((1 << 53) - 1))
-        let probability = try object.double("probability")
-        if let probability, !(0...1).contains(probability) {
-            throw object.error("probability", "must be between 0 and 1")
-        }
-        try object.finish()
-        return FaultRule(id: id, match: match, action: action, count: count, probability: probability)
     }
 }
 

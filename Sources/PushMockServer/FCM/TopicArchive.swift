@@ -11,7 +11,7 @@ import PushMockStore
 /// A store written before this layout holds one snapshot per topic (`topic:<project>/<topic>` →
 /// `{"<token>": <ms>}`): it is read, and rewritten as keys, at start.
 enum TopicArchive {
-    static let keyPrefix = "topic:"
+    static let keyPrefix = StateKey.Prefix.topic
 
     /// Subscriptions that save every change in `archive` (if any), in the order of the changes.
     static func subscriptions(archive: (any StateArchive)?) -> TopicSubscriptions {
@@ -24,7 +24,7 @@ enum TopicArchive {
     }
 
     static func key(project: String, topic: String, token: String) -> String {
-        keyPrefix + project + "/" + topic + "/" + token
+        StateKey.topic(project + "/" + topic + "/" + token).key
     }
 
     /// Every subscription the store kept; a topic kept whole (the layout before) is read first,

@@ -14,8 +14,8 @@ import PushMockCore
 /// transaction, its keys unordered). An entry that comes before its activity, or before the entry
 /// it follows, waits in ``early`` until it fits.
 struct ActivityLedger {
-    static let headPrefix = "activity:"
-    static let entryPrefix = "activity-entry:"
+    static let headPrefix = StateKey.Prefix.activity
+    static let entryPrefix = StateKey.Prefix.activityEntry
     /// Entries kept waiting for their activity at most (the oldest activity's go first).
     static let maxEarly = 10_000
 
@@ -40,19 +40,16 @@ struct ActivityLedger {
     private let encoder = JSONEncoder()
     private let decoder = JSONDecoder()
 
-    static func headKey(_ id: String) -> String { headPrefix + id }
+    static func headKey(_ id: String) -> String { StateKey.activity(id: id).key }
 
-    static func entriesPrefix(_ id: String) -> String { entryPrefix + id + "/" }
+    static func entriesPrefix(_ id: String) -> String { StateKey.entriesPrefix(id) }
 
-    static func entryKey(_ id: String, _ number: Int64) -> String {
-        let digits = String(number)
-        return entriesPrefix(id) + String(repeating: "0", count: max(0, 19 - digits.count)) + digits
-    }
+    static func entryKey(_ id: String, _ number: Int64) -> String { StateKey.activityEntry(id: id, number: number).key }
 
     /// The activity id and entry number of an entry key.
     static func entry(of key: String) -> (id: String, number: Int64)? {
-        guard key.hasPrefix(entryPrefix), let slash = key.lastIndex(of: "/"), let number = Int64(key[key.index(after: slash)...]) else { return nil }
-        return (String(key[key.index(key.startIndex, offsetBy: entryPrefix.count)..<slash]), number)
+        guard case .activityEntry(let id, let number) = StateKey(key) else { return nil }
+        return (id, number)
     }
 
     /// A stored head: the activity (its timeline empty) and its entries' numbers, or an older

@@ -1,3 +1,4 @@
+import Foundation
 import PushMockCore
 import PushMockStore
 
@@ -7,13 +8,18 @@ import PushMockStore
 /// through the API; an empty snapshot means "as the configuration says" (after a reset): the
 /// configured declaration, or no type of that name.
 enum ActivityTypeArchive {
-    static let keyPrefix = "activity-type:"
+    static let keyPrefix = StateKey.Prefix.activityType
     /// The snapshot of a type removed through the API.
     static let removed = Array(#"{"removed":true}"#.utf8)
 
+    /// Saves `name` as declared by `declaration`, in the declaration format.
+    static func save(_ name: String, _ declaration: ActivityTypeDeclaration, in archive: (any StateArchive)?) {
+        save(name, body: (try? JSONEncoder().encode(declaration.source)).map(Array.init), in: archive)
+    }
+
     /// Saves `name` as declared by `body` (nil: removed, or back to the configuration).
     static func save(_ name: String, body: [UInt8]?, in archive: (any StateArchive)?) {
-        archive?.archive(keyPrefix + name, body ?? [])
+        archive?.archive(StateKey.activityType(name: name).key, body ?? [])
     }
 
     /// After a reset: every type the API declared or removed goes back to the configuration's.
@@ -26,13 +32,13 @@ enum ActivityTypeArchive {
     /// Every type the store kept, over the configuration's.
     static func restore(_ types: ActivityTypeRegistry, configured: [String: ActivityTypeDeclaration], from archive: any StateArchive) throws {
         for (key, bytes) in try archive.archived(prefix: keyPrefix) {
-            try apply(key: key, bytes, to: types, configured: configured)
+            guard case .activityType(let name) = StateKey(key) else { continue }
+            try apply(name: name, bytes, to: types, configured: configured)
         }
     }
 
     /// One type's snapshot, in place of its declaration now.
-    static func apply(key: String, _ bytes: [UInt8], to types: ActivityTypeRegistry, configured: [String: ActivityTypeDeclaration]) throws {
-        let name = String(key.dropFirst(keyPrefix.count))
+    static func apply(name: String, _ bytes: [UInt8], to types: ActivityTypeRegistry, configured: [String: ActivityTypeDeclaration]) throws {
         guard !bytes.isEmpty else {
             if let declaration = configured[name] { types.declare(name, .declared(declaration)) } else { types.remove(name) }
             return
@@ -42,6 +48,11 @@ enum ActivityTypeArchive {
             types.remove(name)
             return
         }
-        types.declare(name, .declared(try PushMockConfiguration.activityType(name, json, file: "store", path: key)))
+        let key = StateKey.activityType(name: name).key
+        do {
+            types.declare(name, .declared(try ActivityTypeDeclaration(name: name, config: json, file: "store", path: key)))
+        } catch {
+            throw StoreError(error.description)
+        }
     }
 }

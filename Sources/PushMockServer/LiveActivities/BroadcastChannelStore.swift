@@ -7,7 +7,7 @@ import Synchronization
 /// inspection API. With a store that keeps state, every change saves the list (`channels`), under
 /// the lock so that saves are in the order of the changes; a fleet's other instances take it.
 final class BroadcastChannelStore: Sendable {
-    static let key = "channels"
+    static let key = StateKey.channels.key
     private let channels: Mutex<BroadcastChannels>
     private let archive: (any StateArchive)?
 

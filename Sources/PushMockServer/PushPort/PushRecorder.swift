@@ -48,15 +48,18 @@ final class PushRecorder: Sendable {
     let activities: LiveActivities
     /// The fleet's counter of `count` faults (a PostgreSQL store), if any.
     let counter: (any FleetFaultCounter)?
+    /// Where what a `count` fault has left is kept (a store that keeps state), if anywhere.
+    let archive: (any StateArchive)?
     /// How long a claim waits for the counter before the fault is counted here alone.
     static let claimPatience: Duration = .seconds(4)
 
-    init(store: any DeliveryStore, metrics: ServerMetrics, faults: FaultPlan, activities: LiveActivities) {
+    init(store: any DeliveryStore, capabilities: StoreCapabilities, metrics: ServerMetrics, faults: FaultPlan, activities: LiveActivities) {
         self.store = store
         self.metrics = metrics
         self.faults = faults
         self.activities = activities
-        counter = store as? any FleetFaultCounter
+        counter = capabilities.faultCounter
+        archive = capabilities.archive
         faults.countsAcrossFleet = counter != nil
     }
 
@@ -70,9 +73,9 @@ final class PushRecorder: Sendable {
             // What a `count` fault has left is kept across restarts. (A fleet counts in the
             // database instead: saving the whole list after each fire would let one instance's
             // copy overwrite a fault another just added.)
-            ServerState.saveFaults(faults, to: store)
+            ServerState.saveFaults(faults, to: archive)
         }
-        for key in claims?.spent ?? [] { ServerState.announceSpent(key, to: store) }
+        for key in claims?.spent ?? [] { ServerState.announceSpent(key, to: archive) }
         return rule
     }
 
@@ -110,7 +113,7 @@ final class PushRecorder: Sendable {
                 }
                 taken.withLock { $0 = FaultClaims(claims) }
             },
-            respond: { [faults, store] context in
+            respond: { [faults, archive] context in
                 let claims = taken.withLock { $0 } ?? FaultClaims([:])
                 let result = answer(context, claims)
                 let won = claims.won
@@ -119,7 +122,7 @@ final class PushRecorder: Sendable {
                     Task {
                         for (key, used) in won where (try? await counter.settleFire(key, used: used)) == true {
                             faults.removeSpent(fleetKey: key)
-                            ServerState.announceSpent(key, to: store)
+                            ServerState.announceSpent(key, to: archive)
                         }
                     }
                 }

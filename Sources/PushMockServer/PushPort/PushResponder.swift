@@ -25,7 +25,10 @@ final class PushResponder: HTTPResponder {
     /// A fleet's order of pushes to one Live Activity.
     private let turns: ActivityTurns
 
-    init(mode: PushMockConfiguration.Mode, apns: APNSEndpoint, broadcast: BroadcastEndpoint, fcm: FCMEndpoint, iid: IIDEndpoint, oauth: OAuthEndpoint, tokenPath: String, transparent: Bool, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics) {
+    init(
+        mode: PushMockConfiguration.Mode, apns: APNSEndpoint, broadcast: BroadcastEndpoint, fcm: FCMEndpoint, iid: IIDEndpoint, oauth: OAuthEndpoint,
+        tokenPath: String, transparent: Bool, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics, activityOrder: (any FleetActivityOrder)?
+    ) {
         self.metrics = metrics
         self.transparent = transparent
         self.mode = mode
@@ -36,7 +39,7 @@ final class PushResponder: HTTPResponder {
         self.oauth = oauth
         self.tokenPath = tokenPath
         self.streamsBeforeAuthentication = streamsBeforeAuthentication
-        turns = ActivityTurns(order: apns.recorder.store as? any FleetActivityOrder, activities: apns.activities)
+        turns = ActivityTurns(order: activityOrder, activities: apns.activities)
     }
 
     func http2Settings(for connection: ConnectionInfo, defaults: HTTP2Settings) -> HTTP2Settings {
@@ -77,18 +80,16 @@ final class PushResponder: HTTPResponder {
     /// `result`, with its latency observed when it is answered.
     private func timed(_ result: ResponderResult, service: Delivery.Service?, started: Int64) -> ResponderResult {
         switch result {
-        case .delayed(let response, let delay):
-            // An injected delay: in flight until it is answered, and timed with it.
+        case .delayed(let response, let delay, let answered):
+            // An injected delay, which the transport waits out: in flight until it is answered,
+            // and timed with it.
             metrics.requestDeferred()
             let metrics = self.metrics
-            let answer = DeferredResponse()
-            Task {
-                try? await Task.sleep(for: delay)
+            return .delayed(response, by: delay, answered: {
                 metrics.deferredRequestFinished()
                 metrics.observeLatency(service: service, nanoseconds: Self.nanoseconds(since: started))
-                answer.succeed(response)
-            }
-            return .deferred(answer)
+                answered?()
+            })
         case .resumed(let resumption):
             // Waiting for a fleet-wide claim: in flight meanwhile, and timed with it.
             metrics.requestDeferred()

@@ -6,9 +6,11 @@ import Synchronization
 
 /// The server's state as the inspection port reaches it: the device registry, the fault plan,
 /// the simulated activities and channels, reset and metrics, behind the protocols
-/// ``PushMockInspection`` declares. Bodies are read in the configuration file's formats.
+/// ``PushMockInspection`` declares, which hands it Core's values (the bodies are decoded there).
 struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerControl {
     let store: any DeliveryStore
+    /// What the store can do beyond recording (keep state, share it with a fleet).
+    let capabilities: StoreCapabilities
     let registry: DeviceRegistry
     let plan: FaultPlan
     let liveActivities: LiveActivities
@@ -25,19 +27,9 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     func device(_ token: String) -> DeviceRecord? { registry.record(for: token) }
 
-    func setDevice(_ token: String, json body: [UInt8]) throws(InspectionError) -> DeviceRecord {
-        let record: DeviceRecord
-        do {
-            var object = try ConfigObject(file: "request body", path: "", value: Self.parse(body))
-            record = try PushMockConfiguration.device(&object, now: configuration.clock.nowMilliseconds)
-        } catch let error as InspectionError {
-            throw error
-        } catch {
-            throw InspectionError.badRequest("\(error)")
-        }
+    func setDevice(_ token: String, _ record: DeviceRecord) {
         registry.set(record, for: token)
         saveDevices()
-        return record
     }
 
     /// Forgets `token`: its registry record and its topic subscriptions.
@@ -63,15 +55,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     func faults() -> [FaultRule] { plan.rules }
 
-    func addFault(json body: [UInt8]) throws(InspectionError) -> FaultRule {
-        let rule: FaultRule
-        do {
-            rule = try PushMockConfiguration.fault(try ConfigObject(file: "request body", path: "", value: Self.parse(body)), index: plan.rules.count)
-        } catch let error as InspectionError {
-            throw error
-        } catch {
-            throw InspectionError.badRequest("\(error)")
-        }
+    func addFault(_ rule: FaultRule) -> FaultRule {
         defer { saveFaults() }
         // A new serial each time: with a fleet's count, a rule added again starts its count again.
         var added = rule
@@ -93,98 +77,86 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     // MARK: Kept across restarts (a store that archives state: SQLite, PostgreSQL) and shared by a fleet (PostgreSQL)
 
-    static let devicesKey = "devices"
-    static let faultsKey = "faults"
-    /// The OAuth tokens' generation: a reset starts a new one, revoking every token before it.
-    static let tokenGenerationKey = "oauth-generation"
-
-
     /// The devices as set through the API, for the next start.
     func saveDevices() {
-        guard let archive = store as? any StateArchive, let data = try? JSONEncoder().encode(registry.all) else { return }
-        archive.archive(Self.devicesKey, Array(data))
+        guard let archive = capabilities.archive, let data = try? JSONEncoder().encode(registry.all) else { return }
+        archive.archive(StateKey.devices.key, Array(data))
     }
 
     /// The faults as set through the API (with what a `count` fault had left then), for the next start.
     func saveFaults() {
-        Self.saveFaults(plan, to: store)
+        Self.saveFaults(plan, to: capabilities.archive)
     }
 
-    /// Saves `plan`'s rules in `store`, if it keeps state: after a change through the API, and after
-    /// a `count` fault fires (so that what it has left lasts across restarts and reaches the fleet).
-    static func saveFaults(_ plan: FaultPlan, to store: any DeliveryStore) {
-        guard let archive = store as? any StateArchive, let data = try? JSONEncoder().encode(plan.rules) else { return }
-        archive.archive(faultsKey, Array(data))
+    /// Saves `plan`'s rules in `archive`, if the store keeps state: after a change through the API,
+    /// and after a `count` fault fires (so that what it has left lasts across restarts and reaches
+    /// the fleet).
+    static func saveFaults(_ plan: FaultPlan, to archive: (any StateArchive)?) {
+        guard let archive, let data = try? JSONEncoder().encode(plan.rules) else { return }
+        archive.archive(StateKey.faults.key, Array(data))
     }
-
-    /// A fleet's `count` faults that the shared counter found spent: one key each, so that telling
-    /// the others never overwrites a fault list another instance just changed.
-    static let spentPrefix = "fault-spent:"
 
     /// Tells the fleet (and the next start) that the `count` fault `fleetKey` is spent.
-    static func announceSpent(_ fleetKey: String, to store: any DeliveryStore) {
-        (store as? any StateArchive)?.archive(spentPrefix + fleetKey, [1])
+    static func announceSpent(_ fleetKey: String, to archive: (any StateArchive)?) {
+        archive?.archive(StateKey.faultSpent(fleetKey: fleetKey).key, [1])
     }
 
     /// Devices, faults, simulated activities and broadcast channels as the last run left them
     /// (devices and faults in place of the configuration's); with a store a fleet shares, also as
     /// other instances change them from now on.
     static func restore(
-        from store: any DeliveryStore, registry: DeviceRegistry, plan: FaultPlan, activities: LiveActivities, channels: BroadcastChannelStore,
+        from capabilities: StoreCapabilities, registry: DeviceRegistry, plan: FaultPlan, activities: LiveActivities, channels: BroadcastChannelStore,
         subscriptions: TopicSubscriptions, accessTokens: AccessTokenStore, seed: UInt64, configuredTypes: [String: ActivityTypeDeclaration]
     ) throws {
-        guard let archive = store as? any StateArchive else { return }
-        if let bytes = try archive.archived(tokenGenerationKey), let generation = UInt64(String(decoding: bytes, as: UTF8.self)) {
+        guard let archive = capabilities.archive else { return }
+        if let bytes = try archive.archived(StateKey.tokenGeneration.key), let generation = UInt64(String(decoding: bytes, as: UTF8.self)) {
             accessTokens.adopt(generation: generation)
         }
-        for key in [devicesKey, faultsKey] {
-            if let bytes = try archive.archived(key) { try apply(key, bytes, registry: registry, plan: plan, seed: seed) }
+        for key in [StateKey.devices, .faults] {
+            if let bytes = try archive.archived(key.key) { try apply(key, bytes, registry: registry, plan: plan, seed: seed) }
         }
-        for key in try archive.archived(prefix: spentPrefix).keys { plan.removeSpent(fleetKey: String(key.dropFirst(spentPrefix.count))) }
-        if let bytes = try archive.archived(BroadcastChannelStore.key) { try channels.apply(bytes) }
+        for key in try archive.archived(prefix: StateKey.Prefix.faultSpent).keys {
+            if case .faultSpent(let fleetKey) = StateKey(key) { plan.removeSpent(fleetKey: fleetKey) }
+        }
+        if let bytes = try archive.archived(StateKey.channels.key) { try channels.apply(bytes) }
         // Types first: a restored activity is bound to its type.
         try ActivityTypeArchive.restore(activities.types, configured: configuredTypes, from: archive)
         try activities.restore(from: archive)
         try TopicArchive.restore(subscriptions, from: archive)
-        if let shared = archive as? any SharedStateArchive {
-            shared.observeState { key, bytes in
-                if key.hasPrefix(ActivityLedger.headPrefix) || key.hasPrefix(ActivityLedger.entryPrefix) {
-                    activities.apply(key: key, bytes)
-                } else if key.hasPrefix(spentPrefix) {
-                    if !bytes.isEmpty { plan.removeSpent(fleetKey: String(key.dropFirst(spentPrefix.count))) }
-                } else if key.hasPrefix(ActivityTypeArchive.keyPrefix) {
-                    try? ActivityTypeArchive.apply(key: key, bytes, to: activities.types, configured: configuredTypes)
-                } else if key.hasPrefix(TopicArchive.keyPrefix) {
-                    try? TopicArchive.apply(key: key, bytes, to: subscriptions)
-                } else if key == BroadcastChannelStore.key {
-                    try? channels.apply(bytes)
-                } else if key == tokenGenerationKey, let generation = UInt64(String(decoding: bytes, as: UTF8.self)) {
-                    accessTokens.adopt(generation: generation)
-                } else {
-                    try? apply(key, bytes, registry: registry, plan: plan, seed: seed)
-                }
+        capabilities.sharedArchive?.observeState { key, bytes in
+            guard let kind = StateKey(key) else { return }
+            switch kind {
+            case .activity, .activityEntry:
+                activities.apply(key: key, bytes)
+            case .faultSpent(let fleetKey):
+                if !bytes.isEmpty { plan.removeSpent(fleetKey: fleetKey) }
+            case .activityType(let name):
+                try? ActivityTypeArchive.apply(name: name, bytes, to: activities.types, configured: configuredTypes)
+            case .topic:
+                try? TopicArchive.apply(key: key, bytes, to: subscriptions)
+            case .channels:
+                try? channels.apply(bytes)
+            case .tokenGeneration:
+                if let generation = UInt64(String(decoding: bytes, as: UTF8.self)) { accessTokens.adopt(generation: generation) }
+            case .devices, .faults:
+                try? apply(kind, bytes, registry: registry, plan: plan, seed: seed)
             }
         }
     }
 
     /// A snapshot of devices or faults, in place of what is set now.
-    private static func apply(_ key: String, _ bytes: [UInt8], registry: DeviceRegistry, plan: FaultPlan, seed: UInt64) throws {
+    private static func apply(_ key: StateKey, _ bytes: [UInt8], registry: DeviceRegistry, plan: FaultPlan, seed: UInt64) throws {
         guard !bytes.isEmpty else { return }
         switch key {
-        case devicesKey:
+        case .devices:
             let devices = try JSONDecoder().decode([String: DeviceRecord].self, from: Data(bytes))
             for (token, _) in registry.all where devices[token] == nil { registry.remove(token) }
             for (token, record) in devices { registry.set(record, for: token) }
-        case faultsKey:
+        case .faults:
             plan.reset(rules: try JSONDecoder().decode([FaultRule].self, from: Data(bytes)), seed: seed)
         default:
             break
         }
-    }
-
-    private static func parse(_ body: [UInt8]) throws(InspectionError) -> JSONValue {
-        guard let json = JSONValue.parse(body) else { throw InspectionError.badRequest("the body is not valid JSON") }
-        return json
     }
 
     // MARK: ActivityBoard
@@ -201,21 +173,9 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     func activityTypes() -> [String: ActivityTypeRegistry.Entry] { liveActivities.types.all }
 
-    func declareActivityType(_ name: String, json body: [UInt8]) throws(InspectionError) -> ActivityTypeDeclaration {
-        guard ActivityTypeDeclaration.isTypeName(name) else {
-            throw InspectionError.badRequest("activity type names are Swift type names (the attributes-type of a start): a capital letter, then letters, digits or _; got \(name)")
-        }
-        let declaration: ActivityTypeDeclaration
-        do {
-            declaration = try PushMockConfiguration.activityType(name, Self.parse(body), file: "request body", path: "")
-        } catch let error as InspectionError {
-            throw error
-        } catch {
-            throw InspectionError.badRequest("\(error)")
-        }
+    func declareActivityType(_ name: String, _ declaration: ActivityTypeDeclaration) {
         liveActivities.types.declare(name, .declared(declaration))
-        ActivityTypeArchive.save(name, body: body, in: store as? any StateArchive)
-        return declaration
+        ActivityTypeArchive.save(name, declaration, in: capabilities.archive)
     }
 
     func declareActivityTypes(swiftSource text: String, file: String) throws(InspectionError)
@@ -232,10 +192,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
             let warnings = read.warnings.isEmpty ? "" : " (\(read.warnings.joined(separator: "; ")))"
             throw InspectionError.badRequest("no type in the body conforms to ActivityAttributes\(warnings)")
         }
-        for (name, declaration) in read.types {
-            liveActivities.types.declare(name, .declared(declaration))
-            ActivityTypeArchive.save(name, body: (try? JSONEncoder().encode(declaration.source)).map(Array.init), in: store as? any StateArchive)
-        }
+        for (name, declaration) in read.types { declareActivityType(name, declaration) }
         return (read.types, read.warnings)
     }
 
@@ -243,7 +200,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         guard liveActivities.types.remove(name) else { return false }
         // Saved as removed, for the next start and the fleet (a configured type stays removed
         // until a reset).
-        ActivityTypeArchive.save(name, body: ActivityTypeArchive.removed, in: store as? any StateArchive)
+        ActivityTypeArchive.save(name, body: ActivityTypeArchive.removed, in: capabilities.archive)
         return true
     }
 
@@ -254,9 +211,9 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     func reset() async throws {
         try await store.clear()
         // The configured faults count from the start again, on every instance of a fleet.
-        try await (store as? any FleetFaultCounter)?.forgetFires()
-        if let archive = store as? any StateArchive {
-            for key in try archive.archived(prefix: Self.spentPrefix).keys { archive.archive(key, []) }
+        try await capabilities.faultCounter?.forgetFires()
+        if let archive = capabilities.archive {
+            for key in try archive.archived(prefix: StateKey.Prefix.faultSpent).keys { archive.archive(key, []) }
         }
         plan.reset(rules: configuration.faults, seed: configuration.faultSeed)
         for (token, _) in registry.all {
@@ -266,9 +223,9 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
             registry.set(record, for: token)
         }
         let generation = accessTokens.removeAll()
-        (store as? any StateArchive)?.archive(Self.tokenGenerationKey, Array(String(generation).utf8))
+        capabilities.archive?.archive(StateKey.tokenGeneration.key, Array(String(generation).utf8))
         liveActivities.removeAll()
-        ActivityTypeArchive.reset(liveActivities.types, configured: configuration.startingActivityTypes, in: store as? any StateArchive)
+        ActivityTypeArchive.reset(liveActivities.types, configured: configuration.startingActivityTypes, in: capabilities.archive)
         liveActivities.types.reset(to: configuration.startingActivityTypes)
         broadcastChannels.removeAll()
         subscriptions.removeAll()

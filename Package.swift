@@ -255,6 +255,7 @@ let package = Package(
             name: "PushMockTestSupport",
             dependencies: [
                 "PushMockPostgres",
+                "PushMockTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 "PushMockServer",

@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import NIOSSL
 import PushMockInspection
 import PushMockTransport
 import Logging
@@ -15,7 +14,7 @@ import Glibc
 extension PushMockServer {
     /// The event loops and the TLS material of one server, prepared before anything is opened.
     struct Bootstrap: Sendable {
-        let tls: TLSConfiguration
+        let tls: ListenerTLS
         let group: any EventLoopGroup
         /// Whether the server made `group` (and shuts it down), or shares the process's.
         let ownsGroup: Bool
@@ -50,7 +49,7 @@ extension PushMockServer {
     /// Binds the push port and whichever of the proxy, cleartext and inspection ports are
     /// configured; on any failure the ones already bound are shut down and the error is thrown.
     static func bindListeners(
-        _ configuration: PushMockConfiguration, tls: TLSConfiguration, components: Components, group: any EventLoopGroup, logger: Logger
+        _ configuration: PushMockConfiguration, tls: ListenerTLS, components: Components, group: any EventLoopGroup, logger: Logger
     ) async throws -> Bound {
         var listenerConfiguration = ListenerConfiguration(
             host: configuration.host,
@@ -143,32 +142,29 @@ extension PushMockServer {
         }
     }
 
-    static func loadTLS(_ source: PushMockConfiguration.TLSSource) throws -> TLSConfiguration {
-        let chain: [NIOSSLCertificate]
-        let key: NIOSSLPrivateKey
-        do {
-            switch source {
-            case .files(let certificatePath, let keyPath):
-                for path in [certificatePath, keyPath] where !FileCheck.exists(path) {
+    static func loadTLS(_ source: PushMockConfiguration.TLSSource) throws -> ListenerTLS {
+        let tls: ListenerTLS
+        switch source {
+        case .files(let certificatePath, let keyPath):
+            var contents: [[UInt8]] = []
+            for path in [certificatePath, keyPath] {
+                guard FileCheck.exists(path), let data = FileManager.default.contents(atPath: path) else {
                     throw PushMockError(
                         code: .tlsMaterialMissing,
                         message: "\(path) not found. Run from the repository root, pass --cert and --key, or create a set with `pushmock certs generate --out DIR`."
                     )
                 }
-                chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
-                key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-            case .pem(let certificatePEM, let keyPEM):
-                chain = try NIOSSLCertificate.fromPEMBytes(Array(certificatePEM.utf8))
-                key = try NIOSSLPrivateKey(bytes: Array(keyPEM.utf8), format: .pem)
+                contents.append(Array(data))
             }
-        } catch let error as PushMockError {
-            throw error
+            tls = ListenerTLS(certificateChainPEM: contents[0], privateKeyPEM: contents[1])
+        case .pem(let certificatePEM, let keyPEM):
+            tls = ListenerTLS(certificateChainPEM: Array(certificatePEM.utf8), privateKeyPEM: Array(keyPEM.utf8))
+        }
+        do {
+            try tls.validate()
         } catch {
-            throw PushMockError(code: .tlsMaterialInvalid, message: "cannot load the TLS certificate or key: \(error)")
+            throw PushMockError(code: .tlsMaterialInvalid, message: "cannot load the TLS certificate or key: \(error.message)")
         }
-        guard !chain.isEmpty else {
-            throw PushMockError(code: .tlsMaterialInvalid, message: "the certificate file holds no certificate")
-        }
-        return TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        return tls
     }
 }

@@ -3,8 +3,9 @@ import Foundation
 
 extension PushMockConfiguration {
     /// Development material minted once per process (an RSA key takes a moment), shared by every
-    /// `testing()` configuration.
-    static let sharedTestMaterial: DevCertificates = {
+    /// `testing()` configuration: a CA, a server certificate for `localhost`, an APNs key and an
+    /// FCM service account. Use it to build a configuration of your own that trusts the same CA.
+    public static let testMaterial: DevCertificates = {
         do {
             return try DevCertificates.generate()
         } catch {
@@ -22,7 +23,7 @@ extension PushMockConfiguration {
     /// try await withPushMockServer(.testing(clock: clock)) { server in … }
     /// ```
     public static func testing(clock: PushMockClock = .system) -> PushMockConfiguration {
-        let material = sharedTestMaterial
+        let material = testMaterial
         var configuration = PushMockConfiguration()
         configuration.pushPort = 0
         configuration.inspectionPort = 0

@@ -54,7 +54,8 @@ public final class HTTPListener: Service, Sendable {
         logger: Logger = Logger(label: "pushmock.transport")
     ) async throws -> HTTPListener {
         let sslContext: NIOSSLContext?
-        if var tls = configuration.tls {
+        if let material = configuration.tls {
+            var tls = try material.serverConfiguration()
             tls.applicationProtocols = ["h2", "http/1.1"]
             if configuration.requestClientCertificates {
                 tls.certificateVerification = .optionalVerification

@@ -1,6 +1,5 @@
 import Synchronization
 public import NIOCore
-public import NIOSSL
 
 /// The HTTP/2 SETTINGS a connection starts with. Defaults are what APNs was seen to send.
 public struct HTTP2Settings: Sendable, Hashable {
@@ -28,7 +27,7 @@ public struct ListenerConfiguration: Sendable {
     public var port: Int
     /// TLS (with ALPN `h2`, `http/1.1` set by the listener). `nil` serves cleartext h2c with prior
     /// knowledge and HTTP/1.1 on the same port.
-    public var tls: TLSConfiguration?
+    public var tls: ListenerTLS?
     /// The SETTINGS every connection starts with (a responder may change them per connection).
     public var http2: HTTP2Settings
     /// Bodies are read up to this many bytes; past it the responder sees
@@ -68,7 +67,7 @@ public struct ListenerConfiguration: Sendable {
     public init(
         host: String = "127.0.0.1",
         port: Int = 2197,
-        tls: TLSConfiguration? = nil,
+        tls: ListenerTLS? = nil,
         http2: HTTP2Settings = HTTP2Settings(),
         maxRequestBodySize: Int = 64 * 1024,
         idleTimeout: TimeAmount? = nil,

@@ -20,17 +20,14 @@ enum APNSTestServer {
     static let deviceToken = String(repeating: "ab", count: 32)
     static let start: Int64 = 1_767_225_600_000  // 2026-01-01T00:00:00Z
 
+    /// PushMockTesting's configuration (the one factory), with two more APNs keys: a second
+    /// development key and a production-only one.
     static func configuration(clock: PushMockClock = .manual(startingAt: start)) -> PushMockConfiguration {
-        var configuration = PushMockConfiguration()
-        configuration.tls = .pem(certificateChain: material.serverCertificatePEM, privateKey: material.serverPrivateKeyPEM)
-        configuration.clock = clock
-        configuration.idleTimeoutSeconds = nil
-        configuration.apns.keys = [
-            .init(keyID: DevCertificates.sampleAPNSKeyID, teamID: DevCertificates.sampleAPNSTeamID, source: .pem(material.apnsAuthKeyP8)),
+        var configuration = PushMockConfiguration.testing(clock: clock)
+        configuration.apns.keys += [
             .init(keyID: "SECONDKEY1", teamID: DevCertificates.sampleAPNSTeamID, source: .pem(secondKey.pemRepresentation)),
             .init(keyID: "PRODKEY001", teamID: DevCertificates.sampleAPNSTeamID, source: .pem(productionKey.publicKey.pemRepresentation), scope: .production),
         ]
-        configuration.apns.certificateTrustRoots = [.pem(material.caCertificatePEM)]
         return configuration
     }
 

@@ -18,9 +18,7 @@ struct FCMEndToEndTests {
     static let token = "dGVzdC1pbnN0YW5jZS0wMDAx:APA91b" + String(repeating: "Fk3", count: 40)
 
     static func configuration() -> PushMockConfiguration {
-        var configuration = APNSTestServer.configuration(clock: .system)
-        configuration.fcm.serviceAccounts = [.pem(material.fcmServiceAccountJSON)]
-        return configuration
+        APNSTestServer.configuration(clock: .system)
     }
 
     static func assertion(audience: String = OAuthTokenEndpoint.googleAudience, scope: String? = "https://www.googleapis.com/auth/firebase.messaging") -> String {

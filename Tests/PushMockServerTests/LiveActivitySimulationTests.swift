@@ -19,7 +19,6 @@ struct LiveActivitySimulationTests {
     static func configuration() -> (PushMockConfiguration, PushMockClock) {
         let clock = PushMockClock.manual(startingAt: Int64(Date().timeIntervalSince1970) * 1000)
         var configuration = S.configuration(clock: clock)
-        configuration.fcm.serviceAccounts = [.pem(FCMEndToEndTests.material.fcmServiceAccountJSON)]
         configuration.idSeed = 11
         return (configuration, clock)
     }

@@ -13,13 +13,13 @@ import Testing
 struct ServerTests {
     static let material = TestTLS.material
 
+    /// PushMockTesting's configuration (the one factory), with a cleartext port and the server's
+    /// own idle timeout.
     static func configuration(mode: PushMockConfiguration.Mode = .push) -> PushMockConfiguration {
-        var configuration = PushMockConfiguration()
-        configuration.tls = .pem(certificateChain: material.serverCertificatePEM, privateKey: material.serverPrivateKeyPEM)
+        var configuration = PushMockConfiguration.testing()
+        configuration.idleTimeoutSeconds = PushMockConfiguration().idleTimeoutSeconds
         configuration.cleartextPort = 0
         configuration.mode = mode
-        configuration.apns.keys = [.init(keyID: DevCertificates.sampleAPNSKeyID, teamID: DevCertificates.sampleAPNSTeamID, source: .pem(material.apnsAuthKeyP8))]
-        configuration.apns.certificateTrustRoots = [.pem(material.caCertificatePEM)]
         return configuration
     }
 

@@ -1,23 +1,17 @@
 import Foundation
 package import NIOSSL
 package import PushMockServer
+import PushMockTesting
+package import PushMockTransport
 
 /// TLS material minted once per test process: a fresh CA and server certificate (DESIGN.md:
-/// "server tests mint their own certificates").
+/// "server tests mint their own certificates"), the same that `PushMockConfiguration.testing()`
+/// serves.
 package enum TestTLS {
-    package static let material: DevCertificates = {
-        do {
-            return try DevCertificates.generate()
-        } catch {
-            fatalError("cannot mint test certificates: \(error)")
-        }
-    }()
+    package static var material: DevCertificates { PushMockConfiguration.testMaterial }
 
-    package static func serverConfiguration() throws -> TLSConfiguration {
-        TLSConfiguration.makeServerConfiguration(
-            certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(material.serverCertificatePEM.utf8)).map { .certificate($0) },
-            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(material.serverPrivateKeyPEM.utf8), format: .pem))
-        )
+    package static func serverTLS() -> ListenerTLS {
+        ListenerTLS(certificateChainPEM: Array(material.serverCertificatePEM.utf8), privateKeyPEM: Array(material.serverPrivateKeyPEM.utf8))
     }
 
     package static func clientConfiguration(alpn: [String]) throws -> TLSConfiguration {

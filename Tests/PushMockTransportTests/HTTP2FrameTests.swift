@@ -106,7 +106,7 @@ struct HTTP2FrameTests {
 
     @Test("graceful shutdown sends GOAWAY, lets the stream in flight finish, and stops listening")
     func gracefulShutdown() async throws {
-        let configuration = ListenerConfiguration(host: "127.0.0.1", port: 0, tls: try TestTLS.serverConfiguration())
+        let configuration = ListenerConfiguration(host: "127.0.0.1", port: 0, tls: TestTLS.serverTLS())
         let responder = EchoResponder()
         let listener = try await HTTPListener.bind(configuration: configuration, responder: responder)
         let client = try await H2FrameClient.connect(port: listener.port, tls: true)

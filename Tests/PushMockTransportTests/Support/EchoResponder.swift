@@ -137,7 +137,7 @@ func withListener<T>(
     let configuration = ListenerConfiguration(
         host: "127.0.0.1",
         port: 0,
-        tls: tls ? try TestTLS.serverConfiguration() : nil,
+        tls: tls ? TestTLS.serverTLS() : nil,
         http2: settings,
         maxRequestBodySize: maxBodySize,
         shutdownGracePeriod: gracePeriod

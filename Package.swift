@@ -57,10 +57,14 @@ let package = Package(
         ),
         // The one header type from the wire to the record (the transport's and the core's).
         .target(name: "PushMockHTTP", swiftSettings: swiftSettings),
+        // The byte-level code that needs raw pointers, in one place with its own tests: views,
+        // writers, eight-bytes-at-once checks, packed-record formats.
+        .target(name: "PushMockBytes", swiftSettings: swiftSettings),
         .target(
             name: "PushMockCore",
             dependencies: [
                 "PushMockHTTP",
+                "PushMockBytes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -69,14 +73,14 @@ let package = Package(
         // The store protocol, the memory store and what every store shares; no database.
         .target(
             name: "PushMockStore",
-            dependencies: ["PushMockCore"],
+            dependencies: ["PushMockCore", "PushMockBytes"],
             swiftSettings: swiftSettings
         ),
         // The SQLite store (GRDB and the system sqlite3), linked by the pushmock executable, not by
         // PushMockTesting.
         .target(
             name: "PushMockSQLite",
-            dependencies: ["PushMockCore", "PushMockStore", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: ["PushMockCore", "PushMockStore", "PushMockBytes", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -84,6 +88,7 @@ let package = Package(
             dependencies: [
                 "PushMockCore",
                 "PushMockStore",
+                "PushMockBytes",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -121,6 +126,7 @@ let package = Package(
             name: "PushMockServer",
             dependencies: [
                 "PushMockCore",
+                "PushMockBytes",
                 "PushMockStore",
                 "PushMockInspection",
                 "PushMockTransport",
@@ -205,9 +211,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "PushMockBytesTests",
+            dependencies: ["PushMockBytes"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "PushMockCoreTests",
             dependencies: [
                 "PushMockCore",
+                "PushMockBytes",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Fixtures")],
@@ -222,7 +234,7 @@ let package = Package(
         .testTarget(
             name: "PushMockStoreTests",
             dependencies: [
-                "PushMockStore", "PushMockSQLite", "PushMockPostgres", "PushMockCore", "PushMockTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "PushMockStore", "PushMockSQLite", "PushMockPostgres", "PushMockCore", "PushMockBytes", "PushMockTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,3 +1,4 @@
+import PushMockBytes
 /// Makes request ids (`apns-id`, delivery ids) fast: a seeded xoshiro256** generator formatted as
 /// an uppercase RFC 9562 version-4 UUID in place, about 50 ns, where Foundation's `UUID()` reads
 /// /dev/urandom on every call (1–2 µs). Seeded, so tests can assert exact ids.
@@ -49,27 +50,16 @@ public struct IDGenerator: Sendable {
         var low = next()
         high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC variant
-        return String(unsafeUninitializedCapacity: 36) { buffer in
-            let digits: StaticString = lowercase ? "0123456789abcdef" : "0123456789ABCDEF"
-            var index = 0
-            func put(_ value: UInt64, nibbles: Int) {
-                var shift = (nibbles - 1) * 4
-                while shift >= 0 {
-                    buffer[index] = digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)]
-                    index += 1
-                    shift -= 4
-                }
-            }
-            put(high >> 32, nibbles: 8)
-            buffer[index] = UInt8(ascii: "-"); index += 1
-            put((high >> 16) & 0xFFFF, nibbles: 4)
-            buffer[index] = UInt8(ascii: "-"); index += 1
-            put(high & 0xFFFF, nibbles: 4)
-            buffer[index] = UInt8(ascii: "-"); index += 1
-            put(low >> 48, nibbles: 4)
-            buffer[index] = UInt8(ascii: "-"); index += 1
-            put(low & 0xFFFF_FFFF_FFFF, nibbles: 12)
-            return index
+        return String(asciiCapacity: 36) { out in
+            out.putHex(high >> 32, digits: 8, uppercase: !lowercase)
+            out.put(UInt8(ascii: "-"))
+            out.putHex((high >> 16) & 0xFFFF, digits: 4, uppercase: !lowercase)
+            out.put(UInt8(ascii: "-"))
+            out.putHex(high & 0xFFFF, digits: 4, uppercase: !lowercase)
+            out.put(UInt8(ascii: "-"))
+            out.putHex(low >> 48, digits: 4, uppercase: !lowercase)
+            out.put(UInt8(ascii: "-"))
+            out.putHex(low & 0xFFFF_FFFF_FFFF, digits: 12, uppercase: !lowercase)
         }
     }
 

@@ -1,3 +1,4 @@
+import PushMockBytes
 import NIOCore
 import PostgresNIO
 import PushMockCore
@@ -146,13 +147,9 @@ enum PostgresRows {
         named.note(sharedID, fields, introduced: introduced)
         writeInt8(sharedID, to: &buffer)
         buffer.writeInteger(Int32(layout.ownSize))
-        // The delivery is read through a pointer: a closure capturing it would copy it whole.
-        withUnsafePointer(to: delivery) { delivery in
-            _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: layout.ownSize) { target in
-                layout.writeOwn(delivery.pointee, to: target.bindMemory(to: UInt8.self).baseAddress!)
-                return layout.ownSize
-            }
-        }
+        // The delivery is lent in place: a closure capturing it would copy it whole.
+        let own = withBorrowed(delivery) { delivery in [UInt8](capacity: layout.ownSize) { layout.writeOwn(delivery.value, to: &$0) } }
+        buffer.writeBytes(own)
     }
 
     /// An `int8` element.
@@ -189,7 +186,7 @@ enum PostgresRows {
         let plain = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
             if bytes.contains(0) { return false }
             buffer.writeInteger(Int32(bytes.count))
-            buffer.writeBytes(UnsafeRawBufferPointer(bytes))
+            buffer.writeBytes(bytes)
             return true
         }
         if plain == true { return }

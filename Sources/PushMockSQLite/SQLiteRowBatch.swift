@@ -1,3 +1,4 @@
+import PushMockBytes
 package import PushMockCore
 package import PushMockStore
 
@@ -59,11 +60,7 @@ package struct SQLiteRowBatch: DeliveryBatch {
         lengths.6 = put(delivery.reason)
         lengths.7 = put(delivery.project)
         let layout = CompactDelivery.Layout(delivery)
-        let recordStart = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: layout.ownSize))
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            layout.writeOwn(delivery, to: buffer.baseAddress! + recordStart)
-        }
+        bytes.append(capacity: layout.ownSize) { layout.writeOwn(delivery, to: &$0) }
         lengths.8 = Int32(layout.ownSize)
         let (sharedID, fields, introduced) = slots.name(delivery, layout: layout, id: id)
         shared.note(sharedID, fields, introduced: introduced)

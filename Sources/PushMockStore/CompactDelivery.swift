@@ -1,4 +1,4 @@
-import Foundation
+package import PushMockBytes
 package import PushMockCore
 
 /// What a connection's deliveries usually have in common, kept once and shared: the sender's
@@ -8,8 +8,8 @@ package import PushMockCore
 package final class SharedDeliveryFields: Sendable {
     package let bytes: [UInt8]
 
-    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
-        self.bytes = Array(bytes)
+    package init(_ bytes: ByteView) {
+        self.bytes = bytes.array
     }
 
     /// Fields read back from storage.
@@ -18,10 +18,8 @@ package final class SharedDeliveryFields: Sendable {
     }
 
     /// Whether these are `bytes`.
-    package func equals(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        self.bytes.withUnsafeBufferPointer { kept in
-            kept.count == bytes.count && (kept.isEmpty || memcmp(kept.baseAddress!, bytes.baseAddress!, kept.count) == 0)
-        }
+    package func equals(_ bytes: ByteView) -> Bool {
+        self.bytes.withByteView { $0.equals(bytes) }
     }
 }
 
@@ -42,7 +40,7 @@ package struct CompactDelivery: Sendable {
     package let shared: SharedDeliveryFields
     let own: OwnBytes
 
-    static let apnsDevicePath = Array("/3/device/".utf8)
+    static let apnsDevicePath: StaticString = "/3/device/"
 
     /// Headers whose value is usually new on every push: kept with the delivery, not shared.
     package static func isVolatile(_ name: String) -> Bool {
@@ -62,12 +60,9 @@ package struct CompactDelivery: Sendable {
 
     /// Packs `delivery`: its shared fields are built in temporary memory and handed to `keep`
     /// with the rest (already packed), which returns what it makes of them.
-    package static func pack<R>(_ delivery: Delivery, _ keep: (_ shared: UnsafeBufferPointer<UInt8>, _ own: [UInt8]) throws -> R) rethrows -> R {
+    package static func pack<R>(_ delivery: Delivery, _ keep: (_ shared: ByteView, _ own: [UInt8]) throws -> R) rethrows -> R {
         let layout = Layout(delivery)
-        let own = [UInt8](unsafeUninitializedCapacity: layout.ownSize) { buffer, initialized in
-            layout.writeOwn(delivery, to: buffer.baseAddress!)
-            initialized = layout.ownSize
-        }
+        let own = [UInt8](capacity: layout.ownSize) { layout.writeOwn(delivery, to: &$0) }
         return try layout.withShared(delivery) { try keep($0, own) }
     }
 
@@ -87,88 +82,86 @@ package struct CompactDelivery: Sendable {
             // connection's last one did (``SharedSlots``) and never pack it.
             var ownSize = 0
             serviceCode = code(of: delivery.service)
-            if serviceCode == 0 { ownSize += VarBytes.Writer.size(delivery.service.rawValue) }
+            if serviceCode == 0 { ownSize += VarBytes.size(delivery.service.rawValue) }
             var volatile: UInt64 = 0
             for (index, field) in delivery.headers.enumerated() {
                 if index == 64 { break }
                 if isVolatile(field.name) {
                     volatile |= 1 << UInt64(index)
-                    ownSize += VarBytes.Writer.size(field.value)
+                    ownSize += VarBytes.size(field.value)
                 }
             }
             derivedPath = delivery.deviceToken.map { isDevicePath(delivery.path, token: $0) } ?? false
-            ownSize += 1 + (derivedPath ? 0 : VarBytes.Writer.size(delivery.path))
-            ownSize += VarBytes.Writer.size(delivery.apnsID) + VarBytes.Writer.size(delivery.deviceToken) + VarBytes.Writer.size(delivery.reason)
-            ownSize += VarBytes.Writer.size(delivery.explanation) + VarBytes.Writer.size(delivery.fault) + VarBytes.Writer.size(delivery.activityID)
-            ownSize += VarBytes.Writer.size(delivery.issuedActivityToken) + VarBytes.Writer.size(delivery.diagnostics.count)
-            for diagnostic in delivery.diagnostics { ownSize += VarBytes.Writer.size(diagnostic) }
-            ownSize += VarBytes.Writer.size(delivery.body.count) + delivery.body.count
-            ownSize += VarBytes.Writer.size(delivery.recipients.map { $0.count + 1 } ?? 0)
-            for token in delivery.recipients ?? [] { ownSize += VarBytes.Writer.size(token) }
+            ownSize += 1 + (derivedPath ? 0 : VarBytes.size(delivery.path))
+            ownSize += VarBytes.size(delivery.apnsID) + VarBytes.size(delivery.deviceToken) + VarBytes.size(delivery.reason)
+            ownSize += VarBytes.size(delivery.explanation) + VarBytes.size(delivery.fault) + VarBytes.size(delivery.activityID)
+            ownSize += VarBytes.size(delivery.issuedActivityToken) + VarBytes.size(delivery.diagnostics.count)
+            for diagnostic in delivery.diagnostics { ownSize += VarBytes.size(diagnostic) }
+            ownSize += VarBytes.size(delivery.body.count) + delivery.body.count
+            ownSize += VarBytes.size(delivery.recipients.map { $0.count + 1 } ?? 0)
+            for token in delivery.recipients ?? [] { ownSize += VarBytes.size(token) }
             self.ownSize = ownSize
             self.volatile = volatile
         }
 
-        /// Writes the own part of `delivery` (the one this layout was made from) at `base`, which
-        /// has room for ``ownSize`` bytes.
-        package func writeOwn(_ delivery: borrowing Delivery, to base: UnsafeMutablePointer<UInt8>) {
-            var writer = VarBytes.Writer(base: base)
-            if serviceCode == 0 { writer.put(delivery.service.rawValue) }
+        /// Writes the own part of `delivery` (the one this layout was made from) with `writer`,
+        /// which has room for ``ownSize`` bytes.
+        package func writeOwn(_ delivery: borrowing Delivery, to writer: inout ByteWriter) {
+            let start = writer.count
+            if serviceCode == 0 { writer.putString(delivery.service.rawValue) }
             if derivedPath {
-                writer.byte(1)
+                writer.put(UInt8(1))
             } else {
-                writer.byte(0)
-                writer.put(delivery.path)
+                writer.put(UInt8(0))
+                writer.putString(delivery.path)
             }
-            writer.put(delivery.apnsID)
-            writer.put(delivery.deviceToken)
-            writer.put(delivery.reason)
-            writer.put(delivery.explanation)
-            writer.put(delivery.fault)
-            writer.put(delivery.activityID)
-            writer.put(delivery.issuedActivityToken)
+            writer.putString(delivery.apnsID)
+            writer.putString(delivery.deviceToken)
+            writer.putString(delivery.reason)
+            writer.putString(delivery.explanation)
+            writer.putString(delivery.fault)
+            writer.putString(delivery.activityID)
+            writer.putString(delivery.issuedActivityToken)
             var remaining = volatile
             while remaining != 0 {
-                writer.put(delivery.headers[remaining.trailingZeroBitCount].value)
+                writer.putString(delivery.headers[remaining.trailingZeroBitCount].value)
                 remaining &= remaining - 1
             }
-            writer.count(delivery.diagnostics.count)
-            for diagnostic in delivery.diagnostics { writer.put(diagnostic) }
-            writer.count(delivery.body.count)
-            delivery.body.withUnsafeBufferPointer { writer.copy($0) }
-            writer.count(delivery.recipients.map { $0.count + 1 } ?? 0)
-            for token in delivery.recipients ?? [] { writer.put(token) }
-            precondition(writer.offset == ownSize, "packed \(writer.offset) bytes into \(ownSize)")
+            writer.putCount(delivery.diagnostics.count)
+            for diagnostic in delivery.diagnostics { writer.putString(diagnostic) }
+            writer.putCount(delivery.body.count)
+            writer.put(delivery.body)
+            writer.putCount(delivery.recipients.map { $0.count + 1 } ?? 0)
+            for token in delivery.recipients ?? [] { writer.putString(token) }
+            precondition(writer.count - start == ownSize, "packed \(writer.count - start) bytes into \(ownSize)")
         }
 
         /// Calls `body` with the shared part of `delivery`, built in temporary memory.
-        package func withShared<R>(_ delivery: borrowing Delivery, _ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-            var sharedSize = VarBytes.Writer.size(delivery.httpVersion) + VarBytes.Writer.size(delivery.environment) + VarBytes.Writer.size(delivery.method)
-            sharedSize += VarBytes.Writer.size(delivery.identity) + VarBytes.Writer.size(delivery.pushType) + VarBytes.Writer.size(delivery.topic)
-            sharedSize += VarBytes.Writer.size(delivery.project) + VarBytes.Writer.size(delivery.headers.count)
+        package func withShared<R>(_ delivery: borrowing Delivery, _ body: (ByteView) throws -> R) rethrows -> R {
+            var sharedSize = VarBytes.size(delivery.httpVersion) + VarBytes.size(delivery.environment) + VarBytes.size(delivery.method)
+            sharedSize += VarBytes.size(delivery.identity) + VarBytes.size(delivery.pushType) + VarBytes.size(delivery.topic)
+            sharedSize += VarBytes.size(delivery.project) + VarBytes.size(delivery.headers.count)
             for (index, field) in delivery.headers.enumerated() {
-                sharedSize += VarBytes.Writer.size(field.name)
+                sharedSize += VarBytes.size(field.name)
                 // A volatile value is a nil here (one byte); the delivery keeps it.
-                sharedSize += index < 64 && volatile & (1 << UInt64(index)) != 0 ? 1 : VarBytes.Writer.size(field.value)
+                sharedSize += index < 64 && volatile & (1 << UInt64(index)) != 0 ? 1 : VarBytes.size(field.value)
             }
-            return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: sharedSize) { buffer in
-                var writer = VarBytes.Writer(base: buffer.baseAddress!)
-                writer.put(delivery.httpVersion)
-                writer.put(delivery.environment)
-                writer.put(delivery.method)
-                writer.put(delivery.identity)
-                writer.put(delivery.pushType)
-                writer.put(delivery.topic)
-                writer.put(delivery.project)
-                writer.count(delivery.headers.count)
+            return try withTemporaryBytes(capacity: sharedSize, writing: { writer in
+                writer.putString(delivery.httpVersion)
+                writer.putString(delivery.environment)
+                writer.putString(delivery.method)
+                writer.putString(delivery.identity)
+                writer.putString(delivery.pushType)
+                writer.putString(delivery.topic)
+                writer.putString(delivery.project)
+                writer.putCount(delivery.headers.count)
                 for (index, field) in delivery.headers.enumerated() {
-                    writer.put(field.name)
+                    writer.putString(field.name)
                     // A header value is never nil: nil marks one kept with the delivery.
-                    writer.put(index < 64 && volatile & (1 << UInt64(index)) != 0 ? nil : field.value)
+                    writer.putString(index < 64 && volatile & (1 << UInt64(index)) != 0 ? nil : field.value)
                 }
-                precondition(writer.offset == sharedSize, "packed \(writer.offset) bytes into \(sharedSize)")
-                return try body(UnsafeBufferPointer(buffer))
-            }
+                precondition(writer.count == sharedSize, "packed \(writer.count) bytes into \(sharedSize)")
+            }, body)
         }
     }
 
@@ -232,14 +225,10 @@ package struct CompactDelivery: Sendable {
     }
 
     static func isDevicePath(_ path: String, token: String) -> Bool {
-        let path = path.utf8, token = token.utf8
-        guard path.count == apnsDevicePath.count + token.count else { return false }
-        return path.withContiguousStorageIfAvailable { path in
-            token.withContiguousStorageIfAvailable { token in
-                memcmp(path.baseAddress!, apnsDevicePath, apnsDevicePath.count) == 0
-                    && (token.isEmpty || memcmp(path.baseAddress! + apnsDevicePath.count, token.baseAddress!, token.count) == 0)
-            } ?? false
-        } ?? false
+        guard path.utf8.count == apnsDevicePath.utf8CodeUnitCount + token.utf8.count else { return false }
+        return path.withUTF8View { path in
+            path.hasPrefix(apnsDevicePath) && token.withUTF8View { path.view(apnsDevicePath.utf8CodeUnitCount..<path.count).equals($0) }
+        }
     }
 
     /// The delivery, rebuilt. (Bytes that do not decode give what could be read: see
@@ -251,10 +240,10 @@ package struct CompactDelivery: Sendable {
     /// The delivery, rebuilt, and whether its bytes decoded: every length is checked against the
     /// bytes there are, so a damaged or hostile record is reported, never read past its end.
     package func unpackChecked() -> (delivery: Delivery, intact: Bool) {
-        shared.bytes.withUnsafeBufferPointer { sharedBytes in
-            own.withUnsafeBufferPointer { ownBytes in
-                var common = VarBytes.Reader(bytes: sharedBytes)
-                var mine = VarBytes.Reader(bytes: ownBytes)
+        shared.bytes.withByteView { sharedBytes in
+            own.withByteView { ownBytes in
+                var common = VarBytes.Reader(sharedBytes)
+                var mine = VarBytes.Reader(ownBytes)
                 let httpVersion = common.string() ?? ""
                 let environment = common.string()
                 let method = common.string() ?? ""
@@ -283,7 +272,7 @@ package struct CompactDelivery: Sendable {
                 let diagnosticCount = mine.count()
                 var diagnostics: [String] = []
                 for _ in 0..<diagnosticCount where !mine.failed { diagnostics.append(mine.string() ?? "") }
-                let body = Array(mine.take(mine.count()))
+                let body = mine.take(mine.count()).array
                 var recipients: [String]?
                 let recipientCount = mine.count(extra: 1)
                 if recipientCount > 0 {
@@ -341,13 +330,13 @@ package struct SharedSlots: Sendable {
 
     /// The id that names `shared` (the shared part of `delivery`, from ``CompactDelivery/pack(_:_:)``),
     /// its fields, and whether they are new for the connection.
-    package mutating func name(_ shared: UnsafeBufferPointer<UInt8>, of delivery: Delivery) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
+    package mutating func name(_ shared: ByteView, of delivery: Delivery) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
         name(shared, connectionID: delivery.connectionID, id: delivery.id)
     }
 
     /// ``name(_:of:)`` for the delivery `deliveryID` of the connection `connectionID`. The slot's
     /// source is forgotten: these bytes may not be what it was packed from.
-    package mutating func name(_ shared: UnsafeBufferPointer<UInt8>, connectionID: UInt64, id deliveryID: UInt64) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
+    package mutating func name(_ shared: ByteView, connectionID: UInt64, id deliveryID: UInt64) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
         let slot = Int(truncatingIfNeeded: connectionID) & (Self.count - 1)
         if let kept = slots[slot], kept.fields.equals(shared) { return (kept.id, kept.fields, false) }
         sources[slot] = nil

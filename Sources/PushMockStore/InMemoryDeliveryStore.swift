@@ -1,3 +1,4 @@
+import PushMockBytes
 public import PushMockCore
 import Synchronization
 
@@ -53,13 +54,13 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         let fixed = CompactDelivery.Fixed(delivery)
         let retention = retention
         let layout = CompactDelivery.Layout(delivery)
-        let own = OwnBytes.make(count: layout.ownSize) { layout.writeOwn(delivery, to: $0) }
-        let id = withUnsafePointer(to: delivery) { delivery in
+        let own = OwnBytes.make(count: layout.ownSize) { layout.writeOwn(delivery, to: &$0) }
+        let id = withBorrowed(delivery) { delivery in
             state.withLock { state in
                 let id = state.nextID
                 // A `let`, handed over whole: a `var` set field by field would be copied into the
                 // ring and then destroyed (a retain and a release of each part).
-                let packed = CompactDelivery(fixed, id: id, shared: state.shared.name(delivery.pointee, layout: layout, id: id).fields, own: own)
+                let packed = CompactDelivery(fixed, id: id, shared: state.shared.name(delivery.value, layout: layout, id: id).fields, own: own)
                 if let notify {
                     fired = notify(&state, id)
                     waiterCount.store(state.waiters.count, ordering: .relaxed)

@@ -1,3 +1,4 @@
+import PushMockBytes
 package import PushMockCore
 
 /// A delivery as the store keeps it: the numbers inline and every string and byte in one array.
@@ -50,77 +51,50 @@ package struct PackedDelivery {
             size += 4
             for token in recipients { size += 4 + token.utf8.count }
         }
-        arena = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            var writer = ArenaWriter(base: buffer.baseAddress!)
-            writer.put(delivery.httpVersion)
-            writer.put(delivery.environment)
-            writer.put(delivery.method)
-            writer.put(delivery.path)
-            writer.put(delivery.identity)
-            writer.put(delivery.pushType)
-            writer.put(delivery.topic)
-            writer.put(delivery.deviceToken)
-            writer.put(delivery.apnsID)
-            writer.put(delivery.reason)
-            writer.put(delivery.explanation)
-            writer.put(delivery.fault)
-            writer.put(delivery.project)
-            writer.put(delivery.activityID)
-            writer.put(delivery.issuedActivityToken)
-            writer.putLength(UInt32(delivery.headers.count))
+        arena = [UInt8](capacity: size) { writer in
+            Self.put(delivery.httpVersion, to: &writer)
+            Self.put(delivery.environment, to: &writer)
+            Self.put(delivery.method, to: &writer)
+            Self.put(delivery.path, to: &writer)
+            Self.put(delivery.identity, to: &writer)
+            Self.put(delivery.pushType, to: &writer)
+            Self.put(delivery.topic, to: &writer)
+            Self.put(delivery.deviceToken, to: &writer)
+            Self.put(delivery.apnsID, to: &writer)
+            Self.put(delivery.reason, to: &writer)
+            Self.put(delivery.explanation, to: &writer)
+            Self.put(delivery.fault, to: &writer)
+            Self.put(delivery.project, to: &writer)
+            Self.put(delivery.activityID, to: &writer)
+            Self.put(delivery.issuedActivityToken, to: &writer)
+            Self.putLength(UInt32(delivery.headers.count), to: &writer)
             for field in delivery.headers {
-                writer.put(field.name)
-                writer.put(field.value)
+                Self.put(field.name, to: &writer)
+                Self.put(field.value, to: &writer)
             }
-            writer.putLength(UInt32(delivery.diagnostics.count))
-            for diagnostic in delivery.diagnostics { writer.put(diagnostic) }
-            writer.putLength(UInt32(delivery.body.count))
-            delivery.body.withUnsafeBufferPointer { writer.copy($0) }
+            Self.putLength(UInt32(delivery.diagnostics.count), to: &writer)
+            for diagnostic in delivery.diagnostics { Self.put(diagnostic, to: &writer) }
+            Self.putLength(UInt32(delivery.body.count), to: &writer)
+            writer.put(delivery.body)
             // Added after the body, so records written before it existed still read (as nil).
             if let recipients = delivery.recipients {
-                writer.putLength(UInt32(recipients.count))
-                for token in recipients { writer.put(token) }
+                Self.putLength(UInt32(recipients.count), to: &writer)
+                for token in recipients { Self.put(token, to: &writer) }
             }
-            precondition(writer.offset == size, "packed \(writer.offset) bytes into \(size)")
-            initialized = size
+            precondition(writer.count == size, "packed \(writer.count) bytes into \(size)")
         }
     }
 
-    /// Writes length-prefixed fields into memory sized for them.
-    private struct ArenaWriter {
-        let base: UnsafeMutablePointer<UInt8>
-        var offset = 0
+    /// A length, four bytes little-endian.
+    private static func putLength(_ value: UInt32, to writer: inout ByteWriter) {
+        for shift in stride(from: UInt32(0), to: 32, by: 8) { writer.put(UInt8(truncatingIfNeeded: value >> shift)) }
+    }
 
-        mutating func putLength(_ value: UInt32) {
-            base[offset] = UInt8(truncatingIfNeeded: value)
-            base[offset + 1] = UInt8(truncatingIfNeeded: value >> 8)
-            base[offset + 2] = UInt8(truncatingIfNeeded: value >> 16)
-            base[offset + 3] = UInt8(truncatingIfNeeded: value >> 24)
-            offset += 4
-        }
-
-        mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
-            guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
-            (base + offset).initialize(from: source, count: bytes.count)
-            offset += bytes.count
-        }
-
-        mutating func put(_ value: String?) {
-            guard let value else {
-                putLength(PackedDelivery.absent)
-                return
-            }
-            let count = value.utf8.count
-            putLength(UInt32(count))
-            if value.utf8.withContiguousStorageIfAvailable({ copy($0) }) == nil {
-                var index = offset
-                for byte in value.utf8 {
-                    base[index] = byte
-                    index += 1
-                }
-                offset = index
-            }
-        }
+    /// A string as its length and UTF-8 (``absent`` for nil).
+    private static func put(_ value: String?, to writer: inout ByteWriter) {
+        guard let value else { return putLength(absent, to: &writer) }
+        putLength(UInt32(value.utf8.count), to: &writer)
+        writer.put(utf8: value)
     }
 
     /// The delivery, rebuilt. (Bytes that do not decode give what could be read: see
@@ -132,7 +106,7 @@ package struct PackedDelivery {
     /// The delivery, rebuilt, and whether its bytes decoded: every length is checked against the
     /// bytes there are, so a damaged or hostile record is reported, never read past its end.
     package func unpackChecked() -> (delivery: Delivery, intact: Bool) {
-        arena.withUnsafeBufferPointer { bytes in
+        arena.withByteView { bytes in
             var offset = 0
             var failed = false
             func length() -> UInt32 {
@@ -159,7 +133,7 @@ package struct PackedDelivery {
                     return []
                 }
                 defer { offset += count }
-                return ArraySlice(UnsafeBufferPointer(rebasing: bytes[offset..<(offset + count)]))
+                return ArraySlice(bytes.view(offset..<(offset + count)))
             }
             func string() -> String? {
                 let count = length()
@@ -168,7 +142,7 @@ package struct PackedDelivery {
                     failed = true
                     return nil
                 }
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<(offset + Int(count))]), as: UTF8.self)
+                let text = bytes.view(offset..<(offset + Int(count))).string
                 offset += Int(count)
                 return text
             }

@@ -1,5 +1,5 @@
+import PushMockBytes
 package import PushMockCore
-import Glibc
 
 /// What a connection's shared delivery fields were packed from. A connection's requests repeat
 /// their headers, and the transport hands out the same `String` for a value it received before,
@@ -36,8 +36,8 @@ package struct SharedSource: Sendable {
             Self.same(environment, delivery.environment), Self.same(identity, delivery.identity), Self.same(pushType, delivery.pushType),
             Self.same(topic, delivery.topic), Self.same(project, delivery.project)
         else { return false }
-        return headers.withUnsafeBufferPointer { kept in
-            delivery.headers.withUnsafeBufferPointer { now in
+        return headers.withElementView { kept in
+            delivery.headers.withElementView { now in
                 guard kept.count == now.count else { return false }
                 for index in 0..<kept.count {
                     guard Self.same(kept[index].name, now[index].name) else { return false }
@@ -59,16 +59,8 @@ package struct SharedSource: Sendable {
         }
     }
 
-    /// Whether `a` and `b` have the same UTF-8 bytes: at once when they are the same value bit
-    /// for bit (the same small string, or the same storage).
     @inline(__always)
     static func same(_ a: String, _ b: String) -> Bool {
-        if unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self) { return true }
-        let compared = a.utf8.withContiguousStorageIfAvailable { x in
-            b.utf8.withContiguousStorageIfAvailable { y in
-                x.count == y.count && (x.count == 0 || x.baseAddress == y.baseAddress || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0)
-            }
-        }
-        return (compared ?? nil) ?? a.utf8.elementsEqual(b.utf8)
+        a.hasSameUTF8(as: b)
     }
 }

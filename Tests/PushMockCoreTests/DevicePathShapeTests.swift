@@ -19,11 +19,6 @@ struct DevicePathShapeTests {
         return .token(isEvenHex: token.count % 2 == 0 && token.allSatisfy(isHexDigit))
     }
 
-    @Test("eight bytes are all hex digits exactly when each one is: every byte value in every position")
-    func everyByteInEveryPosition() {
-        EightByteCheck.agrees(APNSValidator.allHexDigits, with: Self.isHexDigit, base: "09afAF5c")
-    }
-
     @Test("a token with anything else at any position, of any length, is judged as byte by byte")
     func pathsAgreeWithTheRules() {
         let hex = "0123456789abcdefABCDEF0123456789abcdef0123456789ABCDEF0123456789"

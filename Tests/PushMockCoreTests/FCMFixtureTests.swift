@@ -1,3 +1,4 @@
+import PushMockBytes
 import Foundation
 import PushMockCore
 import Testing
@@ -19,7 +20,7 @@ struct FCMFixtureTests {
         let file = Array(try Data(contentsOf: url))
         let fixture = try #require(try JSONSerialization.jsonObject(with: Data(file)) as? [String: Any])
         // The body exactly as written in the file (key order and duplicates matter).
-        let body: [UInt8] = file.withUnsafeBufferPointer { bytes in
+        let body: [UInt8] = file.withByteView { bytes in
             let scanner = JSONScanner(bytes)
             let value = scanner.member("body", in: scanner.root!)!
             if value.kind == .string, let text = scanner.string(at: value), text.hasPrefix("RAW:") {

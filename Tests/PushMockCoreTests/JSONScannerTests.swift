@@ -1,10 +1,11 @@
+import PushMockBytes
 import PushMockCore
 import Testing
 
 @Suite("The byte-level JSON scanner is strict RFC 8259")
 struct JSONScannerTests {
     static func kind(_ text: String) -> JSONScanner.Kind? {
-        Array(text.utf8).withUnsafeBufferPointer { JSONScanner($0).validate() }
+        Array(text.utf8).withByteView { JSONScanner($0).validate() }
     }
 
     @Test("valid documents are accepted with their kind", arguments: [
@@ -27,9 +28,9 @@ struct JSONScannerTests {
     @Test("invalid UTF-8 inside strings is refused")
     func invalidUTF8() {
         for bytes: [UInt8] in [[0x22, 0xC0, 0xAF, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22], [0x22, 0xFF, 0x22]] {
-            #expect(bytes.withUnsafeBufferPointer { JSONScanner($0).validate() } == nil)
+            #expect(bytes.withByteView { JSONScanner($0).validate() } == nil)
         }
-        #expect(Array("\"é€😀\"".utf8).withUnsafeBufferPointer { JSONScanner($0).validate() } == .string)
+        #expect(Array("\"é€😀\"".utf8).withByteView { JSONScanner($0).validate() } == .string)
     }
 
     @Test("nesting deeper than the limit is refused instead of exhausting the stack")
@@ -43,7 +44,7 @@ struct JSONScannerTests {
     @Test("members, strings, integers and duplicates (last one wins)")
     func members() {
         let text = #"{"aps":{"timestamp":1767225600,"event":"up\u0064ate","big":12345678901234567890,"n":-5,"d":1.5,"b":true},"a":1,"a":2}"#
-        Array(text.utf8).withUnsafeBufferPointer { bytes in
+        Array(text.utf8).withByteView { bytes in
             let scanner = JSONScanner(bytes)
             guard let root = scanner.root, let aps = scanner.member("aps", in: root) else {
                 Issue.record("no aps")
@@ -87,38 +88,9 @@ struct Base64URLTests {
 
 @Suite("The scanner's eight-bytes-at-a-time string run")
 struct JSONScannerRunTests {
-    /// Where the first byte that ends, escapes or needs a closer look is (nil: none).
-    static func firstSpecial(_ bytes: [UInt8]) -> Int? {
-        bytes.firstIndex { !($0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")) }
-    }
-
-    static func marked(_ bytes: [UInt8]) -> Int? {
-        let mask = JSONScanner.specialBytes(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) })
-        return mask == 0 ? nil : mask.trailingZeroBitCount / 8
-    }
-
-    @Test("the lowest mark of a word is exactly its first quote, backslash, control character or non-ASCII byte")
-    func everyByteInEveryPosition() {
-        for filler: UInt8 in [UInt8(ascii: "a"), 0x20, 0x7F, UInt8(ascii: "!"), UInt8(ascii: "]")] {
-            for position in 0..<8 {
-                for value in 0...255 {
-                    var bytes = [UInt8](repeating: filler, count: 8)
-                    bytes[position] = UInt8(value)
-                    #expect(Self.marked(bytes) == Self.firstSpecial(bytes), "byte \(value) at \(position) among \(filler)")
-                }
-            }
-        }
-        // Several special bytes in one word: a borrow from the first must not hide it or invent an earlier one.
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<20_000 {
-            let bytes = (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            #expect(Self.marked(bytes) == Self.firstSpecial(bytes), "\(bytes)")
-        }
-    }
-
     @Test("a quote, an escape, a control character or a multi-byte character at any offset of a long string is seen")
     func specialsAtEveryOffset() {
-        func kind(_ bytes: [UInt8]) -> JSONScanner.Kind? { bytes.withUnsafeBufferPointer { JSONScanner($0).validate() } }
+        func kind(_ bytes: [UInt8]) -> JSONScanner.Kind? { bytes.withByteView { JSONScanner($0).validate() } }
         for offset in 0..<40 {
             let before = [UInt8](repeating: UInt8(ascii: "x"), count: offset)
             let after = [UInt8](repeating: UInt8(ascii: "y"), count: 40 - offset)
@@ -142,7 +114,7 @@ struct JSONTapeKeyTests {
     @Test("a key matches its name however it is escaped, and a key shorter than a name never matches it")
     func escapedAndShortKeys() throws {
         let text = Array(#"{"to\u006ben":1,"tok":2,"token":3,"t\u006f":4,"\u0074":5,"tokens":6}"#.utf8)
-        let names = try text.withUnsafeBufferPointer { bytes -> [[String]] in
+        let names = try text.withByteView { bytes -> [[String]] in
             let tape = try #require(JSONTape(JSONScanner(bytes)))
             var matches: [[String]] = []
             tape.forEachMember(of: tape.root) { key, _ in

@@ -148,17 +148,4 @@ struct CompactDeliveryTests {
             #expect(Self.same(delivery, original), "\(delivery) != \(original)")
         }
     }
-
-    @Test("own bytes hold exactly what was written or copied, empty included")
-    func ownBytes() {
-        for bytes in [[], [0], Array(0...255), [UInt8](repeating: 0xA5, count: 4_097)] as [[UInt8]] {
-            let copied = OwnBytes.copying(bytes)
-            #expect(copied.count == bytes.count && copied.array == bytes)
-            let made = OwnBytes.make(count: bytes.count) { base in
-                for (index, byte) in bytes.enumerated() { base[index] = byte &+ 1 }
-            }
-            #expect(made.array == bytes.map { $0 &+ 1 })
-            #expect(made.withUnsafeBufferPointer(\.count) == bytes.count)
-        }
-    }
 }

@@ -1,3 +1,4 @@
+import PushMockBytes
 import PushMockCore
 import Testing
 
@@ -75,7 +76,7 @@ struct SharedSourceTests {
             let layout = CompactDelivery.Layout(delivery)
             let named = fromStrings.name(delivery, layout: layout, id: id)
             let packed = Self.packedShared(delivery)
-            let expected = packed.withUnsafeBufferPointer { fromBytes.name($0, connectionID: delivery.connectionID, id: id) }
+            let expected = packed.withByteView { fromBytes.name($0, connectionID: delivery.connectionID, id: id) }
             #expect(named.id == expected.id && named.introduced == expected.introduced, "delivery \(index)")
             #expect(named.fields.bytes == packed && expected.fields.bytes == packed, "delivery \(index)")
             if named.introduced { introduced += 1 }

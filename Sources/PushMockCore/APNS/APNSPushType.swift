@@ -1,5 +1,5 @@
+import PushMockBytes
 #if canImport(Glibc)
-import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -67,15 +67,13 @@ public struct APNSPushType: Sendable, Hashable, CustomStringConvertible {
     /// The push type a topic's suffix implies when `apns-push-type` is absent (alert for a bare
     /// bundle id), with the bundle id.
     public static func inferred(fromTopic topic: String) -> (pushType: APNSPushType, bundleID: String) {
-        let bytes = topic.utf8
-        let compared: Int?? = bytes.withContiguousStorageIfAvailable { bytes in
+        let matched = topic.withUTF8View { bytes in
             suffixes.firstIndex { suffix in
-                bytes.count > suffix.count && memcmp(bytes.baseAddress! + bytes.count - suffix.count, suffix, suffix.count) == 0
+                bytes.count > suffix.count && suffix.withByteView { bytes.view((bytes.count - suffix.count)..<bytes.count).equals($0) }
             }
         }
-        let matched = compared ?? suffixes.firstIndex { suffix in bytes.count > suffix.count && bytes.reversed().starts(with: suffix.reversed()) }
         guard let found = matched else { return (.alert, topic) }
-        return (suffixed[found], String(Substring(bytes.dropLast(suffixes[found].count))))
+        return (suffixed[found], String(Substring(topic.utf8.dropLast(suffixes[found].count))))
     }
 
     /// The push types whose topic has a suffix, and the suffixes' bytes (read on every push).

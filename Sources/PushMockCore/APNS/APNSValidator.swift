@@ -1,3 +1,4 @@
+import PushMockBytes
 /// Judges one `/3/device/<token>` request like APNs does, in a documented order (reference §8):
 ///
 /// 1. connection: untrusted client certificate, certificate environment vs host;
@@ -196,7 +197,7 @@ public struct APNSValidator: Sendable {
             isJSON = payload != nil
             if case .object? = payload { verdict.bodyIsJSONObject = true }
         } else {
-            let kind = request.body.withUnsafeBufferPointer { JSONScanner($0).validate() }
+            let kind = request.body.withByteView { JSONScanner($0).validate() }
             isJSON = kind != nil
             verdict.bodyIsJSONObject = kind == .object
         }
@@ -263,24 +264,9 @@ public struct APNSValidator: Sendable {
         case token(isEvenHex: Bool)
     }
 
-    /// Whether all eight bytes of `word` are hex digits (`0-9`, `a-f`, `A-F`). SWAR: for bytes
-    /// below 0x80, `x + (0x80 - lo)` sets a byte's high bit when `x >= lo`, and `x + (0x7F - hi)`
-    /// when `x > hi`, without a carry into the next byte; `x | 0x20` folds `A-F` onto `a-f`.
-    @inline(__always)
-    package static func allHexDigits(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        guard word & highs == 0 else { return false }
-        let digit = (word &+ ones &* (0x80 - 0x30)) & ~(word &+ ones &* (0x7F - 0x39))
-        let folded = word | (ones &* 0x20)
-        let letter = (folded &+ ones &* (0x80 - 0x61)) & ~(folded &+ ones &* (0x7F - 0x66))
-        return (digit | letter) & highs == highs
-    }
-
     /// `/3/device/<token>` in one pass over the bytes.
     package static func devicePathShape(_ path: String) -> DevicePathShape {
-        var path = path
-        return path.withUTF8 { bytes -> DevicePathShape in
+        return path.withUTF8View { bytes -> DevicePathShape in
             let prefix: StaticString = "/3/device/"
             let prefixLength = prefix.utf8CodeUnitCount
             if bytes.count == prefixLength - 1 || bytes.count == prefixLength {
@@ -298,7 +284,7 @@ public struct APNSValidator: Sendable {
             // Eight hex digits at a time (a token is 64 of them); a word with anything else is
             // looked at byte by byte below, from its start.
             var start = prefixLength
-            while start + 8 <= bytes.count, Self.allHexDigits(UnsafeRawPointer(bytes.baseAddress! + start).loadUnaligned(as: UInt64.self)) {
+            while start + 8 <= bytes.count, SWAR.allHexDigits(bytes.loadUInt64(at: start)) {
                 start += 8
             }
             for index in start..<bytes.count {

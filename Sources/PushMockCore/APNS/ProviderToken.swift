@@ -1,3 +1,4 @@
+import PushMockBytes
 public import Crypto
 
 /// An APNs provider token (compact JWS, ES256), parsed. Verification is separate so that a
@@ -38,14 +39,14 @@ public struct ProviderToken: Sendable, Hashable {
         guard let header = Base64URL.decode(parts[0]), let claims = Base64URL.decode(parts[1]), let signature = Base64URL.decode(parts[2]) else {
             throw .badBase64
         }
-        let (alg, kid) = try header.withUnsafeBufferPointer { bytes throws(Problem) -> (String?, String?) in
+        let (alg, kid) = try header.withByteView { bytes throws(Problem) -> (String?, String?) in
             let scanner = JSONScanner(bytes)
             guard let root = scanner.root, root.kind == .object else { throw .headerNotJSON }
             return (scanner.member("alg", in: root).flatMap(scanner.string(at:)), scanner.member("kid", in: root).flatMap(scanner.string(at:)))
         }
         guard alg == "ES256" else { throw .algorithmNotES256 }
         guard let kid, !kid.isEmpty else { throw .missingKeyID }
-        let (iss, iat) = try claims.withUnsafeBufferPointer { bytes throws(Problem) -> (String?, (seconds: Int64, milliseconds: Int64)?) in
+        let (iss, iat) = try claims.withByteView { bytes throws(Problem) -> (String?, (seconds: Int64, milliseconds: Int64)?) in
             let scanner = JSONScanner(bytes)
             guard let root = scanner.root, root.kind == .object else { throw .claimsNotJSON }
             let iss = scanner.member("iss", in: root).flatMap(scanner.string(at:))

@@ -1,33 +1,11 @@
+import PushMockBytes
 /// The byte-level grammar FCM's rules use: registration tokens, topic names, analytics labels,
 /// colors, RFC 3339 timestamps, `google.protobuf.Duration` texts and case-insensitive names.
 extension FCMWalker {
     // MARK: Bytes
 
-    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
-        bytes.count == text.utf8CodeUnitCount && hasPrefix(bytes, text)
-    }
-
-    static func hasPrefix(_ bytes: UnsafeBufferPointer<UInt8>, _ prefix: StaticString) -> Bool {
-        guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
-        for offset in 0..<prefix.utf8CodeUnitCount where bytes[offset] != prefix.utf8Start[offset] {
-            return false
-        }
-        return true
-    }
-
-    /// Whether `bytes` are `lowercase` but for the case of ASCII letters.
-    static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
-        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
-        for offset in 0..<bytes.count {
-            var byte = bytes[offset]
-            if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { byte |= 0x20 }
-            if byte != lowercase.utf8Start[offset] { return false }
-        }
-        return true
-    }
-
     /// `2026-01-01T00:00:00Z`, with an optional fraction and/or an offset.
-    static func isRFC3339(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isRFC3339(_ bytes: ByteView) -> Bool {
         guard bytes.count >= 20 else { return false }
         for index in [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18] where !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
             return false
@@ -41,46 +19,28 @@ extension FCMWalker {
 
     // MARK: Grammar
 
-    private static let base64URLTable: [Bool] = (0..<256).map { value in
+    private static let base64URLTable = ImmortalBuffer<Bool>((0..<256).map { value in
         let byte = UInt8(value)
         return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-    }
+    })
 
     static func isBase64URL(_ byte: UInt8) -> Bool {
-        base64URLTable.withUnsafeBufferPointer { $0[Int(byte)] }
+        base64URLTable[Int(byte)]
     }
 
     /// Whether `bytes[start..<end]` are all base64url characters: eight at a time while they are
     /// (a registration token is ~150 of them), then byte by byte.
-    static func allBase64URL(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+    static func allBase64URL(_ bytes: ByteView, _ start: Int, _ end: Int) -> Bool {
         var index = start
-        while index + 8 <= end, allBase64URL(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self)) {
+        while index + 8 <= end, SWAR.allBase64URL(bytes.loadUInt64(at: index)) {
             index += 8
         }
-        return base64URLTable.withUnsafeBufferPointer { table in
-            while index < end {
-                guard table[Int(bytes[index])] else { return false }
-                index += 1
-            }
-            return true
+        while index < end {
+            guard base64URLTable[Int(bytes[index])] else { return false }
+            index += 1
         }
-    }
-
-    /// Whether all eight bytes of `word` are base64url characters (`A-Z`, `a-z`, `0-9`, `-`, `_`).
-    /// SWAR, as ``APNSValidator/allHexDigits(_:)``: for bytes below 0x80, `x + (0x80 - lo)` sets a
-    /// byte's high bit when `x >= lo`, `x + (0x7F - hi)` when `x > hi`; `x | 0x20` folds `A-Z` onto `a-z`.
-    @inline(__always)
-    static func allBase64URL(_ word: UInt64) -> Bool {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        guard word & highs == 0 else { return false }
-        func within(_ value: UInt64, _ low: UInt64, _ high: UInt64) -> UInt64 {
-            (value &+ ones &* (0x80 - low)) & ~(value &+ ones &* (0x7F - high))
-        }
-        let folded = word | (ones &* 0x20)
-        let accepted = within(word, 0x30, 0x39) | within(folded, 0x61, 0x7A) | within(word, 0x2D, 0x2D) | within(word, 0x5F, 0x5F)
-        return accepted & highs == highs
+        return true
     }
 
     static func isTopicByte(_ byte: UInt8) -> Bool {
@@ -91,7 +51,7 @@ extension FCMWalker {
         !topic.isEmpty && topic.utf8.count <= 900 && topic.utf8.allSatisfy(isTopicByte)
     }
 
-    static func isHexColor(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func isHexColor(_ bytes: ByteView) -> Bool {
         bytes.count == 7 && bytes[0] == UInt8(ascii: "#") && bytes[1...].allSatisfy { JSONScanner.hexValue($0) != nil }
     }
 
@@ -105,8 +65,7 @@ extension FCMWalker {
 
     /// `<instance id>:<token>` in base64url; strict also wants the `APA91b` prefix and a real length.
     static func isRegistrationToken(_ token: String, strict: Bool) -> Bool {
-        var token = token
-        return token.withUTF8 { bytes in
+        return token.withUTF8View { bytes in
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon < bytes.count - 1 else { return false }
             guard allBase64URL(bytes, colon + 1, bytes.count), allBase64URL(bytes, 0, colon) else { return false }
             guard strict else { return true }
@@ -123,11 +82,10 @@ extension FCMWalker {
 /// `google.protobuf.Duration` text: `<seconds>[.<fraction up to 9 digits>]s`.
 enum FCMDuration {
     static func seconds(_ text: String) -> Double? {
-        var text = text
-        return text.withUTF8(seconds)
+        return text.withUTF8View(seconds)
     }
 
-    static func seconds(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    static func seconds(_ bytes: ByteView) -> Double? {
         guard bytes.count >= 2, bytes[bytes.count - 1] == UInt8(ascii: "s") else { return nil }
         var whole: Double = 0
         var fraction: Double = 0

@@ -1,3 +1,4 @@
+import PushMockBytes
 /// Validates a `messages:send` body like FCM (fcm.md §2–§4, §7): proto3 JSON with snake_case or
 /// lowerCamelCase names, last duplicate key wins, unknown names and wrong types refused with Google's
 /// texts, exactly one target, target grammar, data rules, Android/Webpush/APNs options, sizes and
@@ -28,11 +29,6 @@ public struct FCMMessageValidator: Sendable {
         FCMWalker.isRegistrationToken(token, strict: strictRegistrationTokens)
     }
 
-    /// Whether all eight bytes of `word` are base64url characters (the registration token check's step).
-    package static func allBase64URL(_ word: UInt64) -> Bool {
-        FCMWalker.allBase64URL(word)
-    }
-
     /// Whether `name` is a topic name FCM accepts (`[a-zA-Z0-9-_.~%]{1,900}`, no `/topics/` prefix).
     public static func isTopicName(_ name: String) -> Bool {
         FCMWalker.isTopicName(name)
@@ -46,7 +42,7 @@ public struct FCMMessageValidator: Sendable {
     /// The same, parsing into `scratch`'s memory, which it keeps for the next body: one per
     /// connection (never shared between threads) saves two allocations a message.
     public func validate(_ body: [UInt8], now: PushInstant = .epoch, scratch: Scratch) throws(GoogleError) -> FCMSendResult {
-        try body.withUnsafeBufferPointer { bytes throws(GoogleError) -> FCMSendResult in
+        try body.withByteView { bytes throws(GoogleError) -> FCMSendResult in
             guard let tape = JSONTape(JSONScanner(bytes), storage: scratch.takeEntries()) else {
                 throw GoogleError(code: 400, message: "Invalid JSON payload received. Unexpected token.", status: "INVALID_ARGUMENT", details: [
                     .badRequest([.init(field: "", description: "Invalid JSON payload received. Unexpected token.")]),
@@ -64,15 +60,11 @@ public struct FCMMessageValidator: Sendable {
     /// Not thread-safe: one per connection, used on its event loop.
     public final class Scratch: @unchecked Sendable {
         private var entries: [JSONTape.Entry] = []
-        let slots: UnsafeMutableBufferPointer<Int>
+        private let ownedSlots = IntSlots(count: FCMSchema.shared.tables.fields.count)
+        var slots: ScratchInts { ownedSlots.ints }
 
         public init() {
-            slots = .allocate(capacity: FCMSchema.shared.tables.fields.count)
             entries.reserveCapacity(64)
-        }
-
-        deinit {
-            slots.deallocate()
         }
 
         func takeEntries() -> [JSONTape.Entry] {

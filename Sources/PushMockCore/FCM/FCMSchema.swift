@@ -1,3 +1,4 @@
+import PushMockBytes
 /// The FCM HTTP v1 message schema (fcm.md §3), as proto3 JSON sees it: field names in snake_case
 /// (lowerCamelCase is accepted too) and their types.
 ///
@@ -64,15 +65,15 @@ struct FCMSchema: Sendable {
     }
 
     /// The hot tables: immortal, never freed, shared by every walk.
-    struct Tables: @unchecked Sendable {
-        let fields: UnsafeBufferPointer<Field>
-        let types: UnsafeBufferPointer<MessageType>
+    struct Tables: Sendable {
+        let fields: ImmortalBuffer<Field>
+        let types: ImmortalBuffer<MessageType>
         /// Every field name's and enum spelling's bytes, back to back.
-        let names: UnsafeBufferPointer<UInt8>
+        let names: ImmortalBuffer<UInt8>
         /// The spellings of each enum.
-        let enumSpans: UnsafeBufferPointer<Span>
+        let enumSpans: ImmortalBuffer<Span>
         /// Where each enum's spellings are in `enumSpans`.
-        let enums: UnsafeBufferPointer<Span>
+        let enums: ImmortalBuffer<Span>
     }
 
     let tables: Tables
@@ -140,12 +141,9 @@ struct FCMSchema: Sendable {
         compile(name, members, nullKeepsEarlier: true)
         // The message level keeps an earlier member when a later one is null, as the request level does.
         types[Int(fields[0].argument)].nullKeepsEarlier = true
-        func immortal<Element>(_ array: [Element]) -> UnsafeBufferPointer<Element> {
-            let memory = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(array.count, 1))
-            _ = memory.initialize(from: array)
-            return UnsafeBufferPointer(rebasing: memory[0..<array.count])
-        }
-        self.tables = Tables(fields: immortal(fields), types: immortal(types), names: immortal(names), enumSpans: immortal(enumSpans), enums: immortal(enums))
+        self.tables = Tables(
+            fields: ImmortalBuffer(fields), types: ImmortalBuffer(types), names: ImmortalBuffer(names), enumSpans: ImmortalBuffer(enumSpans), enums: ImmortalBuffer(enums)
+        )
         self.fieldNames = fieldNames
         self.typeNames = typeNames
     }

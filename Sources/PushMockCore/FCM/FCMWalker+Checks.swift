@@ -1,3 +1,4 @@
+import PushMockBytes
 /// The FCM rules beyond structure (fcm.md §3, §4, §6, §7), read from the walk's slots. Texts are
 /// Google's where known; where fcm.md §12 lists them as unknown, PushMock words them in Google's
 /// style (README).
@@ -162,7 +163,7 @@ extension FCMWalker {
         var child = data + 1
         while child < tape.entries[data].end {
             let reserved = withStringBytes(child) { key in
-                Self.equals(key, "from") || Self.equals(key, "message_type") || Self.hasPrefix(key, "google.") || Self.hasPrefix(key, "gcm.notification.")
+                key.equals("from") || key.equals("message_type") || key.hasPrefix("google.") || key.hasPrefix("gcm.notification.")
             }
             if reserved {
                 throw GoogleError.invalidArgument("Invalid data payload key: \(tape.keyText(child))", field: path)
@@ -214,7 +215,7 @@ extension FCMWalker {
             while child < tape.entries[headers].end {
                 let value = child + 1
                 child = tape.entries[value].end
-                let header = withStringBytes(value - 1) { key in APNSHeader.all.first { Self.equalsIgnoringCase(key, $0.name) } }
+                let header = withStringBytes(value - 1) { key in APNSHeader.all.first { key.equalsIgnoringCase($0.name) } }
                 guard let header, let text = tape.string(value) else { continue }
                 switch header {
                 case .priority:

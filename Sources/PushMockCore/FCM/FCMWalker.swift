@@ -1,3 +1,4 @@
+import PushMockBytes
 /// One validation pass over a request body's tape. It lives for one `validate` call on one thread,
 /// and no access to its fields overlaps another, so they skip the runtime's exclusivity checks.
 ///
@@ -12,19 +13,19 @@ final class FCMWalker {
     /// Per schema field, the tape index of its value in this request, or -1. A message object being
     /// walked clears its subtree's slots first, so every slot under a message field belongs to that
     /// field's last object.
-    let slots: UnsafeMutableBufferPointer<Int>
+    let slots: ScratchInts
     @exclusivity(unchecked) var result = FCMSendResult()
     @exclusivity(unchecked) var now = PushInstant.epoch
     /// The tape index of `apns.payload`.
     @exclusivity(unchecked) var apnsPayload: Int?
 
     /// `slots` has room for every schema field (``FCMMessageValidator/Scratch``).
-    init(tape: JSONTape, validator: FCMMessageValidator, slots: UnsafeMutableBufferPointer<Int>) {
+    init(tape: JSONTape, validator: FCMMessageValidator, slots: ScratchInts) {
         self.tape = tape
         self.validator = validator
         self.tables = FCMSchema.shared.tables
         self.slots = slots
-        slots.initialize(repeating: -1)
+        slots.fill(-1)
     }
 
     /// The value of `field` in this request (its last member; see
@@ -146,7 +147,7 @@ final class FCMWalker {
     }
 
     /// Whether `bytes` spell one of enum `index`'s values.
-    func isSpelling(_ bytes: UnsafeBufferPointer<UInt8>, ofEnum index: Int) -> Bool {
+    func isSpelling(_ bytes: ByteView, ofEnum index: Int) -> Bool {
         let spellings = tables.enums[index]
         for spelling in tables.enumSpans[Int(spellings.start)..<Int(spellings.start + spellings.count)] where same(bytes, spelling) {
             return true
@@ -155,7 +156,7 @@ final class FCMWalker {
     }
 
     @inline(__always)
-    func same(_ bytes: UnsafeBufferPointer<UInt8>, _ span: FCMSchema.Span) -> Bool {
+    func same(_ bytes: ByteView, _ span: FCMSchema.Span) -> Bool {
         guard bytes.count == Int(span.count) else { return false }
         let start = Int(span.start)
         for offset in 0..<bytes.count where bytes[offset] != tables.names[start + offset] {
@@ -168,7 +169,7 @@ final class FCMWalker {
     /// decoded), if any.
     func fieldIndex(forKey key: Int, in own: FCMSchema.MessageType) -> Int? {
         let range = tape.entries[key].value.range
-        let content = UnsafeBufferPointer(rebasing: tape.scanner.bytes[(range.lowerBound + 1)..<(range.upperBound - 1)])
+        let content = tape.scanner.bytes.view((range.lowerBound + 1)..<(range.upperBound - 1))
         for index in Int(own.first)..<Int(own.first + own.count) {
             let field = tables.fields[index]
             if same(content, field.snake) || (field.camel.start != field.snake.start && same(content, field.camel)) {
@@ -197,12 +198,11 @@ final class FCMWalker {
 
     /// Calls `body` with the decoded bytes of the string entry at `index` (the body's own bytes
     /// when it has no escapes).
-    func withStringBytes<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    func withStringBytes<Result>(_ index: Int, _ body: (ByteView) -> Result) -> Result {
         let range = tape.entries[index].value.range
-        let content = UnsafeBufferPointer(rebasing: tape.scanner.bytes[(range.lowerBound + 1)..<(range.upperBound - 1)])
+        let content = tape.scanner.bytes.view((range.lowerBound + 1)..<(range.upperBound - 1))
         guard content.contains(UInt8(ascii: "\\")) else { return body(content) }
-        var text = tape.string(index) ?? ""
-        return text.withUTF8(body)
+        return (tape.string(index) ?? "").withUTF8View(body)
     }
 
     func typeError(at value: Int, type: String) -> GoogleError {

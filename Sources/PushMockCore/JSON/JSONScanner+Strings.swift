@@ -1,3 +1,4 @@
+import PushMockBytes
 /// Strings: finding where one ends (eight bytes at a time), checking its UTF-8, and decoding it.
 extension JSONScanner {
     func parseString(_ index: inout Int) -> Value? {
@@ -7,7 +8,7 @@ extension JSONScanner {
             // Eight bytes at a time up to the first quote, backslash, control character or
             // non-ASCII byte, which the switch below then handles (as it does the last few bytes).
             while index + 8 <= bytes.count {
-                let special = Self.specialBytes(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+                let special = SWAR.jsonStringSpecials(bytes.loadUInt64(at: index))
                 if special == 0 {
                     index += 8
                 } else {
@@ -48,23 +49,6 @@ extension JSONScanner {
         return nil
     }
 
-    /// The bytes of `word` (eight string bytes, the first in the lowest bits) that end or escape a
-    /// string or need a closer look: a `"`, a `\`, a control character or a byte from 0x80, each
-    /// marked by its high bit; 0 when there is none. The lowest mark is exactly the first such
-    /// byte (SWAR: `(x - 0x01…) & ~x` sets a byte's high bit where `x` has a zero byte, and a borrow
-    /// can only add marks above a real one).
-    @inline(__always)
-    package static func specialBytes(_ word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote
-        let hasBackslash = (backslash &- ones) & ~backslash
-        let hasControl = (word &- ones &* 0x20) & ~word
-        return (hasQuote | hasBackslash | hasControl | word) & highs
-    }
-
     /// Validates one UTF-8 sequence (RFC 3629), returning its length.
     func utf8SequenceLength(at index: Int) -> Int? {
         let lead = bytes[index]
@@ -91,7 +75,7 @@ extension JSONScanner {
     }
 
     func decodeString(contentRange range: Range<Int>) -> String {
-        let slice = UnsafeBufferPointer(rebasing: bytes[range])
+        let slice = bytes.view(range)
         guard slice.contains(UInt8(ascii: "\\")) else {
             return String(decoding: slice, as: UTF8.self)
         }

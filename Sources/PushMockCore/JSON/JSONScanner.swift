@@ -1,9 +1,10 @@
+public import PushMockBytes
 /// A strict RFC 8259 JSON checker and field finder that works on bytes, for the hot path
 /// (Foundation's JSONSerialization costs ~5.5 µs and accepts trailing commas).
 ///
 /// ```swift
 /// let body = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
-/// body.withUnsafeBufferPointer { bytes in
+/// body.withByteView { bytes in
 ///     let scanner = JSONScanner(bytes)
 ///     scanner.validate()                             // .object
 ///     let aps = scanner.member("aps", in: scanner.root!)
@@ -27,10 +28,10 @@ public struct JSONScanner {
     /// Nesting deeper than this is refused (a hostile body cannot exhaust the stack).
     public static let maxDepth = 64
 
-    let bytes: UnsafeBufferPointer<UInt8>
+    let bytes: ByteView
 
     /// A scanner over `bytes`, which must outlive it.
-    public init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public init(_ bytes: ByteView) {
         self.bytes = bytes
     }
 
@@ -134,7 +135,7 @@ public struct JSONScanner {
     /// A number value as a Double.
     public func double(at value: Value) -> Double? {
         guard value.kind == .number else { return nil }
-        return Double(String(decoding: UnsafeBufferPointer(rebasing: bytes[value.range]), as: UTF8.self))
+        return Double(String(decoding: bytes.view(value.range), as: UTF8.self))
     }
 
     /// A boolean value.
@@ -145,7 +146,7 @@ public struct JSONScanner {
 
     /// The raw text of a value.
     public func text(of value: Value) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[value.range]), as: UTF8.self)
+        String(decoding: bytes.view(value.range), as: UTF8.self)
     }
 
     // MARK: - Parsing

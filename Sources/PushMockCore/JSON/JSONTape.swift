@@ -1,3 +1,4 @@
+import PushMockBytes
 /// A JSON text parsed once into a flat list of values in document order (a "tape"), so that walking
 /// objects and arrays never parses a byte twice. Each entry knows where its subtree ends; an
 /// object's children are alternately a key (a string entry) and a value.
@@ -90,12 +91,11 @@ public struct JSONTape {
     public func key(_ key: Int, is name: String) -> Bool {
         let range = entries[key].value.range
         let content = (range.lowerBound + 1)..<(range.upperBound - 1)
-        var name = name
-        return name.withUTF8 { expected in
+        return name.withUTF8View { expected in
             guard content.count == expected.count else {
                 // An escape is longer than what it spells, so a key shorter than the name never is it.
                 return content.count > expected.count && scanner.bytes[content].contains(UInt8(ascii: "\\"))
-                    && scanner.keys(ofRange: content) == String(decoding: expected, as: UTF8.self)
+                    && scanner.keys(ofRange: content) == expected.string
             }
             for offset in 0..<expected.count where scanner.bytes[content.lowerBound + offset] != expected[offset] {
                 return false

@@ -1,3 +1,4 @@
+import PushMockBytes
 /// A parsed JSON value, for the control plane (configuration files, API bodies): built on the
 /// strict ``JSONScanner``, so booleans, integers and member order are exact. Not for the hot path.
 public enum JSONValue: Sendable, Hashable {
@@ -11,7 +12,7 @@ public enum JSONValue: Sendable, Hashable {
 
     /// Parses `bytes` as one JSON text, or returns `nil` if it is not valid RFC 8259 JSON.
     public static func parse(_ bytes: [UInt8]) -> JSONValue? {
-        bytes.withUnsafeBufferPointer { buffer in
+        bytes.withByteView { buffer in
             let scanner = JSONScanner(buffer)
             guard let root = scanner.root else { return nil }
             return build(root, scanner)

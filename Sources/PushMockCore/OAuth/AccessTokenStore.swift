@@ -137,7 +137,7 @@ public final class AccessTokenStore: Sendable {
             payload += [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes
         }
         // Sixteen bytes of a second random-looking part make two tokens of one grant differ, as Google's do.
-        payload += (0..<2).flatMap { _ in withUnsafeBytes(of: UInt64.random(in: .min ... .max)) { Array($0) } }
+        payload += (0..<16).map { _ in UInt8.random(in: .min ... .max) }
         let token = Self.prefix + Base64URL.encode(payload) + "." + Base64URL.encode(Self.mac(payload, key: key))
         remember(token, grant, generation: generation)
         return token

@@ -83,10 +83,13 @@ public enum TrustMaterial {
     /// `-Djavax.net.ssl.trustStore` reads on every Java version (8 to 21+), written without keytool.
     public static func javaKeyStore(_ entries: [(alias: String, der: [UInt8])], password: String, date: Date) -> [UInt8] {
         var out: [UInt8] = []
-        func int32(_ value: Int) { out += withUnsafeBytes(of: UInt32(value).bigEndian, Array.init) }
+        func bigEndian(_ value: UInt64, bytes: Int) {
+            for index in stride(from: bytes - 1, through: 0, by: -1) { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(index)))) }
+        }
+        func int32(_ value: Int) { bigEndian(UInt64(UInt32(value)), bytes: 4) }
         func utf(_ text: String) {
             let bytes = Array(text.utf8)
-            out += withUnsafeBytes(of: UInt16(bytes.count).bigEndian, Array.init)
+            bigEndian(UInt64(bytes.count), bytes: 2)
             out += bytes
         }
         int32(0xFEED_FEED)
@@ -96,7 +99,7 @@ public enum TrustMaterial {
         for entry in entries {
             int32(2)  // a trusted certificate
             utf(entry.alias.lowercased())
-            out += withUnsafeBytes(of: milliseconds.bigEndian, Array.init)
+            bigEndian(milliseconds, bytes: 8)
             utf("X.509")
             int32(entry.der.count)
             out += entry.der

@@ -1,3 +1,4 @@
+import PushMockBytes
 import Foundation
 import Logging
 import PushMockCore
@@ -46,8 +47,7 @@ final class FCMEndpoint: Sendable {
 
     /// The project of a `/v1/projects/{project}/messages:send` path, or `nil` for another path.
     static func project(in path: String) -> String? {
-        var path = path
-        return path.withUTF8 { bytes -> String? in
+        return path.withUTF8View { bytes -> String? in
             let prefix: StaticString = "/v1/projects/"
             let suffix: StaticString = "/messages:send"
             var end = bytes.count
@@ -55,11 +55,10 @@ final class FCMEndpoint: Sendable {
             let p = prefix.utf8CodeUnitCount
             let q = suffix.utf8CodeUnitCount
             guard end > p + q else { return nil }
-            for offset in 0..<p where bytes[offset] != prefix.utf8Start[offset] { return nil }
-            for offset in 0..<q where bytes[end - q + offset] != suffix.utf8Start[offset] { return nil }
-            let project = UnsafeBufferPointer(rebasing: bytes[p..<(end - q)])
+            guard bytes.hasPrefix(prefix), bytes.view((end - q)..<end).equals(suffix) else { return nil }
+            let project = bytes.view(p..<(end - q))
             guard !project.contains(UInt8(ascii: "/")) else { return nil }
-            return String(decoding: project, as: UTF8.self)
+            return project.string
         }
     }
 
@@ -276,43 +275,33 @@ final class FCMEndpoint: Sendable {
         return grant
     }
 
-    /// `0:<µs since the epoch>%<8 hex twice>` for token sends (fcm.md §5); the bare digits otherwise.
     /// `{"name": "projects/<p>/messages/<id>"}` pretty-printed as Google does, written as bytes
-    /// (the hot path: no string interpolation). A token target gets `0:<microseconds>%<hex><hex>` as FCM's ids look; a topic or condition the microseconds.
+    /// (the hot path: no string interpolation). The id is `0:<microseconds>%<hex><hex>` for a token
+    /// target, as FCM's ids look (fcm.md §5), and the bare microseconds for a topic or condition.
     func successBody(project: String, target: FCMSendResult.Target?, validateOnly: Bool, now: PushInstant, context: RequestContext) -> [UInt8] {
-        var project = project
-        return project.withUTF8 { projectBytes in
-            // Prefix, project, infix, at most 2 + 20 + 1 + 16 id bytes, suffix.
-            let capacity = Self.namePrefix.utf8CodeUnitCount + projectBytes.count + Self.messagesInfix.utf8CodeUnitCount + 48 + Self.nameSuffix.utf8CodeUnitCount
-            return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-                var out = buffer.baseAddress!
-                func put(_ text: StaticString) {
-                    out.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
-                    out += text.utf8CodeUnitCount
-                }
-                put(Self.namePrefix)
-                out.initialize(from: projectBytes.baseAddress!, count: projectBytes.count)
-                out += projectBytes.count
-                put(Self.messagesInfix)
-                if validateOnly {
-                    put(Self.fakeMessageID)
+        // Prefix, project, infix, at most 2 + 20 + 1 + 16 id bytes, suffix.
+        let capacity = Self.namePrefix.utf8CodeUnitCount + project.utf8.count + Self.messagesInfix.utf8CodeUnitCount + 48 + Self.nameSuffix.utf8CodeUnitCount
+        return [UInt8](capacity: capacity) { out in
+            out.put(Self.namePrefix)
+            out.put(utf8: project)
+            out.put(Self.messagesInfix)
+            if validateOnly {
+                out.put(Self.fakeMessageID)
+            } else {
+                let random = ConnectionState.of(context).nextRandom()
+                let micros = now.millisecondsSinceEpoch &* 1000 &+ Int64(random % 1000)
+                if case .token = target {
+                    out.put("0:")
+                    out.putDecimal(micros)
+                    out.put(UInt8(ascii: "%"))
+                    let hex = UInt64(UInt32(truncatingIfNeeded: random >> 32) | 0x1000_0000)
+                    out.putHex(hex)
+                    out.putHex(hex)
                 } else {
-                    let random = ConnectionState.of(context).nextRandom()
-                    let micros = now.millisecondsSinceEpoch &* 1000 &+ Int64(random % 1000)
-                    if case .token = target {
-                        put("0:")
-                        out = Self.writeDecimal(micros, to: out)
-                        put("%")
-                        let hex = UInt32(truncatingIfNeeded: random >> 32) | 0x1000_0000
-                        out = Self.writeHex(hex, to: out)
-                        out = Self.writeHex(hex, to: out)
-                    } else {
-                        out = Self.writeDecimal(micros, to: out)
-                    }
+                    out.putDecimal(micros)
                 }
-                put(Self.nameSuffix)
-                count = out - buffer.baseAddress!
             }
+            out.put(Self.nameSuffix)
         }
     }
 
@@ -320,39 +309,6 @@ final class FCMEndpoint: Sendable {
     private static let messagesInfix: StaticString = "/messages/"
     private static let fakeMessageID: StaticString = "fake_message_id"
     private static let nameSuffix: StaticString = "\"\n}\n"
-
-    /// Writes `value`'s decimal digits (at most 20 bytes) at `out`; returns the byte after them.
-    static func writeDecimal(_ value: Int64, to out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        var out = out
-        var magnitude = value.magnitude
-        if value < 0 {
-            out.initialize(to: UInt8(ascii: "-"))
-            out += 1
-        }
-        var digits = 0
-        var rest = magnitude
-        repeat {
-            digits += 1
-            rest /= 10
-        } while rest > 0
-        for index in stride(from: digits - 1, through: 0, by: -1) {
-            (out + index).initialize(to: UInt8(truncatingIfNeeded: magnitude % 10) + UInt8(ascii: "0"))
-            magnitude /= 10
-        }
-        return out + digits
-    }
-
-    /// Writes `value` in lowercase hex without leading zeros (at most 8 bytes) at `out`; returns the
-    /// byte after them.
-    static func writeHex(_ value: UInt32, to out: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        let digits: StaticString = "0123456789abcdef"
-        let count = max(1, (32 - value.leadingZeroBitCount + 3) / 4)
-        for index in 0..<count {
-            let nibble = Int((value >> UInt32(4 * (count - 1 - index))) & 0xF)
-            (out + index).initialize(to: digits.utf8Start[nibble])
-        }
-        return out + count
-    }
 
     /// At most this many of a fan-out's tokens are recorded with its delivery...
     static let maxRecordedRecipients = 100

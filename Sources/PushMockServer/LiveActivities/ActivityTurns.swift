@@ -1,3 +1,4 @@
+import PushMockBytes
 import PushMockCore
 import PushMockStore
 package import PushMockTransport
@@ -31,7 +32,7 @@ package struct ActivityTurns: Sendable {
     /// the other messages are not parsed for it.
     static func mentionsLiveActivityToken(_ body: [UInt8]) -> Bool {
         let snake = Array("ctivity_token".utf8), camel = Array("ctivityToken".utf8)
-        return body.withUnsafeBufferPointer { bytes in
+        return body.withByteView { bytes in
             var index = 0
             while index + camel.count <= bytes.count {
                 if bytes[index] == UInt8(ascii: "c"), bytes[index + 1] == UInt8(ascii: "t") {

@@ -1,3 +1,4 @@
+import PushMockBytes
 import Prometheus
 import Synchronization
 
@@ -57,26 +58,5 @@ final class LatencyHistogram: Sendable {
             buffer.append(contentsOf: "\(name)_sum{\(labels)} \(sum.bucketRepresentation)\n".utf8)
             buffer.append(contentsOf: "\(name)_count{\(labels)} \(cumulative)\n".utf8)
         }
-    }
-}
-
-/// Integers updated with relaxed atomic adds, in one allocation.
-final class AtomicCells: ManagedBuffer<Int, Atomic<Int>> {
-    static func make(count: Int) -> AtomicCells {
-        let cells = unsafeDowncast(create(minimumCapacity: count) { _ in count }, to: AtomicCells.self)
-        cells.withUnsafeMutablePointerToElements { elements in
-            for index in 0..<count { (elements + index).initialize(to: Atomic(0)) }
-        }
-        return cells
-    }
-
-    func add(_ index: Int, _ amount: Int) {
-        precondition(index >= 0 && index < header)
-        withUnsafeMutablePointerToElements { _ = $0[index].wrappingAdd(amount, ordering: .relaxed) }
-    }
-
-    func load(_ index: Int) -> Int {
-        precondition(index >= 0 && index < header)
-        return withUnsafeMutablePointerToElements { $0[index].load(ordering: .relaxed) }
     }
 }

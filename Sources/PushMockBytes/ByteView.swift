@@ -1,0 +1,162 @@
+/// A read-only view of contiguous bytes that someone else owns: a request body, a string's UTF-8,
+/// a stored row. It is valid only inside the call that made it (``Swift/Array/withByteView(_:)``,
+/// ``Swift/String/withUTF8View(_:)``); never keep one past it.
+///
+/// The module's raw-pointer code lives here and in ``ByteWriter``, so that the parsers, the
+/// validators and the stores above read bytes through a checked vocabulary: indices are checked
+/// in debug builds (as `UnsafeBufferPointer`'s are), and every multi-byte read is checked in all
+/// builds.
+///
+/// ```swift
+/// let body: [UInt8] = Array(#"{"aps":{}}"#.utf8)
+/// body.withByteView { bytes in bytes.hasPrefix("{\"aps\"") }   // true
+/// ```
+@frozen
+public struct ByteView: RandomAccessCollection {
+    @usableFromInline
+    let buffer: UnsafeBufferPointer<UInt8>
+
+    @inlinable
+    init(_ buffer: UnsafeBufferPointer<UInt8>) {
+        self.buffer = buffer
+    }
+
+    /// The bytes of a static string (which live as long as the program: this view may be kept).
+    @inlinable
+    public init(_ text: StaticString) {
+        buffer = UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
+    }
+
+    /// No bytes.
+    @inlinable public static var empty: ByteView { ByteView(UnsafeBufferPointer(start: nil, count: 0)) }
+
+    public typealias Index = Int
+    public typealias Element = UInt8
+
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { buffer.count }
+    @inlinable public var count: Int { buffer.count }
+
+    @inlinable
+    public subscript(position: Int) -> UInt8 { buffer[position] }
+
+    /// The bytes' memory, for the standard library's fast paths (`String(decoding:as:)`,
+    /// `elementsEqual`, `contains`).
+    @inlinable
+    public func withContiguousStorageIfAvailable<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R? {
+        try body(buffer)
+    }
+
+    /// Whether `range` is within the bytes (what ``view(_:)`` and ``loadUInt64(at:)`` check,
+    /// stopping the process when it is not).
+    @inlinable
+    public func holds(_ range: Range<Int>) -> Bool {
+        range.lowerBound >= 0 && range.upperBound <= buffer.count
+    }
+
+    /// The bytes in `range`, as a view of their own (indexed from 0).
+    @inlinable
+    public func view(_ range: Range<Int>) -> ByteView {
+        precondition(holds(range), "byte range out of bounds")
+        return ByteView(UnsafeBufferPointer(rebasing: buffer[range]))
+    }
+
+    /// The eight bytes at `offset`, in memory order (little-endian on every platform Swift runs
+    /// PushMock on), for checks of eight bytes at once.
+    @inlinable
+    public func loadUInt64(at offset: Int) -> UInt64 {
+        precondition(offset <= Int.max - 8 && holds(offset..<(offset + 8)), "8-byte read out of bounds")
+        return UnsafeRawPointer(buffer.baseAddress! + offset).loadUnaligned(as: UInt64.self)
+    }
+
+    /// The bytes as UTF-8 text (invalid sequences become U+FFFD).
+    @inlinable
+    public var string: String { String(decoding: buffer, as: UTF8.self) }
+
+    /// The bytes as an array.
+    @inlinable
+    public var array: [UInt8] { Array(buffer) }
+
+    /// Whether the bytes are `text`'s.
+    @inlinable
+    public func equals(_ text: StaticString) -> Bool {
+        buffer.count == text.utf8CodeUnitCount && hasPrefix(text)
+    }
+
+    /// Whether the bytes are `other`'s.
+    @inlinable
+    public func equals(_ other: ByteView) -> Bool {
+        guard buffer.count == other.buffer.count else { return false }
+        guard let a = buffer.baseAddress, let b = other.buffer.baseAddress, a != b else { return true }
+        var offset = 0
+        while offset + 8 <= buffer.count {
+            let left = UnsafeRawPointer(a + offset).loadUnaligned(as: UInt64.self)
+            guard left == UnsafeRawPointer(b + offset).loadUnaligned(as: UInt64.self) else { return false }
+            offset += 8
+        }
+        while offset < buffer.count {
+            guard a[offset] == b[offset] else { return false }
+            offset += 1
+        }
+        return true
+    }
+
+    /// Whether the bytes start with `prefix`'s.
+    @inlinable
+    public func hasPrefix(_ prefix: StaticString) -> Bool {
+        guard buffer.count >= prefix.utf8CodeUnitCount else { return false }
+        for offset in 0..<prefix.utf8CodeUnitCount where buffer[offset] != prefix.utf8Start[offset] {
+            return false
+        }
+        return true
+    }
+
+    /// Whether the bytes are `lowercase`'s but for the case of ASCII letters.
+    @inlinable
+    public func equalsIgnoringCase(_ lowercase: StaticString) -> Bool {
+        guard buffer.count == lowercase.utf8CodeUnitCount else { return false }
+        for offset in 0..<buffer.count {
+            var byte = buffer[offset]
+            if byte >= UInt8(ascii: "A"), byte <= UInt8(ascii: "Z") { byte |= 0x20 }
+            if byte != lowercase.utf8Start[offset] { return false }
+        }
+        return true
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Calls `body` with a view of the array's bytes.
+    @inlinable
+    public func withByteView<Result, Failure: Error>(_ body: (ByteView) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withUnsafeBufferPointer { buffer throws(Failure) in try body(ByteView(buffer)) }
+    }
+
+    /// An array of `view`'s bytes.
+    @inlinable
+    public init(_ view: ByteView) {
+        self.init(view.buffer)
+    }
+}
+
+extension ArraySlice where Element == UInt8 {
+    /// Calls `body` with a view of the slice's bytes (indexed from 0).
+    @inlinable
+    public func withByteView<Result, Failure: Error>(_ body: (ByteView) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withUnsafeBufferPointer { buffer throws(Failure) in try body(ByteView(buffer)) }
+    }
+}
+
+extension String {
+    /// Calls `body` with a view of the string's UTF-8 (made contiguous first if it is not).
+    @inlinable
+    public func withUTF8View<Result>(_ body: (ByteView) throws -> Result) rethrows -> Result {
+        var text = self
+        return try text.withUTF8 { buffer in try body(ByteView(buffer)) }
+    }
+
+    /// `view`'s bytes as UTF-8 text (invalid sequences become U+FFFD).
+    @inlinable
+    public init(_ view: ByteView) {
+        self.init(decoding: view.buffer, as: UTF8.self)
+    }
+}

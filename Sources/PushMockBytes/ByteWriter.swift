@@ -1,0 +1,180 @@
+/// Writes bytes into memory sized for them beforehand (``Swift/Array/init(capacity:writing:)``,
+/// ``Swift/String/init(asciiCapacity:writing:)``): the hot path's answers and packed records,
+/// without an array's growth checks or a string's interpolation. Writing past the capacity traps,
+/// in every build.
+///
+/// ```swift
+/// let body = [UInt8](capacity: 32) { out in
+///     out.put("id:")
+///     out.putDecimal(1_767_225_600_000)
+/// }
+/// // "id:1767225600000"
+/// ```
+@frozen
+public struct ByteWriter: ~Copyable {
+    @usableFromInline
+    let base: UnsafeMutablePointer<UInt8>
+    @usableFromInline
+    let capacity: Int
+    @usableFromInline
+    var written = 0
+
+    /// How many bytes are written.
+    @inlinable public var count: Int { written }
+
+    @inlinable
+    init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
+        self.base = base
+        self.capacity = capacity
+    }
+
+    /// Whether `bytes` more fit (what every write checks, stopping the process when they do not).
+    @inlinable
+    public func fits(_ bytes: Int) -> Bool {
+        bytes >= 0 && bytes <= capacity - written
+    }
+
+    @inlinable
+    mutating func reserve(_ bytes: Int) -> UnsafeMutablePointer<UInt8> {
+        precondition(fits(bytes), "ByteWriter: written past its capacity")
+        defer { written += bytes }
+        return base + written
+    }
+
+    /// One byte.
+    @inlinable
+    public mutating func put(_ byte: UInt8) {
+        reserve(1).initialize(to: byte)
+    }
+
+    /// A static string's bytes.
+    @inlinable
+    public mutating func put(_ text: StaticString) {
+        reserve(text.utf8CodeUnitCount).initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
+    }
+
+    /// `bytes`.
+    @inlinable
+    public mutating func put(_ bytes: ByteView) {
+        guard let source = bytes.buffer.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count).initialize(from: source, count: bytes.count)
+    }
+
+    /// `bytes`.
+    @inlinable
+    public mutating func put(_ bytes: [UInt8]) {
+        bytes.withByteView { put($0) }
+    }
+
+    /// `text`'s UTF-8, read in place when the string is contiguous.
+    @inlinable
+    public mutating func put(utf8 text: String) {
+        let utf8 = text.utf8
+        if utf8.withContiguousStorageIfAvailable({ put(ByteView($0)) }) == nil {
+            let out = reserve(utf8.count)
+            var index = 0
+            for byte in utf8 {
+                out[index] = byte
+                index += 1
+            }
+        }
+    }
+
+    /// `value`'s decimal digits, with a `-` before a negative one (at most 20 bytes).
+    @inlinable
+    public mutating func putDecimal(_ value: Int64) {
+        if value < 0 { put(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits = 0
+        var rest = magnitude
+        repeat {
+            digits += 1
+            rest /= 10
+        } while rest > 0
+        let out = reserve(digits)
+        for index in stride(from: digits - 1, through: 0, by: -1) {
+            (out + index).initialize(to: UInt8(truncatingIfNeeded: magnitude % 10) + UInt8(ascii: "0"))
+            magnitude /= 10
+        }
+    }
+
+    /// `value` in hex: `digits` nibbles from the lowest (leading zeros kept), or, with `digits`
+    /// nil, without leading zeros (at least one digit).
+    @inlinable
+    public mutating func putHex(_ value: UInt64, digits: Int? = nil, uppercase: Bool = false) {
+        let alphabet: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
+        let count = digits ?? max(1, (64 - value.leadingZeroBitCount + 3) / 4)
+        precondition(count >= 0 && count <= 16, "at most 16 hex digits")
+        let out = reserve(count)
+        for index in 0..<count {
+            let nibble = Int(truncatingIfNeeded: (value >> UInt64(4 * (count - 1 - index))) & 0xF)
+            (out + index).initialize(to: alphabet.utf8Start[nibble])
+        }
+    }
+
+    /// A count in 7-bit groups, lowest first (one byte below 128): ``VarBytes``' format.
+    @inlinable
+    public mutating func putCount(_ value: Int) {
+        precondition(value >= 0, "counts are not negative")
+        var value = UInt(value)
+        while value >= 0x80 {
+            put(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        put(UInt8(value))
+    }
+
+    /// A string as ``VarBytes`` keeps it: its count + 1 and its UTF-8 (a count of 0 is nil).
+    @inlinable
+    public mutating func putString(_ text: String?) {
+        guard let text else { return putCount(0) }
+        putCount(text.utf8.count + 1)
+        put(utf8: text)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// An array of at most `capacity` bytes, written by `write`: as many as it wrote.
+    @inlinable
+    public init<Failure: Error>(capacity: Int, writing write: (inout ByteWriter) throws(Failure) -> Void) throws(Failure) {
+        var failure: Failure?
+        self.init(unsafeUninitializedCapacity: capacity) { buffer, initialized in
+            var writer = ByteWriter(base: buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, capacity: capacity)
+            do throws(Failure) {
+                try write(&writer)
+            } catch {
+                failure = error
+            }
+            initialized = writer.count
+        }
+        if let failure { throw failure }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends at most `capacity` bytes, written in place by `write`: as many as it wrote.
+    @inlinable
+    public mutating func append(capacity: Int, writing write: (inout ByteWriter) -> Void) {
+        let start = count
+        append(contentsOf: repeatElement(0, count: capacity))
+        let written = withUnsafeMutableBufferPointer { buffer in
+            var writer = ByteWriter(base: buffer.baseAddress! + start, capacity: capacity)
+            write(&writer)
+            return writer.count
+        }
+        removeLast(capacity - written)
+    }
+}
+
+extension String {
+    /// A string of at most `capacity` UTF-8 bytes, written by `write` (valid UTF-8 it must be:
+    /// invalid bytes are repaired to U+FFFD).
+    @inlinable
+    public init(asciiCapacity capacity: Int, writing write: (inout ByteWriter) -> Void) {
+        self.init(unsafeUninitializedCapacity: capacity) { buffer in
+            var writer = ByteWriter(base: buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, capacity: capacity)
+            write(&writer)
+            return writer.count
+        }
+    }
+}

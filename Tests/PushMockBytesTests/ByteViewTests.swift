@@ -1,0 +1,118 @@
+import PushMockBytes
+import Testing
+
+@Suite("ByteView and OwnBytes: reads stay in bounds, comparisons are exact")
+struct ByteViewTests {
+    @Test("equals, hasPrefix and equalsIgnoringCase against static strings, at every length")
+    func comparisons() {
+        Array("apns-priority".utf8).withByteView { view in
+            #expect(view.equals("apns-priority"))
+            #expect(!view.equals("apns-priorit"))
+            #expect(!view.equals("apns-priorityx"))
+            #expect(view.hasPrefix("apns-"))
+            #expect(view.hasPrefix(""))
+            #expect(!view.hasPrefix("apns-priority-"))
+            #expect(!view.equalsIgnoringCase("APNS-PRIORITY"), "the expected text is lowercase")
+        }
+        Array("APNS-Priority".utf8).withByteView { view in
+            #expect(view.equalsIgnoringCase("apns-priority"))
+            #expect(!view.equals("apns-priority"))
+        }
+        Array("[{@`".utf8).withByteView { view in
+            #expect(!view.equalsIgnoringCase("{[`@"), "only A-Z fold onto a-z")
+        }
+    }
+
+    @Test("two views are equal exactly when their bytes are, at every length and every differing offset")
+    func viewEquality() {
+        for length in 0..<40 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+            bytes.withByteView { a in
+                bytes.withByteView { b in #expect(a.equals(b)) }
+                (bytes + [0]).withByteView { longer in #expect(!a.equals(longer)) }
+                for offset in 0..<length {
+                    var changed = bytes
+                    changed[offset] &+= 1
+                    changed.withByteView { b in #expect(!a.equals(b), "differs at \(offset) of \(length)") }
+                }
+            }
+        }
+    }
+
+    @Test("views of ranges are indexed from 0; eight-byte reads are little-endian")
+    func rangesAndWords() {
+        let bytes: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+        bytes.withByteView { view in
+            let middle = view.view(2..<9)
+            #expect(Array(middle) == [3, 4, 5, 6, 7, 8, 9])
+            #expect(middle[0] == 3)
+            #expect(view.loadUInt64(at: 2) == 0x0A09_0807_0605_0403)
+            #expect(view.loadUInt64(at: 0) == 0x0807_0605_0403_0201)
+            #expect(view.view(10..<10).isEmpty)
+            #expect(middle.string == String(decoding: [3, 4, 5, 6, 7, 8, 9] as [UInt8], as: UTF8.self))
+        }
+        #expect(ByteView("abc").array == Array("abc".utf8))
+        #expect(ByteView.empty.isEmpty)
+    }
+
+    @Test("the bounds check of ranges and eight-byte reads: inside, at the edges, and past them")
+    func bounds() {
+        [UInt8](repeating: 0, count: 16).withByteView { view in
+            #expect(view.holds(0..<16) && view.holds(8..<16) && view.holds(16..<16) && view.holds(0..<0))
+            #expect(!view.holds(9..<17) && !view.holds(-1..<3) && !view.holds(0..<17))
+            #expect(view.loadUInt64(at: 8) == 0)
+        }
+        ByteView.empty.withContiguousStorageIfAvailable { #expect($0.isEmpty) }
+        #expect(ByteView.empty.holds(0..<0) && !ByteView.empty.holds(0..<1))
+    }
+
+    @Test("a reader of damaged bytes never reads past the end: random bytes read as counts and strings fail or stay within")
+    func hostileVarBytes() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<5_000 {
+            let bytes = (0..<Int.random(in: 0...24, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            bytes.withByteView { view in
+                var reader = VarBytes.Reader(view)
+                while !reader.failed, reader.remaining > 0 {
+                    let before = reader.offset
+                    if Bool.random(using: &generator) {
+                        let count = reader.count()
+                        #expect(reader.failed || count <= view.count)
+                    } else {
+                        _ = reader.string()
+                    }
+                    #expect(reader.offset <= view.count)
+                    if !reader.failed { #expect(reader.offset > before) }
+                }
+            }
+        }
+    }
+
+    @Test("own bytes hold exactly what was written or copied, empty included")
+    func ownBytes() {
+        for bytes in [[], [0], Array(0...255), [UInt8](repeating: 0xA5, count: 4_097)] as [[UInt8]] {
+            let copied = OwnBytes.copying(bytes)
+            #expect(copied.count == bytes.count && copied.array == bytes)
+            let made = OwnBytes.make(count: bytes.count) { out in
+                for byte in bytes { out.put(byte &+ 1) }
+            }
+            #expect(made.array == bytes.map { $0 &+ 1 })
+            #expect(made.withByteView(\.count) == bytes.count)
+        }
+    }
+
+    @Test("temporary bytes hold what was written; immortal buffers what they were made of")
+    func temporaryAndImmortal() {
+        let sum = withTemporaryBytes(capacity: 300, writing: { out in for value in 0..<300 { out.put(UInt8(truncatingIfNeeded: value)) } }) { view in
+            view.reduce(0) { $0 + Int($1) }
+        }
+        #expect(sum == (0..<300).reduce(0) { $0 + $1 % 256 })
+        let table = ImmortalBuffer([3, 1, 4, 1, 5])
+        #expect(Array(table) == [3, 1, 4, 1, 5])
+        #expect(ImmortalBuffer<Int>([]).isEmpty)
+        let slots = IntSlots(count: 5)
+        slots.ints.fill(-1)
+        slots.ints[2] = 9
+        #expect((0..<5).map { slots.ints[$0] } == [-1, -1, 9, -1, -1])
+    }
+}

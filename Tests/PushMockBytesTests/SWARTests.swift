@@ -1,0 +1,53 @@
+import PushMockBytes
+import Testing
+
+/// The eight-bytes-at-once checks, each against the byte-by-byte rule it stands for.
+@Suite("SWAR: eight bytes at once agree with the byte-by-byte rules")
+struct SWARTests {
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) || (0x41...0x46).contains(byte)
+    }
+
+    static func isBase64URL(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) || byte == 0x2D || byte == 0x5F
+    }
+
+    @Test("eight bytes are all hex digits exactly when each one is: every byte value in every position")
+    func hexDigits() {
+        EightByteCheck.agrees(SWAR.allHexDigits, with: Self.isHexDigit, base: "09afAF5c")
+    }
+
+    @Test("eight bytes are all base64url exactly when each one is: every byte value in every position")
+    func base64URL() {
+        EightByteCheck.agrees(SWAR.allBase64URL, with: Self.isBase64URL, base: "09AZaz-_")
+    }
+
+    /// Where the first byte that ends, escapes or needs a closer look is (nil: none).
+    static func firstSpecial(_ bytes: [UInt8]) -> Int? {
+        bytes.firstIndex { !($0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")) }
+    }
+
+    static func marked(_ bytes: [UInt8]) -> Int? {
+        let mask = SWAR.jsonStringSpecials(bytes.withByteView { $0.loadUInt64(at: 0) })
+        return mask == 0 ? nil : mask.trailingZeroBitCount / 8
+    }
+
+    @Test("JSON strings: the lowest mark of a word is exactly its first quote, backslash, control character or non-ASCII byte")
+    func everyByteInEveryPosition() {
+        for filler: UInt8 in [UInt8(ascii: "a"), 0x20, 0x7F, UInt8(ascii: "!"), UInt8(ascii: "]")] {
+            for position in 0..<8 {
+                for value in 0...255 {
+                    var bytes = [UInt8](repeating: filler, count: 8)
+                    bytes[position] = UInt8(value)
+                    #expect(Self.marked(bytes) == Self.firstSpecial(bytes), "byte \(value) at \(position) among \(filler)")
+                }
+            }
+        }
+        // Several special bytes in one word: a borrow from the first must not hide it or invent an earlier one.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let bytes = (0..<8).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(Self.marked(bytes) == Self.firstSpecial(bytes), "\(bytes)")
+        }
+    }
+}

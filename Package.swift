@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "PushMockServer", targets: ["PushMockServer"]),
         .library(name: "PushMockTesting", targets: ["PushMockTesting"]),
         .library(name: "PushMockCore", targets: ["PushMockCore"]),
+        .library(name: "PushMockBytes", targets: ["PushMockBytes"]),
         .library(name: "PushMockInspection", targets: ["PushMockInspection"]),
         .library(name: "PushMockStore", targets: ["PushMockStore"]),
         .library(name: "PushMockPostgres", targets: ["PushMockPostgres"]),
@@ -80,7 +81,10 @@ let package = Package(
         // PushMockTesting.
         .target(
             name: "PushMockSQLite",
-            dependencies: ["PushMockCore", "PushMockStore", "PushMockBytes", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")],
+            dependencies: [
+                "PushMockCore", "PushMockStore", "PushMockBytes", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -234,7 +238,8 @@ let package = Package(
         .testTarget(
             name: "PushMockStoreTests",
             dependencies: [
-                "PushMockStore", "PushMockSQLite", "PushMockPostgres", "PushMockCore", "PushMockBytes", "PushMockTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "PushMockStore", "PushMockSQLite", "PushMockPostgres", "PushMockCore", "PushMockBytes", "PushMockTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -14,6 +14,7 @@ let package = Package(
         .executableTarget(
             name: "PushMockFuzz",
             dependencies: [
+                .product(name: "PushMockBytes", package: "PushMock"),
                 .product(name: "PushMockCore", package: "PushMock"),
                 .product(name: "PushMockServer", package: "PushMock"),
                 .product(name: "PushMockInspection", package: "PushMock"),

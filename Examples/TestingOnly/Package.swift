@@ -8,6 +8,6 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [.package(name: "PushMock", path: "../..")],
     targets: [
-        .testTarget(name: "TestingOnlyTests", dependencies: [.product(name: "PushMockTesting", package: "PushMock")]),
+        .testTarget(name: "TestingOnlyTests", dependencies: [.product(name: "PushMockTesting", package: "PushMock")])
     ]
 )

@@ -5,7 +5,8 @@ public enum VarBytes {
     /// The bytes ``ByteWriter/putCount(_:)`` takes for `value`.
     @inlinable
     public static func size(_ value: Int) -> Int {
-        var value = UInt(value), bytes = 1
+        var value = UInt(value)
+        var bytes = 1
         while value >= 0x80 {
             value >>= 7
             bytes += 1
@@ -49,7 +50,8 @@ public enum VarBytes {
         /// plus `extra` (a string's count is its length + 1), so that a damaged count never sizes
         /// an allocation or a loop.
         public mutating func count(extra: Int = 0) -> Int {
-            var value = 0, shift = 0
+            var value = 0
+            var shift = 0
             while !failed {
                 let next = byte()
                 guard shift < 56 else { break }

@@ -1,4 +1,5 @@
 import PushMockBytes
+
 /// Makes request ids (`apns-id`, delivery ids) fast: a seeded xoshiro256** generator formatted as
 /// an uppercase RFC 9562 version-4 UUID in place, about 50 ns, where Foundation's `UUID()` reads
 /// /dev/urandom on every call (1–2 µs). Seeded, so tests can assert exact ids.

@@ -41,7 +41,9 @@ enum CurlCommand {
         parts.append(delivery.httpVersion == "HTTP/1.1" ? "--http1.1" : "--http2")
         parts += ["--cacert", quote(address.caFile)]
         let url: String
-        if delivery.service == .apns || delivery.service == .broadcast, let environment = delivery.environment.flatMap(APNSEnvironment.init(rawValue:)) {
+        if delivery.service == .apns || delivery.service == .broadcast,
+            let environment = delivery.environment.flatMap(APNSEnvironment.init(rawValue:))
+        {
             let hostName = environment == .production ? "api.push.apple.com" : "api.sandbox.push.apple.com"
             parts += ["--resolve", quote("\(hostName):\(address.port):\(address.host)")]
             url = "https://\(hostName):\(address.port)\(delivery.path)"

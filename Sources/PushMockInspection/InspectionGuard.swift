@@ -44,7 +44,8 @@ public struct InspectionGuard: Sendable {
         guard ["POST", "PUT", "PATCH", "DELETE"].contains(method) else { return nil }
         func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
         if let origin = header("origin"), !isAllowed(origin: origin) {
-            return InspectionError(403, "cross-origin requests may not change PushMock's state (Origin \(origin)); use the API from loopback, curl or PushMockClient")
+            return InspectionError(
+                403, "cross-origin requests may not change PushMock's state (Origin \(origin)); use the API from loopback, curl or PushMockClient")
         }
         let contentType = header("content-type").map { $0.split(separator: ";").first.map(String.init) ?? $0 }?
             .trimmingCharacters(in: " \t").lowercased()
@@ -71,7 +72,8 @@ public struct InspectionGuard: Sendable {
         let name = String(host)
         if name == "localhost" || name.hasSuffix(".localhost") || name == "::1" { return true }
         if name.hasPrefix("127."), name.split(separator: ".").count == 4,
-            name.split(separator: ".").allSatisfy({ UInt8($0) != nil }) {
+            name.split(separator: ".").allSatisfy({ UInt8($0) != nil })
+        {
             return true
         }
         return allowedHosts.contains(name)

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 public import PushMockStore
+import Synchronization
 
 /// The whole inspection port, transport-neutral: one route table from which come the handlers,
 /// 404, 405 with `Allow`, and the check against `openapi.yaml`; the browser guards and the
@@ -123,7 +123,8 @@ public struct InspectionRouter: Sendable {
         let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
         return .response(
             InspectionError(
-                503, "the delivery store did not answer within \(seconds.formatted()) s (a database that stopped answering?); PushMock keeps answering pushes and queues their deliveries; try again, and see /readyz"
+                503,
+                "the delivery store did not answer within \(seconds.formatted()) s (a database that stopped answering?); PushMock keeps answering pushes and queues their deliveries; try again, and see /readyz"
             ).response)
     }
 
@@ -205,7 +206,8 @@ public struct InspectionRouter: Sendable {
 
 /// The first of an answer and a timeout.
 final class AnswerSignal: Sendable {
-    private let state = Mutex<(answer: InspectionAnswer?, finished: Bool, continuation: CheckedContinuation<InspectionAnswer?, Never>?)>((nil, false, nil))
+    private let state = Mutex<(answer: InspectionAnswer?, finished: Bool, continuation: CheckedContinuation<InspectionAnswer?, Never>?)>(
+        (nil, false, nil))
 
     func finish(_ answer: InspectionAnswer?) {
         let continuation = state.withLock { state -> CheckedContinuation<InspectionAnswer?, Never>? in

@@ -23,7 +23,8 @@ public struct InspectionSettings: Sendable {
     public init(
         token: String? = nil, browserGuard: InspectionGuard = InspectionGuard(inspectionHost: "127.0.0.1"), maxEventSubscribers: Int = 1000,
         pushAddress: PushAddress = PushAddress(host: "127.0.0.1", caFile: "Certs/ca.pem"),
-        keys: KeyList = KeyList(keys: [], bundles: []), serviceAccounts: ServiceAccountList = ServiceAccountList(serviceAccounts: [], tokenPath: "/token"),
+        keys: KeyList = KeyList(keys: [], bundles: []),
+        serviceAccounts: ServiceAccountList = ServiceAccountList(serviceAccounts: [], tokenPath: "/token"),
         keepAlive: Duration = .seconds(15)
     ) {
         self.token = token

@@ -6,8 +6,9 @@ public enum OpenAPIDocument {
     /// The document's text, or nil when the resource bundle is missing (a binary copied away from
     /// its build folder).
     public static let yaml: [UInt8]? = {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml", subdirectory: "Resources")
-            ?? Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
+        guard
+            let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml", subdirectory: "Resources")
+                ?? Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
             let data = try? Data(contentsOf: url)
         else { return nil }
         return Array(data)

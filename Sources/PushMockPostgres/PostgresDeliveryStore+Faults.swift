@@ -11,7 +11,8 @@ extension PostgresDeliveryStore: FleetFaultCounter {
 
     public func claimFire(_ key: String, count: Int) async throws -> FleetFire {
         let deadline = ContinuousClock.now + Self.heldPatience
-        try await client.query("INSERT INTO pushmock_fault_fire (key, remaining) VALUES (\(key), \(Int64(count))) ON CONFLICT (key) DO NOTHING", logger: logger)
+        try await client.query(
+            "INSERT INTO pushmock_fault_fire (key, remaining) VALUES (\(key), \(Int64(count))) ON CONFLICT (key) DO NOTHING", logger: logger)
         // One statement at a time, each on whichever pooled connection is free: a claim that waits
         // never keeps a connection from the requests settling theirs.
         var pause = 2
@@ -21,7 +22,9 @@ extension PostgresDeliveryStore: FleetFaultCounter {
                 logger: logger)
             for try await remaining in taken.decode(Int64.self) { return .won(remaining: Int(remaining)) }
             var held: Int64 = 0
-            for try await count in try await client.query("SELECT held FROM pushmock_fault_fire WHERE key = \(key)", logger: logger).decode(Int64.self) {
+            for try await count in try await client.query("SELECT held FROM pushmock_fault_fire WHERE key = \(key)", logger: logger).decode(
+                Int64.self)
+            {
                 held = count
             }
             if held <= 0 { return .lost(spent: true) }

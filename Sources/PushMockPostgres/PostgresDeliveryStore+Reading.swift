@@ -1,8 +1,8 @@
 import NIOCore
 import PostgresNIO
-import Synchronization
 public import PushMockCore
 public import PushMockStore
+import Synchronization
 
 /// Reading: every reader first waits (a bounded time) for what this instance recorded before it to
 /// be committed, then asks the database, in commit order.
@@ -23,9 +23,13 @@ extension PostgresDeliveryStore {
         // While writes fail the database is not asked (`/metrics` and `/readyz` answer at once,
         // with the count last read); otherwise it gets a second.
         var count = lastCount.load(ordering: .relaxed)
-        if statistics.failure == nil, let read = try? await Self.within(.seconds(1), { [client] in
-            try await Self.count(client.query("SELECT value FROM pushmock_meta WHERE key = 'count'"))
-        }) {
+        if statistics.failure == nil,
+            let read = try? await Self.within(
+                .seconds(1),
+                { [client] in
+                    try await Self.count(client.query("SELECT value FROM pushmock_meta WHERE key = 'count'"))
+                })
+        {
             count = read
             lastCount.store(count, ordering: .relaxed)
         }
@@ -48,7 +52,8 @@ extension PostgresDeliveryStore {
         let where_ = PostgresFilter(filter)
         guard let text = PostgresFilter.swiftSide(filter) else {
             let total = try await Self.count(client.query(where_.query("SELECT count(*) FROM pushmock_delivery")))
-            let rows = try await deliveries(client.query(where_.query("SELECT \(Self.columns) FROM pushmock_delivery", "ORDER BY seq DESC LIMIT \(max(0, limit))")))
+            let rows = try await deliveries(
+                client.query(where_.query("SELECT \(Self.columns) FROM pushmock_delivery", "ORDER BY seq DESC LIMIT \(max(0, limit))")))
             return DeliveryPage(deliveries: rows, total: Int(total))
         }
         var result: [Delivery] = []
@@ -66,7 +71,8 @@ extension PostgresDeliveryStore {
         await queue.flush(within: Self.readerPatience)
         let where_ = PostgresFilter(filter, after: cursor)
         guard let text = PostgresFilter.swiftSide(filter) else {
-            return try await deliveries(client.query(where_.query("SELECT \(Self.columns) FROM pushmock_delivery", "ORDER BY seq ASC LIMIT \(max(0, limit))")))
+            return try await deliveries(
+                client.query(where_.query("SELECT \(Self.columns) FROM pushmock_delivery", "ORDER BY seq ASC LIMIT \(max(0, limit))")))
         }
         var result: [Delivery] = []
         try await forEach(where_.query("SELECT \(Self.columns) FROM pushmock_delivery", "ORDER BY seq ASC")) { delivery in
@@ -81,7 +87,9 @@ extension PostgresDeliveryStore {
         // What was recorded before the removal is removed with it, so it must be committed first;
         // a database that does not take it in ``removePatience`` gets an error, not a hang.
         guard await queue.flush(within: Self.removePatience) else {
-            throw StoreError("PostgreSQL at \(location) has not committed the deliveries recorded before this removal within \(Self.removePatience.components.seconds) s; nothing was removed")
+            throw StoreError(
+                "PostgreSQL at \(location) has not committed the deliveries recorded before this removal within \(Self.removePatience.components.seconds) s; nothing was removed"
+            )
         }
         let where_ = PostgresFilter(filter)
         let text = PostgresFilter.swiftSide(filter)
@@ -98,10 +106,14 @@ extension PostgresDeliveryStore {
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.writeLock))", logger: logger)
                 let removed: Int64
                 if text == nil {
-                    removed = try await Self.count(connection.query(where_.query("WITH gone AS (DELETE FROM pushmock_delivery", "RETURNING 1) SELECT count(*) FROM gone"), logger: logger))
+                    removed = try await Self.count(
+                        connection.query(
+                            where_.query("WITH gone AS (DELETE FROM pushmock_delivery", "RETURNING 1) SELECT count(*) FROM gone"), logger: logger))
                 } else {
-                    removed = try await Self.count(connection.query(
-                        "WITH gone AS (DELETE FROM pushmock_delivery WHERE id = ANY(\(doomed)) RETURNING 1) SELECT count(*) FROM gone", logger: logger))
+                    removed = try await Self.count(
+                        connection.query(
+                            "WITH gone AS (DELETE FROM pushmock_delivery WHERE id = ANY(\(doomed)) RETURNING 1) SELECT count(*) FROM gone",
+                            logger: logger))
                 }
                 try await connection.query("UPDATE pushmock_meta SET value = greatest(0, value - \(removed)) WHERE key = 'count'", logger: logger)
                 return Int(removed)
@@ -156,7 +168,8 @@ extension PostgresDeliveryStore {
         let (id, receivedAt, connection, status, outcome, service, bodyIsJSON, record, sharedID, shared) = row
         do {
             return try StoredRecord(
-                id: id, receivedAt: receivedAt, connectionID: connection, status: Int(status), outcome: outcome, service: service, bodyIsJSON: bodyIsJSON,
+                id: id, receivedAt: receivedAt, connectionID: connection, status: Int(status), outcome: outcome, service: service,
+                bodyIsJSON: bodyIsJSON,
                 record: Array(record.readableBytesView), sharedID: sharedID, shared: shared.map { Array($0.readableBytesView) }
             ).delivery(sharedTable: "pushmock_shared")
         } catch let damaged as UndecodableRecord {

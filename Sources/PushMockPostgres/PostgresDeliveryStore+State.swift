@@ -1,8 +1,8 @@
 import Foundation
 import NIOCore
 import PostgresNIO
-import Synchronization
 import PushMockStore
+import Synchronization
 
 /// Server state shared by the fleet (devices, faults, channels), as snapshots by key, and the one
 /// listening connection that tells this instance about other instances' commits and snapshots.
@@ -55,7 +55,8 @@ extension PostgresDeliveryStore {
                                 try await connection.query("DELETE FROM pushmock_state WHERE key = \(key)", logger: logger)
                             } else {
                                 try await connection.query(
-                                    "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value", logger: logger)
+                                    "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                                    logger: logger)
                             }
                             try await connection.query("SELECT pg_notify(\(Self.channel), \("s \(instance) \(key)"))", logger: logger)
                         }

@@ -93,8 +93,11 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// How long a reader waits for what this instance recorded before it to be committed.
     static let readerPatience: Duration = .seconds(5)
 
-    private init(client: PostgresClient, runTask: Task<Void, Never>, location: PostgresLocation, eventLoopGroup: any EventLoopGroup, firstBlock: Range<UInt64>, spares: [Range<UInt64>], retention: Int,
-                 retentionAge: Duration?, queueLimit: Int, writePatience: Duration, sharedCleanupEvery: Int, logger: Logger) {
+    private init(
+        client: PostgresClient, runTask: Task<Void, Never>, location: PostgresLocation, eventLoopGroup: any EventLoopGroup, firstBlock: Range<UInt64>,
+        spares: [Range<UInt64>], retention: Int,
+        retentionAge: Duration?, queueLimit: Int, writePatience: Duration, sharedCleanupEvery: Int, logger: Logger
+    ) {
         self.writePatience = writePatience
         self.sharedCleanupEvery = sharedCleanupEvery
         pool = Mutex((client, runTask))
@@ -114,7 +117,8 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// shared rows no delivery names any more.
     public static func connect(
         _ location: PostgresLocation, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
-        writePatience: Duration = .seconds(10), eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup, sharedCleanupEvery: Int? = nil,
+        writePatience: Duration = .seconds(10), eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+        sharedCleanupEvery: Int? = nil,
         logger: Logger = Logger(label: "pushmock.postgres")
     ) async throws -> PostgresDeliveryStore {
         precondition(retention > 0)
@@ -125,14 +129,18 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             var blocks: [Range<UInt64>] = []
             for _ in 0...spareBlocks { blocks.append(try await leaseBlock(client)) }
             let store = PostgresDeliveryStore(
-                client: client, runTask: runTask, location: location, eventLoopGroup: eventLoopGroup, firstBlock: blocks[0], spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
-                queueLimit: queueLimit, writePatience: writePatience, sharedCleanupEvery: sharedCleanupEvery ?? SharedRows.cleanupDefault(retention: retention), logger: logger
+                client: client, runTask: runTask, location: location, eventLoopGroup: eventLoopGroup, firstBlock: blocks[0],
+                spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
+                queueLimit: queueLimit, writePatience: writePatience,
+                sharedCleanupEvery: sharedCleanupEvery ?? SharedRows.cleanupDefault(retention: retention), logger: logger
             )
             try await store.loadSnapshots()
             // The writer keeps the store until it is closed; trouble is logged once a second.
-            store.queue.start({ batch in try await store.write(batch) }, report: { line, trouble in
-                if trouble { logger.warning("PostgreSQL at \(location): \(line)") } else { logger.notice("PostgreSQL at \(location): \(line)") }
-            })
+            store.queue.start(
+                { batch in try await store.write(batch) },
+                report: { line, trouble in
+                    if trouble { logger.warning("PostgreSQL at \(location): \(line)") } else { logger.notice("PostgreSQL at \(location): \(line)") }
+                })
             store.startListening()
             return store
         } catch {
@@ -149,7 +157,8 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     static func probe(_ location: PostgresLocation, on eventLoopGroup: any EventLoopGroup, logger: Logger) async -> String? {
         do {
             let connection = try await PostgresConnection.connect(
-                on: eventLoopGroup.any(), configuration: location.connectionConfiguration, id: 0, logger: Logger(label: "pushmock.postgres.probe", factory: { _ in SwiftLogNoOpLogHandler() })
+                on: eventLoopGroup.any(), configuration: location.connectionConfiguration, id: 0,
+                logger: Logger(label: "pushmock.postgres.probe", factory: { _ in SwiftLogNoOpLogHandler() })
             )
             try? await connection.close()
             return nil
@@ -160,7 +169,9 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
 
     /// A pool for `location`, running.
     static func makePool(_ location: PostgresLocation, on eventLoopGroup: any EventLoopGroup) -> (PostgresClient, Task<Void, Never>) {
-        let client = PostgresClient(configuration: location.clientConfiguration, eventLoopGroup: eventLoopGroup, backgroundLogger: Logger(label: "pushmock.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let client = PostgresClient(
+            configuration: location.clientConfiguration, eventLoopGroup: eventLoopGroup,
+            backgroundLogger: Logger(label: "pushmock.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
         return (client, Task { await client.run() })
     }
 
@@ -190,7 +201,10 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     static func within<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await operation() }
-            group.addTask { try await Task.sleep(for: limit); return nil }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
             let finished = try await group.next() ?? nil
             group.cancelAll()
             guard let finished else { throw StoreError("no answer within \(limit.components.seconds) s") }
@@ -303,7 +317,9 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                 if replacing {
                     let ids = batch.ids.map { Int64(clamping: $0) }
                     replaced = try await Self.count(
-                        connection.query("WITH gone AS (DELETE FROM pushmock_delivery WHERE id = ANY(\(ids)) RETURNING 1) SELECT count(*) FROM gone", logger: logger)
+                        connection.query(
+                            "WITH gone AS (DELETE FROM pushmock_delivery WHERE id = ANY(\(ids)) RETURNING 1) SELECT count(*) FROM gone",
+                            logger: logger)
                     )
                 }
                 // The shared fields this batch's rows name, where they are missing (new, or cleaned
@@ -313,19 +329,24 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                 var removed: Int64 = 0
                 if let horizon {
                     removed += try await Self.count(
-                        connection.query("WITH gone AS (DELETE FROM pushmock_delivery WHERE received_at < \(horizon) RETURNING 1) SELECT count(*) FROM gone", logger: logger)
+                        connection.query(
+                            "WITH gone AS (DELETE FROM pushmock_delivery WHERE received_at < \(horizon) RETURNING 1) SELECT count(*) FROM gone",
+                            logger: logger)
                     )
                 }
                 let kept = try await Self.count(
-                    connection.query("UPDATE pushmock_meta SET value = value + \(Int64(batch.count)) - \(removed + replaced) WHERE key = 'count' RETURNING value", logger: logger)
+                    connection.query(
+                        "UPDATE pushmock_meta SET value = value + \(Int64(batch.count)) - \(removed + replaced) WHERE key = 'count' RETURNING value",
+                        logger: logger)
                 )
                 if kept > retention {
                     let excess = kept - retention
-                    let evicted = try await Self.count(connection.query(
-                        """
-                        WITH gone AS (DELETE FROM pushmock_delivery WHERE seq IN (SELECT seq FROM pushmock_delivery ORDER BY seq LIMIT \(excess)) RETURNING 1)
-                        SELECT count(*) FROM gone
-                        """, logger: logger))
+                    let evicted = try await Self.count(
+                        connection.query(
+                            """
+                            WITH gone AS (DELETE FROM pushmock_delivery WHERE seq IN (SELECT seq FROM pushmock_delivery ORDER BY seq LIMIT \(excess)) RETURNING 1)
+                            SELECT count(*) FROM gone
+                            """, logger: logger))
                     try await connection.query("UPDATE pushmock_meta SET value = value - \(evicted) WHERE key = 'count'", logger: logger)
                     removed += evicted
                 }
@@ -334,7 +355,8 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                     // Under the write lock, after this batch's rows: a batch that names them again
                     // writes them again.
                     try await connection.query(
-                        "DELETE FROM pushmock_shared WHERE shared_id NOT IN (SELECT shared_id FROM pushmock_delivery WHERE shared_id IS NOT NULL)", logger: logger)
+                        "DELETE FROM pushmock_shared WHERE shared_id NOT IN (SELECT shared_id FROM pushmock_delivery WHERE shared_id IS NOT NULL)",
+                        logger: logger)
                 }
                 try await connection.query("SELECT pg_notify(\(Self.channel), \("d " + instance))", logger: logger)
                 return removed

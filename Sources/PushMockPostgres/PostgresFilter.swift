@@ -32,11 +32,12 @@ struct PostgresFilter {
         if let since = filter.since { conditions.append("received_at >= \(bind(since))") }
         if let until = filter.until { conditions.append("received_at < \(bind(until))") }
         if let deviceOutcome = filter.deviceOutcome {
-            let outcome: String = switch deviceOutcome {
-            case .applied: "accepted"
-            case .dropped: "dropped"
-            case .none: "rejected"
-            }
+            let outcome: String =
+                switch deviceOutcome {
+                case .applied: "accepted"
+                case .dropped: "dropped"
+                case .none: "rejected"
+                }
             add("outcome", outcome)
         }
         if let dropReason = filter.dropReason {

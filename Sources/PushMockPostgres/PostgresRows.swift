@@ -1,6 +1,6 @@
-import PushMockBytes
 import NIOCore
 import PostgresNIO
+import PushMockBytes
 import PushMockCore
 import PushMockStore
 
@@ -127,7 +127,9 @@ enum PostgresRows {
 
     /// Appends the row of `delivery` as the delivery `id` to `buffer`, naming its shared fields
     /// (``SharedSlots``), and notes them in `shared`.
-    static func appendRow(_ delivery: borrowing Delivery, id: UInt64, to buffer: inout ByteBuffer, slots: inout SharedSlots, shared named: inout SharedRows) {
+    static func appendRow(
+        _ delivery: borrowing Delivery, id: UInt64, to buffer: inout ByteBuffer, slots: inout SharedSlots, shared named: inout SharedRows
+    ) {
         writeInt8(Int64(clamping: id), to: &buffer)
         writeInt8(delivery.receivedAt, to: &buffer)
         writeInt8(Int64(clamping: delivery.connectionID), to: &buffer)
@@ -257,4 +259,3 @@ struct PostgresRowBatch: DeliveryBatch {
         rows = joined
     }
 }
-

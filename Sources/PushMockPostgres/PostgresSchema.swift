@@ -38,7 +38,7 @@ enum PostgresSchema {
         [
             // What each `count` fault has left, counted for the whole fleet (one row per fault), and
             // how many fires are taken by requests not answered yet.
-            "CREATE TABLE pushmock_fault_fire (key TEXT PRIMARY KEY, remaining BIGINT NOT NULL, held BIGINT NOT NULL DEFAULT 0)",
+            "CREATE TABLE pushmock_fault_fire (key TEXT PRIMARY KEY, remaining BIGINT NOT NULL, held BIGINT NOT NULL DEFAULT 0)"
         ],
         [
             // What a connection's deliveries have in common (``CompactDelivery``'s shared part), once
@@ -51,7 +51,7 @@ enum PostgresSchema {
         [
             // Keys in byte order: a Live Activity's turn reads the entries of its timeline past the
             // last one the instance has (`activity-entry:<id>/<number>`) by range.
-            #"CREATE INDEX pushmock_state_in_byte_order ON pushmock_state (key COLLATE "C")"#,
+            #"CREATE INDEX pushmock_state_in_byte_order ON pushmock_state (key COLLATE "C")"#
         ],
     ]
 
@@ -72,7 +72,8 @@ enum PostgresSchema {
                 }
                 let current = Int(version ?? 0)
                 guard current <= migrations.count else {
-                    throw PostgresSchemaError(description: "the database has schema version \(current), newer than this PushMock's \(migrations.count); upgrade PushMock")
+                    throw PostgresSchemaError(
+                        description: "the database has schema version \(current), newer than this PushMock's \(migrations.count); upgrade PushMock")
                 }
                 for statements in migrations.dropFirst(current) {
                     for statement in statements {

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 public import PushMockCore
-import Synchronization
 public import PushMockStore
+import Synchronization
 
 /// Reading: every reader first waits (a bounded time) for what was recorded before it to be committed.
 extension SQLiteDeliveryStore {
@@ -29,7 +29,9 @@ extension SQLiteDeliveryStore {
     public func delivery(id: UInt64) async throws -> Delivery? {
         await flush(within: Self.readerPatience)
         return try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.selection) FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap { try Self.delivery($0) }
+            try Row.fetchOne(db, sql: "SELECT \(Self.selection) FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap {
+                try Self.delivery($0)
+            }
         }
     }
 
@@ -39,7 +41,8 @@ extension SQLiteDeliveryStore {
         return try await pool.read { db in
             if filter.text == nil {
                 let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery \(clause)", arguments: arguments) ?? 0
-                let rows = try Row.fetchAll(db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id DESC LIMIT \(max(0, limit))", arguments: arguments)
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id DESC LIMIT \(max(0, limit))", arguments: arguments)
                 return DeliveryPage(deliveries: try rows.compactMap { try Self.delivery($0) }, total: total)
             }
             var result: [Delivery] = []
@@ -148,7 +151,8 @@ extension SQLiteDeliveryStore {
         do {
             return try StoredRecord(
                 id: row["id"], receivedAt: row["received_at"], connectionID: row["connection_id"], status: row["status"], outcome: row["outcome"],
-                service: row["service"], bodyIsJSON: row["body_is_json"], record: Array(record), sharedID: row["shared_id"], shared: shared.map { Array($0) }
+                service: row["service"], bodyIsJSON: row["body_is_json"], record: Array(record), sharedID: row["shared_id"],
+                shared: shared.map { Array($0) }
             ).delivery(sharedTable: "the table shared")
         } catch let damaged as UndecodableRecord {
             UndecodableRecords.skip(damaged)

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import Synchronization
 import PushMockStore
+import Synchronization
 
 /// Server state snapshots (devices, faults) kept in the same file, written behind.
 extension SQLiteDeliveryStore {
@@ -15,7 +15,9 @@ extension SQLiteDeliveryStore {
         try pool.read { db in
             var found: [String: [UInt8]] = [:]
             // Keys are compared as text (`LIKE` would read `_` and `%` in a key as patterns).
-            for row in try Row.fetchAll(db, sql: "SELECT key, value FROM server_state WHERE substr(key, 1, ?) = ?", arguments: [prefix.count, prefix]) {
+            for row in try Row.fetchAll(
+                db, sql: "SELECT key, value FROM server_state WHERE substr(key, 1, ?) = ?", arguments: [prefix.count, prefix])
+            {
                 let key: String = row["key"]
                 let value: Data = row["value"]
                 found[key] = Array(value)

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 public import PushMockCore
-import Synchronization
 public import PushMockStore
+import Synchronization
 
 /// Deliveries in one SQLite file (WAL mode, versioned migrations), kept across restarts.
 ///
@@ -92,7 +92,9 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             // Ids are SQLite integers: a file whose ids reach Int64.max (a hostile or damaged file)
             // has no next id to give, which is an error to report, never an overflow to trap on.
             guard maxID < Int64.max, next < Int64.max else {
-                throw StoreError("\(path): its delivery ids have reached \(Int64.max), the largest SQLite can hold; start a new file (pushmock export, then import into it)")
+                throw StoreError(
+                    "\(path): its delivery ids have reached \(Int64.max), the largest SQLite can hold; start a new file (pushmock export, then import into it)"
+                )
             }
             return (UInt64(max(next, maxID + 1, 1)), try Self.count(db))
         }
@@ -147,33 +149,36 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             if application != applicationID && !(application == 0 && tables.isEmpty) {
-                throw StoreError("\(path) is an SQLite database of something else (application_id \(application), tables \(tables.joined(separator: ", "))); PushMock leaves it as it is (choose another file)")
+                throw StoreError(
+                    "\(path) is an SQLite database of something else (application_id \(application), tables \(tables.joined(separator: ", "))); PushMock leaves it as it is (choose another file)"
+                )
             }
         }
         var migrator = DatabaseMigrator()
         migrator.registerMigration("1-deliveries") { db in
             try db.execute(sql: "PRAGMA application_id = \(applicationID)")
-            try db.execute(sql: """
-                CREATE TABLE delivery (
-                    id INTEGER PRIMARY KEY,
-                    received_at INTEGER NOT NULL,
-                    connection_id INTEGER NOT NULL,
-                    service TEXT NOT NULL,
-                    environment TEXT,
-                    device_token TEXT,
-                    topic TEXT,
-                    push_type TEXT,
-                    outcome TEXT NOT NULL,
-                    reason TEXT,
-                    status INTEGER NOT NULL,
-                    project TEXT,
-                    body_is_json INTEGER NOT NULL,
-                    record BLOB NOT NULL
-                );
-                CREATE INDEX delivery_by_token ON delivery(device_token, id);
-                CREATE INDEX delivery_by_received ON delivery(received_at);
-                CREATE TABLE store_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE delivery (
+                        id INTEGER PRIMARY KEY,
+                        received_at INTEGER NOT NULL,
+                        connection_id INTEGER NOT NULL,
+                        service TEXT NOT NULL,
+                        environment TEXT,
+                        device_token TEXT,
+                        topic TEXT,
+                        push_type TEXT,
+                        outcome TEXT NOT NULL,
+                        reason TEXT,
+                        status INTEGER NOT NULL,
+                        project TEXT,
+                        body_is_json INTEGER NOT NULL,
+                        record BLOB NOT NULL
+                    );
+                    CREATE INDEX delivery_by_token ON delivery(device_token, id);
+                    CREATE INDEX delivery_by_received ON delivery(received_at);
+                    CREATE TABLE store_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+                    """)
         }
         migrator.registerMigration("2-state") { db in
             try db.execute(sql: "CREATE TABLE server_state (key TEXT PRIMARY KEY, value BLOB NOT NULL)")
@@ -183,28 +188,32 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             // per connection and change, named by the id of the first delivery that carried it. A
             // row with a `shared_id` keeps only its own part in `record`; one without (written
             // before) keeps the whole ``PackedDelivery``.
-            try db.execute(sql: """
-                CREATE TABLE shared (shared_id INTEGER PRIMARY KEY, fields BLOB NOT NULL);
-                ALTER TABLE delivery ADD COLUMN shared_id INTEGER;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE shared (shared_id INTEGER PRIMARY KEY, fields BLOB NOT NULL);
+                    ALTER TABLE delivery ADD COLUMN shared_id INTEGER;
+                    """)
         }
         migrator.registerMigration("4-token-key") { db in
             // The device token is indexed by an integer key (``SQLiteTokenKey``): an index a sixth
             // of the size, and integer comparisons where the text index compared whole tokens.
-            db.add(function: DatabaseFunction("pushmock_token_key", argumentCount: 1, pure: true) { values in
-                String.fromDatabaseValue(values[0]).map(SQLiteTokenKey.of)
-            })
-            try db.execute(sql: """
-                ALTER TABLE delivery ADD COLUMN token_key INTEGER;
-                UPDATE delivery SET token_key = pushmock_token_key(device_token) WHERE device_token IS NOT NULL;
-                DROP INDEX delivery_by_token;
-                CREATE INDEX delivery_by_token_key ON delivery(token_key, id);
-                """)
+            db.add(
+                function: DatabaseFunction("pushmock_token_key", argumentCount: 1, pure: true) { values in
+                    String.fromDatabaseValue(values[0]).map(SQLiteTokenKey.of)
+                })
+            try db.execute(
+                sql: """
+                    ALTER TABLE delivery ADD COLUMN token_key INTEGER;
+                    UPDATE delivery SET token_key = pushmock_token_key(device_token) WHERE device_token IS NOT NULL;
+                    DROP INDEX delivery_by_token;
+                    CREATE INDEX delivery_by_token_key ON delivery(token_key, id);
+                    """)
         }
         // A file a newer PushMock has migrated may keep rows this one would misread: refused.
         if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
             let applied = (try? pool.read { try migrator.appliedIdentifiers($0) }) ?? []
-            throw StoreError("\(path) was written by a newer PushMock (schema \(applied.sorted().joined(separator: ", "))); upgrade PushMock to use it")
+            throw StoreError(
+                "\(path) was written by a newer PushMock (schema \(applied.sorted().joined(separator: ", "))); upgrade PushMock to use it")
         }
         do {
             try migrator.migrate(pool)
@@ -329,7 +338,9 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         let now = try? SQLiteFileLock.Identity(path: path)
         guard now == identity else {
             lastChecked.withLock { $0 = .now - .seconds(2) }
-            throw StoreError("\(path) was \(now == nil ? "deleted" : "replaced by another file") while PushMock had it open; deliveries are held in memory (up to the queue limit) and not written. Restart PushMock to start a new file")
+            throw StoreError(
+                "\(path) was \(now == nil ? "deleted" : "replaced by another file") while PushMock had it open; deliveries are held in memory (up to the queue limit) and not written. Restart PushMock to start a new file"
+            )
         }
     }
 

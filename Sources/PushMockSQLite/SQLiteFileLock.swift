@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import PushMockStore
+import Synchronization
 
 /// An exclusive lock on an SQLite store's file, held from open to close: two PushMocks on one
 /// file would both give out the same delivery ids (one of them then fails every write with

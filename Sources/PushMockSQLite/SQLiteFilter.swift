@@ -30,11 +30,12 @@ package enum SQLiteFilter {
         if let since = filter.since { add("received_at >= ?", since) }
         if let until = filter.until { add("received_at < ?", until) }
         if let deviceOutcome = filter.deviceOutcome {
-            let outcome: String = switch deviceOutcome {
-            case .applied: "accepted"
-            case .dropped: "dropped"
-            case .none: "rejected"
-            }
+            let outcome: String =
+                switch deviceOutcome {
+                case .applied: "accepted"
+                case .dropped: "dropped"
+                case .none: "rejected"
+                }
             add("outcome = ?", outcome)
         }
         if let dropReason = filter.dropReason {

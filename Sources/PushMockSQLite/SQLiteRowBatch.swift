@@ -64,10 +64,11 @@ package struct SQLiteRowBatch: DeliveryBatch {
         lengths.8 = Int32(layout.ownSize)
         let (sharedID, fields, introduced) = slots.name(delivery, layout: layout, id: id)
         shared.note(sharedID, fields, introduced: introduced)
-        rows.append(Row(
-            id: id, receivedAt: delivery.receivedAt, connectionID: delivery.connectionID, sharedID: sharedID,
-            status: Int32(clamping: delivery.status), bodyIsJSON: delivery.bodyIsJSON, start: start, lengths: lengths
-        ))
+        rows.append(
+            Row(
+                id: id, receivedAt: delivery.receivedAt, connectionID: delivery.connectionID, sharedID: sharedID,
+                status: Int32(clamping: delivery.status), bodyIsJSON: delivery.bodyIsJSON, start: start, lengths: lengths
+            ))
         lastReceivedAt = delivery.receivedAt
     }
 
@@ -153,11 +154,13 @@ package struct SQLiteRowBatch: DeliveryBatch {
     package mutating func insert(front batch: SQLiteRowBatch) {
         let offset = batch.bytes.count
         bytes = batch.bytes + bytes
-        rows = batch.rows + rows.map { row in
-            var moved = row
-            moved.start += offset
-            return moved
-        }
+        rows =
+            batch.rows
+            + rows.map { row in
+                var moved = row
+                moved.start += offset
+                return moved
+            }
         shared.merge(batch.shared)
         lastReceivedAt = max(lastReceivedAt, batch.lastReceivedAt)
     }

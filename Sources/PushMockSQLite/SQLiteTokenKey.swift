@@ -1,4 +1,5 @@
 import PushMockStore
+
 /// The integer the SQLite store indexes a device token by (`delivery.token_key`), instead of the
 /// token's text: an index entry of about 15 bytes instead of about 90, compared as one integer
 /// instead of a 64-byte `memcmp` at every level of the B-tree. Two tokens may share a key, so a

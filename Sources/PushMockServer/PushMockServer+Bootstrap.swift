@@ -1,9 +1,10 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 import PushMockInspection
 import PushMockTransport
-import Logging
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -131,13 +132,22 @@ extension PushMockServer {
             let setting = "--\(flag), \(variable)"
             switch error.errnoCode {
             case EADDRINUSE:
-                throw PushMockError(code: .listenFailed, message: "port \(configuration.port) is in use (\(setting)); stop what holds it, or pass --\(flag) 0 for a free one")
+                throw PushMockError(
+                    code: .listenFailed,
+                    message: "port \(configuration.port) is in use (\(setting)); stop what holds it, or pass --\(flag) 0 for a free one")
             case EACCES:
-                throw PushMockError(code: .listenFailed, message: "port \(configuration.port) needs privileges to bind (\(setting)): run as root, grant CAP_NET_BIND_SERVICE, or pick a port above 1023")
+                throw PushMockError(
+                    code: .listenFailed,
+                    message:
+                        "port \(configuration.port) needs privileges to bind (\(setting)): run as root, grant CAP_NET_BIND_SERVICE, or pick a port above 1023"
+                )
             case EADDRNOTAVAIL:
-                throw PushMockError(code: .listenFailed, message: "cannot bind \(configuration.host):\(configuration.port): no such local address (\(setting) and its host option)")
+                throw PushMockError(
+                    code: .listenFailed,
+                    message: "cannot bind \(configuration.host):\(configuration.port): no such local address (\(setting) and its host option)")
             default:
-                throw PushMockError(code: .listenFailed, message: "cannot listen on \(configuration.host):\(configuration.port) (\(setting)): \(error.description)")
+                throw PushMockError(
+                    code: .listenFailed, message: "cannot listen on \(configuration.host):\(configuration.port) (\(setting)): \(error.description)")
             }
         }
     }
@@ -151,7 +161,8 @@ extension PushMockServer {
                 guard FileCheck.exists(path), let data = FileManager.default.contents(atPath: path) else {
                     throw PushMockError(
                         code: .tlsMaterialMissing,
-                        message: "\(path) not found. Run from the repository root, pass --cert and --key, or create a set with `pushmock certs generate --out DIR`."
+                        message:
+                            "\(path) not found. Run from the repository root, pass --cert and --key, or create a set with `pushmock certs generate --out DIR`."
                     )
                 }
                 contents.append(Array(data))

@@ -10,7 +10,10 @@ public struct StoreOpener: Sendable {
     /// Opens the store at `location` with `options`; nil when `location` is not of its kind.
     public var open: @Sendable (_ location: StoreLocation, _ options: StoreOptions, _ logger: Logger) async throws -> (any DeliveryStore)?
 
-    public init(kind: String, open: @escaping @Sendable (_ location: StoreLocation, _ options: StoreOptions, _ logger: Logger) async throws -> (any DeliveryStore)?) {
+    public init(
+        kind: String,
+        open: @escaping @Sendable (_ location: StoreLocation, _ options: StoreOptions, _ logger: Logger) async throws -> (any DeliveryStore)?
+    ) {
         self.kind = kind
         self.open = open
     }
@@ -39,7 +42,8 @@ extension PushMockServer {
         }
         throw PushMockError(
             code: .invalidConfiguration,
-            message: "store \(configuration.store): this server opens only the memory store (the pushmock executable opens SQLite and PostgreSQL; a Swift test that wants them adds PushMockStores and sets configuration.storeOpeners = StoreOpener.all)"
+            message:
+                "store \(configuration.store): this server opens only the memory store (the pushmock executable opens SQLite and PostgreSQL; a Swift test that wants them adds PushMockStores and sets configuration.storeOpeners = StoreOpener.all)"
         )
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 public import Logging
-public import PushMockInspection
 public import PushMockCore
+public import PushMockInspection
 public import PushMockStore
 public import PushMockTransport
 public import ServiceLifecycle
@@ -115,7 +115,10 @@ public final class PushMockServer: Service, Sendable {
                 catalogue.apns = CatalogueCredentials.APNS(keyID: key.keyID, teamID: key.teamID, pem: pem, topic: topic)
             }
             do {
-                registry.add(APNSSigningKey(keyID: key.keyID, teamID: key.teamID, publicKey: try APNSSigningKey.publicKey(fromPEM: pem), scope: key.scope, topics: key.topics))
+                registry.add(
+                    APNSSigningKey(
+                        keyID: key.keyID, teamID: key.teamID, publicKey: try APNSSigningKey.publicKey(fromPEM: pem), scope: key.scope,
+                        topics: key.topics))
             } catch {
                 throw PushMockError(code: .invalidConfiguration, message: "APNs key \(key.keyID) is not a P-256 key in PEM (.p8): \(error)")
             }
@@ -131,7 +134,8 @@ public final class PushMockServer: Service, Sendable {
         let archive = capabilities.archive
         let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit, archive: archive)
         let activities = LiveActivities(
-            limits: configuration.liveActivityLimits, devices: devices, types: activityTypes, seed: configuration.idSeed, archive: archive, channels: channels
+            limits: configuration.liveActivityLimits, devices: devices, types: activityTypes, seed: configuration.idSeed, archive: archive,
+            channels: channels
         )
         let subscriptions = TopicArchive.subscriptions(archive: archive)
         let metrics = ServerMetrics()
@@ -169,7 +173,9 @@ public final class PushMockServer: Service, Sendable {
                 accessTokens: accessTokens, seed: configuration.faultSeed, configuredTypes: configuration.startingActivityTypes
             )
         } catch {
-            throw PushMockError(code: .storeUnavailable, message: "store \(configuration.store): the state it kept (devices, faults, activities, channels) cannot be read: \(error)")
+            throw PushMockError(
+                code: .storeUnavailable,
+                message: "store \(configuration.store): the state it kept (devices, faults, activities, channels) cannot be read: \(error)")
         }
         let oauth = OAuthEndpoint(
             endpoint: OAuthTokenEndpoint(
@@ -181,7 +187,8 @@ public final class PushMockServer: Service, Sendable {
         )
         let fcm = FCMEndpoint(
             validator: FCMMessageValidator(
-                strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity, activityTypes: activityTypes
+                strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity,
+                activityTypes: activityTypes
             ),
             accounts: accounts, tokens: accessTokens, devices: devices, recorder: recorder, activities: activities, subscriptions: subscriptions,
             clock: configuration.clock, logger: logger, staleTokenAfter: configuration.fcm.staleTokenAfter
@@ -197,7 +204,8 @@ public final class PushMockServer: Service, Sendable {
         }
         let pushAddress = PushAddress(host: configuration.host, caFile: caFile)
         let state = ServerState(
-            store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels, subscriptions: subscriptions,
+            store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
+            subscriptions: subscriptions,
             accessTokens: accessTokens, apns: endpoint, metricsRegistry: metrics, configuration: configuration
         )
         var inspectionSettings = InspectionSettings(
@@ -213,7 +221,8 @@ public final class PushMockServer: Service, Sendable {
                 tokenPath: configuration.fcm.tokenPath
             )
         )
-        inspectionSettings.credentials = configuration.developmentMaterial.map(DevMaterialDirectory.credentials(of:))
+        inspectionSettings.credentials =
+            configuration.developmentMaterial.map(DevMaterialDirectory.credentials(of:))
             ?? configuration.developmentMaterialFolder.map(DevMaterialDirectory.credentials(in:)) ?? DevelopmentCredentials()
         inspectionSettings.maxLongPolls = max(1, min(configuration.maxLongPolls ?? .max, Self.longRequestCap(configuration)))
         let router = InspectionRouter(
@@ -231,12 +240,15 @@ public final class PushMockServer: Service, Sendable {
             activities: activities,
             channels: channels,
             push: PushResponder(
-                mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, iid: iid, oauth: oauth, tokenPath: configuration.fcm.tokenPath,
+                mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, iid: iid,
+                oauth: oauth, tokenPath: configuration.fcm.tokenPath,
                 transparent: configuration.transparent, streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics,
                 activityOrder: capabilities.activityOrder
             ),
             inspection: InspectionPort(router: router),
-            metadata: MetadataServer(account: accounts.first, tokens: accessTokens, lifetime: configuration.fcm.accessTokenLifetime, recorder: recorder, clock: configuration.clock),
+            metadata: MetadataServer(
+                account: accounts.first, tokens: accessTokens, lifetime: configuration.fcm.accessTokenLifetime, recorder: recorder,
+                clock: configuration.clock),
             pushAddress: pushAddress,
             state: state
         )
@@ -255,7 +267,8 @@ public final class PushMockServer: Service, Sendable {
     /// Event streams, and separately long-polls, at most: half of the inspection port's connection
     /// cap less its reserve (an eighth, at least 4), so that both full still leave the reserve.
     static func longRequestCap(_ configuration: PushMockConfiguration) -> Int {
-        let inspection = DescriptorLimit.caps(descriptors: DescriptorLimit.raiseToHardLimit(), cleartext: configuration.cleartextPort != nil).inspection
+        let inspection = DescriptorLimit.caps(descriptors: DescriptorLimit.raiseToHardLimit(), cleartext: configuration.cleartextPort != nil)
+            .inspection
         return max(1, (inspection - max(4, inspection / 8)) / 2)
     }
 
@@ -265,7 +278,8 @@ public final class PushMockServer: Service, Sendable {
             return text
         case .file(let path):
             guard FileCheck.exists(path) else {
-                throw PushMockError(code: .invalidConfiguration, message: "\(what): \(path) not found. Run from the repository root or pass the file explicitly.")
+                throw PushMockError(
+                    code: .invalidConfiguration, message: "\(what): \(path) not found. Run from the repository root or pass the file explicitly.")
             }
             do {
                 return try String(contentsOfFile: path, encoding: .utf8)
@@ -299,8 +313,11 @@ public final class PushMockServer: Service, Sendable {
         }
         let push = bound.push!
         if configuration.inspectionPort != nil, configuration.inspectionToken == nil,
-           !["127.0.0.1", "::1", "localhost"].contains(configuration.inspectionHost) {
-            logger.warning("the inspection API listens on \(configuration.inspectionHost) without a token: anyone who reaches it can read every recorded push and change faults; set --inspection-token")
+            !["127.0.0.1", "::1", "localhost"].contains(configuration.inspectionHost)
+        {
+            logger.warning(
+                "the inspection API listens on \(configuration.inspectionHost) without a token: anyone who reaches it can read every recorded push and change faults; set --inspection-token"
+            )
         }
         return PushMockServer(
             configuration: configuration,

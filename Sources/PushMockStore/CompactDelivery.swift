@@ -146,22 +146,24 @@ package struct CompactDelivery: Sendable {
                 // A volatile value is a nil here (one byte); the delivery keeps it.
                 sharedSize += index < 64 && volatile & (1 << UInt64(index)) != 0 ? 1 : VarBytes.size(field.value)
             }
-            return try withTemporaryBytes(capacity: sharedSize, writing: { writer in
-                writer.putString(delivery.httpVersion)
-                writer.putString(delivery.environment)
-                writer.putString(delivery.method)
-                writer.putString(delivery.identity)
-                writer.putString(delivery.pushType)
-                writer.putString(delivery.topic)
-                writer.putString(delivery.project)
-                writer.putCount(delivery.headers.count)
-                for (index, field) in delivery.headers.enumerated() {
-                    writer.putString(field.name)
-                    // A header value is never nil: nil marks one kept with the delivery.
-                    writer.putString(index < 64 && volatile & (1 << UInt64(index)) != 0 ? nil : field.value)
-                }
-                precondition(writer.count == sharedSize, "packed \(writer.count) bytes into \(sharedSize)")
-            }, body)
+            return try withTemporaryBytes(
+                capacity: sharedSize,
+                writing: { writer in
+                    writer.putString(delivery.httpVersion)
+                    writer.putString(delivery.environment)
+                    writer.putString(delivery.method)
+                    writer.putString(delivery.identity)
+                    writer.putString(delivery.pushType)
+                    writer.putString(delivery.topic)
+                    writer.putString(delivery.project)
+                    writer.putCount(delivery.headers.count)
+                    for (index, field) in delivery.headers.enumerated() {
+                        writer.putString(field.name)
+                        // A header value is never nil: nil marks one kept with the delivery.
+                        writer.putString(index < 64 && volatile & (1 << UInt64(index)) != 0 ? nil : field.value)
+                    }
+                    precondition(writer.count == sharedSize, "packed \(writer.count) bytes into \(sharedSize)")
+                }, body)
         }
     }
 
@@ -251,7 +253,8 @@ package struct CompactDelivery: Sendable {
                 let pushType = common.string()
                 let topic = common.string()
                 let project = common.string()
-                let service = serviceCode == 0 || Int(serviceCode) > Delivery.Service.all.count
+                let service =
+                    serviceCode == 0 || Int(serviceCode) > Delivery.Service.all.count
                     ? Delivery.Service(rawValue: mine.string() ?? "") : Delivery.Service.all[Int(serviceCode) - 1]
                 let derivedPath = mine.byte() == 1
                 let pathText = derivedPath ? nil : mine.string()
@@ -316,7 +319,9 @@ package struct SharedSlots: Sendable {
 
     /// The id that names the shared part of `delivery` (laid out as `layout`), recorded as the
     /// delivery `deliveryID`, its fields, and whether they are new for the connection.
-    package mutating func name(_ delivery: borrowing Delivery, layout: CompactDelivery.Layout, id deliveryID: UInt64) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
+    package mutating func name(
+        _ delivery: borrowing Delivery, layout: CompactDelivery.Layout, id deliveryID: UInt64
+    ) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
         let connectionID = delivery.connectionID
         let slot = Int(truncatingIfNeeded: connectionID) & (Self.count - 1)
         if sources[slot]?.matches(delivery, volatile: layout.volatile) == true, let kept = slots[slot] {
@@ -336,7 +341,9 @@ package struct SharedSlots: Sendable {
 
     /// ``name(_:of:)`` for the delivery `deliveryID` of the connection `connectionID`. The slot's
     /// source is forgotten: these bytes may not be what it was packed from.
-    package mutating func name(_ shared: ByteView, connectionID: UInt64, id deliveryID: UInt64) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
+    package mutating func name(
+        _ shared: ByteView, connectionID: UInt64, id deliveryID: UInt64
+    ) -> (id: Int64, fields: SharedDeliveryFields, introduced: Bool) {
         let slot = Int(truncatingIfNeeded: connectionID) & (Self.count - 1)
         if let kept = slots[slot], kept.fields.equals(shared) { return (kept.id, kept.fields, false) }
         sources[slot] = nil

@@ -197,7 +197,10 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     public func remove(_ filter: DeliveryFilter) async throws -> Int {
         if filter == DeliveryFilter() {
             let removed = state.withLock { state -> [CompactDelivery] in
-                defer { state.ring = []; state.head = 0 }
+                defer {
+                    state.ring = []
+                    state.head = 0
+                }
                 return state.ring
             }
             return removed.count
@@ -261,7 +264,9 @@ package final class WaitSignal: Sendable {
             let ready = state.withLock { state -> Bool? in
                 switch state {
                 case .finished(let value): return value
-                case .waiting: state = .waiting(continuation); return nil
+                case .waiting:
+                    state = .waiting(continuation)
+                    return nil
                 }
             }
             if let ready { continuation.resume(returning: ready) }

@@ -19,7 +19,10 @@ package struct PackedDelivery {
     private static let stringFields = 15
 
     /// A delivery as read back from storage.
-    package init(id: UInt64, receivedAt: Int64, connectionID: UInt64, status: Int, outcome: Delivery.Outcome, service: Delivery.Service, bodyIsJSON: Bool, arena: [UInt8]) {
+    package init(
+        id: UInt64, receivedAt: Int64, connectionID: UInt64, status: Int, outcome: Delivery.Outcome, service: Delivery.Service, bodyIsJSON: Bool,
+        arena: [UInt8]
+    ) {
         self.id = id
         self.receivedAt = receivedAt
         self.connectionID = connectionID
@@ -44,7 +47,9 @@ package struct PackedDelivery {
         var size = 4 * Self.stringFields + 4 + 4 + 4 + delivery.body.count
         size += utf8(delivery.httpVersion) + utf8(delivery.environment) + utf8(delivery.method) + utf8(delivery.path) + utf8(delivery.identity)
         size += utf8(delivery.pushType) + utf8(delivery.topic) + utf8(delivery.deviceToken) + utf8(delivery.apnsID) + utf8(delivery.reason)
-        size += utf8(delivery.explanation) + utf8(delivery.fault) + utf8(delivery.project) + utf8(delivery.activityID) + utf8(delivery.issuedActivityToken)
+        size +=
+            utf8(delivery.explanation) + utf8(delivery.fault) + utf8(delivery.project) + utf8(delivery.activityID)
+            + utf8(delivery.issuedActivityToken)
         for field in delivery.headers { size += 8 + field.name.utf8.count + field.value.utf8.count }
         for diagnostic in delivery.diagnostics { size += 4 + diagnostic.utf8.count }
         if let recipients = delivery.recipients {

@@ -20,8 +20,12 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// Reads `url` (nil or empty: the `PG*` variables alone).
     public init(url: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        var host = environment["PGHOST"], port = environment["PGPORT"], user = environment["PGUSER"]
-        var password = environment["PGPASSWORD"], database = environment["PGDATABASE"], sslMode = environment["PGSSLMODE"]
+        var host = environment["PGHOST"]
+        var port = environment["PGPORT"]
+        var user = environment["PGUSER"]
+        var password = environment["PGPASSWORD"]
+        var database = environment["PGDATABASE"]
+        var sslMode = environment["PGSSLMODE"]
         if let url, !url.isEmpty {
             guard let parts = URLComponents(string: url), ["postgres", "postgresql"].contains(parts.scheme ?? "") else {
                 throw PostgresLocationError("\(Self.redacted(url)) is not a postgres:// URL (postgres://user:password@host:port/database)")

@@ -1,5 +1,5 @@
-package import PushMockCore
 import Foundation
+package import PushMockCore
 import Synchronization
 
 /// A delivery as a lasting store's row keeps it: the numbers in columns of their own, and the

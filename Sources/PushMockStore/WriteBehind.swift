@@ -111,7 +111,9 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
         let newlyDropped = dropped - min(dropped, reported.dropped)
         if failure != nil || newlyDropped > 0 {
             var text = failure.map { "the store's writes are failing (\($0)); \(queued) deliveries queued" } ?? "\(queued) deliveries queued"
-            text += newlyDropped > 0 ? ", \(newlyDropped) dropped in the last second (\(dropped) in all, pushmock_store_dropped_total)" : ", none dropped yet"
+            text +=
+                newlyDropped > 0
+                ? ", \(newlyDropped) dropped in the last second (\(dropped) in all, pushmock_store_dropped_total)" : ", none dropped yet"
             return (text, true)
         }
         if reported.failing { return ("the store's writes resumed; \(queued) deliveries queued, \(dropped) dropped in all", false) }
@@ -187,7 +189,10 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
     @discardableResult
     package func flush(within limit: Duration) async -> Bool {
         let written = WaitSignal()
-        Task { await self.flush(); written.finish(true) }
+        Task {
+            await self.flush()
+            written.finish(true)
+        }
         return await written.result(timeout: limit) {}
     }
 
@@ -210,7 +215,10 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
         if let patience {
             // A storage that does not answer at all never fails a write: stop waiting for it.
             let finished = WaitSignal()
-            Task { await writerTask?.value; finished.finish(true) }
+            Task {
+                await writerTask?.value
+                finished.finish(true)
+            }
             if await !finished.result(timeout: patience, cancel: {}) {
                 state.withLock { state in
                     state.dropped += UInt64(state.pending.count + state.writing)

@@ -1,7 +1,7 @@
-public import PushMockServer
 import Logging
 import PushMockPostgres
 import PushMockSQLite
+public import PushMockServer
 import PushMockStore
 
 extension StoreOpener {
@@ -28,7 +28,8 @@ extension StoreOpener {
     public static let postgres = StoreOpener(kind: "postgres") { location, options, logger in
         guard case .postgres(let url) = location else { return nil }
         do {
-            return try await PostgresDeliveryStore.connect(PostgresLocation(url: url), retention: options.retention, retentionAge: options.retentionAge, logger: logger)
+            return try await PostgresDeliveryStore.connect(
+                PostgresLocation(url: url), retention: options.retention, retentionAge: options.retentionAge, logger: logger)
         } catch {
             throw PushMockError(code: .storeUnavailable, message: "store: \(error)")
         }

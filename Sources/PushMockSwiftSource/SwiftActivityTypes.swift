@@ -76,7 +76,9 @@ public struct SwiftActivityTypes: Sendable {
         for type in conformers {
             let name = String(type.name.split(separator: ".").last ?? "")
             if let earlier = seen[name] {
-                reader.warn(type, "\(type.name) has the same name as \(earlier.name) (\(earlier.file):\(earlier.line)), which is declared; a push names only one")
+                reader.warn(
+                    type,
+                    "\(type.name) has the same name as \(earlier.name) (\(earlier.file):\(earlier.line)), which is declared; a push names only one")
                 continue
             }
             guard !type.generic else {
@@ -90,7 +92,8 @@ public struct SwiftActivityTypes: Sendable {
             }
         }
         for duplicate in index.duplicates {
-            reader.warnings.append(Warning(file: duplicate.file, line: duplicate.line, message: "\(duplicate.name) is declared twice; the first declaration is used"))
+            reader.warnings.append(
+                Warning(file: duplicate.file, line: duplicate.line, message: "\(duplicate.name) is declared twice; the first declaration is used"))
         }
         return SwiftActivityTypes(types: found, warnings: reader.warnings)
     }
@@ -127,7 +130,8 @@ private struct DeclarationBuilder {
         let attributeFields = fields(of: attributes, pending: &pending)
         var contentFields: [(key: String, value: JSONValue)] = []
         if let content = index.resolve("ContentState", from: attributes.name.split(separator: ".").map(String.init) + []),
-           content.hasPrefix(attributes.name + "."), let contentType = target(of: content) {
+            content.hasPrefix(attributes.name + "."), let contentType = target(of: content)
+        {
             if contentType.kind == .structure {
                 contentFields = fields(of: contentType, pending: &pending)
             } else {
@@ -160,7 +164,7 @@ private struct DeclarationBuilder {
         var hops = 0
         while let type = current, type.kind == .alias, hops < 16 {
             guard let target = type.aliasTarget,
-                  let next = index.resolve(target.trimmedDescription, from: Array(type.name.split(separator: ".").dropLast().map(String.init)))
+                let next = index.resolve(target.trimmedDescription, from: Array(type.name.split(separator: ".").dropLast().map(String.init)))
             else { return nil }
             current = index.types[next]
             hops += 1
@@ -170,7 +174,10 @@ private struct DeclarationBuilder {
 
     /// A struct's decoded fields, `{"name": "Type"}` or `{"name": {"type": …, "key": …}}`.
     mutating func fields(of type: SwiftTypeIndex.TypeInfo, pending: inout [String]) -> [(key: String, value: JSONValue)] {
-        if type.generic { warn(type, "\(type.name) is generic; its fields are not checked") ; return [] }
+        if type.generic {
+            warn(type, "\(type.name) is generic; its fields are not checked")
+            return []
+        }
         let scope = type.name.split(separator: ".").map(String.init)
         let keys = codingKeys(of: type)
         var fields: [(key: String, value: JSONValue)] = []
@@ -195,7 +202,9 @@ private struct DeclarationBuilder {
             fields.append((property.name, key == property.name ? .string(text) : .object([("type", .string(text)), ("key", .string(key))])))
         }
         if type.customDecoder {
-            warn(type, "\(type.name) decodes itself (init(from:)): PushMock cannot know how, so it checks each field's type when present and requires none")
+            warn(
+                type,
+                "\(type.name) decodes itself (init(from:)): PushMock cannot know how, so it checks each field's type when present and requires none")
         }
         return fields
     }
@@ -245,7 +254,11 @@ private struct DeclarationBuilder {
             var values: [(key: String, value: JSONValue)] = []
             for (position, value) in (item.values ?? []).enumerated() {
                 let label = value.label ?? "_\(position)"
-                values.append((label, .string(fieldType(value.type, scope: scope, owner: type, line: type.line, field: "\(item.name).\(label)", pending: &pending))))
+                values.append(
+                    (
+                        label,
+                        .string(fieldType(value.type, scope: scope, owner: type, line: type.line, field: "\(item.name).\(label)", pending: &pending))
+                    ))
             }
             cases.append((item.name, .object(values)))
         }
@@ -277,7 +290,9 @@ private struct DeclarationBuilder {
         if let dictionary = syntax.as(DictionaryTypeSyntax.self) {
             let key = fieldType(dictionary.key, scope: scope, owner: owner, line: line, field: field, pending: &pending)
             let value = fieldType(dictionary.value, scope: scope, owner: owner, line: line, field: field, pending: &pending)
-            guard key == "String" || key.hasPrefix("Int") || key.hasPrefix("UInt") else { return unknown("a dictionary keyed by \(key) is not a JSON object") }
+            guard key == "String" || key.hasPrefix("Int") || key.hasPrefix("UInt") else {
+                return unknown("a dictionary keyed by \(key) is not a JSON object")
+            }
             return "[\(key): \(value)]"
         }
         if let attributed = syntax.as(AttributedTypeSyntax.self) {
@@ -310,7 +325,7 @@ private struct DeclarationBuilder {
             let value = fieldType(arguments[1], scope: scope, owner: owner, line: line, field: field, pending: &pending)
             return "[\(key): \(value)]"
         case ("String", 0), ("Bool", 0), ("Double", 0), ("Float", 0), ("Date", 0), ("URL", 0), ("UUID", 0), ("Decimal", 0),
-             ("Int", 0), ("Int8", 0), ("Int16", 0), ("Int32", 0), ("Int64", 0), ("UInt", 0), ("UInt8", 0), ("UInt16", 0), ("UInt32", 0), ("UInt64", 0):
+            ("Int", 0), ("Int8", 0), ("Int16", 0), ("Int32", 0), ("Int64", 0), ("UInt", 0), ("UInt8", 0), ("UInt16", 0), ("UInt32", 0), ("UInt64", 0):
             return name
         case ("CGFloat", 0), ("TimeInterval", 0):
             return "Double"
@@ -327,7 +342,9 @@ private struct DeclarationBuilder {
         guard let type = index.types[qualified] else { return unknown("the type \(name) is not declared in the files read") }
         if type.kind == .alias {
             guard let target = type.aliasTarget else { return unknown("\(name) is an alias PushMock cannot follow") }
-            return fieldType(target, scope: Array(qualified.split(separator: ".").dropLast().map(String.init)), owner: owner, line: line, field: field, pending: &pending)
+            return fieldType(
+                target, scope: Array(qualified.split(separator: ".").dropLast().map(String.init)), owner: owner, line: line, field: field,
+                pending: &pending)
         }
         if type.generic { return unknown("\(qualified) is a generic type") }
         pending.append(qualified)

@@ -129,9 +129,12 @@ struct SwiftTypeIndex {
 
         mutating func declaration(_ decl: DeclSyntax, scope: [String], owner: TypeInfo?) {
             if decl.is(StructDeclSyntax.self) || decl.is(ClassDeclSyntax.self) || decl.is(ActorDeclSyntax.self) || decl.is(EnumDeclSyntax.self),
-               let group = decl.asProtocol((any DeclGroupSyntax).self), let named = decl.asProtocol((any NamedDeclSyntax).self) {
-                nominal(named.name.text, decl.is(EnumDeclSyntax.self) ? .enumeration : .structure, decl, inheritance: group.inheritanceClause,
-                        generic: decl.asProtocol((any WithGenericParametersSyntax).self)?.genericParameterClause != nil, members: group.memberBlock.members, scope: scope)
+                let group = decl.asProtocol((any DeclGroupSyntax).self), let named = decl.asProtocol((any NamedDeclSyntax).self)
+            {
+                nominal(
+                    named.name.text, decl.is(EnumDeclSyntax.self) ? .enumeration : .structure, decl, inheritance: group.inheritanceClause,
+                    generic: decl.asProtocol((any WithGenericParametersSyntax).self)?.genericParameterClause != nil,
+                    members: group.memberBlock.members, scope: scope)
             } else if let node = decl.as(TypeAliasDeclSyntax.self) {
                 let type = TypeInfo(name: (scope + [node.name.text]).joined(separator: "."), kind: .alias, file: file, line: line(node))
                 type.aliasTarget = node.initializer.value
@@ -154,16 +157,17 @@ struct SwiftTypeIndex {
                 owner.properties += properties(node)
             } else if let owner, let node = decl.as(EnumCaseDeclSyntax.self) {
                 for element in node.elements {
-                    owner.cases.append(Case(
-                        name: element.name.text,
-                        rawValue: element.rawValue.flatMap { Self.rawValue($0.value) },
-                        values: element.parameterClause.map { clause in
-                            clause.parameters.map { parameter in
-                                let label = parameter.firstName.flatMap { $0.tokenKind == .wildcard ? nil : $0.text }
-                                return (label, parameter.type)
+                    owner.cases.append(
+                        Case(
+                            name: element.name.text,
+                            rawValue: element.rawValue.flatMap { Self.rawValue($0.value) },
+                            values: element.parameterClause.map { clause in
+                                clause.parameters.map { parameter in
+                                    let label = parameter.firstName.flatMap { $0.tokenKind == .wildcard ? nil : $0.text }
+                                    return (label, parameter.type)
+                                }
                             }
-                        }
-                    ))
+                        ))
                 }
             } else if let owner, Self.isDecoderInit(decl) {
                 owner.customDecoder = true
@@ -189,7 +193,8 @@ struct SwiftTypeIndex {
         static func isDecoderInit(_ decl: DeclSyntax) -> Bool {
             guard let node = decl.as(InitializerDeclSyntax.self) else { return false }
             let parameters = node.signature.parameterClause.parameters
-            return parameters.count == 1 && parameters.first?.firstName.text == "from" && parameters.first?.type.trimmedDescription.hasSuffix("Decoder") == true
+            return parameters.count == 1 && parameters.first?.firstName.text == "from"
+                && parameters.first?.type.trimmedDescription.hasSuffix("Decoder") == true
         }
 
         /// The stored instance properties a `var`/`let` declares (`static`, `lazy` and computed ones are not).
@@ -209,11 +214,12 @@ struct SwiftTypeIndex {
                 guard let pattern = binding.pattern.as(IdentifierPatternSyntax.self) else { continue }
                 if let accessors = binding.accessorBlock, Self.isComputed(accessors) { continue }
                 let type = binding.typeAnnotation?.type ?? (binding.initializer == nil ? laterType : nil)
-                found.append(Property(
-                    name: pattern.identifier.text.trimmingBackticks, type: type,
-                    literalType: type == nil ? binding.initializer.flatMap { Self.literalType($0.value) } : nil,
-                    isLet: isLet, hasDefault: binding.initializer != nil, line: line(binding)
-                ))
+                found.append(
+                    Property(
+                        name: pattern.identifier.text.trimmingBackticks, type: type,
+                        literalType: type == nil ? binding.initializer.flatMap { Self.literalType($0.value) } : nil,
+                        isLet: isLet, hasDefault: binding.initializer != nil, line: line(binding)
+                    ))
             }
             return found.reversed()
         }
@@ -243,9 +249,12 @@ struct SwiftTypeIndex {
 
         static func rawValue(_ expression: ExprSyntax) -> RawValue? {
             if let text = expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue { return .string(text) }
-            if let literal = expression.as(IntegerLiteralExprSyntax.self), let value = Int64(literal.literal.text.replacingUnderscores) { return .integer(value) }
+            if let literal = expression.as(IntegerLiteralExprSyntax.self), let value = Int64(literal.literal.text.replacingUnderscores) {
+                return .integer(value)
+            }
             if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-",
-               case .integer(let value)? = rawValue(prefix.expression) {
+                case .integer(let value)? = rawValue(prefix.expression)
+            {
                 return .integer(-value)
             }
             return nil

@@ -22,10 +22,13 @@ extension ActivityTypeRegistry {
     public func register<Attributes: Decodable & SendableMetatype, ContentState: Decodable & SendableMetatype>(
         _ name: String, attributes: Attributes.Type, contentState: ContentState.Type
     ) {
-        declare(name, .decodable(DecodableActivityType(
-            attributes: { Self.failure(decoding: Attributes.self, from: $0, at: "attributes") },
-            contentState: { Self.failure(decoding: ContentState.self, from: $0, at: "content-state") }
-        )))
+        declare(
+            name,
+            .decodable(
+                DecodableActivityType(
+                    attributes: { Self.failure(decoding: Attributes.self, from: $0, at: "attributes") },
+                    contentState: { Self.failure(decoding: ContentState.self, from: $0, at: "content-state") }
+                )))
     }
 
     /// Declares type `name` from a declaration in the config file's and the API's form

@@ -3,9 +3,9 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
-import PushMockServer
-import PushMockInspection
 public import PushMockCore
+import PushMockInspection
+import PushMockServer
 public import PushMockStore
 
 /// The inspection API of a PushMock running as a separate process (`pushmock serve`, a container),
@@ -123,7 +123,8 @@ public struct PushMockClient: Sendable {
     /// One API call: the answer decoded as `type` (the transfer types the server encodes), or
     /// ``PushMockTestingError`` with the server's `error` message.
     private func call<Answer: Decodable>(
-        _ method: String, _ path: String, query: [String: String] = [:], body: (some Encodable)? = nil as String?, expecting: Set<Int>, as type: Answer.Type
+        _ method: String, _ path: String, query: [String: String] = [:], body: (some Encodable)? = nil as String?, expecting: Set<Int>,
+        as type: Answer.Type
     ) async throws -> (Int, Answer) {
         var components = URLComponents(string: inspectionURL + path)!
         if !query.isEmpty {
@@ -135,7 +136,9 @@ public struct PushMockClient: Sendable {
         // Passes the inspection port's cross-site guard for bodiless state changes (DELETE, reset).
         request.headers.add(name: "x-pushmock-client", value: "PushMockClient")
         if let body {
-            guard let bytes = InspectionResponse.encoded(body) else { throw PushMockTestingError("cannot encode the request body for \(method) \(path)") }
+            guard let bytes = InspectionResponse.encoded(body) else {
+                throw PushMockTestingError("cannot encode the request body for \(method) \(path)")
+            }
             request.headers.add(name: "content-type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: bytes))
         }

@@ -1,5 +1,5 @@
-public import PushMockServer
 import Foundation
+public import PushMockServer
 
 extension PushMockConfiguration {
     /// Development material minted once per process (an RSA key takes a moment), shared by every
@@ -31,7 +31,7 @@ extension PushMockConfiguration {
         configuration.idleTimeoutSeconds = nil
         configuration.clock = clock
         configuration.apns.keys = [
-            .init(keyID: DevCertificates.sampleAPNSKeyID, teamID: DevCertificates.sampleAPNSTeamID, source: .pem(material.apnsAuthKeyP8)),
+            .init(keyID: DevCertificates.sampleAPNSKeyID, teamID: DevCertificates.sampleAPNSTeamID, source: .pem(material.apnsAuthKeyP8))
         ]
         configuration.apns.certificateTrustRoots = [.pem(material.caCertificatePEM)]
         configuration.fcm.serviceAccounts = [.pem(material.fcmServiceAccountJSON)]

@@ -23,7 +23,9 @@ extension PushMockServer {
     /// #expect(updates[1].apnsPayload?.contentState?["score"] == .number("2"))
     /// ```
     @discardableResult
-    public func waitForDeliveries(matching filter: DeliveryFilter = DeliveryFilter(), count: Int = 1, timeout: Duration = .seconds(5)) async throws -> [Delivery] {
+    public func waitForDeliveries(
+        matching filter: DeliveryFilter = DeliveryFilter(), count: Int = 1, timeout: Duration = .seconds(5)
+    ) async throws -> [Delivery] {
         precondition(count > 0, "count must be positive")
         let arrived = try await store.wait(for: filter, count: count, timeout: timeout)
         let matching = try await store.query(filter, limit: max(count, 1000)).deliveries.reversed().map { $0 }

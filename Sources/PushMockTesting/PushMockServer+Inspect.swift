@@ -43,7 +43,8 @@ extension PushMockServer {
     public func inspect(
         _ method: String = "GET", _ target: String, body: String? = nil, headers: [(String, String)] = [("x-pushmock-client", "tests")]
     ) async -> InspectionReply {
-        let request = InspectionRequest(method: method, target: target, headers: headers.map { (name: $0.0, value: $0.1) }, body: body.map { Array($0.utf8) } ?? [])
+        let request = InspectionRequest(
+            method: method, target: target, headers: headers.map { (name: $0.0, value: $0.1) }, body: body.map { Array($0.utf8) } ?? [])
         return InspectionReply(response: await inspection.respond(to: request).head)
     }
 }

@@ -1,8 +1,8 @@
-import _CryptoExtras
 import Crypto
 public import Foundation
 public import PushMockCore
 public import PushMockServer
+import _CryptoExtras
 
 /// Credentials a test needs to talk to a PushMock it started: the CA to trust, APNs provider tokens
 /// (valid, expired, signed by the wrong key) and FCM service-account JWTs.
@@ -45,8 +45,8 @@ public struct PushMockTestCredentials: Sendable {
         apnsKeyID = configuration.apns.keys.first?.keyID ?? DevCertificates.sampleAPNSKeyID
         apnsTeamID = configuration.apns.keys.first?.teamID ?? DevCertificates.sampleAPNSTeamID
         guard let account = try JSONSerialization.jsonObject(with: Data(material.serviceAccount.utf8)) as? [String: Any],
-              let project = account["project_id"] as? String, let email = account["client_email"] as? String,
-              let keyID = account["private_key_id"] as? String, let key = account["private_key"] as? String
+            let project = account["project_id"] as? String, let email = account["client_email"] as? String,
+            let keyID = account["private_key_id"] as? String, let key = account["private_key"] as? String
         else {
             throw PushMockTestingError("the FCM service account is not in Google's format")
         }
@@ -81,8 +81,8 @@ public struct PushMockTestCredentials: Sendable {
     /// repository root).
     private static func filesMaterial() -> Material? {
         guard let ca = try? String(contentsOfFile: "Certs/\(DevCertificates.FileName.caCertificate)", encoding: .utf8),
-              let key = try? String(contentsOfFile: "Certs/\(DevCertificates.FileName.apnsAuthKey)", encoding: .utf8),
-              let account = try? String(contentsOfFile: "Certs/\(DevCertificates.FileName.fcmServiceAccount)", encoding: .utf8)
+            let key = try? String(contentsOfFile: "Certs/\(DevCertificates.FileName.apnsAuthKey)", encoding: .utf8),
+            let account = try? String(contentsOfFile: "Certs/\(DevCertificates.FileName.fcmServiceAccount)", encoding: .utf8)
         else { return nil }
         return Material(ca: ca, apnsKey: key, serviceAccount: account)
     }

@@ -62,11 +62,15 @@ final class ConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHandler
             return answer(context: context, status: "400 Bad Request", reason: "not an HTTP/1.1 CONNECT request")
         }
         guard parts[0] == "CONNECT" else {
-            return answer(context: context, status: "405 Method Not Allowed", reason: "\(Self.printable(parts[0])) \(Self.printable(parts[1])): this port only tunnels (CONNECT) to the real push hosts")
+            return answer(
+                context: context, status: "405 Method Not Allowed",
+                reason: "\(Self.printable(parts[0])) \(Self.printable(parts[1])): this port only tunnels (CONNECT) to the real push hosts")
         }
         let target = String(parts[1])
         guard let (host, port) = Self.split(target), policy.allows(host, port) else {
-            return answer(context: context, status: "403 Forbidden", reason: "CONNECT \(Self.printable(target)): PushMock tunnels only to the real push hosts it stands in for, and never forwards")
+            return answer(
+                context: context, status: "403 Forbidden",
+                reason: "CONNECT \(Self.printable(target)): PushMock tunnels only to the real push hosts it stands in for, and never forwards")
         }
         done = true
         var rest = head
@@ -92,12 +96,15 @@ final class ConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHandler
         done = true
         buffered = nil
         refused()
-        logger.notice("proxy request refused", metadata: ["status": "\(status)", "reason": "\(reason)", "peer": "\(context.remoteAddress.map { "\($0)" } ?? "?")"])
+        logger.notice(
+            "proxy request refused",
+            metadata: ["status": "\(status)", "reason": "\(reason)", "peer": "\(context.remoteAddress.map { "\($0)" } ?? "?")"])
         // The reason holds only printable ASCII (a client's bytes went through `printable`); quotes
         // and backslashes are escaped for JSON.
         let escaped = reason.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"")
         let body = #"{"reason":"\#(escaped)"}"# + "\n"
-        let response = "HTTP/1.1 \(status)\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n" + body
+        let response =
+            "HTTP/1.1 \(status)\r\ncontent-type: application/json\r\ncontent-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n" + body
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: response))).whenComplete { _ in
             channel.close(promise: nil)
@@ -120,7 +127,9 @@ final class ConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHandler
 
     /// `host:port` or `[v6]:port` → lowercased host without brackets and the port.
     static func split(_ target: String) -> (String, Int)? {
-        guard let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+        guard let colon = target.lastIndex(of: ":"), let port = Int(target[target.index(after: colon)...]), (1...65535).contains(port) else {
+            return nil
+        }
         var host = target[..<colon]
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         guard !host.isEmpty else { return nil }

@@ -75,12 +75,13 @@ struct ConnectionPipeline: Sendable {
             try sync.addHandler(errorHandler)
             return
         }
-        let sni = ByteToMessageHandler(SNIHandler { result in
-            if case .hostname(let name) = result {
-                setup.serverName = name
-            }
-            return channel.eventLoop.makeSucceededVoidFuture()
-        })
+        let sni = ByteToMessageHandler(
+            SNIHandler { result in
+                if case .hostname(let name) = result {
+                    setup.serverName = name
+                }
+                return channel.eventLoop.makeSucceededVoidFuture()
+            })
         let alpn = ApplicationProtocolNegotiationHandler { result, channel in
             channel.eventLoop.makeCompletedFuture {
                 switch result {
@@ -99,9 +100,12 @@ struct ConnectionPipeline: Sendable {
         try sync.addHandler(sni)
         if configuration.requestClientCertificates {
             // Accept whatever the client presents; the responder judges the chain.
-            try sync.addHandler(NIOSSLServerHandler(context: sslContext, customVerificationCallback: { _, promise in
-                promise.succeed(.certificateVerified)
-            }))
+            try sync.addHandler(
+                NIOSSLServerHandler(
+                    context: sslContext,
+                    customVerificationCallback: { _, promise in
+                        promise.succeed(.certificateVerified)
+                    }))
         } else {
             try sync.addHandler(NIOSSLServerHandler(context: sslContext))
         }
@@ -109,7 +113,9 @@ struct ConnectionPipeline: Sendable {
         try sync.addHandler(errorHandler)
     }
 
-    private func makeSniffer(channel: any Channel, setup: Setup, alpn: String?, tls: Bool, before errorHandler: ConnectionErrorHandler) -> ProtocolSniffer {
+    private func makeSniffer(
+        channel: any Channel, setup: Setup, alpn: String?, tls: Bool, before errorHandler: ConnectionErrorHandler
+    ) -> ProtocolSniffer {
         ProtocolSniffer { _, isHTTP2 in
             if isHTTP2 {
                 try self.installHTTP2(channel: channel, setup: setup, alpn: alpn, tls: tls, before: errorHandler)

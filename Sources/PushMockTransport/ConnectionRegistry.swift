@@ -49,7 +49,7 @@ final class ConnectionRegistry: Sendable {
                 defer { state.waiters = [] }
                 return state.waiters
             }
-            waiters.forEach { $0.resume() }
+            for waiter in waiters { waiter.resume() }
         }
         return .admitted
     }

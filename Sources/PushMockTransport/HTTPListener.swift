@@ -37,7 +37,9 @@ public final class HTTPListener: Service, Sendable {
     /// Whether the listening socket is still open (false once shutdown began).
     public var isListening: Bool { serverChannel.isActive }
 
-    private init(localAddress: SocketAddress, configuration: ListenerConfiguration, serverChannel: any Channel, registry: ConnectionRegistry, logger: Logger) {
+    private init(
+        localAddress: SocketAddress, configuration: ListenerConfiguration, serverChannel: any Channel, registry: ConnectionRegistry, logger: Logger
+    ) {
         self.localAddress = localAddress
         self.configuration = configuration
         self.serverChannel = serverChannel
@@ -83,7 +85,8 @@ public final class HTTPListener: Service, Sendable {
                 let budget = configuration.sharedBudget
                 if let budget, !budget.take() {
                     responder.transportEvent(.connectionOverCap, connection: nil)
-                    return channel.eventLoop.makeFailedFuture(TransportError(code: .overConnectionCap, message: "over \(budget.limit) connections (shared)"))
+                    return channel.eventLoop.makeFailedFuture(
+                        TransportError(code: .overConnectionCap, message: "over \(budget.limit) connections (shared)"))
                 }
                 let admission = registry.register(channel, limit: configuration.maxConnections) {
                     budget?.giveBack()
@@ -96,7 +99,8 @@ public final class HTTPListener: Service, Sendable {
                 case .overCap:
                     responder.transportEvent(.connectionOverCap, connection: nil)
                     // A failed initializer makes NIO close the accepted socket without registering it.
-                    return channel.eventLoop.makeFailedFuture(TransportError(code: .overConnectionCap, message: "over \(configuration.maxConnections ?? 0) connections"))
+                    return channel.eventLoop.makeFailedFuture(
+                        TransportError(code: .overConnectionCap, message: "over \(configuration.maxConnections ?? 0) connections"))
                 case .closed:
                     return channel.eventLoop.makeFailedFuture(TransportError(code: .shuttingDown, message: "the listener is shutting down"))
                 }

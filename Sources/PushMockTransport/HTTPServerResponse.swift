@@ -22,7 +22,8 @@ public struct HTTPServerResponse: Sendable {
     /// traps when one is; no responder's mistake may end the process or break a stream.
     public var final: HTTPServerResponse {
         if status >= 200 && status <= 599 { return self }
-        return .json(status: 500, #"{"reason":"InternalServerError","description":"the server produced status \#(status), which is not a final status"}"#)
+        return .json(
+            status: 500, #"{"reason":"InternalServerError","description":"the server produced status \#(status), which is not a final status"}"#)
     }
 
     /// A JSON response: `content-type: application/json` and the given UTF-8 body.

@@ -1,5 +1,5 @@
-import Synchronization
 public import NIOCore
+import Synchronization
 
 /// The HTTP/2 SETTINGS a connection starts with. Defaults are what APNs was seen to send.
 public struct HTTP2Settings: Sendable, Hashable {

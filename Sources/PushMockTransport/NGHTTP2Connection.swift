@@ -212,13 +212,14 @@ final class NGHTTP2Connection {
         byteScratch.withUnsafeMutableBufferPointer { bytes in
             let base = bytes.baseAddress!
             for span in spanScratch {
-                nvScratch.append(nghttp2_nv(
-                    name: base + span.name.lowerBound,
-                    value: base + span.value.lowerBound,
-                    namelen: span.name.count,
-                    valuelen: span.value.count,
-                    flags: span.flags
-                ))
+                nvScratch.append(
+                    nghttp2_nv(
+                        name: base + span.name.lowerBound,
+                        value: base + span.value.lowerBound,
+                        namelen: span.name.count,
+                        valuelen: span.value.count,
+                        flags: span.flags
+                    ))
             }
             if let body {
                 stream.responseBody = body
@@ -495,7 +496,8 @@ private enum NGHTTP2Shared {
             if type == UInt8(NGHTTP2_RST_STREAM.rawValue), frame.pointee.rst_stream.error_code == NGHTTP2_REFUSED_STREAM.rawValue {
                 NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef { $0.refused(streamID: frame.pointee.hd.stream_id) }
             } else if type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-                frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+                frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+            {
                 NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef { $0.responseFinished(streamID: frame.pointee.hd.stream_id) }
             }
             return 0

@@ -206,9 +206,12 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     /// stops at once and gives back whatever it took (an event-stream subscriber slot).
     private func refuseStream(streamID: Int32, start: @Sendable (ResponseBodyWriter) -> Void, context: ChannelHandlerContext) {
         start(.closed(on: context.eventLoop))
-        connection?.submitResponse(streamID: streamID, response: .json(
-            status: 505, #"{"error":"this endpoint streams its answer over HTTP/1.1 only; connect with HTTP/1.1 (curl --http1.1, a browser's EventSource)"}"#
-        ))
+        connection?.submitResponse(
+            streamID: streamID,
+            response: .json(
+                status: 505,
+                #"{"error":"this endpoint streams its answer over HTTP/1.1 only; connect with HTTP/1.1 (curl --http1.1, a browser's EventSource)"}"#
+            ))
     }
 
     func streamClosed(_ streamID: Int32, errorCode: UInt32) {}

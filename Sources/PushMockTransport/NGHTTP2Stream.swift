@@ -64,10 +64,11 @@ final class NGHTTP2Stream {
         fieldCount = 0
         defer { shrinkFields() }
         guard count > 0 else { return HTTPHeaderList() }
-        return HTTPHeaderList([HeaderField](unsafeUninitializedCapacity: count) { buffer, initialized in
-            buffer.baseAddress!.moveInitialize(from: fields, count: count)
-            initialized = count
-        })
+        return HTTPHeaderList(
+            [HeaderField](unsafeUninitializedCapacity: count) { buffer, initialized in
+                buffer.baseAddress!.moveInitialize(from: fields, count: count)
+                initialized = count
+            })
     }
 
     /// A pooled stream does not keep the room a request with very many fields made it grow to.

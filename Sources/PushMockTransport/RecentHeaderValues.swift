@@ -133,7 +133,8 @@ enum KnownFieldNames {
         let table = UnsafeMutableBufferPointer<Known>.allocate(capacity: names.count)
         for (index, name) in names.enumerated() {
             let bytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
-            (table.baseAddress! + index).initialize(to: Known(bytes: UnsafeRawPointer(name.utf8Start), count: bytes.count, text: String(decoding: bytes, as: UTF8.self)))
+            (table.baseAddress! + index).initialize(
+                to: Known(bytes: UnsafeRawPointer(name.utf8Start), count: bytes.count, text: String(decoding: bytes, as: UTF8.self)))
         }
         return UnsafeBufferPointer(table)
     }()

@@ -32,9 +32,13 @@ struct ActivityTypesCommand: ParsableCommand {
                 throw ExitCode(2)
             }
             for found in read.types {
-                types.append((found.name, .object([
-                    ("file", .string(found.file)), ("line", .number(String(found.line))), ("declaration", found.declaration.source),
-                ])))
+                types.append(
+                    (
+                        found.name,
+                        .object([
+                            ("file", .string(found.file)), ("line", .number(String(found.line))), ("declaration", found.declaration.source),
+                        ])
+                    ))
             }
             warnings += read.warnings.map(\.description)
         }
@@ -42,7 +46,10 @@ struct ActivityTypesCommand: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
         print(String(decoding: try encoder.encode(output), as: UTF8.self))
-        if types.isEmpty { FileHandle.standardError.write(Data("pushmock activity-types: no type conforms to ActivityAttributes in \(paths.joined(separator: ", "))\n".utf8)) }
+        if types.isEmpty {
+            FileHandle.standardError.write(
+                Data("pushmock activity-types: no type conforms to ActivityAttributes in \(paths.joined(separator: ", "))\n".utf8))
+        }
         if !warnings.isEmpty || types.isEmpty { throw ExitCode(1) }
     }
 

@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import PushMockCore
 import PushMockInspection
-import PushMockServer
 import PushMockPostgres
 import PushMockSQLite
+import PushMockServer
 import PushMockStore
 
 /// `pushmock export` and `pushmock import`: deliveries of a store as NDJSON (one delivery per line,

@@ -71,16 +71,18 @@ struct RejectionsCommand: AsyncParsableCommand {
         var rows: [Row] = []
         for entry in list.entries where service == nil || entry.service == service {
             let result: SendResult = try await call(client, "POST", "/api/v1/rejections/\(entry.id)/send")
-            rows.append(Row(
-                id: entry.id, service: entry.service, trigger: entry.trigger, expected: "\(entry.status) \(entry.reason)", status: result.status,
-                reason: result.reason, produced: result.produced, viaFault: entry.viaFault,
-                why: entry.faultNote.map { "a fault: \($0)" } ?? result.explanation, deliveryId: result.deliveryId
-            ))
+            rows.append(
+                Row(
+                    id: entry.id, service: entry.service, trigger: entry.trigger, expected: "\(entry.status) \(entry.reason)", status: result.status,
+                    reason: result.reason, produced: result.produced, viaFault: entry.viaFault,
+                    why: entry.faultNote.map { "a fault: \($0)" } ?? result.explanation, deliveryId: result.deliveryId
+                ))
         }
         print(render(rows))
         let missed = rows.filter { !$0.produced }
         if !missed.isEmpty {
-            throw RejectionsFailure(message: "\(missed.count) of \(rows.count) entries did not produce their answer: \(missed.map(\.id).joined(separator: ", "))")
+            throw RejectionsFailure(
+                message: "\(missed.count) of \(rows.count) entries did not produce their answer: \(missed.map(\.id).joined(separator: ", "))")
         }
     }
 
@@ -104,7 +106,8 @@ struct RejectionsCommand: AsyncParsableCommand {
             }
             let widths = (0..<4).map { column in ([headers] + table).map { $0[column].count }.max() ?? 0 }
             return ([headers] + table).map { cells in
-                cells.enumerated().map { index, cell in index < 4 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell }.joined(separator: "  ")
+                cells.enumerated().map { index, cell in index < 4 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell }
+                    .joined(separator: "  ")
             }.joined(separator: "\n")
         }
     }
@@ -118,7 +121,8 @@ struct RejectionsCommand: AsyncParsableCommand {
         do {
             response = try await client.execute(request, timeout: .seconds(30))
         } catch {
-            throw RejectionsFailure(message: "no PushMock inspection API at \(inspectionURL) (\(error)); start one with `pushmock serve` or pass --inspection-url")
+            throw RejectionsFailure(
+                message: "no PushMock inspection API at \(inspectionURL) (\(error)); start one with `pushmock serve` or pass --inspection-url")
         }
         let body = try await response.body.collect(upTo: 8 << 20)
         guard response.status == .ok else {

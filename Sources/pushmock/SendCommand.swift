@@ -141,11 +141,13 @@ struct SendCommand: AsyncParsableCommand {
 
         func run() async throws {
             let account = try serviceAccount.load().account
-            let payload = try SendPayload.fcm(file: message, token: topic == nil && fid == nil ? token : nil, topic: topic, fid: fid, title: title, body: body)
+            let payload = try SendPayload.fcm(
+                file: message, token: topic == nil && fid == nil ? token : nil, topic: topic, fid: fid, title: title, body: body)
             let assertion = try serviceAccount.jwt(audience: "\(target.url)/token")
             try await SendClient.run(target) { client in
                 let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
-                let issued = try await client.post("\(target.url)/token", headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
+                let issued = try await client.post(
+                    "\(target.url)/token", headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
                 guard issued.status == 200, case .string(let accessToken)? = JSONValue.parse(Array(issued.body.utf8))?["access_token"] else {
                     throw ValidationError("the token endpoint answered \(issued.status): \(issued.body)")
                 }
@@ -187,7 +189,9 @@ enum SendPayload {
             aps.append(("event", .string(event)))
             aps.append(("timestamp", .number(String(now))))
             if let contentState {
-                guard case .object? = JSONValue.parse(Array(contentState.utf8)) else { throw ValidationError("--content-state must be a JSON object") }
+                guard case .object? = JSONValue.parse(Array(contentState.utf8)) else {
+                    throw ValidationError("--content-state must be a JSON object")
+                }
                 aps.append(("content-state", JSONValue.parse(Array(contentState.utf8))!))
             }
             if event == "start" {

@@ -1,5 +1,5 @@
-import Foundation
 import ArgumentParser
+import Foundation
 import Logging
 import PushMockCore
 import PushMockServer
@@ -25,7 +25,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "JSON configuration file (see Examples/pushmock.json); flags override it.")
     var config: String?
 
-    @Option(help: "Where development credentials are created once and reused (DIR/certs) when there is no Certs/ in the working directory (default $XDG_DATA_HOME/pushmock or ~/.local/share/pushmock).")
+    @Option(
+        help:
+            "Where development credentials are created once and reused (DIR/certs) when there is no Certs/ in the working directory (default $XDG_DATA_HOME/pushmock or ~/.local/share/pushmock)."
+    )
     var dataDir: String?
 
     @Option(help: "Write the ports actually bound to this file as JSON ({\"push\":…,\"inspection\":…}), for scripts that pass --port 0.")
@@ -108,7 +111,9 @@ struct ServeCommand: AsyncParsableCommand {
         let server: PushMockServer
         do {
             let created = try material.ensure()
-            logger.info("development credentials (not secret): \(material.path)\(created ? ", created now" : "") — CA \(DevCertificates.FileName.caCertificate), APNs key \(DevCertificates.FileName.apnsAuthKey), FCM service account \(DevCertificates.FileName.fcmServiceAccount); also at GET /api/v1/credentials")
+            logger.info(
+                "development credentials (not secret): \(material.path)\(created ? ", created now" : "") — CA \(DevCertificates.FileName.caCertificate), APNs key \(DevCertificates.FileName.apnsAuthKey), FCM service account \(DevCertificates.FileName.fcmServiceAccount); also at GET /api/v1/credentials"
+            )
             server = try await PushMockServer.start(configuration: try makeConfiguration(material: material), logger: logger)
             try material.pointServiceAccount(atPort: server.pushPort)
         } catch {
@@ -143,14 +148,19 @@ struct ServeCommand: AsyncParsableCommand {
         logger.info("PushMock listening: \(endpoints)")
         if let port = server.inspectionPort {
             let host = configuration.inspectionHost.contains(":") ? "[\(configuration.inspectionHost)]" : configuration.inspectionHost
-            logger.info("web page: http://\(host == "0.0.0.0" || host == "[::]" ? "127.0.0.1" : host):\(port)/ (live deliveries, Live Activities, devices, faults, rejections catalogue)")
+            logger.info(
+                "web page: http://\(host == "0.0.0.0" || host == "[::]" ? "127.0.0.1" : host):\(port)/ (live deliveries, Live Activities, devices, faults, rejections catalogue)"
+            )
         }
         if configuration.mode == .push {
             // The banner: what to paste to see it work (sample credentials from Certs/, not secret).
             let wildcard = ["0.0.0.0", "::", "[::]"].contains(configuration.inspectionHost)
-            let inspectionHost = wildcard ? "127.0.0.1" : configuration.inspectionHost.contains(":") ? "[\(configuration.inspectionHost)]" : configuration.inspectionHost
+            let inspectionHost =
+                wildcard
+                ? "127.0.0.1" : configuration.inspectionHost.contains(":") ? "[\(configuration.inspectionHost)]" : configuration.inspectionHost
             let inspection = server.inspectionPort.map { " --inspection-url http://\(inspectionHost):\($0)" } ?? " --inspection-url none"
-            logger.info("""
+            logger.info(
+                """
                 try it: pushmock send apns --url https://localhost:\(server.pushPort)\(inspection) --alert "Hello from PushMock" \
                 (sample APNs key \(DevCertificates.sampleAPNSKeyID) of team \(DevCertificates.sampleAPNSTeamID) for com.example.app, \
                 FCM service account \(DevCertificates.sampleFCMProjectID); `pushmock send fcm` and `pushmock token apns|fcm` use them)
@@ -172,4 +182,3 @@ struct ServeCommand: AsyncParsableCommand {
 struct StartFailure: Error, CustomStringConvertible {
     var description: String
 }
-

@@ -17,13 +17,22 @@ struct ListenerOptions: ParsableArguments {
     @Option(help: "Also serve h2c (prior knowledge) and HTTP/1.1 in cleartext on this port.")
     var cleartextPort: Int?
 
-    @Flag(help: "Answer as the real hosts (api.push.apple.com, fcm.googleapis.com, oauth2.googleapis.com, iid.googleapis.com…) by :authority/SNI, on port 443 unless --port says otherwise; other names but loopback get 421. Point the names at PushMock (/etc/hosts, --add-host, hostAliases) and trust Certs/ca.pem (pushmock trust).")
+    @Flag(
+        help:
+            "Answer as the real hosts (api.push.apple.com, fcm.googleapis.com, oauth2.googleapis.com, iid.googleapis.com…) by :authority/SNI, on port 443 unless --port says otherwise; other names but loopback get 421. Point the names at PushMock (/etc/hosts, --add-host, hostAliases) and trust Certs/ca.pem (pushmock trust)."
+    )
     var transparent = false
 
-    @Option(help: "Serve a CONNECT proxy on this port (HTTPS_PROXY=http://127.0.0.1:PORT): tunnels to the real push hosts end at PushMock with the dev certificate; CONNECT to any other host gets 403.")
+    @Option(
+        help:
+            "Serve a CONNECT proxy on this port (HTTPS_PROXY=http://127.0.0.1:PORT): tunnels to the real push hosts end at PushMock with the dev certificate; CONNECT to any other host gets 403."
+    )
     var proxyPort: Int?
 
-    @Option(help: "Serve Google's metadata server on this port (on the inspection host): Google's auth libraries get PushMock tokens for the first service account with no key file (GCE_METADATA_HOST=127.0.0.1:PORT GCE_METADATA_IP=127.0.0.1:PORT).")
+    @Option(
+        help:
+            "Serve Google's metadata server on this port (on the inspection host): Google's auth libraries get PushMock tokens for the first service account with no key file (GCE_METADATA_HOST=127.0.0.1:PORT GCE_METADATA_IP=127.0.0.1:PORT)."
+    )
     var metadataPort: Int?
 
     @Option(help: "Server certificate chain, PEM (default Certs/server.pem).")
@@ -60,7 +69,9 @@ struct ListenerOptions: ParsableArguments {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let idleTimeout, idleTimeout < 0 { throw ValidationError("--idle-timeout must be 0 or more") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1 (got \(maxConnections))") }
-        if let protocolDeadline, !(0...3600).contains(protocolDeadline) { throw ValidationError("--protocol-deadline must be 0 to 3600 seconds (got \(protocolDeadline))") }
+        if let protocolDeadline, !(0...3600).contains(protocolDeadline) {
+            throw ValidationError("--protocol-deadline must be 0 to 3600 seconds (got \(protocolDeadline))")
+        }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together") }
     }
 
@@ -99,14 +110,18 @@ struct InspectionOptions: ParsableArguments {
     @Option(help: "Require `Authorization: Bearer <token>` on the inspection API (also read from PUSHMOCK_INSPECTION_TOKEN).")
     var inspectionToken: String?
 
-    @Option(name: .customLong("inspection-allowed-host"), help: "A Host name the inspection port answers besides loopback names and --inspection-host (DNS-rebinding guard). Repeatable.")
+    @Option(
+        name: .customLong("inspection-allowed-host"),
+        help: "A Host name the inspection port answers besides loopback names and --inspection-host (DNS-rebinding guard). Repeatable.")
     var inspectionAllowedHosts: [String] = []
 
     @Option(help: "Open /api/v1/events streams at most; more get 503 (default 1000).")
     var maxEventSubscribers: Int?
 
     func check() throws {
-        if let maxEventSubscribers, maxEventSubscribers < 1 { throw ValidationError("--max-event-subscribers must be at least 1 (got \(maxEventSubscribers))") }
+        if let maxEventSubscribers, maxEventSubscribers < 1 {
+            throw ValidationError("--max-event-subscribers must be at least 1 (got \(maxEventSubscribers))")
+        }
     }
 
     func apply(to configuration: inout PushMockConfiguration, environment: [String: String]) {
@@ -126,7 +141,10 @@ struct RecordingOptions: ParsableArguments {
     @Option(help: "Deliveries kept, oldest evicted first (default 10000).")
     var retention: Int?
 
-    @Option(help: "Where deliveries are kept: memory (default), sqlite:PATH (one file, kept across restarts), postgres://user:password@host:port/db or postgres (the PG* variables; a fleet of PushMocks on one database).")
+    @Option(
+        help:
+            "Where deliveries are kept: memory (default), sqlite:PATH (one file, kept across restarts), postgres://user:password@host:port/db or postgres (the PG* variables; a fleet of PushMocks on one database)."
+    )
     var store: String?
 
     @Option(help: "With an SQLite or PostgreSQL store, delete deliveries older than this: 24h, 90m, 3600s.")
@@ -155,7 +173,11 @@ struct RecordingOptions: ParsableArguments {
 
 /// APNs: keys, bundles, trust, faults, and the rules that can be relaxed.
 struct APNSOptions: ParsableArguments {
-    @Option(name: .customLong("apns-key"), help: "Register an APNs signing key: KEYID:TEAMID:PATH.p8[:ENV][:TOPIC,…] (ENV: sandbox, production, both). Repeatable; the sample key in Certs/ is always registered.")
+    @Option(
+        name: .customLong("apns-key"),
+        help:
+            "Register an APNs signing key: KEYID:TEAMID:PATH.p8[:ENV][:TOPIC,…] (ENV: sandbox, production, both). Repeatable; the sample key in Certs/ is always registered."
+    )
     var apnsKeys: [String] = []
 
     @Option(name: .customLong("apns-bundle"), help: "Register a bundle id: ID[:TEAMID] (default team: the sample team PMTEAM0001). Repeatable.")
@@ -164,13 +186,18 @@ struct APNSOptions: ParsableArguments {
     @Option(name: .customLong("apns-environment"), help: "Environment for hosts that do not name one (localhost, 127.0.0.1) (default sandbox).")
     var apnsEnvironment: APNSEnvironment?
 
-    @Option(name: .customLong("apns-trust-root"), help: "PEM file of a root that client certificates must chain to (default Certs/ca.pem). Repeatable.")
+    @Option(
+        name: .customLong("apns-trust-root"), help: "PEM file of a root that client certificates must chain to (default Certs/ca.pem). Repeatable.")
     var apnsTrustRoots: [String] = []
 
-    @Option(name: .customLong("apns-streams-before-auth"), help: "SETTINGS_MAX_CONCURRENT_STREAMS of a token connection until its first valid provider token (APNs: 1).")
+    @Option(
+        name: .customLong("apns-streams-before-auth"),
+        help: "SETTINGS_MAX_CONCURRENT_STREAMS of a token connection until its first valid provider token (APNs: 1).")
     var streamsBeforeAuth: UInt32?
 
-    @Option(name: .customLong("apns-fault"), help: "Answer APNs pushes with this reason: REASON[:DEVICE_TOKEN] (e.g. TooManyRequests, Shutdown, Unregistered). Repeatable.")
+    @Option(
+        name: .customLong("apns-fault"),
+        help: "Answer APNs pushes with this reason: REASON[:DEVICE_TOKEN] (e.g. TooManyRequests, Shutdown, Unregistered). Repeatable.")
     var apnsFaults: [String] = []
 
     @Flag(name: .customLong("closed-device-registry"), help: "Answer BadDeviceToken for device tokens that are not registered.")
@@ -204,10 +231,14 @@ struct APNSOptions: ParsableArguments {
     static func fault(_ flag: String, index: Int) throws -> FaultRule {
         let parts = flag.split(separator: ":", maxSplits: 1).map(String.init)
         guard let name = parts.first, let reason = APNSRejectionReason.named(name) else {
-            throw PushMockError(code: .invalidConfiguration, message: "--apns-fault \(flag): unknown reason; known: \(APNSRejectionReason.all.map(\.reason).joined(separator: ", "))")
+            throw PushMockError(
+                code: .invalidConfiguration,
+                message: "--apns-fault \(flag): unknown reason; known: \(APNSRejectionReason.all.map(\.reason).joined(separator: ", "))")
         }
         let token = parts.count > 1 ? parts[1] : nil
-        return FaultRule(id: "cli-\(index + 1)-\(reason.reason)", match: .init(service: .apns, token: token), action: .reject(status: reason.status, reason: reason.reason))
+        return FaultRule(
+            id: "cli-\(index + 1)-\(reason.reason)", match: .init(service: .apns, token: token),
+            action: .reject(status: reason.status, reason: reason.reason))
     }
 
     func apply(to configuration: inout PushMockConfiguration) throws {
@@ -229,19 +260,30 @@ struct APNSOptions: ParsableArguments {
 
 /// FCM, OAuth and Instance ID.
 struct FCMOptions: ParsableArguments {
-    @Option(name: .customLong("fcm-service-account"), help: "Register an FCM service account key file (Google's JSON format). Repeatable; Certs/fcm-service-account.json is always registered.")
+    @Option(
+        name: .customLong("fcm-service-account"),
+        help: "Register an FCM service account key file (Google's JSON format). Repeatable; Certs/fcm-service-account.json is always registered.")
     var fcmServiceAccounts: [String] = []
 
     @Option(name: .customLong("fcm-token-path"), help: "Path of the OAuth2 token endpoint on the push port (default /token).")
     var fcmTokenPath: String?
 
-    @Flag(name: .customLong("fcm-lenient-tokens"), help: "Accept any <id>:<token> registration token, not only real-looking ones (<id>:APA91b…, 100+ characters).")
+    @Flag(
+        name: .customLong("fcm-lenient-tokens"),
+        help: "Accept any <id>:<token> registration token, not only real-looking ones (<id>:APA91b…, 100+ characters).")
     var fcmLenientTokens = false
 
-    @Option(help: "An FCM registration token or installation ID whose device record has lastActiveAt older than this many days answers 404 UNREGISTERED, as FCM does for stale tokens (default 270; 0 never).")
+    @Option(
+        help:
+            "An FCM registration token or installation ID whose device record has lastActiveAt older than this many days answers 404 UNREGISTERED, as FCM does for stale tokens (default 270; 0 never)."
+    )
     var fcmStaleTokenDays: Int?
 
-    @Flag(name: .customLong("iid-lenient-auth"), help: "Accept Instance ID (/iid/…) requests with a bearer token but without the `access_token_auth: true` header (default: 401 Unauthorized, as Instance ID reads it as a server key).")
+    @Flag(
+        name: .customLong("iid-lenient-auth"),
+        help:
+            "Accept Instance ID (/iid/…) requests with a bearer token but without the `access_token_auth: true` header (default: 401 Unauthorized, as Instance ID reads it as a server key)."
+    )
     var iidLenientAuth = false
 
     func check() throws {
@@ -264,7 +306,8 @@ struct FCMOptions: ParsableArguments {
 
 /// Live Activities: the payload rules, the simulated device, and the app's types.
 struct LiveActivityOptions: ParsableArguments {
-    @Option(help: "Live Activity payload rules: strict (violations get 400 with the rule's reason) or apple (200, recorded as dropped by the device).")
+    @Option(
+        help: "Live Activity payload rules: strict (violations get 400 with the rule's reason) or apple (200, recorded as dropped by the device).")
     var liveActivityProfile: LiveActivityProfile?
 
     @Option(help: "Seconds a Live Activity timestamp may lag behind now before it is stale (default 3600).")
@@ -276,10 +319,16 @@ struct LiveActivityOptions: ParsableArguments {
     @Option(help: "Priority-10 Live Activity updates a simulated device applies per activity per hour (default: no budget).")
     var liveActivityBudget: Int?
 
-    @Option(help: "Read the app's ActivityAttributes types from its Swift source: a .swift file or a folder (a widget extension, or the whole app), searched recursively. Repeatable. Check what is read with `pushmock activity-types PATH`.")
+    @Option(
+        help:
+            "Read the app's ActivityAttributes types from its Swift source: a .swift file or a folder (a widget extension, or the whole app), searched recursively. Repeatable. Check what is read with `pushmock activity-types PATH`."
+    )
     var activityTypes: [String] = []
 
-    @Flag(help: "Do not check the ActivityAttributes types popular SDKs define (Flutter live_activities, expo-live-activity, Voltra, OneSignal) without a declaration.")
+    @Flag(
+        help:
+            "Do not check the ActivityAttributes types popular SDKs define (Flutter live_activities, expo-live-activity, Voltra, OneSignal) without a declaration."
+    )
     var noActivityTypePresets = false
 
     func check() throws {

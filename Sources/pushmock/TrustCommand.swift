@@ -43,7 +43,8 @@ struct TrustCommand: AsyncParsableCommand {
     }
 
     struct Install: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Add the dev CA to the system store (Debian/Ubuntu: /usr/local/share/ca-certificates + update-ca-certificates; needs root).")
+        static let configuration = CommandConfiguration(
+            abstract: "Add the dev CA to the system store (Debian/Ubuntu: /usr/local/share/ca-certificates + update-ca-certificates; needs root).")
 
         @Option(help: "The CA certificate (PEM).")
         var ca = DevMaterialDirectory.resolve(dataDirectory: nil).file(DevCertificates.FileName.caCertificate)
@@ -99,15 +100,20 @@ struct TrustCommand: AsyncParsableCommand {
         func run() async throws {
             let text = try TrustCommand.readCA(ca)
             let environment = ProcessInfo.processInfo.environment
-            let base = environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
+            let base =
+                environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
                 ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
             let directory = dir.map { URL(fileURLWithPath: $0) } ?? base.appendingPathComponent("pushmock/trust")
             let files = try TrustMaterial.write(caPEM: text, to: directory.standardizedFileURL)
             if files.systemRoots == 0 {
-                FileHandle.standardError.write(Data("pushmock trust env: no system root bundle found (\(TrustMaterial.systemBundles.joined(separator: ", "))): the bundle trusts only the dev CA\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "pushmock trust env: no system root bundle found (\(TrustMaterial.systemBundles.joined(separator: ", "))): the bundle trusts only the dev CA\n"
+                            .utf8))
             }
             func quoted(_ value: String) -> String { "'" + value.replacing("'", with: #"'\''"#) + "'" }
-            let java = "-Djavax.net.ssl.trustStore=\(files.javaTrustStore.path) -Djavax.net.ssl.trustStorePassword=\(TrustMaterial.javaTrustStorePassword) -Djavax.net.ssl.trustStoreType=JKS"
+            let java =
+                "-Djavax.net.ssl.trustStore=\(files.javaTrustStore.path) -Djavax.net.ssl.trustStorePassword=\(TrustMaterial.javaTrustStorePassword) -Djavax.net.ssl.trustStoreType=JKS"
             print("export NODE_EXTRA_CA_CERTS=\(quoted(files.ca.path))")
             print("export SSL_CERT_FILE=\(quoted(files.bundle.path))")
             print("export REQUESTS_CA_BUNDLE=\(quoted(files.bundle.path))")

@@ -103,9 +103,11 @@ struct ByteViewTests {
 
     @Test("temporary bytes hold what was written; immortal buffers what they were made of")
     func temporaryAndImmortal() {
-        let sum = withTemporaryBytes(capacity: 300, writing: { out in for value in 0..<300 { out.put(UInt8(truncatingIfNeeded: value)) } }) { view in
-            view.reduce(0) { $0 + Int($1) }
-        }
+        let sum = withTemporaryBytes(
+            capacity: 300,
+            writing: { out in for value in 0..<300 { out.put(UInt8(truncatingIfNeeded: value)) } },
+            { view in view.reduce(0) { $0 + Int($1) } }
+        )
         #expect(sum == (0..<300).reduce(0) { $0 + $1 % 256 })
         let table = ImmortalBuffer([3, 1, 4, 1, 5])
         #expect(Array(table) == [3, 1, 4, 1, 5])

@@ -51,11 +51,16 @@ struct APNSFixtureTests {
             }
             switch connection["credential"] as? String {
             case "certificate":
-                credential = .certificate(.init(subject: "UID=com.example.app", bundleID: "com.example.app", topics: ["com.example.app", "com.example.app.voip", "com.example.app.complication"], environments: [.sandbox, .production]))
+                credential = .certificate(
+                    .init(
+                        subject: "UID=com.example.app", bundleID: "com.example.app",
+                        topics: ["com.example.app", "com.example.app.voip", "com.example.app.complication"], environments: [.sandbox, .production]))
             case "certificate-single-topic":
-                credential = .certificate(.init(subject: "UID=com.example.app", bundleID: "com.example.app", topics: ["com.example.app"], environments: [.sandbox]))
+                credential = .certificate(
+                    .init(subject: "UID=com.example.app", bundleID: "com.example.app", topics: ["com.example.app"], environments: [.sandbox]))
             case "certificate-production":
-                credential = .certificate(.init(subject: "UID=com.example.app", bundleID: "com.example.app", topics: ["com.example.app"], environments: [.production]))
+                credential = .certificate(
+                    .init(subject: "UID=com.example.app", bundleID: "com.example.app", topics: ["com.example.app"], environments: [.production]))
             case "untrusted":
                 credential = .untrustedCertificate(subject: "CN=stranger", problem: "not issued by a configured trust root")
             default:

@@ -91,20 +91,22 @@ struct APNSRepeatedTokenTests {
 
 @Suite("APNs: the push type a topic implies")
 struct APNSTopicInferenceTests {
-    @Test("each suffix names its push type and leaves the bundle id; a bare bundle id, or a suffix alone, is an alert topic", arguments: [
-        ("com.example.app", "alert", "com.example.app"),
-        ("com.example.app.voip", "voip", "com.example.app"),
-        ("com.example.app.voip-ptt", "pushtotalk", "com.example.app"),
-        ("com.example.app.complication", "complication", "com.example.app"),
-        ("com.example.app.pushkit.fileprovider", "fileprovider", "com.example.app"),
-        ("com.example.app.location-query", "location", "com.example.app"),
-        ("com.example.app.push-type.liveactivity", "liveactivity", "com.example.app"),
-        ("com.example.app.push-type.widgets", "widgets", "com.example.app"),
-        ("com.example.app.push-type.controls", "controls", "com.example.app"),
-        (".voip", "alert", ".voip"),
-        ("com.example.voipapp", "alert", "com.example.voipapp"),
-        ("x.voip", "voip", "x"),
-    ])
+    @Test(
+        "each suffix names its push type and leaves the bundle id; a bare bundle id, or a suffix alone, is an alert topic",
+        arguments: [
+            ("com.example.app", "alert", "com.example.app"),
+            ("com.example.app.voip", "voip", "com.example.app"),
+            ("com.example.app.voip-ptt", "pushtotalk", "com.example.app"),
+            ("com.example.app.complication", "complication", "com.example.app"),
+            ("com.example.app.pushkit.fileprovider", "fileprovider", "com.example.app"),
+            ("com.example.app.location-query", "location", "com.example.app"),
+            ("com.example.app.push-type.liveactivity", "liveactivity", "com.example.app"),
+            ("com.example.app.push-type.widgets", "widgets", "com.example.app"),
+            ("com.example.app.push-type.controls", "controls", "com.example.app"),
+            (".voip", "alert", ".voip"),
+            ("com.example.voipapp", "alert", "com.example.voipapp"),
+            ("x.voip", "voip", "x"),
+        ])
     func inferred(_ topic: String, _ pushType: String, _ bundleID: String) {
         let inferred = APNSPushType.inferred(fromTopic: topic)
         #expect(inferred.pushType.rawValue == pushType)

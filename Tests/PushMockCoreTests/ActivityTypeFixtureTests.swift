@@ -70,15 +70,17 @@ struct ActivityTypeFixtureTests {
         }
     }
 
-    @Test("declarations that cannot be used are refused with the path of the problem", arguments: [
-        (#"{"contentState": {"eta": "Instant"}}"#, "contentState.eta"),
-        (#"{"contentState": {"x": "[Int: [Nope]]"}}"#, "contentState.x"),
-        (#"{"contentState": {"x": 5}}"#, "contentState.x"),
-        (#"{"types": {"Stage": {"enum": "Double", "cases": [1]}}}"#, "types.Stage.enum"),
-        (#"{"types": {"Stage": {"enum": "String", "cases": []}}}"#, "types.Stage.cases"),
-        (#"{"contentState": {"k": "[Bool: Int]"}}"#, "contentState.k"),
-        (#"{"state": {}}"#, "state"),
-    ])
+    @Test(
+        "declarations that cannot be used are refused with the path of the problem",
+        arguments: [
+            (#"{"contentState": {"eta": "Instant"}}"#, "contentState.eta"),
+            (#"{"contentState": {"x": "[Int: [Nope]]"}}"#, "contentState.x"),
+            (#"{"contentState": {"x": 5}}"#, "contentState.x"),
+            (#"{"types": {"Stage": {"enum": "Double", "cases": [1]}}}"#, "types.Stage.enum"),
+            (#"{"types": {"Stage": {"enum": "String", "cases": []}}}"#, "types.Stage.cases"),
+            (#"{"contentState": {"k": "[Bool: Int]"}}"#, "contentState.k"),
+            (#"{"state": {}}"#, "state"),
+        ])
     func badDeclarations(_ json: String, _ path: String) {
         #expect(throws: ActivityTypeDeclaration.Problem.self) { try ActivityTypeDeclaration(json: JSONValue.parse(Array(json.utf8))!) }
         do {
@@ -105,7 +107,9 @@ struct ActivityTypeFixtureTests {
         let tooDeep = "[" + deepest + "]"
         let depthError = #expect(throws: ActivityTypeDeclaration.Problem.self) { try ActivityTypeDeclaration.parse(tooDeep, path: "contentState.x") }
         #expect(depthError?.description == "contentState.x: a type nests at most 16 brackets and optionals deep")
-        #expect(throws: ActivityTypeDeclaration.Problem.self) { try ActivityTypeDeclaration.parse("Int" + String(repeating: "?", count: 17), path: "x") }
+        #expect(throws: ActivityTypeDeclaration.Problem.self) {
+            try ActivityTypeDeclaration.parse("Int" + String(repeating: "?", count: 17), path: "x")
+        }
         // The attack: 20 KB of brackets took 35 s (each level copied the rest); now refused unread.
         let attack = String(repeating: "[", count: 10_000) + "Int" + String(repeating: "]", count: 10_000)
         let sizeError = #expect(throws: ActivityTypeDeclaration.Problem.self) {

@@ -21,23 +21,59 @@ struct ActivityTypePresetTests {
     static let cases: [Case] = [
         // Flutter live_activities: the plugin's ContentState carries only the App Group id; the
         // data itself travels through the group's UserDefaults.
-        Case(sdk: "Flutter", aps: start("LiveActivitiesAppAttributes", attributes: #"{"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF"}"#, state: #"{"appGroupId":"group.com.example.app"}"#)),
-        Case(sdk: "Flutter", aps: start("LiveActivitiesAppAttributes", attributes: #"{"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF"}"#, state: #"{"score":"1-0"}"#), refusedAt: "content-state.appGroupId"),
-        Case(sdk: "Flutter", aps: start("LiveActivitiesAppAttributes", attributes: #"{}"#, state: #"{"appGroupId":"group.com.example.app"}"#), refusedAt: "attributes.id"),
-        Case(sdk: "Flutter", aps: start("LiveActivitiesAppAttributes", attributes: #"{"id":"order-1"}"#, state: #"{"appGroupId":"group.com.example.app"}"#), refusedAt: "attributes.id"),
+        Case(
+            sdk: "Flutter",
+            aps: start(
+                "LiveActivitiesAppAttributes", attributes: #"{"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF"}"#,
+                state: #"{"appGroupId":"group.com.example.app"}"#)),
+        Case(
+            sdk: "Flutter",
+            aps: start("LiveActivitiesAppAttributes", attributes: #"{"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF"}"#, state: #"{"score":"1-0"}"#),
+            refusedAt: "content-state.appGroupId"),
+        Case(
+            sdk: "Flutter", aps: start("LiveActivitiesAppAttributes", attributes: #"{}"#, state: #"{"appGroupId":"group.com.example.app"}"#),
+            refusedAt: "attributes.id"),
+        Case(
+            sdk: "Flutter",
+            aps: start("LiveActivitiesAppAttributes", attributes: #"{"id":"order-1"}"#, state: #"{"appGroupId":"group.com.example.app"}"#),
+            refusedAt: "attributes.id"),
         // expo-live-activity
-        Case(sdk: "expo", aps: start("LiveActivityAttributes", attributes: #"{"name":"Order","backgroundColor":"001122","timerType":"circular","paddingDetails":{"top":8}}"#, state: #"{"title":"On the way","subtitle":"5 min","progress":0.5,"timerEndDateInMilliseconds":1767226200000}"#)),
-        Case(sdk: "expo", aps: start("LiveActivityAttributes", attributes: #"{"name":"Order"}"#, state: #"{"subtitle":"5 min"}"#), refusedAt: "content-state.title"),
-        Case(sdk: "expo", aps: start("LiveActivityAttributes", attributes: #"{"name":"Order","timerType":"bar"}"#, state: #"{"title":"t"}"#), refusedAt: "attributes.timerType"),
-        Case(sdk: "expo", aps: start("LiveActivityAttributes", attributes: #"{"name":"Order"}"#, state: #"{"title":"t","currentStep":"2"}"#), refusedAt: "content-state.currentStep"),
+        Case(
+            sdk: "expo",
+            aps: start(
+                "LiveActivityAttributes",
+                attributes: #"{"name":"Order","backgroundColor":"001122","timerType":"circular","paddingDetails":{"top":8}}"#,
+                state: #"{"title":"On the way","subtitle":"5 min","progress":0.5,"timerEndDateInMilliseconds":1767226200000}"#)),
+        Case(
+            sdk: "expo", aps: start("LiveActivityAttributes", attributes: #"{"name":"Order"}"#, state: #"{"subtitle":"5 min"}"#),
+            refusedAt: "content-state.title"),
+        Case(
+            sdk: "expo", aps: start("LiveActivityAttributes", attributes: #"{"name":"Order","timerType":"bar"}"#, state: #"{"title":"t"}"#),
+            refusedAt: "attributes.timerType"),
+        Case(
+            sdk: "expo", aps: start("LiveActivityAttributes", attributes: #"{"name":"Order"}"#, state: #"{"title":"t","currentStep":"2"}"#),
+            refusedAt: "content-state.currentStep"),
         // Voltra (React Native)
         Case(sdk: "Voltra", aps: start("VoltraAttributes", attributes: #"{"name":"delivery"}"#, state: #"{"uiJsonData":"G0sAAIyUq4N0Aw=="}"#)),
-        Case(sdk: "Voltra", aps: start("VoltraAttributes", attributes: #"{"name":"delivery"}"#, state: #"{"ui":{"type":"Text"}}"#), refusedAt: "content-state.uiJsonData"),
+        Case(
+            sdk: "Voltra", aps: start("VoltraAttributes", attributes: #"{"name":"delivery"}"#, state: #"{"ui":{"type":"Text"}}"#),
+            refusedAt: "content-state.uiJsonData"),
         // OneSignal's DefaultLiveActivityAttributes: everything under data, the SDK's own keys under onesignal.
-        Case(sdk: "OneSignal", aps: start("DefaultLiveActivityAttributes", attributes: #"{"data":{"order":"A1"},"onesignal":{"activityId":"order-A1"}}"#, state: #"{"data":{"stage":"preparing","eta":12}}"#)),
-        Case(sdk: "OneSignal", aps: #""event":"update","timestamp":\#(s0),"content-state":{"data":{"stage":"ready"},"onesignal":{"notificationId":"5b1e"}}"#),
-        Case(sdk: "OneSignal", aps: start("DefaultLiveActivityAttributes", attributes: #"{"data":{"order":"A1"}}"#, state: #"{"data":{}}"#), refusedAt: "attributes.onesignal"),
-        Case(sdk: "OneSignal", aps: start("DefaultLiveActivityAttributes", attributes: #"{"data":{},"onesignal":{"activityId":"x"}}"#, state: #"{"stage":"ready"}"#), refusedAt: "content-state.data"),
+        Case(
+            sdk: "OneSignal",
+            aps: start(
+                "DefaultLiveActivityAttributes", attributes: #"{"data":{"order":"A1"},"onesignal":{"activityId":"order-A1"}}"#,
+                state: #"{"data":{"stage":"preparing","eta":12}}"#)),
+        Case(
+            sdk: "OneSignal",
+            aps: #""event":"update","timestamp":\#(s0),"content-state":{"data":{"stage":"ready"},"onesignal":{"notificationId":"5b1e"}}"#),
+        Case(
+            sdk: "OneSignal", aps: start("DefaultLiveActivityAttributes", attributes: #"{"data":{"order":"A1"}}"#, state: #"{"data":{}}"#),
+            refusedAt: "attributes.onesignal"),
+        Case(
+            sdk: "OneSignal",
+            aps: start("DefaultLiveActivityAttributes", attributes: #"{"data":{},"onesignal":{"activityId":"x"}}"#, state: #"{"stage":"ready"}"#),
+            refusedAt: "content-state.data"),
     ]
 
     static func push(_ aps: String) -> LiveActivityPush {
@@ -55,7 +91,10 @@ struct ActivityTypePresetTests {
         if let path = example.refusedAt {
             let violation = try #require(finding.violation)
             #expect(violation.explanation.hasPrefix(path), "\(violation.explanation)")
-            #expect(violation.explanation.contains("as the \(ActivityTypePresets.all.first { $0.name == finding.typeName }!.sdk) SDK defines it; declare your own"), "\(violation.explanation)")
+            #expect(
+                violation.explanation.contains(
+                    "as the \(ActivityTypePresets.all.first { $0.name == finding.typeName }!.sdk) SDK defines it; declare your own"),
+                "\(violation.explanation)")
         } else {
             #expect(finding.violation == nil, "\(String(describing: finding.violation))")
         }
@@ -63,13 +102,18 @@ struct ActivityTypePresetTests {
 
     @Test("every preset reads as a declaration, names its SDK and source, and covers each SDK the docs list")
     func presets() {
-        #expect(ActivityTypePresets.all.map(\.name) == ["LiveActivitiesAppAttributes", "LiveActivityAttributes", "VoltraAttributes", "DefaultLiveActivityAttributes"])
+        #expect(
+            ActivityTypePresets.all.map(\.name) == [
+                "LiveActivitiesAppAttributes", "LiveActivityAttributes", "VoltraAttributes", "DefaultLiveActivityAttributes",
+            ])
         for preset in ActivityTypePresets.all {
             #expect(preset.declaration.preset == preset.sdk)
             #expect(preset.declaration.origin?.contains(preset.source) == true)
             #expect(preset.source.contains("/") && preset.source.contains(".swift"), "cites a repository file: \(preset.source)")
         }
-        #expect(ActivityTypePresets.preset(named: "LiveActivityAttributes")?.declaration.attributes.count == 23, "every attribute of expo-live-activity's type")
+        #expect(
+            ActivityTypePresets.preset(named: "LiveActivityAttributes")?.declaration.attributes.count == 23,
+            "every attribute of expo-live-activity's type")
     }
 
     @Test("a declared type of the same name replaces the preset")

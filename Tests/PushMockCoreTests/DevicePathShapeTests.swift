@@ -11,7 +11,8 @@ struct DevicePathShapeTests {
 
     /// The shape by the plain rules: the prefix, then no `/` or `?`, and an even number of hex digits.
     static func reference(_ path: String) -> APNSValidator.DevicePathShape {
-        let bytes = Array(path.utf8), prefix = Array("/3/device/".utf8)
+        let bytes = Array(path.utf8)
+        let prefix = Array("/3/device/".utf8)
         if bytes == Array(prefix.dropLast()) || bytes == prefix { return .missingToken }
         guard bytes.count > prefix.count, Array(bytes[..<prefix.count]) == prefix else { return .badPath }
         let token = bytes[prefix.count...]

@@ -1,5 +1,5 @@
-import PushMockBytes
 import Foundation
+import PushMockBytes
 import PushMockCore
 import Testing
 
@@ -63,28 +63,31 @@ struct FCMErrorTests {
     @Test("the envelope is pretty-printed as Google does")
     func envelope() {
         let error = GoogleError.fcm(.unregistered)
-        #expect(error.json == """
-            {
-              "error": {
-                "code": 404,
-                "message": "Requested entity was not found.",
-                "status": "NOT_FOUND",
-                "details": [
-                  {
-                    "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError",
-                    "errorCode": "UNREGISTERED"
+        #expect(
+            error.json == """
+                {
+                  "error": {
+                    "code": 404,
+                    "message": "Requested entity was not found.",
+                    "status": "NOT_FOUND",
+                    "details": [
+                      {
+                        "@type": "type.googleapis.com/google.firebase.fcm.v1.FcmError",
+                        "errorCode": "UNREGISTERED"
+                      }
+                    ]
                   }
-                ]
-              }
-            }
+                }
 
-            """)
+                """)
     }
 
-    @Test("conditions list their topics", arguments: [
-        ("'a' in topics", ["a"]),
-        ("'a' in topics && !('b' in topics || \"c\" in topics)", ["a", "b", "c"]),
-    ])
+    @Test(
+        "conditions list their topics",
+        arguments: [
+            ("'a' in topics", ["a"]),
+            ("'a' in topics && !('b' in topics || \"c\" in topics)", ["a", "b", "c"]),
+        ])
     func conditions(_ condition: String, _ topics: [String]) throws {
         #expect(try FCMCondition.topics(in: condition) == topics)
     }

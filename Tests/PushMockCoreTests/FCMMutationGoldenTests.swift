@@ -104,7 +104,8 @@ struct FCMMutationGoldenTests {
                 if case .badRequest(let violations) = detail { return violations.first?.field }
                 return nil
             }
-            return "\(error.code) \(error.status) \(error.message) field=\(fields) code=\(error.fcmErrorCode?.rawValue ?? "-") reason=\(error.recordedReason) \(error.json)"
+            return
+                "\(error.code) \(error.status) \(error.message) field=\(fields) code=\(error.fcmErrorCode?.rawValue ?? "-") reason=\(error.recordedReason) \(error.json)"
         }
     }
 

@@ -8,19 +8,23 @@ struct JSONScannerTests {
         Array(text.utf8).withByteView { JSONScanner($0).validate() }
     }
 
-    @Test("valid documents are accepted with their kind", arguments: [
-        (#"{}"#, JSONScanner.Kind.object), (#" {"a":1} "#, .object), (#"[1,2.5,-3e10,true,false,null,"x"]"#, .array),
-        (#""\u00e9\n\"""#, .string), ("0", .number), ("-0.5E+2", .number), ("null", .null),
-        (#"{"aps":{"alert":{"title":"Hi ✓","loc-args":["a","b"]},"badge":0}}"#, .object),
-    ])
+    @Test(
+        "valid documents are accepted with their kind",
+        arguments: [
+            (#"{}"#, JSONScanner.Kind.object), (#" {"a":1} "#, .object), (#"[1,2.5,-3e10,true,false,null,"x"]"#, .array),
+            (#""\u00e9\n\"""#, .string), ("0", .number), ("-0.5E+2", .number), ("null", .null),
+            (#"{"aps":{"alert":{"title":"Hi ✓","loc-args":["a","b"]},"badge":0}}"#, .object),
+        ])
     func valid(_ text: String, _ expected: JSONScanner.Kind) {
         #expect(Self.kind(text) == expected)
     }
 
-    @Test("invalid documents are refused", arguments: [
-        "", "{", #"{"a":1,}"#, "[1,]", "{'a':1}", #"{"a" 1}"#, "01", "1.", ".5", "+1", "tru", "nul",
-        #""\x""#, "\"a\u{01}\"", #"{"a":1}{"#, "NaN", #"{"a":1} x"#, "[1 2]", #""\u12G4""#,
-    ])
+    @Test(
+        "invalid documents are refused",
+        arguments: [
+            "", "{", #"{"a":1,}"#, "[1,]", "{'a':1}", #"{"a" 1}"#, "01", "1.", ".5", "+1", "tru", "nul",
+            #""\x""#, "\"a\u{01}\"", #"{"a":1}{"#, "NaN", #"{"a":1} x"#, "[1 2]", #""\u12G4""#,
+        ])
     func invalid(_ text: String) {
         #expect(Self.kind(text) == nil, "\(text) should be refused")
     }

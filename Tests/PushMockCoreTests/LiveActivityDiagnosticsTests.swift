@@ -23,19 +23,22 @@ struct LiveActivityDiagnosticsTests {
         let found = Self.diagnostics(Self.start(), LiveActivityHeaders(expiration: "0"))
         #expect(found.count == 1 && found[0].hasPrefix("apns-expiration: 0 on a push-to-start"), "\(found)")
         #expect(Self.diagnostics(Self.start(), LiveActivityHeaders(expiration: "\(D.s0 + 3600)")).isEmpty)
-        #expect(Self.diagnostics(#""event":"update","timestamp":\#(D.s0),"content-state":{"score":"1-0"}"#, LiveActivityHeaders(expiration: "0")).isEmpty)
+        #expect(
+            Self.diagnostics(#""event":"update","timestamp":\#(D.s0),"content-state":{"score":"1-0"}"#, LiveActivityHeaders(expiration: "0")).isEmpty)
     }
 
-    @Test("a widget extension's bundle id as the topic, and a doubled .push-type.liveactivity", arguments: [
-        ("com.example.app.MatchWidget.push-type.liveactivity", "looks like a widget extension"),
-        ("com.example.app.widgetextension.push-type.liveactivity", "looks like a widget extension"),
-        ("com.example.app.LiveActivityExtension.push-type.liveactivity", "looks like a widget extension"),
-        ("com.example.app.push-type.liveactivity.push-type.liveactivity", "ends in .push-type.liveactivity twice"),
-        ("com.example.app.push-type.liveactivity", nil),
-        ("com.example.widgets-app.push-type.liveactivity", nil),
-        ("com.example.app.Widgets.push-type.liveactivity", "looks like a widget extension"),
-        ("com.example.app", nil),
-    ] as [(String, String?)])
+    @Test(
+        "a widget extension's bundle id as the topic, and a doubled .push-type.liveactivity",
+        arguments: [
+            ("com.example.app.MatchWidget.push-type.liveactivity", "looks like a widget extension"),
+            ("com.example.app.widgetextension.push-type.liveactivity", "looks like a widget extension"),
+            ("com.example.app.LiveActivityExtension.push-type.liveactivity", "looks like a widget extension"),
+            ("com.example.app.push-type.liveactivity.push-type.liveactivity", "ends in .push-type.liveactivity twice"),
+            ("com.example.app.push-type.liveactivity", nil),
+            ("com.example.widgets-app.push-type.liveactivity", nil),
+            ("com.example.app.Widgets.push-type.liveactivity", "looks like a widget extension"),
+            ("com.example.app", nil),
+        ] as [(String, String?)])
     func topics(topic: String, expected: String?) {
         let found = Self.diagnostics(Self.start(), LiveActivityHeaders(topic: topic))
         if let expected {
@@ -53,19 +56,25 @@ struct LiveActivityDiagnosticsTests {
 
     @Test("web URLs in content-state, named by path, in any event")
     func webURLs() {
-        let state = #"{"logo":"https://cdn.example.com/a.png","driver":{"photo":"HTTP://x/y.jpg","name":"Ann"},"stops":["ok","http://z"],"deepLink":"myapp://order/1"}"#
+        let state =
+            #"{"logo":"https://cdn.example.com/a.png","driver":{"photo":"HTTP://x/y.jpg","name":"Ann"},"stops":["ok","http://z"],"deepLink":"myapp://order/1"}"#
         let found = Self.diagnostics(Self.start(state: state))
         #expect(found.count == 1, "\(found)")
         #expect(found.first?.hasPrefix("content-state.logo, content-state.driver.photo, content-state.stops[1] are web URLs") == true, "\(found)")
         let update = Self.diagnostics(#""event":"update","timestamp":\#(D.s0),"content-state":{"image":"https://cdn.example.com/b.png"}"#)
         #expect(update.first?.hasPrefix("content-state.image is a web URL") == true, "\(update)")
-        #expect(Self.diagnostics(Self.start(state: #"{"deepLink":"myapp://order/1","note":"see https://x in the app"}"#)).isEmpty, "only values that are URLs")
+        #expect(
+            Self.diagnostics(Self.start(state: #"{"deepLink":"myapp://order/1","note":"see https://x in the app"}"#)).isEmpty,
+            "only values that are URLs")
     }
 
     @Test("an empty alert title or body on a start")
     func emptyAlert() {
         let found = Self.diagnostics(Self.start(alert: #"{"title":"","body":"  "}"#))
-        #expect(found == ["aps.alert.title is empty: the push-to-start alert shows no title", "aps.alert.body is empty: the push-to-start alert shows no body"])
+        #expect(
+            found == [
+                "aps.alert.title is empty: the push-to-start alert shows no title", "aps.alert.body is empty: the push-to-start alert shows no body",
+            ])
         #expect(Self.diagnostics(Self.start(alert: #"{"title":{"loc-key":"KICKOFF"},"body":"A v B"}"#)).isEmpty, "a localized title is not empty")
     }
 
@@ -79,14 +88,20 @@ struct LiveActivityDiagnosticsTests {
         let same = D.push(#""event":"update","timestamp":\#(D.s0 + 2),"content-state":{"tags":["a"],"minute":12.0,"score":"1-0"}"#)
         let outcome = device.receive(same, token: token, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 2000))
         #expect(outcome.drop == nil, "the device applies it")
-        #expect(outcome.diagnostics.count == 1 && outcome.diagnostics[0].hasPrefix("content-state equals the state the activity already shows"), "\(outcome.diagnostics)")
+        #expect(
+            outcome.diagnostics.count == 1 && outcome.diagnostics[0].hasPrefix("content-state equals the state the activity already shows"),
+            "\(outcome.diagnostics)")
         let changed = D.push(#""event":"update","timestamp":\#(D.s0 + 3),"content-state":{"score":"1-0","minute":13,"tags":["a"]}"#)
         #expect(device.receive(changed, token: token, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 3000)).diagnostics.isEmpty)
         let end = D.push(#""event":"end","timestamp":\#(D.s0 + 4),"content-state":{"score":"1-0","minute":13,"tags":["a"]}"#)
-        #expect(device.receive(end, token: token, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 4000)).diagnostics.isEmpty, "an end with the last state is what to send")
+        #expect(
+            device.receive(end, token: token, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 4000)).diagnostics.isEmpty,
+            "an end with the last state is what to send")
     }
 
-    @Test("two push-to-starts for the same attributes without apns-collapse-id start two activities; a collapse id, other attributes or an ended first one do not warn")
+    @Test(
+        "two push-to-starts for the same attributes without apns-collapse-id start two activities; a collapse id, other attributes or an ended first one do not warn"
+    )
     func secondStart() throws {
         var device = LiveActivityDevice(seed: 4)
         let first = device.receive(D.start(D.s0), token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0))
@@ -99,29 +114,49 @@ struct LiveActivityDiagnosticsTests {
 
         var retried = D.start(D.s0 + 2)
         retried.collapseID = "order-1"
-        #expect(device.receive(retried, token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 2000)).diagnostics.isEmpty)
+        #expect(
+            device.receive(retried, token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 2000)).diagnostics.isEmpty)
 
-        let other = D.push(#""event":"start","timestamp":\#(D.s0 + 3),"content-state":{"score":"0-0"},"attributes-type":"MatchAttributes","attributes":{"home":"C"},"alert":{"title":"t","body":"b"},"input-push-token":1"#)
-        #expect(device.receive(other, token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 3000)).diagnostics.isEmpty, "other attributes: another activity on purpose")
+        let other = D.push(
+            #""event":"start","timestamp":\#(D.s0 + 3),"content-state":{"score":"0-0"},"attributes-type":"MatchAttributes","attributes":{"home":"C"},"alert":{"title":"t","body":"b"},"input-push-token":1"#
+        )
+        #expect(
+            device.receive(other, token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 3000)).diagnostics.isEmpty,
+            "other attributes: another activity on purpose")
 
         var ended = LiveActivityDevice(seed: 5)
-        let token = try #require(ended.receive(D.start(D.s0), token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0)).issuedToken)
-        _ = ended.receive(D.push(#""event":"end","timestamp":\#(D.s0 + 1),"content-state":{"score":"1-0"}"#), token: token, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 1000))
-        #expect(ended.receive(D.start(D.s0 + 2), token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 2000)).diagnostics.isEmpty)
+        let token = try #require(
+            ended.receive(D.start(D.s0), token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0)).issuedToken)
+        _ = ended.receive(
+            D.push(#""event":"end","timestamp":\#(D.s0 + 1),"content-state":{"score":"1-0"}"#), token: token, kind: nil, bundleID: D.bundle,
+            service: .apns, now: D.at(D.t0 + 1000))
+        #expect(
+            ended.receive(D.start(D.s0 + 2), token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 2000)).diagnostics
+                .isEmpty)
     }
 
     @Test("an update to a token a start was sent to is dropped: it is a push-to-start token, not the activity's")
     func updateToStartToken() throws {
         var device = LiveActivityDevice(seed: 6)
-        let token = try #require(device.receive(D.start(D.s0), token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0)).issuedToken)
-        let wrong = device.receive(D.update(D.s0 + 1, score: "1-0"), token: D.pushToStart.uppercased(), kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 1000))
+        let token = try #require(
+            device.receive(D.start(D.s0), token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0)).issuedToken)
+        let wrong = device.receive(
+            D.update(D.s0 + 1, score: "1-0"), token: D.pushToStart.uppercased(), kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 1000)
+        )
         #expect(wrong.drop == .updateToPushToStartToken)
         #expect(wrong.activityID == nil)
         #expect(device.activities.count == 1, "no activity was made up for the push-to-start token")
-        #expect(device.receive(D.update(D.s0 + 1, score: "1-0"), token: token, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 1000)).drop == nil)
+        #expect(
+            device.receive(D.update(D.s0 + 1, score: "1-0"), token: token, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 1000)).drop
+                == nil)
         let unknown = String(repeating: "c3", count: 80)
-        #expect(device.receive(D.update(D.s0 + 2, score: "2-0"), token: unknown, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 2000)).drop == nil, "a token never used for a start is an activity started elsewhere")
+        #expect(
+            device.receive(D.update(D.s0 + 2, score: "2-0"), token: unknown, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 2000))
+                .drop == nil, "a token never used for a start is an activity started elsewhere")
         device.removeAll()
-        #expect(device.receive(D.update(D.s0 + 3, score: "3-0"), token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 3000)).drop == nil, "forgotten with the activities")
+        #expect(
+            device.receive(
+                D.update(D.s0 + 3, score: "3-0"), token: D.pushToStart, kind: nil, bundleID: D.bundle, service: .apns, now: D.at(D.t0 + 3000)
+            ).drop == nil, "forgotten with the activities")
     }
 }

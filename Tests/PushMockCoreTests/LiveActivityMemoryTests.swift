@@ -17,9 +17,12 @@ struct LiveActivityMemoryTests {
         var limits = LiveActivityDevice.Limits()
         limits.maxTimelineBytes = 50_000
         var device = LiveActivityDevice(limits: limits, seed: 1)
-        let token = try #require(device.receive(L.start(L.s0), token: L.pushToStart, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0)).issuedToken)
+        let token = try #require(
+            device.receive(L.start(L.s0), token: L.pushToStart, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0)).issuedToken)
         for index in 1...200 {
-            let outcome = device.receive(Self.bigUpdate(L.s0 + Int64(index), size: 4_600), token: token, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0 + Int64(index) * 1000))
+            let outcome = device.receive(
+                Self.bigUpdate(L.s0 + Int64(index), size: 4_600), token: token, kind: nil, bundleID: L.bundle, service: .apns,
+                now: L.at(L.t0 + Int64(index) * 1000))
             #expect(outcome.drop == nil)
         }
         let activity = try #require(device.activity(token))
@@ -33,15 +36,19 @@ struct LiveActivityMemoryTests {
         // An entry alone over the limit is still kept: the newest is what the page must show.
         limits.maxTimelineBytes = 1_000
         var tight = LiveActivityDevice(limits: limits, seed: 1)
-        let other = try #require(tight.receive(L.start(L.s0), token: L.pushToStart, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0)).issuedToken)
+        let other = try #require(
+            tight.receive(L.start(L.s0), token: L.pushToStart, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0)).issuedToken)
         _ = tight.receive(Self.bigUpdate(L.s0 + 1, size: 4_600), token: other, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0 + 1000))
         #expect(tight.activity(other)?.timeline.count == 1)
 
         // Small updates: the count cap, not the byte cap, decides.
         var small = LiveActivityDevice(seed: 1)
-        let third = try #require(small.receive(L.start(L.s0), token: L.pushToStart, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0)).issuedToken)
+        let third = try #require(
+            small.receive(L.start(L.s0), token: L.pushToStart, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0)).issuedToken)
         for index in 1...1_100 {
-            _ = small.receive(L.update(L.s0 + Int64(index), score: "\(index)-0"), token: third, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0 + Int64(index) * 1000))
+            _ = small.receive(
+                L.update(L.s0 + Int64(index), score: "\(index)-0"), token: third, kind: nil, bundleID: L.bundle, service: .apns,
+                now: L.at(L.t0 + Int64(index) * 1000))
         }
         #expect(small.activity(third)?.timeline.count == 1_000)
     }
@@ -54,8 +61,12 @@ struct LiveActivityMemoryTests {
         var device = LiveActivityDevice(limits: limits, seed: 2)
         var tokens: [String] = []
         for index in 0..<100 {
-            let start = L.push(#""event":"start","timestamp":\#(L.s0),"content-state":{"score":"\#(String(repeating: "y", count: 4_000))"},"attributes-type":"MatchAttributes","attributes":{"home":"A"},"input-push-token":1"#)
-            let outcome = device.receive(start, token: L.pushToStart + String(index + 256, radix: 16), kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0 + Int64(index)))
+            let start = L.push(
+                #""event":"start","timestamp":\#(L.s0),"content-state":{"score":"\#(String(repeating: "y", count: 4_000))"},"attributes-type":"MatchAttributes","attributes":{"home":"A"},"input-push-token":1"#
+            )
+            let outcome = device.receive(
+                start, token: L.pushToStart + String(index + 256, radix: 16), kind: nil, bundleID: L.bundle, service: .apns,
+                now: L.at(L.t0 + Int64(index)))
             tokens.append(try #require(outcome.issuedToken))
         }
         #expect(device.totalBytes <= limits.maxBytes, "\(device.totalBytes) estimated bytes kept")
@@ -68,7 +79,9 @@ struct LiveActivityMemoryTests {
         #expect(device.totalBytes == sum, "the running total \(device.totalBytes) is the sum \(sum)")
         // Updates grow an activity's timeline and count against the same total.
         for index in 1...200 {
-            _ = device.receive(Self.bigUpdate(L.s0 + Int64(index), size: 4_000), token: kept.last!, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0 + 1000 + Int64(index)))
+            _ = device.receive(
+                Self.bigUpdate(L.s0 + Int64(index), size: 4_000), token: kept.last!, kind: nil, bundleID: L.bundle, service: .apns,
+                now: L.at(L.t0 + 1000 + Int64(index)))
         }
         #expect(device.totalBytes <= limits.maxBytes)
         #expect(device.activity(kept.last!) != nil, "the activity being updated is the newest, kept")

@@ -6,13 +6,16 @@ import _CryptoExtras
 @Suite("Google's OAuth2 token endpoint (JWT bearer grant)")
 struct OAuthTests {
     static let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
-    static let account = ServiceAccount(projectID: "demo", privateKeyID: "0123456789abcdef0123456789abcdef01234567", clientEmail: "sender@demo.iam.gserviceaccount.com", publicKey: key.publicKey)
+    static let account = ServiceAccount(
+        projectID: "demo", privateKeyID: "0123456789abcdef0123456789abcdef01234567", clientEmail: "sender@demo.iam.gserviceaccount.com",
+        publicKey: key.publicKey)
     static let now: Int64 = 1_767_225_600
     static let endpoint = OAuthTokenEndpoint(accounts: [account], ownTokenPath: "/token")
 
     static func assertion(
         key: _RSA.Signing.PrivateKey = key, keyID: String = account.privateKeyID, issuer: String = account.clientEmail,
-        audience: String = OAuthTokenEndpoint.googleAudience, scope: String? = "https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/firebase.messaging",
+        audience: String = OAuthTokenEndpoint.googleAudience,
+        scope: String? = "https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/firebase.messaging",
         issuedAt: Int64 = now, lifetime: Int64 = 3600
     ) -> String {
         try! OAuthAssertion.sign(key: key, keyID: keyID, issuer: issuer, audience: audience, scope: scope, issuedAt: issuedAt, lifetime: lifetime)
@@ -57,18 +60,29 @@ struct OAuthTests {
         }
     }
 
-    @Test("refusals use Google's error and error_description", arguments: [
-        ("bad signature", form(assertion(key: try! _RSA.Signing.PrivateKey(keySize: .bits2048))), "invalid_grant", "Invalid JWT Signature."),
-        ("wrong aud", form(assertion(audience: "https://example.com/token")), "invalid_grant", "Invalid JWT: Failed audience check."),
-        ("expired", form(assertion(issuedAt: now - 7200)), "invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."),
-        ("exp > iat + 3600", form(assertion(lifetime: 3601)), "invalid_grant", "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."),
-        ("wrong grant type", form(assertion(), grant: "client_credentials"), "unsupported_grant_type", "Invalid grant_type: client_credentials"),
-        ("unknown kid", form(assertion(keyID: "ffffffffffffffffffffffffffffffffffffffff")), "invalid_grant", "Invalid JWT Signature."),
-        ("unknown account", form(assertion(issuer: "nobody@demo.iam.gserviceaccount.com")), "invalid_grant", "Invalid grant: account not found"),
-        ("no scope", form(assertion(scope: nil)), "invalid_scope", "Invalid OAuth scope or ID token audience provided."),
-        ("not a JWT", form("garbage"), "invalid_grant", "Invalid JWT Signature."),
-        ("no assertion", Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer".utf8), "invalid_request", "Missing required parameter: assertion"),
-    ])
+    @Test(
+        "refusals use Google's error and error_description",
+        arguments: [
+            ("bad signature", form(assertion(key: try! _RSA.Signing.PrivateKey(keySize: .bits2048))), "invalid_grant", "Invalid JWT Signature."),
+            ("wrong aud", form(assertion(audience: "https://example.com/token")), "invalid_grant", "Invalid JWT: Failed audience check."),
+            (
+                "expired", form(assertion(issuedAt: now - 7200)), "invalid_grant",
+                "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+            ),
+            (
+                "exp > iat + 3600", form(assertion(lifetime: 3601)), "invalid_grant",
+                "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+            ),
+            ("wrong grant type", form(assertion(), grant: "client_credentials"), "unsupported_grant_type", "Invalid grant_type: client_credentials"),
+            ("unknown kid", form(assertion(keyID: "ffffffffffffffffffffffffffffffffffffffff")), "invalid_grant", "Invalid JWT Signature."),
+            ("unknown account", form(assertion(issuer: "nobody@demo.iam.gserviceaccount.com")), "invalid_grant", "Invalid grant: account not found"),
+            ("no scope", form(assertion(scope: nil)), "invalid_scope", "Invalid OAuth scope or ID token audience provided."),
+            ("not a JWT", form("garbage"), "invalid_grant", "Invalid JWT Signature."),
+            (
+                "no assertion", Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer".utf8), "invalid_request",
+                "Missing required parameter: assertion"
+            ),
+        ])
     func refused(_ name: String, _ body: [UInt8], _ error: String, _ description: String) throws {
         let outcome = Self.handle(body)
         guard case .refused(let problem, _) = outcome else {
@@ -85,7 +99,9 @@ struct OAuthTests {
 
     @Test("tokens are sealed: good wherever the secret is the same, refused when tampered with, revoked by a new generation")
     func sealedTokens() throws {
-        let grant = AccessTokenStore.Grant(clientEmail: "a@demo.iam.gserviceaccount.com", projectID: "demo", scope: "https://www.googleapis.com/auth/firebase.messaging", expiresAt: Self.now + 3599)
+        let grant = AccessTokenStore.Grant(
+            clientEmail: "a@demo.iam.gserviceaccount.com", projectID: "demo", scope: "https://www.googleapis.com/auth/firebase.messaging",
+            expiresAt: Self.now + 3599)
         let a = AccessTokenStore(secret: Array("fleet".utf8))
         let token = a.issue(grant)
         #expect(token.hasPrefix("ya29.pm."))
@@ -134,7 +150,9 @@ struct OAuthTests {
             for index in bytes.indices.dropFirst("ya29.pmc.".count) where bytes[index] != UInt8(ascii: ".") {
                 var tampered = bytes
                 tampered[index] = alphabet[alphabet.firstIndex(of: bytes[index])! ^ 32]
-                #expect(AccessTokenStore(secret: Array("fleet".utf8), accounts: [Self.account]).grant(for: String(decoding: tampered, as: UTF8.self)) == nil, "byte \(index) changed")
+                #expect(
+                    AccessTokenStore(secret: Array("fleet".utf8), accounts: [Self.account]).grant(for: String(decoding: tampered, as: UTF8.self))
+                        == nil, "byte \(index) changed")
             }
             #expect(a.removeAll() == 1)
             #expect(a.grant(for: token) == nil, "a reset revokes compact tokens too")
@@ -147,8 +165,10 @@ struct OAuthTests {
         for grant in [
             AccessTokenStore.Grant(clientEmail: "other@demo.iam.gserviceaccount.com", projectID: "demo", scope: scopes[0], expiresAt: Self.now),
             AccessTokenStore.Grant(clientEmail: Self.account.clientEmail, projectID: "other", scope: scopes[0], expiresAt: Self.now),
-            AccessTokenStore.Grant(clientEmail: Self.account.clientEmail, projectID: "demo", scope: "https://www.googleapis.com/auth/drive", expiresAt: Self.now),
-            AccessTokenStore.Grant(clientEmail: Self.account.clientEmail, projectID: "demo", scope: scopes[0] + "  " + scopes[0], expiresAt: Self.now),
+            AccessTokenStore.Grant(
+                clientEmail: Self.account.clientEmail, projectID: "demo", scope: "https://www.googleapis.com/auth/drive", expiresAt: Self.now),
+            AccessTokenStore.Grant(
+                clientEmail: Self.account.clientEmail, projectID: "demo", scope: scopes[0] + "  " + scopes[0], expiresAt: Self.now),
             AccessTokenStore.Grant(clientEmail: Self.account.clientEmail, projectID: "demo", scope: "", expiresAt: Self.now),
         ] {
             let token = store.issue(grant)
@@ -163,7 +183,10 @@ struct OAuthTests {
     @Test("a scope list without FCM's scopes still gets a token, as Google issues one (refused later, at messages:send)")
     func otherScopeIssued() {
         let store = AccessTokenStore()
-        guard case .issued(let token, _, _, _) = Self.handle(Self.form(Self.assertion(scope: "https://www.googleapis.com/auth/userinfo.email")), store: store) else {
+        guard
+            case .issued(let token, _, _, _) = Self.handle(
+                Self.form(Self.assertion(scope: "https://www.googleapis.com/auth/userinfo.email")), store: store)
+        else {
             Issue.record("a token with another scope was refused at /token")
             return
         }
@@ -177,13 +200,15 @@ struct OAuthTests {
         Base64URL.encode(Array(#"{"alg":"\#(alg)","typ":"JWT"}"#.utf8)) + "." + Base64URL.encode(Array(claims.utf8)) + ".c2lnbmF0dXJl"
     }
 
-    @Test("hostile numeric claims are refused, never trapped on (regression: iat 1e300 killed the process)", arguments: [
-        #"{"iss":"a","iat":1e300,"exp":1}"#,
-        #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":1e300,"exp":1}"#,
-        #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":-1e400,"exp":1e400}"#,
-        #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":-9223372036854775808,"exp":9223372036854775807}"#,
-        #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":9.3e18,"exp":-9.3e18,"scope":"x"}"#,
-    ])
+    @Test(
+        "hostile numeric claims are refused, never trapped on (regression: iat 1e300 killed the process)",
+        arguments: [
+            #"{"iss":"a","iat":1e300,"exp":1}"#,
+            #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":1e300,"exp":1}"#,
+            #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":-1e400,"exp":1e400}"#,
+            #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":-9223372036854775808,"exp":9223372036854775807}"#,
+            #"{"iss":"sender@demo.iam.gserviceaccount.com","iat":9.3e18,"exp":-9.3e18,"scope":"x"}"#,
+        ])
     func hostileClaims(_ claims: String) {
         let outcome = Self.handle(Self.form(Self.unsigned(claims: claims)))
         guard case .refused(let problem, _) = outcome else {
@@ -200,7 +225,13 @@ struct OAuthTests {
             var assertion = try OAuthAssertion.parse(Substring(Self.assertion()))
             assertion.issuedAt = iat
             assertion.expiresAt = exp
-            #expect(throws: OAuthAssertion.Problem(error: "invalid_grant", description: "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.")) { try assertion.checkTimeframe(now: PushInstant(secondsSinceEpoch: Self.now)) }
+            #expect(
+                throws: OAuthAssertion.Problem(
+                    error: "invalid_grant",
+                    description:
+                        "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+                )
+            ) { try assertion.checkTimeframe(now: PushInstant(secondsSinceEpoch: Self.now)) }
         }
         for text in ["1e300", "-1e400", "1e400", "NaN", "9223372036854775808"] {
             #expect(SafeNumber.int64(jsonNumber: text) == nil, "\(text)")

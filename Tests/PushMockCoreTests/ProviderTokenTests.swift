@@ -29,33 +29,55 @@ struct ProviderTokenTests {
         #expect(throws: ProviderToken.Problem.badSignature) { try token.verify(with: key.publicKey) }
     }
 
-    @Test("malformed tokens name their problem", arguments: [
-        ("a.b", ProviderToken.Problem.notThreeSegments),
-        ("a..c", .notThreeSegments),
-        ("a!.b.c", .badBase64),
-        ("\(Base64URL.encode(Array("[]".utf8))).e30.c2ln", .headerNotJSON),
-        ("\(Base64URL.encode(Array(#"{"alg":"RS256","kid":"K"}"#.utf8))).e30.c2ln", .algorithmNotES256),
-        ("\(Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8))).e30.c2ln", .missingKeyID),
-        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iat":1}"#.utf8))).c2ln", .missingIssuer),
-        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":"1.5"}"#.utf8))).c2ln", .missingIssuedAt),
-        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":-1}"#.utf8))).c2ln", .missingIssuedAt),
-        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":-0.5}"#.utf8))).c2ln", .missingIssuedAt),
-        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":1e400}"#.utf8))).c2ln", .missingIssuedAt),
-        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":true}"#.utf8))).c2ln", .missingIssuedAt),
-        ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":"12a"}"#.utf8))).c2ln", .missingIssuedAt),
-    ])
+    @Test(
+        "malformed tokens name their problem",
+        arguments: [
+            ("a.b", ProviderToken.Problem.notThreeSegments),
+            ("a..c", .notThreeSegments),
+            ("a!.b.c", .badBase64),
+            ("\(Base64URL.encode(Array("[]".utf8))).e30.c2ln", .headerNotJSON),
+            ("\(Base64URL.encode(Array(#"{"alg":"RS256","kid":"K"}"#.utf8))).e30.c2ln", .algorithmNotES256),
+            ("\(Base64URL.encode(Array(#"{"alg":"ES256"}"#.utf8))).e30.c2ln", .missingKeyID),
+            ("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iat":1}"#.utf8))).c2ln", .missingIssuer),
+            (
+                "\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":"1.5"}"#.utf8))).c2ln",
+                .missingIssuedAt
+            ),
+            (
+                "\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":-1}"#.utf8))).c2ln",
+                .missingIssuedAt
+            ),
+            (
+                "\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":-0.5}"#.utf8))).c2ln",
+                .missingIssuedAt
+            ),
+            (
+                "\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":1e400}"#.utf8))).c2ln",
+                .missingIssuedAt
+            ),
+            (
+                "\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":true}"#.utf8))).c2ln",
+                .missingIssuedAt
+            ),
+            (
+                "\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(Base64URL.encode(Array(#"{"iss":"T","iat":"12a"}"#.utf8))).c2ln",
+                .missingIssuedAt
+            ),
+        ])
     func malformed(_ jwt: String, _ problem: ProviderToken.Problem) {
         #expect(throws: problem) { try ProviderToken.parse(Substring(jwt)) }
     }
 
-    @Test("a fractional iat (PyAPNs2 signs time.time()) is whole seconds rounded down, and its milliseconds", arguments: [
-        ("1795674294.67", Int64(1_795_674_294), Int64(1_795_674_294_670)),
-        ("1795674294", 1_795_674_294, 1_795_674_294_000),
-        ("\"1795674294\"", 1_795_674_294, 1_795_674_294_000),
-        ("1.5", 1, 1_500),
-        ("1.5e3", 1_500, 1_500_000),
-        ("0.0", 0, 0),
-    ])
+    @Test(
+        "a fractional iat (PyAPNs2 signs time.time()) is whole seconds rounded down, and its milliseconds",
+        arguments: [
+            ("1795674294.67", Int64(1_795_674_294), Int64(1_795_674_294_670)),
+            ("1795674294", 1_795_674_294, 1_795_674_294_000),
+            ("\"1795674294\"", 1_795_674_294, 1_795_674_294_000),
+            ("1.5", 1, 1_500),
+            ("1.5e3", 1_500, 1_500_000),
+            ("0.0", 0, 0),
+        ])
     func fractionalIssuedAt(_ iat: String, _ seconds: Int64, _ milliseconds: Int64) throws {
         let claims = Base64URL.encode(Array(#"{"iss":"T","iat":\#(iat)}"#.utf8))
         let token = try ProviderToken.parse(Substring("\(Base64URL.encode(Array(#"{"alg":"ES256","kid":"K"}"#.utf8))).\(claims).c2ln"))
@@ -69,11 +91,17 @@ struct ProviderTokenTests {
         registry.add(APNSSigningKey(keyID: "ABC123DEFG", teamID: "TEAM123456", publicKey: key.publicKey))
         let verifier = ProviderTokenVerifier(registry: registry)
         let jwt = Substring(try ProviderToken.sign(keyID: "ABC123DEFG", teamID: "TEAM123456", issuedAt: 1, key: key))
-        guard case .valid = verifier.verify(jwt) else { Issue.record("expected valid"); return }
+        guard case .valid = verifier.verify(jwt) else {
+            Issue.record("expected valid")
+            return
+        }
         let generation = verifier.generation
         verifier.update { $0 = APNSCredentialRegistry() }
         #expect(verifier.generation != generation)
-        guard case .unknownKey(let keyID, _) = verifier.verify(jwt) else { Issue.record("expected unknown key after removal"); return }
+        guard case .unknownKey(let keyID, _) = verifier.verify(jwt) else {
+            Issue.record("expected unknown key after removal")
+            return
+        }
         #expect(keyID == "ABC123DEFG")
     }
 }
@@ -82,7 +110,9 @@ struct ProviderTokenTests {
 struct FaultPlanTests {
     @Test("a counted rule fires that many times, then is gone")
     func counted() {
-        let plan = FaultPlan(rules: [FaultRule(id: "twice", match: .init(service: .apns, token: "ABCD"), action: .reject(status: 429, reason: "TooManyRequests"), count: 2)])
+        let plan = FaultPlan(rules: [
+            FaultRule(id: "twice", match: .init(service: .apns, token: "ABCD"), action: .reject(status: 429, reason: "TooManyRequests"), count: 2)
+        ])
         #expect(plan.fire(service: .fcm, path: "/", token: "abcd", topic: nil) == nil)
         #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil)?.id == "twice")
         #expect(plan.rules.first?.hits == 1, "a rule counts what it fired for")
@@ -130,13 +160,20 @@ struct FaultPlanTests {
         #expect(plan.fire(service: .apns, path: "/3/device/ffff", token: "ffff", topic: nil, claims: unmatched) == nil)
         #expect(unmatched.won.map(\.used) == [false], "a fire the push did not use is given back")
 
-        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil, claims: FaultClaims(["once#configured": .lost(spent: false)])) == nil)
+        #expect(
+            plan.fire(
+                service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil, claims: FaultClaims(["once#configured": .lost(spent: false)]))
+                == nil)
         #expect(plan.rules.count == 1, "fires taken elsewhere may come back: kept")
-        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil, claims: FaultClaims(["once#configured": .lost(spent: true)])) == nil)
+        #expect(
+            plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil, claims: FaultClaims(["once#configured": .lost(spent: true)]))
+                == nil)
         #expect(plan.rules.isEmpty, "spent: gone")
 
         plan.reset(rules: [rule])
-        #expect(plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil, claims: FaultClaims(["once#configured": .unavailable]))?.id == "once")
+        #expect(
+            plan.fire(service: .apns, path: "/3/device/abcd", token: "abcd", topic: nil, claims: FaultClaims(["once#configured": .unavailable]))?.id
+                == "once")
         #expect(plan.rules.first?.count == 1, "no counter: counted here, as without a fleet")
         #expect(plan.removeSpent(fleetKey: "once#configured") && plan.rules.isEmpty)
     }

@@ -34,7 +34,9 @@ struct RegistrationTokenCheckTests {
         }
         for token in tokens {
             for strict in [true, false] {
-                #expect(FCMMessageValidator(strictRegistrationTokens: strict).isRegistrationToken(token) == Self.reference(token, strict: strict), "\(token.debugDescription) strict \(strict)")
+                #expect(
+                    FCMMessageValidator(strictRegistrationTokens: strict).isRegistrationToken(token) == Self.reference(token, strict: strict),
+                    "\(token.debugDescription) strict \(strict)")
             }
         }
         #expect(FCMMessageValidator().isRegistrationToken(real))

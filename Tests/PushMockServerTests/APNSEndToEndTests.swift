@@ -21,7 +21,9 @@ struct APNSEndToEndTests {
             let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
             defer { Task { await client.close() } }
             let apnsID = "123e4567-e89b-12d3-a456-426614174000"
-            client.send(streamID: 1, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds), extra: [("apns-id", apnsID)]), body: S.alertBody)
+            client.send(
+                streamID: 1, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds), extra: [("apns-id", apnsID)]),
+                body: S.alertBody)
             let frames = try await client.completedStream(1)
             #expect(frames.count == 1, "header-only success")
             #expect(try await client.status(of: 1) == "200")
@@ -197,7 +199,8 @@ struct APNSEndToEndTests {
             let url = "https://localhost:\(server.pushPort)\(path)"
             let sample = try S.material.issueAPNSClientCertificate()
             try await S.withCertificateClient(certificatePEM: sample.certificatePEM, keyPEM: sample.privateKeyPEM) { client in
-                let (ok, _) = try await client.send(url, method: .POST, headers: [("apns-topic", "com.example.app.voip"), ("apns-push-type", "voip")], body: S.alertBody)
+                let (ok, _) = try await client.send(
+                    url, method: .POST, headers: [("apns-topic", "com.example.app.voip"), ("apns-push-type", "voip")], body: S.alertBody)
                 #expect(ok.status == .ok)
                 let (other, body) = try await client.send(url, method: .POST, headers: [("apns-topic", "com.example.other")], body: S.alertBody)
                 #expect(other.status == .badRequest)
@@ -227,7 +230,9 @@ struct APNSEndToEndTests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             let client = try await H2FrameClient.connect(port: server.pushPort, tls: true, serverName: "api.push.apple.com")
             defer { Task { await client.close() } }
-            client.send(streamID: 1, path: path, headers: S.alertHeaders(token: S.token(keyID: "PRODKEY001", key: S.productionKey, issuedAt: clock.nowSeconds)), body: S.alertBody)
+            client.send(
+                streamID: 1, path: path,
+                headers: S.alertHeaders(token: S.token(keyID: "PRODKEY001", key: S.productionKey, issuedAt: clock.nowSeconds)), body: S.alertBody)
             #expect(try await client.status(of: 1) == "200")
             #expect(client.responseHeaders(of: 1)["apns-unique-id"] == nil)
             let (_, list) = try await S.inspect(server, "/api/v1/deliveries?environment=production")
@@ -244,7 +249,9 @@ struct APNSEndToEndTests {
                 let token = S.token(issuedAt: clock.nowSeconds)
                 for topic in ["com.example.app", "com.example.app.voip"] {
                     let type = topic.hasSuffix(".voip") ? "voip" : "alert"
-                    _ = try await client.send(url, method: .POST, headers: [("apns-topic", topic), ("apns-push-type", type), ("authorization", "bearer \(token)")], body: S.alertBody)
+                    _ = try await client.send(
+                        url, method: .POST, headers: [("apns-topic", topic), ("apns-push-type", type), ("authorization", "bearer \(token)")],
+                        body: S.alertBody)
                 }
             }
             let (_, all) = try await S.inspect(server, "/api/v1/deliveries")
@@ -300,13 +307,17 @@ extension HTTP2Frame {
 struct LiveActivityProfileTests {
     typealias S = APNSTestServer
     static let path = "/3/device/\(String(repeating: "cd", count: 80))"
-    static let headers: [(String, String)] = [("apns-topic", "com.example.app.push-type.liveactivity"), ("apns-push-type", "liveactivity"), ("apns-priority", "10")]
+    static let headers: [(String, String)] = [
+        ("apns-topic", "com.example.app.push-type.liveactivity"), ("apns-push-type", "liveactivity"), ("apns-priority", "10"),
+    ]
 
     static func body(timestamp: Int64) -> [UInt8] {
         Array(#"{"aps":{"event":"update","timestamp":\#(timestamp),"content-state":{"score":"1-0"}}}"#.utf8)
     }
 
-    @Test("strict: a millisecond timestamp is 400 with the rule's reason and description; apple: 200, recorded as dropped", arguments: [LiveActivityProfile.strict, .apple])
+    @Test(
+        "strict: a millisecond timestamp is 400 with the rule's reason and description; apple: 200, recorded as dropped",
+        arguments: [LiveActivityProfile.strict, .apple])
     func profiles(_ profile: LiveActivityProfile) async throws {
         let clock = PushMockClock.manual(startingAt: S.start)
         var configuration = S.configuration(clock: clock)
@@ -315,7 +326,9 @@ struct LiveActivityProfileTests {
             let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
             defer { Task { await client.close() } }
             let token = S.token(issuedAt: clock.nowSeconds)
-            client.send(streamID: 1, path: Self.path, headers: Self.headers + [("authorization", "bearer \(token)")], body: Self.body(timestamp: clock.nowSeconds * 1000))
+            client.send(
+                streamID: 1, path: Self.path, headers: Self.headers + [("authorization", "bearer \(token)")],
+                body: Self.body(timestamp: clock.nowSeconds * 1000))
             _ = try await client.completedStream(1)
             switch profile {
             case .strict:
@@ -325,7 +338,9 @@ struct LiveActivityProfileTests {
             case .apple:
                 #expect(try await client.status(of: 1) == "200")
             }
-            client.send(streamID: 3, path: Self.path, headers: Self.headers + [("authorization", "bearer \(token)")], body: Self.body(timestamp: clock.nowSeconds))
+            client.send(
+                streamID: 3, path: Self.path, headers: Self.headers + [("authorization", "bearer \(token)")],
+                body: Self.body(timestamp: clock.nowSeconds))
             #expect(try await client.status(of: 3) == "200")
             let outcome = profile == .strict ? "rejected" : "dropped"
             let (_, list) = try await S.inspect(server, "/api/v1/deliveries?outcome=\(outcome)&reason=LiveActivityTimestampInMilliseconds")

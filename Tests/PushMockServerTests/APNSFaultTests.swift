@@ -12,13 +12,18 @@ struct APNSFaultTests {
     typealias S = APNSTestServer
     let path = "/3/device/\(APNSTestServer.deviceToken)"
 
-    @Test("reasons only faults produce: Forbidden, TooManyRequests, InternalServerError, ServiceUnavailable, Shutdown", arguments: [
-        (403, "Forbidden"), (429, "TooManyRequests"), (500, "InternalServerError"), (503, "ServiceUnavailable"), (503, "Shutdown"),
-    ])
+    @Test(
+        "reasons only faults produce: Forbidden, TooManyRequests, InternalServerError, ServiceUnavailable, Shutdown",
+        arguments: [
+            (403, "Forbidden"), (429, "TooManyRequests"), (500, "InternalServerError"), (503, "ServiceUnavailable"), (503, "Shutdown"),
+        ])
     func rejectFaults(_ status: Int, _ reason: String) async throws {
         let clock = PushMockClock.manual(startingAt: S.start)
         try await withPushMockServer(S.configuration(clock: clock)) { server in
-            server.faults.add(FaultRule(id: "f-\(reason)", match: .init(service: .apns, token: APNSTestServer.deviceToken), action: .reject(status: status, reason: reason), count: 1))
+            server.faults.add(
+                FaultRule(
+                    id: "f-\(reason)", match: .init(service: .apns, token: APNSTestServer.deviceToken),
+                    action: .reject(status: status, reason: reason), count: 1))
             let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
             defer { Task { await client.close() } }
             let token = S.token(issuedAt: clock.nowSeconds)
@@ -44,7 +49,8 @@ struct APNSFaultTests {
             defer { Task { await client.close() } }
             let token = S.token(issuedAt: clock.nowSeconds)
             for index in 0..<300 {
-                server.faults.add(FaultRule(id: "once-\(index)", match: .init(service: .apns), action: .reject(status: 500, reason: "Reason\(index)"), count: 1))
+                server.faults.add(
+                    FaultRule(id: "once-\(index)", match: .init(service: .apns), action: .reject(status: 500, reason: "Reason\(index)"), count: 1))
                 let stream = 1 + 2 * index
                 client.send(streamID: stream, path: path, headers: S.alertHeaders(token: token), body: S.alertBody)
                 _ = try await client.completedStream(stream)
@@ -85,7 +91,10 @@ struct APNSFaultTests {
             let token = S.token(issuedAt: clock.nowSeconds)
             client.send(streamID: 1, path: path, headers: S.alertHeaders(token: token), body: S.alertBody)
             let frames = try await client.completedStream(1)
-            guard case .rstStream(let code) = frames.last?.payload else { Issue.record("expected RST_STREAM: \(frames)"); return }
+            guard case .rstStream(let code) = frames.last?.payload else {
+                Issue.record("expected RST_STREAM: \(frames)")
+                return
+            }
             #expect(code == .cancel)
             server.faults.add(FaultRule(id: "slow", action: .delay(milliseconds: 300), count: 1))
             let started = ContinuousClock.now

@@ -3,8 +3,8 @@ import Crypto
 import Foundation
 import NIOCore
 import NIOHPACK
-import NIOHTTP2
 import NIOHTTP1
+import NIOHTTP2
 import NIOSSL
 import PushMockCore
 import PushMockServer
@@ -26,7 +26,9 @@ enum APNSTestServer {
         var configuration = PushMockConfiguration.testing(clock: clock)
         configuration.apns.keys += [
             .init(keyID: "SECONDKEY1", teamID: DevCertificates.sampleAPNSTeamID, source: .pem(secondKey.pemRepresentation)),
-            .init(keyID: "PRODKEY001", teamID: DevCertificates.sampleAPNSTeamID, source: .pem(productionKey.publicKey.pemRepresentation), scope: .production),
+            .init(
+                keyID: "PRODKEY001", teamID: DevCertificates.sampleAPNSTeamID, source: .pem(productionKey.publicKey.pemRepresentation),
+                scope: .production),
         ]
         return configuration
     }

@@ -31,8 +31,13 @@ struct ActivityLedgerTests {
         let filler = String(repeating: "x", count: 2_000)
         var token = activities.all.first?.token
         if token == nil {
-            let start = push(#""event":"start","timestamp":\#(t0 / 1000),"content-state":{"n":0},"attributes-type":"A","attributes":{},"input-push-token":1,"alert":{"title":"t","body":"b"}"#)
-            let started = try #require(activities.receive(start, token: pushToStart, bundleID: "com.example", service: .apns, now: PushInstant(millisecondsSinceEpoch: t0), payloadDrop: nil))
+            let start = push(
+                #""event":"start","timestamp":\#(t0 / 1000),"content-state":{"n":0},"attributes-type":"A","attributes":{},"input-push-token":1,"alert":{"title":"t","body":"b"}"#
+            )
+            let started = try #require(
+                activities.receive(
+                    start, token: pushToStart, bundleID: "com.example", service: .apns, now: PushInstant(millisecondsSinceEpoch: t0), payloadDrop: nil
+                ))
             activities.attach(deliveryID: 1, to: [started])
             activities.saveChanged()
             token = started.issuedToken
@@ -40,7 +45,10 @@ struct ActivityLedgerTests {
         let activityToken = try #require(token)
         for n in first..<(first + updates) {
             let update = push(#""event":"update","timestamp":\#(t0 / 1000 + Int64(n)),"content-state":{"n":\#(n),"pad":"\#(filler)"}"#)
-            let outcome = try #require(activities.receive(update, token: activityToken, bundleID: "com.example", service: .apns, now: PushInstant(millisecondsSinceEpoch: t0 + Int64(n) * 1000), payloadDrop: nil))
+            let outcome = try #require(
+                activities.receive(
+                    update, token: activityToken, bundleID: "com.example", service: .apns,
+                    now: PushInstant(millisecondsSinceEpoch: t0 + Int64(n) * 1000), payloadDrop: nil))
             #expect(outcome.drop == nil)
             activities.attach(deliveryID: UInt64(n + 1), to: [outcome])
             activities.saveChanged()
@@ -69,7 +77,8 @@ struct ActivityLedgerTests {
         let original = try #require(activities.activity(token))
         let back = try #require(restored.activity(token))
         #expect(back == original)
-        #expect(back.timeline.map(\.deliveryID) == (1...311).map { UInt64($0) }, "each entry names its delivery (attached after it was first written)")
+        #expect(
+            back.timeline.map(\.deliveryID) == (1...311).map { UInt64($0) }, "each entry names its delivery (attached after it was first written)")
     }
 
     @Test("entries trimmed from a full timeline are deleted from the store; a forgotten activity takes its entries with it")

@@ -4,11 +4,11 @@ import NIOHTTP1
 import PushMockCore
 import PushMockPostgres
 import PushMockServer
-import PushMockStores
 import PushMockStore
+import PushMockStores
 import PushMockTestSupport
-import PushMockTransport
 import PushMockTesting
+import PushMockTransport
 import Testing
 
 /// Simulated Live Activities (with their timelines) and broadcast channels in a store that lasts:
@@ -22,7 +22,10 @@ struct ActivityStateStoreTests {
     static func startAndUpdate(_ client: HTTPClient, _ server: PushMockServer, jwt: String, now: Int64) async throws -> String {
         #expect(try await L.send(client, server, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
         let token = try #require(try await L.newest(server).issuedActivityToken, "the simulated device issued a token")
-        #expect(try await L.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 60),"content-state":{"score":"1-0"}"#).0 == 200)
+        #expect(
+            try await L.send(
+                client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 60),"content-state":{"score":"1-0"}"#
+            ).0 == 200)
         #expect(try await L.newest(server).outcome == .accepted)
         return token
     }
@@ -51,7 +54,10 @@ struct ActivityStateStoreTests {
 
     /// An update older than the content shown: dropped only if the device still knows the activity.
     static func olderUpdate(_ client: HTTPClient, _ server: PushMockServer, token: String, jwt: String, now: Int64) async throws -> Delivery {
-        #expect(try await L.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 30),"content-state":{"score":"0-1"}"#).0 == 200)
+        #expect(
+            try await L.send(
+                client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 30),"content-state":{"score":"0-1"}"#
+            ).0 == 200)
         return try await L.newest(server)
     }
 
@@ -59,15 +65,18 @@ struct ActivityStateStoreTests {
     func sqliteRestart() async throws {
         let (base, clock) = L.configuration()
         var configuration = base
-        configuration.store = .sqlite(path: FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-activities-\(UUID().uuidString).sqlite").path)
+        configuration.store = .sqlite(
+            path: FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-activities-\(UUID().uuidString).sqlite").path)
         configuration.storeOpeners = StoreOpener.all
         let now = clock.nowSeconds
         let jwt = S.token(issuedAt: now)
         let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","notification":{"title":"after a restart"}}}"#
         let (token, channel, bearer) = try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
-                (try await Self.startAndUpdate(client, server, jwt: jwt, now: now), try await Self.createChannel(client, server, jwt: jwt),
-                 try await FCMEndToEndTests.accessToken(client, port: server.pushPort))
+                (
+                    try await Self.startAndUpdate(client, server, jwt: jwt, now: now), try await Self.createChannel(client, server, jwt: jwt),
+                    try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
+                )
             }
         }
         try await withPushMockServer(configuration) { server in
@@ -78,8 +87,12 @@ struct ActivityStateStoreTests {
             #expect(server.broadcastChannels.map(\.id) == [channel])
             try await withHTTPClient { client in
                 let older = try await Self.olderUpdate(client, server, token: token, jwt: jwt, now: now)
-                #expect(older.outcome == .dropped && older.reason == "LiveActivityOlderThanCurrentContent", "checked against the kept activity: \(older.reason ?? "accepted")")
-                #expect(try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message).0 == 200, "an access token outlives the restart, as Google's do")
+                #expect(
+                    older.outcome == .dropped && older.reason == "LiveActivityOlderThanCurrentContent",
+                    "checked against the kept activity: \(older.reason ?? "accepted")")
+                #expect(
+                    try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message).0 == 200,
+                    "an access token outlives the restart, as Google's do")
             }
             #expect(server.activity(token)?.timeline.count == 3)
             #expect(await server.inspect("POST", "/api/v1/reset").status == 200)
@@ -94,7 +107,9 @@ struct ActivityStateStoreTests {
         }
     }
 
-    @Test("postgres: an activity started through A is updated through B and checked on both; a channel and an OAuth token from A are B's too; a reset reaches both")
+    @Test(
+        "postgres: an activity started through A is updated through B and checked on both; a channel and an OAuth token from A are B's too; a reset reaches both"
+    )
     func fleet() async throws {
         let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
         try await withPushMockServer(configuration) { a in
@@ -104,14 +119,19 @@ struct ActivityStateStoreTests {
                     let token = try #require(try await L.newest(a).issuedActivityToken)
                     #expect(await PostgresFleetTests.eventually { b.activity(token) != nil }, "the activity started through A reaches B")
 
-                    #expect(try await L.send(client, b, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 60),"content-state":{"score":"1-0"}"#).0 == 200)
+                    #expect(
+                        try await L.send(
+                            client, b, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 60),"content-state":{"score":"1-0"}"#
+                        ).0 == 200)
                     let update = try #require(try await b.deliveries().last)
                     #expect(update.outcome == .accepted && update.activityID == token)
                     #expect(b.activity(token)?.implicit == false, "B applied it to the started activity, not to one it made up")
                     #expect(await PostgresFleetTests.eventually { a.activity(token)?.timeline.count == 2 }, "B's update reaches A's timeline")
 
                     let older = try await Self.olderUpdate(client, a, token: token, jwt: jwt, now: now)
-                    #expect(older.outcome == .dropped && older.reason == "LiveActivityOlderThanCurrentContent", "A checks against B's update: \(older.reason ?? "accepted")")
+                    #expect(
+                        older.outcome == .dropped && older.reason == "LiveActivityOlderThanCurrentContent",
+                        "A checks against B's update: \(older.reason ?? "accepted")")
 
                     let channel = try await Self.createChannel(client, a, jwt: jwt)
                     #expect(await PostgresFleetTests.eventually { b.broadcastChannels.map(\.id) == [channel] }, "a channel made on A is listed on B")
@@ -127,9 +147,10 @@ struct ActivityStateStoreTests {
                     // activities and channels: it may reach A a moment after them.
                     var refused = 0
                     _ = await PostgresFleetTests.eventually {
-                        refused = (try? await withHTTPClient { fresh in
-                            try await FCMEndToEndTests.send(fresh, port: a.pushPort, bearer: bearer, body: message).0
-                        }) ?? 0
+                        refused =
+                            (try? await withHTTPClient { fresh in
+                                try await FCMEndToEndTests.send(fresh, port: a.pushPort, bearer: bearer, body: message).0
+                            }) ?? 0
                         return refused == 401
                     }
                     #expect(refused == 401, "a token issued before the reset is refused on A too")
@@ -156,16 +177,22 @@ struct ActivityOrderTests {
     }
 
     /// Starts an activity through A (subscribed to `channel`, if given) and waits until B knows it; its token.
-    static func startThroughA(_ client: HTTPClient, _ a: PushMockServer, _ b: PushMockServer, now: Int64, jwt: String, channel: String? = nil) async throws -> String {
+    static func startThroughA(
+        _ client: HTTPClient, _ a: PushMockServer, _ b: PushMockServer, now: Int64, jwt: String, channel: String? = nil
+    ) async throws -> String {
         #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now, channel: channel)).0 == 200)
         let token = try #require(try await L.newest(a).issuedActivityToken)
-        #expect(await PostgresFleetTests.eventually { b.activity(token).map { $0.channelID == channel } ?? false }, "the activity started through A reaches B")
+        #expect(
+            await PostgresFleetTests.eventually { b.activity(token).map { $0.channelID == channel } ?? false },
+            "the activity started through A reaches B")
         return token
     }
 
     /// Sends 20 updates at once, the even ones through A and the odd ones through B: `send(index,
     /// server, aps)` sends one and returns its status, each of which must be 200.
-    static func twentyAtOnce(_ a: PushMockServer, _ b: PushMockServer, now: Int64, _ send: @escaping @Sendable (Int, PushMockServer, String) async throws -> Int) async throws {
+    static func twentyAtOnce(
+        _ a: PushMockServer, _ b: PushMockServer, now: Int64, _ send: @escaping @Sendable (Int, PushMockServer, String) async throws -> Int
+    ) async throws {
         let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<20 {
                 let server = index % 2 == 0 ? a : b
@@ -207,7 +234,8 @@ extension ActivityOrderTests {
                 if index % 4 < 2 { return try await L.send(client, server, token: token, jwt: jwt, aps: aps, priority: "5").0 }
                 // camelCase on some, as the protobuf JSON mapping allows.
                 let field = index % 8 < 4 ? "live_activity_token" : "liveActivityToken"
-                let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","apns":{"\#(field)":"\#(token)","headers":{"apns-priority":"5"},"payload":{"aps":{\#(aps)}}}}}"#
+                let message =
+                    #"{"message":{"token":"\#(FCMEndToEndTests.token)","apns":{"\#(field)":"\#(token)","headers":{"apns-priority":"5"},"payload":{"aps":{\#(aps)}}}}}"#
                 return try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message).0
             }
             await Self.expectTimelines(a, b, token: token, count: 21, "the start and 20 updates")
@@ -223,7 +251,10 @@ extension ActivityOrderTests {
             let channel = try await ActivityStateStoreTests.createChannel(client, a, jwt: jwt)
             let first = try await Self.startThroughA(client, a, b, now: now, jwt: jwt, channel: channel)
             let second = try await Self.startThroughA(client, a, b, now: now, jwt: jwt, channel: channel)
-            let headers = [("authorization", "bearer \(jwt)"), ("apns-channel-id", channel), ("apns-push-type", "LiveActivity"), ("apns-priority", "10"), ("apns-expiration", "0")]
+            let headers = [
+                ("authorization", "bearer \(jwt)"), ("apns-channel-id", channel), ("apns-push-type", "LiveActivity"), ("apns-priority", "10"),
+                ("apns-expiration", "0"),
+            ]
             try await Self.twentyAtOnce(a, b, now: now) { index, server, aps in
                 if index % 4 >= 2 { return try await L.send(client, server, token: first, jwt: jwt, aps: aps, priority: "5").0 }
                 let (sent, _) = try await client.send(
@@ -239,13 +270,17 @@ extension ActivityOrderTests {
     @Test("which requests take an activity's turn: APNs liveactivity pushes and FCM messages naming a live_activity_token")
     func activityKeys() throws {
         func request(_ path: String, _ headers: [(String, String)] = [], body: String = "") -> HTTPServerRequest {
-            HTTPServerRequest(method: "POST", path: path, headers: HTTPHeaderList(headers.map { HeaderField(name: $0.0, value: $0.1) }), body: Array(body.utf8))
+            HTTPServerRequest(
+                method: "POST", path: path, headers: HTTPHeaderList(headers.map { HeaderField(name: $0.0, value: $0.1) }), body: Array(body.utf8))
         }
         #expect(ActivityTurns.activityKey(request("/3/device/ABcd", [("apns-push-type", "liveactivity")])) == "activity:" + "abcd")
         #expect(ActivityTurns.activityKey(request("/3/device/abcd", [("apns-push-type", "alert")])) == nil)
         let send = "/v1/projects/p/messages:send"
-        #expect(ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t","apns":{"live_activity_token":"EF01"}}}"#)) == "activity:" + "ef01")
-        #expect(ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t","apns":{"liveActivityToken":"ef02"}}}"#)) == "activity:" + "ef02")
+        #expect(
+            ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t","apns":{"live_activity_token":"EF01"}}}"#)) == "activity:"
+                + "ef01")
+        #expect(
+            ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t","apns":{"liveActivityToken":"ef02"}}}"#)) == "activity:" + "ef02")
         #expect(ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t","notification":{"title":"live_activity_token"}}}"#)) == nil)
         #expect(ActivityTurns.activityKey(request(send, body: #"{"message":{"token":"t","apns":{"live_activity_token":""}}}"#)) == nil)
         #expect(ActivityTurns.activityKey(request(send, body: "not json, ctivityToken")) == nil)
@@ -260,9 +295,9 @@ struct ActivityTypeStoreTests {
     typealias S = APNSTestServer
 
     static let declaration = #"""
-    {"attributes": {"home": "String", "away": "String"},
-     "contentState": {"score": "String", "minute": "Int?"}}
-    """#
+        {"attributes": {"home": "String", "away": "String"},
+         "contentState": {"score": "String", "minute": "Int?"}}
+        """#
 
     /// An update whose content state misses `score`, through `server`; the recorded delivery.
     static func undecodableUpdate(_ client: HTTPClient, _ server: PushMockServer, token: String, jwt: String, now: Int64) async throws -> Delivery {
@@ -276,17 +311,23 @@ struct ActivityTypeStoreTests {
         try await withPushMockServer(configuration) { a in
             try await withPushMockServer(configuration) { b in
                 #expect(await a.inspect("PUT", "/api/v1/activity-types/MatchAttributes", body: Self.declaration).status == 200)
-                #expect(await PostgresFleetTests.eventually { await b.inspect("GET", "/api/v1/activity-types/MatchAttributes").status == 200 }, "A's type reaches B")
+                #expect(
+                    await PostgresFleetTests.eventually { await b.inspect("GET", "/api/v1/activity-types/MatchAttributes").status == 200 },
+                    "A's type reaches B")
                 try await withHTTPClient { client in
                     #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
                     let token = try #require(try await L.newest(a).issuedActivityToken)
                     #expect(await PostgresFleetTests.eventually { b.activity(token) != nil }, "the activity started through A reaches B")
                     let update = try await Self.undecodableUpdate(client, b, token: token, jwt: jwt, now: now)
-                    #expect(update.reason == "LiveActivityContentStateUndecodable", "B checks the update against A's type: \(update.reason ?? "accepted")")
+                    #expect(
+                        update.reason == "LiveActivityContentStateUndecodable", "B checks the update against A's type: \(update.reason ?? "accepted")"
+                    )
                     #expect(update.explanation?.contains(#"content-state.score: missing key "score""#) == true, "\(update.explanation ?? "")")
                 }
                 #expect(await b.inspect("DELETE", "/api/v1/activity-types/MatchAttributes").status == 200)
-                #expect(await PostgresFleetTests.eventually { await a.inspect("GET", "/api/v1/activity-types/MatchAttributes").status == 404 }, "B's removal reaches A")
+                #expect(
+                    await PostgresFleetTests.eventually { await a.inspect("GET", "/api/v1/activity-types/MatchAttributes").status == 404 },
+                    "B's removal reaches A")
             }
         }
     }
@@ -294,11 +335,14 @@ struct ActivityTypeStoreTests {
     @Test("sqlite:PATH keeps a type declared through the API across a restart, and a removal; a reset goes back to the configuration")
     func sqliteRestart() async throws {
         var configuration = PushMockConfiguration.testing()
-        configuration.store = .sqlite(path: FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-types-\(UUID().uuidString).sqlite").path)
+        configuration.store = .sqlite(
+            path: FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-types-\(UUID().uuidString).sqlite").path)
         configuration.storeOpeners = StoreOpener.all
         try await withPushMockServer(configuration) { server in
             #expect(await server.inspect("PUT", "/api/v1/activity-types/MatchAttributes", body: Self.declaration).status == 200)
-            #expect(await server.inspect("PUT", "/api/v1/activity-types/RideAttributes", body: #"{"attributes":{},"contentState":{"eta":"Date"}}"#).status == 200)
+            #expect(
+                await server.inspect("PUT", "/api/v1/activity-types/RideAttributes", body: #"{"attributes":{},"contentState":{"eta":"Date"}}"#).status
+                    == 200)
         }
         try await withPushMockServer(configuration) { server in
             let kept = await server.inspect("GET", "/api/v1/activity-types/MatchAttributes")

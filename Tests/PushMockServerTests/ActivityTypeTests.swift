@@ -16,11 +16,11 @@ struct ActivityTypeTests {
     typealias L = LiveActivitySimulationTests
 
     static let file = #"""
-    {"activityTypes": {"MatchAttributes": {
-        "attributes": {"home": "String", "away": "String"},
-        "contentState": {"score": "String", "minute": "Int?", "kickoff": "Date?", "phase": "Phase?"},
-        "types": {"Phase": {"enum": "String", "cases": ["first", "second"]}}}}}
-    """#
+        {"activityTypes": {"MatchAttributes": {
+            "attributes": {"home": "String", "away": "String"},
+            "contentState": {"score": "String", "minute": "Int?", "kickoff": "Date?", "phase": "Phase?"},
+            "types": {"Phase": {"enum": "String", "cases": ["first", "second"]}}}}}
+        """#
 
     static func configuration(_ profile: LiveActivityProfile) throws -> (PushMockConfiguration, PushMockClock) {
         var (configuration, clock) = L.configuration()
@@ -29,7 +29,9 @@ struct ActivityTypeTests {
         return (configuration, clock)
     }
 
-    @Test("a start, then an update missing a field: 400 under strict, 200 and dropped under apple, the path named in both", arguments: LiveActivityProfile.allCases)
+    @Test(
+        "a start, then an update missing a field: 400 under strict, 200 and dropped under apple, the path named in both",
+        arguments: LiveActivityProfile.allCases)
     func missingField(_ profile: LiveActivityProfile) async throws {
         let (configuration, clock) = try Self.configuration(profile)
         #expect(configuration.activityTypes["MatchAttributes"] != nil, "declared in the configuration file")
@@ -40,13 +42,17 @@ struct ActivityTypeTests {
                 #expect(try await L.send(client, server, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
                 let token = try #require(try await L.newest(server).issuedActivityToken)
                 let kickoff = now - 978_307_200
-                let good = #""event":"update","timestamp":\#(now + 1),"content-state":{"score":"1-0","minute":12,"kickoff":\#(kickoff),"phase":"first"}"#
+                let good =
+                    #""event":"update","timestamp":\#(now + 1),"content-state":{"score":"1-0","minute":12,"kickoff":\#(kickoff),"phase":"first"}"#
                 #expect(try await L.send(client, server, token: token, jwt: jwt, aps: good).0 == 200)
                 let applied = try await L.newest(server)
                 #expect(applied.outcome == .accepted)
-                #expect(applied.diagnostics.contains { $0.hasPrefix("content-state.kickoff reads as ") && !$0.contains("Unix time") }, "\(applied.diagnostics)")
+                #expect(
+                    applied.diagnostics.contains { $0.hasPrefix("content-state.kickoff reads as ") && !$0.contains("Unix time") },
+                    "\(applied.diagnostics)")
 
-                let (status, body) = try await L.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 2),"content-state":{"minute":13}"#)
+                let (status, body) = try await L.send(
+                    client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 2),"content-state":{"minute":13}"#)
                 let recorded = try await L.newest(server)
                 let path = #"content-state.score: missing key "score""#
                 switch profile {
@@ -65,11 +71,15 @@ struct ActivityTypeTests {
                 // A Date sent as Unix time is accepted, with the warning of what the device shows.
                 let unix = #""event":"update","timestamp":\#(now + 3),"content-state":{"score":"2-0","kickoff":\#(now)}"#
                 #expect(try await L.send(client, server, token: token, jwt: jwt, aps: unix).0 == 200)
-                #expect(try await L.newest(server).diagnostics.contains { $0.contains("ActivityKit decodes Date as seconds since 2001-01-01 (Unix time − 978307200)") })
+                #expect(
+                    try await L.newest(server).diagnostics.contains {
+                        $0.contains("ActivityKit decodes Date as seconds since 2001-01-01 (Unix time − 978307200)")
+                    })
 
                 // FCM Live Activity messages to the same activity are checked against the same type.
                 let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
-                let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","apns":{"live_activity_token":"\#(token)","payload":{"aps":{"event":"update","timestamp":\#(now + 4),"content-state":{"score":"3-0","phase":"third"}}}}}}"#
+                let message =
+                    #"{"message":{"token":"\#(FCMEndToEndTests.token)","apns":{"live_activity_token":"\#(token)","payload":{"aps":{"event":"update","timestamp":\#(now + 4),"content-state":{"score":"3-0","phase":"third"}}}}}}"#
                 let (fcmStatus, fcmJSON, _) = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message)
                 let fcm = try await L.newest(server)
                 #expect(fcm.reason == "LiveActivityContentStateUndecodable")
@@ -87,7 +97,9 @@ struct ActivityTypeTests {
         }
     }
 
-    @Test("types read from a widget extension's Swift source: each mismatch is a 400 under strict and dropped under apple, naming the field path", arguments: LiveActivityProfile.allCases)
+    @Test(
+        "types read from a widget extension's Swift source: each mismatch is a 400 under strict and dropped under apple, naming the field path",
+        arguments: LiveActivityProfile.allCases)
     func fromSource(_ profile: LiveActivityProfile) async throws {
         let widget = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("PushMockSwiftSourceTests/Fixtures/DeliveryWidget").path
@@ -102,7 +114,11 @@ struct ActivityTypeTests {
                 func start(_ state: String) -> String {
                     #""event":"start","timestamp":\#(now),"attributes-type":"DeliveryAttributes","attributes":{"orderID":"A1","restaurant":{"name":"Luigi"}},"content-state":\#(state),"alert":{"title":"Order","body":"On its way"}"#
                 }
-                #expect(try await L.send(client, server, token: L.pushToStart, jwt: jwt, aps: start(#"{"stage":"on_the_way","eta":800000000,"eta_minutes":5,"stops":[]}"#)).0 == 200)
+                #expect(
+                    try await L.send(
+                        client, server, token: L.pushToStart, jwt: jwt,
+                        aps: start(#"{"stage":"on_the_way","eta":800000000,"eta_minutes":5,"stops":[]}"#)
+                    ).0 == 200)
                 #expect(try await L.newest(server).outcome == .accepted)
                 let mismatches: [(String, String)] = [
                     (#"{"stage":"onTheWay","eta":1,"eta_minutes":1,"stops":[]}"#, "content-state.stage"),
@@ -138,7 +154,8 @@ struct ActivityTypeTests {
                     let jwt = S.token(issuedAt: clock.nowSeconds)
                     let now = clock.nowSeconds
                     // expo-live-activity's type, started without the required title.
-                    let start = #""event":"start","timestamp":\#(now),"attributes-type":"LiveActivityAttributes","attributes":{"name":"Order"},"content-state":{"subtitle":"soon"},"alert":{"title":"t","body":"b"},"input-push-token":1"#
+                    let start =
+                        #""event":"start","timestamp":\#(now),"attributes-type":"LiveActivityAttributes","attributes":{"name":"Order"},"content-state":{"subtitle":"soon"},"alert":{"title":"t","body":"b"},"input-push-token":1"#
                     let (status, body) = try await L.send(client, server, token: L.pushToStart, jwt: jwt, aps: start)
                     if presets {
                         #expect(status == 400 && body["reason"] as? String == "LiveActivityContentStateUndecodable", "\(body)")
@@ -159,14 +176,22 @@ struct ActivityTypeTests {
     func api() async throws {
         let (configuration, _) = try Self.configuration(.strict)
         try await withPushMockServer(configuration) { server in
-            let put = await server.inspect("PUT", "/api/v1/activity-types/DeliveryAttributes", body: #"{"contentState": {"stage": "Stage", "eta": {"type": "Date", "key": "eta_date"}}, "types": {"Stage": {"enum": "String", "cases": ["a", "b"]}}}"#)
+            let put = await server.inspect(
+                "PUT", "/api/v1/activity-types/DeliveryAttributes",
+                body:
+                    #"{"contentState": {"stage": "Stage", "eta": {"type": "Date", "key": "eta_date"}}, "types": {"Stage": {"enum": "String", "cases": ["a", "b"]}}}"#
+            )
             #expect(put.status == 200, "\(put.text)")
             #expect(put.json["declaredBy"] as? String == "declaration")
             let list = await server.inspect("GET", "/api/v1/activity-types").json
             let listed = list["activityTypes"] as? [[String: Any]] ?? []
-            #expect(listed.filter { $0["declaredBy"] as? String != "preset" }.compactMap { $0["name"] as? String } == ["DeliveryAttributes", "MatchAttributes"])
-            #expect(listed.filter { $0["declaredBy"] as? String == "preset" }.compactMap { $0["name"] as? String }
-                == ActivityTypePresets.all.map(\.name).sorted(), "the SDK presets are listed as presets")
+            #expect(
+                listed.filter { $0["declaredBy"] as? String != "preset" }.compactMap { $0["name"] as? String } == [
+                    "DeliveryAttributes", "MatchAttributes",
+                ])
+            #expect(
+                listed.filter { $0["declaredBy"] as? String == "preset" }.compactMap { $0["name"] as? String }
+                    == ActivityTypePresets.all.map(\.name).sorted(), "the SDK presets are listed as presets")
             #expect(await server.inspect("GET", "/api/v1/activity-types/DeliveryAttributes").status == 200)
             let bad = await server.inspect("PUT", "/api/v1/activity-types/Bad", body: #"{"contentState": {"eta": "Instant"}}"#)
             #expect(bad.status == 400)
@@ -177,7 +202,9 @@ struct ActivityTypeTests {
             _ = await server.inspect("PUT", "/api/v1/activity-types/Other", body: "{}")
             try await server.reset()
             let after = await server.inspect("GET", "/api/v1/activity-types").json
-            #expect((after["activityTypes"] as? [[String: Any]])?.filter { $0["declaredBy"] as? String != "preset" }.compactMap { $0["name"] as? String } == ["MatchAttributes"], "back to the configuration")
+            #expect(
+                (after["activityTypes"] as? [[String: Any]])?.filter { $0["declaredBy"] as? String != "preset" }.compactMap { $0["name"] as? String }
+                    == ["MatchAttributes"], "back to the configuration")
             #expect((after["activityTypes"] as? [[String: Any]])?.count == 1 + ActivityTypePresets.all.count, "and its presets")
         }
     }

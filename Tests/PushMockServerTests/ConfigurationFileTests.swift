@@ -34,9 +34,15 @@ struct ConfigurationFileTests {
         #expect(configuration.fcm.serviceAccounts.count == 2, "the default sample plus the file's")
         #expect(configuration.faults.map(\.id) == ["busy-device", "flaky"])
         #expect(configuration.faults.first?.action == .reject(status: 429, reason: "TooManyRequests"))
-        guard case .files(let certificate, _) = configuration.tls else { Issue.record("cert not read"); return }
+        guard case .files(let certificate, _) = configuration.tls else {
+            Issue.record("cert not read")
+            return
+        }
         #expect(FileManager.default.fileExists(atPath: certificate), "\(certificate) resolved relative to Examples/")
-        guard case .file(let key) = configuration.apns.keys.last?.source else { Issue.record("key not read"); return }
+        guard case .file(let key) = configuration.apns.keys.last?.source else {
+            Issue.record("key not read")
+            return
+        }
         #expect(FileManager.default.fileExists(atPath: key))
     }
 
@@ -54,7 +60,8 @@ struct ConfigurationFileTests {
         var configuration = PushMockConfiguration()
         let file = try Self.write(#"{"activityTypes": "MyApp/Widget"}"#)
         try configuration.load(file: file)
-        #expect(configuration.activityTypeSources == [URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("MyApp/Widget").path])
+        #expect(
+            configuration.activityTypeSources == [URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("MyApp/Widget").path])
         #expect(configuration.activityTypes.isEmpty)
         var broken = PushMockConfiguration()
         #expect { try broken.load(file: try Self.write(#"{"activityTypes": 5}"#)) } throws: { "\($0)".contains("the path of the app's Swift source") }
@@ -72,41 +79,45 @@ struct ConfigurationFileTests {
         #expect(!configuration.activityTypePresets)
         #expect(Array(configuration.startingActivityTypes.keys) == ["LiveActivityAttributes"])
         var broken = PushMockConfiguration()
-        #expect { try broken.load(file: try Self.write(#"{"liveActivity": {"presets": "no"}}"#)) } throws: { "\($0)".contains("liveActivity.presets") }
+        #expect { try broken.load(file: try Self.write(#"{"liveActivity": {"presets": "no"}}"#)) } throws: {
+            "\($0)".contains("liveActivity.presets")
+        }
     }
 
-    @Test("broken files fail with the file, the path and the reason", arguments: [
-        (#"{"port": 2197,}"#, "not valid JSON"),
-        (#"{"prot": 2197}"#, "prot: unknown key"),
-        (#"{"port": "2197"}"#, "port: expected an integer"),
-        (#"{"port": 70000}"#, "port: must be between 0 and 65535"),
-        (#"{"apns": {"keys": [{"keyId": "K", "teamId": "T", "path": "k.p8"}, {"keyId": "K2"}]}}"#, "apns.keys[1]: keyId and teamId are required"),
-        (#"{"apns": {"environment": "staging"}}"#, "apns.environment: must be sandbox or production"),
-        (#"{"devices": {"ab": {"state": "unregistered", "unregisteredAt": -1}}}"#, "devices.ab.unregisteredAt: must be between 0"),
-        (#"{"devices": {"ab": {"state": null}}}"#, "devices.ab.state: null is not allowed here"),
-        (#"{"faults": [{"resetStream": false}]}"#, "faults[0].resetStream: can only be true"),
-        (#"{"devices": {"ab": {"liveActivity": "start"}}}"#, "devices.ab.liveActivity: must be pushToStart or activity"),
-        (#"{"devices": {"ab": {"attributesType": "T"}}}"#, "devices.ab.attributesType: goes with liveActivity: pushToStart"),
-        (#"{"liveActivity": {"priorityBudgetPerHour": 0}}"#, "liveActivity.priorityBudgetPerHour: must be between 1"),
-        (#"{"liveActivity": {"maxTimelineKiB": 0}}"#, "liveActivity.maxTimelineKiB: must be between 1"),
-        (#"{"liveActivity": {"maxMemoryMiB": 70000}}"#, "liveActivity.maxMemoryMiB: must be between 1"),
-        // Regression: 1e300 hours trapped converting to milliseconds; 0 and negatives were ignored.
-        (#"{"liveActivity": {"endAfterHours": 1e300}}"#, "liveActivity.endAfterHours: must be a number from"),
-        (#"{"liveActivity": {"removeAfterHours": -1}}"#, "liveActivity.removeAfterHours: must be a number from"),
-        (#"{"faults": [{"id": "a b", "resetStream": true}]}"#, "faults[0].id: must be letters, digits"),
-        (#"{"faults": [{"match": {"service": "apn"}, "resetStream": true}]}"#, "faults[0].match.service: must be one of apns"),
-        (#"{"fcm": {"tokenPath": "token"}}"#, "fcm.tokenPath: must start with /"),
-        (#"{"fcm": {"staleTokenDays": 40000}}"#, "fcm.staleTokenDays: must be between 0"),
-        (#"{"fcm": {"userCredentials": {"clients": [{"clientId": ""}]}}}"#, "clientId: is required"),
-        (#"{"fcm": {"userCredentials": {"refreshTokens": "1//x"}}}"#, "refreshTokens: expected an array of strings"),
-        (#"{"metadataPort": 70000}"#, "metadataPort: must be between 0 and 65535"),
-        (#"{"devices": {"ab": {"lastActiveAt": -5}}}"#, "devices.ab.lastActiveAt: must be between 0"),
-        (#"{"faults": [{"match": {"service": "apns"}}]}"#, "faults[0]: exactly one action"),
-        (#"{"faults": [{"reject": {"reason": "Teapot"}}]}"#, "status is required"),
-        (#"{"mode": "fast"}"#, "mode: must be one of"),
-        (#"{"cert": "a.pem"}"#, "key: cert and key go together"),
-        (#"[1, 2]"#, "expected an object"),
-    ])
+    @Test(
+        "broken files fail with the file, the path and the reason",
+        arguments: [
+            (#"{"port": 2197,}"#, "not valid JSON"),
+            (#"{"prot": 2197}"#, "prot: unknown key"),
+            (#"{"port": "2197"}"#, "port: expected an integer"),
+            (#"{"port": 70000}"#, "port: must be between 0 and 65535"),
+            (#"{"apns": {"keys": [{"keyId": "K", "teamId": "T", "path": "k.p8"}, {"keyId": "K2"}]}}"#, "apns.keys[1]: keyId and teamId are required"),
+            (#"{"apns": {"environment": "staging"}}"#, "apns.environment: must be sandbox or production"),
+            (#"{"devices": {"ab": {"state": "unregistered", "unregisteredAt": -1}}}"#, "devices.ab.unregisteredAt: must be between 0"),
+            (#"{"devices": {"ab": {"state": null}}}"#, "devices.ab.state: null is not allowed here"),
+            (#"{"faults": [{"resetStream": false}]}"#, "faults[0].resetStream: can only be true"),
+            (#"{"devices": {"ab": {"liveActivity": "start"}}}"#, "devices.ab.liveActivity: must be pushToStart or activity"),
+            (#"{"devices": {"ab": {"attributesType": "T"}}}"#, "devices.ab.attributesType: goes with liveActivity: pushToStart"),
+            (#"{"liveActivity": {"priorityBudgetPerHour": 0}}"#, "liveActivity.priorityBudgetPerHour: must be between 1"),
+            (#"{"liveActivity": {"maxTimelineKiB": 0}}"#, "liveActivity.maxTimelineKiB: must be between 1"),
+            (#"{"liveActivity": {"maxMemoryMiB": 70000}}"#, "liveActivity.maxMemoryMiB: must be between 1"),
+            // Regression: 1e300 hours trapped converting to milliseconds; 0 and negatives were ignored.
+            (#"{"liveActivity": {"endAfterHours": 1e300}}"#, "liveActivity.endAfterHours: must be a number from"),
+            (#"{"liveActivity": {"removeAfterHours": -1}}"#, "liveActivity.removeAfterHours: must be a number from"),
+            (#"{"faults": [{"id": "a b", "resetStream": true}]}"#, "faults[0].id: must be letters, digits"),
+            (#"{"faults": [{"match": {"service": "apn"}, "resetStream": true}]}"#, "faults[0].match.service: must be one of apns"),
+            (#"{"fcm": {"tokenPath": "token"}}"#, "fcm.tokenPath: must start with /"),
+            (#"{"fcm": {"staleTokenDays": 40000}}"#, "fcm.staleTokenDays: must be between 0"),
+            (#"{"fcm": {"userCredentials": {"clients": [{"clientId": ""}]}}}"#, "clientId: is required"),
+            (#"{"fcm": {"userCredentials": {"refreshTokens": "1//x"}}}"#, "refreshTokens: expected an array of strings"),
+            (#"{"metadataPort": 70000}"#, "metadataPort: must be between 0 and 65535"),
+            (#"{"devices": {"ab": {"lastActiveAt": -5}}}"#, "devices.ab.lastActiveAt: must be between 0"),
+            (#"{"faults": [{"match": {"service": "apns"}}]}"#, "faults[0]: exactly one action"),
+            (#"{"faults": [{"reject": {"reason": "Teapot"}}]}"#, "status is required"),
+            (#"{"mode": "fast"}"#, "mode: must be one of"),
+            (#"{"cert": "a.pem"}"#, "key: cert and key go together"),
+            (#"[1, 2]"#, "expected an object"),
+        ])
     func broken(_ text: String, _ expected: String) throws {
         let path = try Self.write(text)
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -20,7 +20,8 @@ struct ControlAPITests {
         return (reply.status, reply.json)
     }
 
-    static func push(_ client: HTTPClient, _ server: PushMockServer, token: String = APNSTestServer.deviceToken, issuedAt: Int64) async throws -> Int {
+    static func push(_ client: HTTPClient, _ server: PushMockServer, token: String = APNSTestServer.deviceToken, issuedAt: Int64) async throws -> Int
+    {
         let (response, _) = try await client.send(
             "https://localhost:\(server.pushPort)/3/device/\(token)", method: .POST,
             headers: S.alertHeaders(token: S.token(issuedAt: issuedAt)), body: S.alertBody
@@ -80,7 +81,8 @@ struct ControlAPITests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 let token = APNSTestServer.deviceToken
-                let (put, record) = try await Self.call(server, .PUT, "/api/v1/devices/\(token)", body: #"{"state":"unregistered","unregisteredAt":1454948015990}"#)
+                let (put, record) = try await Self.call(
+                    server, .PUT, "/api/v1/devices/\(token)", body: #"{"state":"unregistered","unregisteredAt":1454948015990}"#)
                 #expect(put == 200)
                 #expect(record["state"] as? String == "unregistered")
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 410)
@@ -107,7 +109,8 @@ struct ControlAPITests {
         let clock = PushMockClock.manual(startingAt: S.start)
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
-                let (put, rule) = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"id":"gone","match":{"service":"apns"},"reject":{"reason":"Unregistered"},"count":1}"#)
+                let (put, rule) = try await Self.call(
+                    server, .PUT, "/api/v1/faults", body: #"{"id":"gone","match":{"service":"apns"},"reject":{"reason":"Unregistered"},"count":1}"#)
                 #expect(put == 200)
                 #expect((rule["reject"] as? [String: Any])?["status"] as? Int == 410)
                 let (_, listed) = try await Self.call(server, .GET, "/api/v1/faults")
@@ -116,7 +119,8 @@ struct ControlAPITests {
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
                 let (bad, _) = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"match":{}}"#)
                 for status in [100, 101, 199, 600] {
-                    let (informational, body) = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"match":{},"reject":{"status":\#(status),"reason":"X"}}"#)
+                    let (informational, body) = try await Self.call(
+                        server, .PUT, "/api/v1/faults", body: #"{"match":{},"reject":{"status":\#(status),"reason":"X"}}"#)
                     #expect(informational == 400, "status \(status)")
                     #expect((body["error"] as? String)?.contains("reject.status") == true, "\(body)")
                 }
@@ -186,7 +190,9 @@ struct MetricsTests {
                 #expect(text.contains(#"pushmock_faults_fired_total{fault="busy",service="apns"} 1"#))
                 #expect(text.contains(#"pushmock_requests_total{service="apns",outcome="rejected",reason="TooManyRequests"} 1"#))
                 #expect(text.contains(#"pushmock_connections_opened_total"#))
-                let protocolErrors = text.split(separator: "\n").first { $0.hasPrefix(#"pushmock_transport_events_total{event="http2_protocol_error"}"#) }
+                let protocolErrors = text.split(separator: "\n").first {
+                    $0.hasPrefix(#"pushmock_transport_events_total{event="http2_protocol_error"}"#)
+                }
                 #expect(protocolErrors.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0 >= 1, "\(text)")
                 #expect(text.contains("pushmock_store_deliveries 3"))
             }

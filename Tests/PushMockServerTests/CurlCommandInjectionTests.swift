@@ -30,7 +30,8 @@ struct CurlCommandInjectionTests {
                 let text = evil.replacingOccurrences(of: "CANARY", with: canary)
                 let delivery = Delivery(
                     receivedAt: 1, connectionID: 1, httpVersion: "HTTP/2", service: .apns, environment: "sandbox",
-                    method: text, path: "/3/device/\(text)", headers: [HeaderField(name: "x-\(index)", value: text), HeaderField(name: text, value: "v")],
+                    method: text, path: "/3/device/\(text)",
+                    headers: [HeaderField(name: "x-\(index)", value: text), HeaderField(name: text, value: "v")],
                     body: Array(text.utf8), outcome: .rejected, status: 405, reason: "MethodNotAllowed"
                 )
                 let id = server.store.record(delivery)
@@ -42,14 +43,19 @@ struct CurlCommandInjectionTests {
                 try command.write(to: script, atomically: true, encoding: .utf8)
                 #expect(try await Self.run(["bash", "-n", script.path], folder: folder).status == 0, "bash -n: \(command)")
                 let argsFile = folder.appendingPathComponent("args-\(index)").path
-                let run = try await Self.run(["bash", script.path], folder: folder, environment: ["PATH": "\(folder.path):/usr/bin:/bin", "ARGS_FILE": argsFile])
+                let run = try await Self.run(
+                    ["bash", script.path], folder: folder, environment: ["PATH": "\(folder.path):/usr/bin:/bin", "ARGS_FILE": argsFile])
                 #expect(run.status == 0, "\(command)\n\(run.output)")
                 #expect(!FileManager.default.fileExists(atPath: canary), "the command ran something besides curl: \(command)")
-                let arguments = (try? String(contentsOfFile: argsFile, encoding: .utf8))?.split(separator: "\0", omittingEmptySubsequences: false).map(String.init) ?? []
+                let arguments =
+                    (try? String(contentsOfFile: argsFile, encoding: .utf8))?.split(separator: "\0", omittingEmptySubsequences: false).map(
+                        String.init) ?? []
                 let method = arguments.firstIndex(of: "-X").map { arguments[$0 + 1] }
                 #expect(method == text, "curl got the method as one argument, unchanged")
                 #expect(arguments.contains("\(text): v") || !text.contains(":"), "the header name is one argument")
-                #expect(arguments.contains("--data-binary") && arguments[arguments.firstIndex(of: "--data-binary")! + 1] == text, "the body is one argument, unchanged")
+                #expect(
+                    arguments.contains("--data-binary") && arguments[arguments.firstIndex(of: "--data-binary")! + 1] == text,
+                    "the body is one argument, unchanged")
             }
         }
     }

@@ -1,14 +1,14 @@
 import AsyncHTTPClient
+import Crypto
 import Foundation
 import NIOHTTP1
 import NIOSSL
-import Crypto
-import _CryptoExtras
 import PushMockCore
 import PushMockServer
 import PushMockTestSupport
 import PushMockTesting
 import Testing
+import _CryptoExtras
 
 /// Running with no checkout: development credentials made once in a data directory, reused, and
 /// served over the inspection API with the port the server really listens on.
@@ -22,13 +22,25 @@ struct DevMaterialTests {
     func resolution() {
         let none: (String) -> Bool = { _ in false }
         let checkout: (String) -> Bool = { $0 == "Certs/server.pem" }
-        #expect(DevMaterialDirectory.resolve(dataDirectory: "/srv/pm", environment: [:], fileExists: checkout) == .init(path: "/srv/pm/certs", isDataDirectory: true))
-        #expect(DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["PUSHMOCK_DATA_DIR": "/data"], fileExists: checkout) == .init(path: "/data/certs", isDataDirectory: true))
-        #expect(DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u"], fileExists: checkout) == .init(path: "Certs", isDataDirectory: false))
-        #expect(DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u"], fileExists: none) == .init(path: "/home/u/.local/share/pushmock/certs", isDataDirectory: true))
-        #expect(DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u", "XDG_DATA_HOME": "/xdg"], fileExists: none) == .init(path: "/xdg/pushmock/certs", isDataDirectory: true))
-        #expect(DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u", "XDG_DATA_HOME": "relative"], fileExists: none).path == "/home/u/.local/share/pushmock/certs",
-                "XDG_DATA_HOME must be absolute to count")
+        #expect(
+            DevMaterialDirectory.resolve(dataDirectory: "/srv/pm", environment: [:], fileExists: checkout)
+                == .init(path: "/srv/pm/certs", isDataDirectory: true))
+        #expect(
+            DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["PUSHMOCK_DATA_DIR": "/data"], fileExists: checkout)
+                == .init(path: "/data/certs", isDataDirectory: true))
+        #expect(
+            DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u"], fileExists: checkout)
+                == .init(path: "Certs", isDataDirectory: false))
+        #expect(
+            DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u"], fileExists: none)
+                == .init(path: "/home/u/.local/share/pushmock/certs", isDataDirectory: true))
+        #expect(
+            DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u", "XDG_DATA_HOME": "/xdg"], fileExists: none)
+                == .init(path: "/xdg/pushmock/certs", isDataDirectory: true))
+        #expect(
+            DevMaterialDirectory.resolve(dataDirectory: nil, environment: ["HOME": "/home/u", "XDG_DATA_HOME": "relative"], fileExists: none).path
+                == "/home/u/.local/share/pushmock/certs",
+            "XDG_DATA_HOME must be absolute to count")
     }
 
     @Test("made once, reused with the same CA, and a checkout's Certs/ is never written")
@@ -42,13 +54,21 @@ struct DevMaterialTests {
         #expect(try String(contentsOfFile: material.file("ca.pem"), encoding: .utf8) == ca, "the second start keeps the CA")
         var configuration = PushMockConfiguration()
         material.apply(to: &configuration)
-        guard case .files(let chain, let key) = configuration.tls else { Issue.record("tls not from files"); return }
+        guard case .files(let chain, let key) = configuration.tls else {
+            Issue.record("tls not from files")
+            return
+        }
         #expect(chain == material.file("server.pem") && key == material.file("server-key.pem"))
-        guard case .file(let p8) = configuration.apns.keys.first?.source else { Issue.record("sample key not a file"); return }
+        guard case .file(let p8) = configuration.apns.keys.first?.source else {
+            Issue.record("sample key not a file")
+            return
+        }
         #expect(p8 == material.file("AuthKey_PUSHMOCK01.p8"))
         #expect(configuration.developmentMaterialFolder == material.path)
         try material.pointServiceAccount(atPort: 40_001)
-        let account = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: material.file("fcm-service-account.json")))) as? [String: Any]
+        let account =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: material.file("fcm-service-account.json"))))
+            as? [String: Any]
         #expect(account?["token_uri"] as? String == "https://localhost:40001/token")
         #expect(account?["private_key"] as? String != nil, "the rest of the file is kept")
 
@@ -79,7 +99,10 @@ struct DevMaterialTests {
             #expect(json["caPem"] as? String == (try String(contentsOfFile: material.file("ca.pem"), encoding: .utf8)))
             #expect((json["apns"] as? [String: Any])?["keyId"] as? String == DevCertificates.sampleAPNSKeyID)
             #expect(((json["samples"] as? [String: Any])?["fid"] as? String)?.count == 22)
-            for (file, type) in [("ca.pem", "application/x-pem-file"), ("apns-key.p8", "application/x-pem-file"), ("service-account.json", "application/json"), ("authorized-user.json", "application/json")] {
+            for (file, type) in [
+                ("ca.pem", "application/x-pem-file"), ("apns-key.p8", "application/x-pem-file"), ("service-account.json", "application/json"),
+                ("authorized-user.json", "application/json"),
+            ] {
                 let reply = await server.inspect("GET", "/api/v1/credentials/\(file)")
                 #expect(reply.status == 200, "\(file)")
                 #expect(reply.header("content-type") == type, "\(file)")
@@ -94,7 +117,9 @@ struct DevMaterialTests {
             let p8 = try String(contentsOfFile: material.file("AuthKey_PUSHMOCK01.p8"), encoding: .utf8)
             try parsed.verify(with: try P256.Signing.PrivateKey(pemRepresentation: p8).publicKey)
             let again = try #require(await server.inspect("GET", "/api/v1/credentials/apns-token").json["token"] as? String)
-            #expect(try ProviderToken.parse(Substring(again)).issuedAt == parsed.issuedAt, "the same iat for 20 minutes: the same token to APNs' churn rule")
+            #expect(
+                try ProviderToken.parse(Substring(again)).issuedAt == parsed.issuedAt,
+                "the same iat for 20 minutes: the same token to APNs' churn rule")
             let access = try #require(await server.inspect("GET", "/api/v1/credentials/fcm-access-token").json["token"] as? String)
             #expect(server.accessTokens.grant(for: access)?.projectID == DevCertificates.sampleFCMProjectID)
             // The served account works: an assertion signed with its key gets a token at the real port.
@@ -105,7 +130,8 @@ struct DevMaterialTests {
                 let key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
                 let assertion = try OAuthAssertion.sign(
                     key: key, keyID: account["private_key_id"] as! String, issuer: account["client_email"] as! String,
-                    audience: account["token_uri"] as! String, scope: "https://www.googleapis.com/auth/firebase.messaging", issuedAt: Int64(Date().timeIntervalSince1970)
+                    audience: account["token_uri"] as! String, scope: "https://www.googleapis.com/auth/firebase.messaging",
+                    issuedAt: Int64(Date().timeIntervalSince1970)
                 )
                 let (response, _) = try await client.send(
                     account["token_uri"] as! String, method: .POST, headers: [("content-type", "application/x-www-form-urlencoded")],

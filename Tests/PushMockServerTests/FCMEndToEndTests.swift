@@ -21,23 +21,32 @@ struct FCMEndToEndTests {
         APNSTestServer.configuration(clock: .system)
     }
 
-    static func assertion(audience: String = OAuthTokenEndpoint.googleAudience, scope: String? = "https://www.googleapis.com/auth/firebase.messaging") -> String {
-        try! OAuthAssertion.sign(key: key, keyID: account["private_key_id"]!, issuer: account["client_email"]!, audience: audience, scope: scope, issuedAt: Int64(Date().timeIntervalSince1970))
+    static func assertion(
+        audience: String = OAuthTokenEndpoint.googleAudience, scope: String? = "https://www.googleapis.com/auth/firebase.messaging"
+    ) -> String {
+        try! OAuthAssertion.sign(
+            key: key, keyID: account["private_key_id"]!, issuer: account["client_email"]!, audience: audience, scope: scope,
+            issuedAt: Int64(Date().timeIntervalSince1970))
     }
 
     /// Exchanges an assertion for an access token.
     static func accessToken(_ client: HTTPClient, port: Int) async throws -> String {
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion())"
-        let (response, body) = try await client.send("https://localhost:\(port)/token", method: .POST, headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
+        let (response, body) = try await client.send(
+            "https://localhost:\(port)/token", method: .POST, headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8)
+        )
         #expect(response.status == .ok)
         let json = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
         return try #require(json?["access_token"] as? String)
     }
 
-    static func send(_ client: HTTPClient, port: Int, project: String = project, bearer: String?, body: String) async throws -> (Int, [String: Any], HTTPClientResponse) {
+    static func send(
+        _ client: HTTPClient, port: Int, project: String = project, bearer: String?, body: String
+    ) async throws -> (Int, [String: Any], HTTPClientResponse) {
         var headers = [("content-type", "application/json")]
         if let bearer { headers.append(("authorization", "Bearer \(bearer)")) }
-        let (response, bytes) = try await client.send("https://localhost:\(port)/v1/projects/\(project)/messages:send", method: .POST, headers: headers, body: Array(body.utf8))
+        let (response, bytes) = try await client.send(
+            "https://localhost:\(port)/v1/projects/\(project)/messages:send", method: .POST, headers: headers, body: Array(body.utf8))
         return (Int(response.status.code), (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:], response)
     }
 
@@ -47,14 +56,16 @@ struct FCMEndToEndTests {
             try await withHTTPClient(http1Only: http1Only) { client in
                 let bearer = try await Self.accessToken(client, port: server.pushPort)
                 #expect(bearer.hasPrefix("ya29.pmc.") && bearer.utf8.count < 80, "a configured account's token is compact: \(bearer)")
-                let (status, json, response) = try await Self.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(Self.token)","notification":{"title":"Hi"}}}"#)
+                let (status, json, response) = try await Self.send(
+                    client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(Self.token)","notification":{"title":"Hi"}}}"#)
                 #expect(status == 200)
                 #expect(response.version == (http1Only ? .http1_1 : .http2))
                 let name = try #require(json["name"] as? String)
                 #expect(name.wholeMatch(of: /projects\/[a-z0-9-]+\/messages\/0:\d{16}%([0-9a-f]{8})\1/) != nil, "FCM's id shape: \(name)")
                 #expect(name.hasPrefix("projects/\(Self.project)/messages/0:"))
                 #expect(response.headers.first(name: "content-type") == "application/json; charset=UTF-8")
-                let (dryStatus, dry, _) = try await Self.send(client, port: server.pushPort, bearer: bearer, body: #"{"validate_only":true,"message":{"topic":"news","data":{"a":"b"}}}"#)
+                let (dryStatus, dry, _) = try await Self.send(
+                    client, port: server.pushPort, bearer: bearer, body: #"{"validate_only":true,"message":{"topic":"news","data":{"a":"b"}}}"#)
                 #expect(dryStatus == 200)
                 #expect(dry["name"] as? String == "projects/\(Self.project)/messages/fake_message_id")
             }
@@ -85,11 +96,15 @@ struct FCMEndToEndTests {
                 #expect(missingResponse.headers.first(name: "www-authenticate") != nil)
                 let (garbage, garbageJSON, _) = try await Self.send(client, port: server.pushPort, bearer: "ya29.nonsense", body: body)
                 #expect(garbage == 401)
-                #expect(((garbageJSON["error"] as? [String: Any])?["details"] as? [[String: Any]])?.first?["reason"] as? String == "ACCESS_TOKEN_TYPE_UNSUPPORTED")
+                #expect(
+                    ((garbageJSON["error"] as? [String: Any])?["details"] as? [[String: Any]])?.first?["reason"] as? String
+                        == "ACCESS_TOKEN_TYPE_UNSUPPORTED")
                 let bearer = try await Self.accessToken(client, port: server.pushPort)
                 let (other, otherJSON, _) = try await Self.send(client, port: server.pushPort, project: "other-project", bearer: bearer, body: body)
                 #expect(other == 403)
-                #expect(((otherJSON["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("Permission 'cloudmessaging.messages.create' denied") == true)
+                #expect(
+                    ((otherJSON["error"] as? [String: Any])?["message"] as? String)?.hasPrefix("Permission 'cloudmessaging.messages.create' denied")
+                        == true)
                 let selfSigned = Self.assertion(audience: "https://fcm.googleapis.com/", scope: nil)
                 let (signed, _, _) = try await Self.send(client, port: server.pushPort, bearer: selfSigned, body: body)
                 #expect(signed == 200)
@@ -104,17 +119,23 @@ struct FCMEndToEndTests {
             let foreign = "Zm9yZWlnbg:APA91b" + String(repeating: "F", count: 100)
             server.devices.set(DeviceRecord(state: .unregistered(sinceMilliseconds: 1)), for: gone)
             server.devices.set(DeviceRecord(fcmProject: "someone-else"), for: foreign)
-            server.faults.add(FaultRule(id: "quota", match: .init(service: .fcm, project: Self.project), action: .reject(status: 429, reason: "QUOTA_EXCEEDED"), count: 1))
+            server.faults.add(
+                FaultRule(
+                    id: "quota", match: .init(service: .fcm, project: Self.project), action: .reject(status: 429, reason: "QUOTA_EXCEEDED"), count: 1)
+            )
             try await withHTTPClient { client in
                 let bearer = try await Self.accessToken(client, port: server.pushPort)
-                let (quota, quotaJSON, quotaResponse) = try await Self.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(Self.token)"}}"#)
+                let (quota, quotaJSON, quotaResponse) = try await Self.send(
+                    client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(Self.token)"}}"#)
                 #expect(quota == 429)
                 #expect(quotaResponse.headers.first(name: "retry-after") != nil)
                 #expect(((quotaJSON["error"] as? [String: Any])?["status"] as? String) == "RESOURCE_EXHAUSTED")
-                let (unregistered, json, _) = try await Self.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(gone)"}}"#)
+                let (unregistered, json, _) = try await Self.send(
+                    client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(gone)"}}"#)
                 #expect(unregistered == 404)
                 #expect((((json["error"] as? [String: Any])?["details"] as? [[String: Any]])?.first?["errorCode"] as? String) == "UNREGISTERED")
-                let (mismatch, _, _) = try await Self.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(foreign)"}}"#)
+                let (mismatch, _, _) = try await Self.send(
+                    client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(foreign)"}}"#)
                 #expect(mismatch == 403)
                 for path in ["/batch", "/fcm/send", "/v1/projects/\(Self.project)/messages:sendAll"] {
                     let (response, body) = try await client.send("https://localhost:\(server.pushPort)\(path)", method: .POST, body: Array("{}".utf8))

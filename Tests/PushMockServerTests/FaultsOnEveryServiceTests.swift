@@ -21,11 +21,12 @@ struct FaultsOnEveryServiceTests {
         func action(for service: Delivery.Service) -> FaultRule.Action {
             switch self {
             case .reject:
-                let reason = switch service {
-                case .fcm: "UNAVAILABLE"
-                case .oauth: "temporarily_unavailable"
-                default: "ServiceUnavailable"
-                }
+                let reason =
+                    switch service {
+                    case .fcm: "UNAVAILABLE"
+                    case .oauth: "temporarily_unavailable"
+                    default: "ServiceUnavailable"
+                    }
                 return .reject(status: 503, reason: reason)
             case .delay: return .delay(milliseconds: 300)
             case .goAway: return .goAway(reason: "Shutdown")
@@ -52,13 +53,18 @@ struct FaultsOnEveryServiceTests {
         default:
             return (
                 "/v1/projects/\(F.project)/messages:send",
-                [("content-type", "application/json"), ("authorization", "Bearer \(F.assertion(audience: "https://fcm.googleapis.com/", scope: nil))")],
+                [
+                    ("content-type", "application/json"),
+                    ("authorization", "Bearer \(F.assertion(audience: "https://fcm.googleapis.com/", scope: nil))"),
+                ],
                 #"{"message":{"token":"\#(F.token)","notification":{"title":"Hi"}}}"#, "200"
             )
         }
     }
 
-    @Test("reject, delay and GOAWAY faults fire on APNs, broadcast, FCM and OAuth", arguments: [Delivery.Service.apns, .broadcast, .fcm, .oauth], Kind.allCases)
+    @Test(
+        "reject, delay and GOAWAY faults fire on APNs, broadcast, FCM and OAuth", arguments: [Delivery.Service.apns, .broadcast, .fcm, .oauth],
+        Kind.allCases)
     func fires(_ service: Delivery.Service, _ kind: Kind) async throws {
         try await withPushMockServer(F.configuration()) { server in
             let id = "\(kind.rawValue)-\(service.rawValue)"

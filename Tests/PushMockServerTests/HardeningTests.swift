@@ -29,14 +29,18 @@ struct HardeningTests {
     func oauthHostileClaims() async throws {
         try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
             try await withHTTPClient { client in
-                for claims in [#"{"iss":"a","iat":1e300,"exp":1}"#, #"{"iss":"\#(FCMEndToEndTests.account["client_email"]!)","iat":-1e400,"exp":1e400}"#] {
+                for claims in [
+                    #"{"iss":"a","iat":1e300,"exp":1}"#, #"{"iss":"\#(FCMEndToEndTests.account["client_email"]!)","iat":-1e400,"exp":1e400}"#,
+                ] {
                     let jwt = Self.unsigned(claims)
                     let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(jwt)"
-                    let (token, body) = try await client.send("https://localhost:\(server.pushPort)/token", method: .POST,
-                                                              headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
+                    let (token, body) = try await client.send(
+                        "https://localhost:\(server.pushPort)/token", method: .POST,
+                        headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
                     #expect(token.status == .badRequest)
                     #expect(String(decoding: body, as: UTF8.self).contains("invalid_grant"))
-                    let (status, _, _) = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: jwt, body: #"{"message":{"topic":"news"}}"#)
+                    let (status, _, _) = try await FCMEndToEndTests.send(
+                        client, port: server.pushPort, bearer: jwt, body: #"{"message":{"topic":"news"}}"#)
                     #expect(status == 401)
                 }
                 try await Self.alive(server, client)
@@ -44,7 +48,9 @@ struct HardeningTests {
         }
     }
 
-    @Test("wait?timeout=NaN, inf, 1e20 and 1e400 get a 400 naming timeout (regression: Int64(Double) trapped)", arguments: ["NaN", "inf", "1e20", "1e400", "-inf", "1e20ms"])
+    @Test(
+        "wait?timeout=NaN, inf, 1e20 and 1e400 get a 400 naming timeout (regression: Int64(Double) trapped)",
+        arguments: ["NaN", "inf", "1e20", "1e400", "-inf", "1e20ms"])
     func waitTimeouts(_ timeout: String) async throws {
         try await withPushMockServer(S.configuration()) { server in
             try await withHTTPClient { client in
@@ -67,7 +73,9 @@ struct HardeningTests {
                 let token = S.token(issuedAt: Int64(now))
                 let (push, _) = try await client.send(
                     "https://localhost:\(server.pushPort)/3/device/\(String(repeating: "cd", count: 40))", method: .POST,
-                    headers: S.alertHeaders(token: token, topic: "com.example.app.push-type.liveactivity").filter { $0.0 != "apns-push-type" } + [("apns-push-type", "liveactivity")],
+                    headers: S.alertHeaders(token: token, topic: "com.example.app.push-type.liveactivity").filter { $0.0 != "apns-push-type" } + [
+                        ("apns-push-type", "liveactivity")
+                    ],
                     body: Array(body.utf8)
                 )
                 #expect(push.status == .ok)
@@ -88,7 +96,9 @@ struct HardeningTests {
         try await withPushMockServer(S.configuration()) { server in
             try await withHTTPClient(http1Only: http1) { client in
                 let headers = S.alertHeaders(token: S.token(issuedAt: S.start / 1000), extra: [("x-padding", String(repeating: "p", count: 9000))])
-                let (response, _) = try await client.send("https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: headers, body: Array(#"{"aps":{}}"#.utf8))
+                let (response, _) = try await client.send(
+                    "https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: headers,
+                    body: Array(#"{"aps":{}}"#.utf8))
                 #expect(response.status.code == 431)
             }
             try await withHTTPClient { client in try await Self.alive(server, client) }
@@ -127,7 +137,9 @@ struct HardeningTests {
     func blankBearer() async throws {
         try await withPushMockServer(S.configuration()) { server in
             let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
-            client.send(streamID: 1, path: "/3/device/\(S.deviceToken)", headers: [("apns-topic", "com.example.app"), ("authorization", "bearer ")], body: S.alertBody)
+            client.send(
+                streamID: 1, path: "/3/device/\(S.deviceToken)", headers: [("apns-topic", "com.example.app"), ("authorization", "bearer ")],
+                body: S.alertBody)
             #expect(try await client.status(of: 1) == "403")
             _ = try await client.completedStream(1)
             #expect(try await client.json(of: 1)["reason"] as? String == "MissingProviderToken")
@@ -141,11 +153,13 @@ struct HardeningTests {
             try await withHTTPClient { client in
                 let assertion = FCMEndToEndTests.assertion(scope: "https://www.googleapis.com/auth/userinfo.email")
                 let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
-                let (issued, body) = try await client.send("https://localhost:\(server.pushPort)/token", method: .POST,
-                                                           headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
+                let (issued, body) = try await client.send(
+                    "https://localhost:\(server.pushPort)/token", method: .POST,
+                    headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
                 #expect(issued.status == .ok)
                 let bearer = try #require((try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["access_token"] as? String)
-                let (status, json, _) = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"topic":"news"}}"#)
+                let (status, json, _) = try await FCMEndToEndTests.send(
+                    client, port: server.pushPort, bearer: bearer, body: #"{"message":{"topic":"news"}}"#)
                 #expect(status == 403)
                 let error = json["error"] as? [String: Any]
                 #expect(error?["status"] as? String == "PERMISSION_DENIED")
@@ -261,7 +275,10 @@ struct HardeningTests {
         try await withPushMockServer(configuration) { server in
             let raw = try await RawClient.connect(port: server.cleartextPort!)
             let token = S.token(issuedAt: S.start / 1000)
-            try await raw.send(Array("POST /3/device/\(S.deviceToken) HTTP/1.1\r\nhost: localhost\r\napns-topic: com.example.app\r\nauthorization: bearer \(token)\r\ntransfer-encoding: chunked\r\n\r\n".utf8))
+            try await raw.send(
+                Array(
+                    "POST /3/device/\(S.deviceToken) HTTP/1.1\r\nhost: localhost\r\napns-topic: com.example.app\r\nauthorization: bearer \(token)\r\ntransfer-encoding: chunked\r\n\r\n"
+                        .utf8))
             let chunk = Array("4000\r\n".utf8) + [UInt8](repeating: 0x61, count: 0x4000) + Array("\r\n".utf8)
             for _ in 0..<8 where raw.channel.isActive {
                 try? await raw.send(chunk)
@@ -289,19 +306,26 @@ struct HardeningTests {
         try await withPushMockServer(S.configuration()) { server in
             try await withHTTPClient { client in
                 let base = "http://127.0.0.1:\(server.inspectionPort!)"
-                let (simple, _) = try await client.send(base + "/api/v1/reset", method: .POST, headers: [("content-type", "text/plain"), ("origin", "http://evil.example")], body: Array("{}".utf8))
+                let (simple, _) = try await client.send(
+                    base + "/api/v1/reset", method: .POST, headers: [("content-type", "text/plain"), ("origin", "http://evil.example")],
+                    body: Array("{}".utf8))
                 #expect(simple.status == .forbidden)
-                let (plain, _) = try await client.send(base + "/api/v1/reset", method: .POST, headers: [("content-type", "text/plain")], body: Array("{}".utf8))
+                let (plain, _) = try await client.send(
+                    base + "/api/v1/reset", method: .POST, headers: [("content-type", "text/plain")], body: Array("{}".utf8))
                 #expect(plain.status == .forbidden, "a text/plain POST without the client header is what a page can send")
-                let (swiftPlain, _) = try await client.send(base + "/api/v1/activity-types", method: .PUT, headers: [("content-type", "text/plain")], body: Array("struct A {}".utf8))
+                let (swiftPlain, _) = try await client.send(
+                    base + "/api/v1/activity-types", method: .PUT, headers: [("content-type", "text/plain")], body: Array("struct A {}".utf8))
                 #expect(swiftPlain.status == .forbidden, "Swift source sent as text/plain is what a page can send")
-                let (swift, _) = try await client.send(base + "/api/v1/activity-types", method: .PUT, headers: [("content-type", "text/x-swift")], body: Array("struct A {}".utf8))
+                let (swift, _) = try await client.send(
+                    base + "/api/v1/activity-types", method: .PUT, headers: [("content-type", "text/x-swift")], body: Array("struct A {}".utf8))
                 #expect(swift.status.code == 501, "text/x-swift needs a preflight, so it passes the guard (this server has no Swift reader)")
                 let (swiftForeign, _) = try await client.send(
-                    base + "/api/v1/activity-types", method: .PUT, headers: [("content-type", "text/x-swift"), ("origin", "http://evil.example")], body: Array("struct A {}".utf8)
+                    base + "/api/v1/activity-types", method: .PUT, headers: [("content-type", "text/x-swift"), ("origin", "http://evil.example")],
+                    body: Array("struct A {}".utf8)
                 )
                 #expect(swiftForeign.status == .forbidden)
-                let (json, _) = try await client.send(base + "/api/v1/reset", method: .POST, headers: [("content-type", "application/json")], body: Array("{}".utf8))
+                let (json, _) = try await client.send(
+                    base + "/api/v1/reset", method: .POST, headers: [("content-type", "application/json")], body: Array("{}".utf8))
                 #expect(json.status == .ok)
                 let (rebound, _) = try await client.send(base + "/api/v1/deliveries", headers: [("host", "attacker.example:2198")])
                 #expect(rebound.status.code == 421)
@@ -311,9 +335,12 @@ struct HardeningTests {
                 #expect(local.status == .ok)
 
                 let token = S.token(issuedAt: S.start / 1000)
-                _ = try await client.send("https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: S.alertHeaders(token: token), body: S.alertBody)
+                _ = try await client.send(
+                    "https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: S.alertHeaders(token: token),
+                    body: S.alertBody)
                 let (_, listed) = try await client.send(base + "/api/v1/deliveries?limit=1")
-                let delivery = try #require(((try JSONSerialization.jsonObject(with: Data(listed)) as? [String: Any])?["deliveries"] as? [[String: Any]])?.first)
+                let delivery = try #require(
+                    ((try JSONSerialization.jsonObject(with: Data(listed)) as? [String: Any])?["deliveries"] as? [[String: Any]])?.first)
                 let header = (delivery["headers"] as? [[String]])?.first { $0.first == "authorization" }?.last ?? ""
                 #expect(!header.contains(token.split(separator: ".")[2]), "the signature is shown")
                 #expect(header.hasPrefix("bearer " + token.split(separator: ".")[0...1].joined(separator: ".") + "."))
@@ -335,7 +362,9 @@ struct HardeningTests {
             try await withHTTPClient { client in
                 let token = S.token(issuedAt: S.start / 1000)
                 func push() async throws {
-                    let (response, _) = try await client.send("https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: S.alertHeaders(token: token), body: S.alertBody)
+                    let (response, _) = try await client.send(
+                        "https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: S.alertHeaders(token: token),
+                        body: S.alertBody)
                     #expect(response.status == .ok)
                 }
                 for _ in 0..<3 { try await push() }

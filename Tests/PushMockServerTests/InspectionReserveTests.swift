@@ -61,7 +61,9 @@ struct InspectionReserveTests {
                 let (metrics, _) = try await client.send(base + "/metrics")
                 #expect(metrics.status == .ok)
             }
-            #expect(waiting.allSatisfy { $0.bytes.isEmpty }, "the long-polls were answered early: \(waiting.map { String(decoding: $0.bytes, as: UTF8.self) })")
+            #expect(
+                waiting.allSatisfy { $0.bytes.isEmpty },
+                "the long-polls were answered early: \(waiting.map { String(decoding: $0.bytes, as: UTF8.self) })")
             for raw in waiting { try? await raw.channel.close() }
         }
     }

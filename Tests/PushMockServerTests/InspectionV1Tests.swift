@@ -15,7 +15,9 @@ struct InspectionV1Tests {
     typealias S = APNSTestServer
 
     /// Reads a Server-Sent Events stream over a raw HTTP/1.1 socket until `count` events arrived.
-    static func readEvents(port: Int, target: String, headers: [String] = [], count: Int) async throws -> (head: String, events: [(id: String, type: String, data: [String: Any])]) {
+    static func readEvents(
+        port: Int, target: String, headers: [String] = [], count: Int
+    ) async throws -> (head: String, events: [(id: String, type: String, data: [String: Any])]) {
         let raw = try await RawClient.connect(port: port)
         let request = (["GET \(target) HTTP/1.1", "Host: 127.0.0.1", "Accept: text/event-stream"] + headers).joined(separator: "\r\n") + "\r\n\r\n"
         try await raw.send(Array(request.utf8))
@@ -222,7 +224,9 @@ struct InspectionV1Tests {
                     #expect(documented[path] == methods, "\(path): route table \(methods.sorted()), openapi.yaml \(documented[path]?.sorted() ?? [])")
                 }
                 for (path, methods) in documented {
-                    #expect(served[path] == methods, "openapi.yaml documents \(methods.sorted()) \(path); the route table has \(served[path]?.sorted() ?? [])")
+                    #expect(
+                        served[path] == methods,
+                        "openapi.yaml documents \(methods.sorted()) \(path); the route table has \(served[path]?.sorted() ?? [])")
                 }
                 let known = APNSRejectionReason.all.map(\.reason) + FCMErrorCode.all.map(\.rawValue)
                 #expect(yaml.contains("enum: [" + known.joined(separator: ", ") + "]"), "KnownReason lists every APNs reason and FCM error code")

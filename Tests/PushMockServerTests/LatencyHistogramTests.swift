@@ -31,7 +31,8 @@ struct LatencyHistogramTests {
         let theirs = registry.emitToBuffer()
         let text = String(decoding: ours, as: UTF8.self)
         // The same lines (swift-prometheus orders its series by hash, PushMock by service).
-        let ourLines = text.split(separator: "\n"), theirLines = String(decoding: theirs, as: UTF8.self).split(separator: "\n")
+        let ourLines = text.split(separator: "\n")
+        let theirLines = String(decoding: theirs, as: UTF8.self).split(separator: "\n")
         #expect(ourLines.count == theirLines.count && ourLines.first == theirLines.first)
         #expect(Set(ourLines) == Set(theirLines))
         #expect(text.contains(#"pushmock_request_duration_seconds_bucket{service="apns",le="0.000005"} 3"#))

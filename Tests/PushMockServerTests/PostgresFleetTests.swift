@@ -3,8 +3,8 @@ import Foundation
 import PushMockCore
 import PushMockPostgres
 import PushMockServer
-import PushMockStores
 import PushMockStore
+import PushMockStores
 import PushMockTestSupport
 import PushMockTesting
 import Testing
@@ -32,7 +32,9 @@ struct PostgresFleetTests {
         return false
     }
 
-    @Test("a delivery recorded by either instance is seen by query and wait on both; devices and faults are shared; a count fault fires count times in all")
+    @Test(
+        "a delivery recorded by either instance is seen by query and wait on both; devices and faults are shared; a count fault fires count times in all"
+    )
     func twoInstances() async throws {
         let url = try await PostgresTestDatabase.create().description
         try await withPushMockServer(Self.configuration(url)) { a in
@@ -62,12 +64,21 @@ struct PostgresFleetTests {
 
                     // A device set through B is known to A.
                     let device = String(repeating: "0e", count: 32)
-                    #expect(await b.inspect("PUT", "/api/v1/devices/\(device)", body: #"{"state":"unregistered","unregisteredAt":1767225600000}"#).status == 200)
-                    #expect(await Self.eventually { await a.inspect("GET", "/api/v1/devices/\(device)").status == 200 }, "a device set through B reaches A")
+                    #expect(
+                        await b.inspect("PUT", "/api/v1/devices/\(device)", body: #"{"state":"unregistered","unregisteredAt":1767225600000}"#).status
+                            == 200)
+                    #expect(
+                        await Self.eventually { await a.inspect("GET", "/api/v1/devices/\(device)").status == 200 },
+                        "a device set through B reaches A")
 
                     // A count fault set through A fires 3 times across A and B, not 3 on each.
-                    #expect(await a.inspect("PUT", "/api/v1/faults", body: #"{"id":"thrice","match":{"service":"apns"},"reject":{"reason":"Shutdown"},"count":3}"#).status == 200)
-                    #expect(await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 }, "the fault reaches B")
+                    #expect(
+                        await a.inspect(
+                            "PUT", "/api/v1/faults", body: #"{"id":"thrice","match":{"service":"apns"},"reject":{"reason":"Shutdown"},"count":3}"#
+                        ).status == 200)
+                    #expect(
+                        await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 },
+                        "the fault reaches B")
                     var statuses: [Int] = []
                     for index in 0..<8 {
                         let server = index % 2 == 0 ? a : b
@@ -86,7 +97,9 @@ struct PostgresFleetTests {
         }
     }
 
-    @Test("a count fault fires exactly count times across the fleet under a burst to both instances, also one for a single APNs or FCM token among others")
+    @Test(
+        "a count fault fires exactly count times across the fleet under a burst to both instances, also one for a single APNs or FCM token among others"
+    )
     func countFaultBurst() async throws {
         let url = try await PostgresTestDatabase.create().description
         var configuration = Self.configuration(url)
@@ -111,18 +124,33 @@ struct PostgresFleetTests {
                         }
                     }
 
-                    #expect(await a.inspect("PUT", "/api/v1/faults", body: #"{"id":"thrice","match":{"service":"apns"},"reject":{"reason":"Shutdown"},"count":3}"#).status == 200)
-                    #expect(await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 }, "the fault reaches B")
+                    #expect(
+                        await a.inspect(
+                            "PUT", "/api/v1/faults", body: #"{"id":"thrice","match":{"service":"apns"},"reject":{"reason":"Shutdown"},"count":3}"#
+                        ).status == 200)
+                    #expect(
+                        await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 },
+                        "the fault reaches B")
                     let statuses = try await burst()
-                    #expect(statuses.filter { $0 == 503 }.count == 3, "fired \(statuses.filter { $0 == 503 }.count) times in a burst across A and B: \(statuses)")
+                    #expect(
+                        statuses.filter { $0 == 503 }.count == 3,
+                        "fired \(statuses.filter { $0 == 503 }.count) times in a burst across A and B: \(statuses)")
                     #expect(statuses.filter { $0 == 200 }.count == 37)
                     for server in [a, b] {
-                        #expect(await Self.eventually { (await server.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.isEmpty == true }, "the spent fault is gone")
+                        #expect(
+                            await Self.eventually { (await server.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.isEmpty == true },
+                            "the spent fault is gone")
                     }
 
                     // Matching one APNs device token: pushes to another never take a fire (the path names the token).
-                    #expect(await b.inspect("PUT", "/api/v1/faults", body: #"{"id":"twice","match":{"service":"apns","token":"\#(S.deviceToken)"},"reject":{"reason":"Shutdown"},"count":2}"#).status == 200)
-                    #expect(await Self.eventually { (await a.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 }, "the fault reaches A")
+                    #expect(
+                        await b.inspect(
+                            "PUT", "/api/v1/faults",
+                            body: #"{"id":"twice","match":{"service":"apns","token":"\#(S.deviceToken)"},"reject":{"reason":"Shutdown"},"count":2}"#
+                        ).status == 200)
+                    #expect(
+                        await Self.eventually { (await a.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 },
+                        "the fault reaches A")
                     let other = String(repeating: "0f", count: 32)
                     let mixed = try await burst(other: other)
                     #expect(mixed.filter { $0 == 503 }.count == 2, "fired \(mixed.filter { $0 == 503 }.count) times: \(mixed)")
@@ -131,8 +159,15 @@ struct PostgresFleetTests {
                     // FCM names its token in the body: read before the claim too, so sends to another token
                     // take no fire, and the fault fires exactly twice.
                     typealias F = FCMEndToEndTests
-                    #expect(await a.inspect("PUT", "/api/v1/faults", body: #"{"id":"fcm-twice","match":{"service":"fcm","token":"\#(F.token)"},"reject":{"status":503,"reason":"UNAVAILABLE"},"count":2}"#).status == 200)
-                    #expect(await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 }, "the FCM fault reaches B")
+                    #expect(
+                        await a.inspect(
+                            "PUT", "/api/v1/faults",
+                            body:
+                                #"{"id":"fcm-twice","match":{"service":"fcm","token":"\#(F.token)"},"reject":{"status":503,"reason":"UNAVAILABLE"},"count":2}"#
+                        ).status == 200)
+                    #expect(
+                        await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 },
+                        "the FCM fault reaches B")
                     let bearer = try await F.accessToken(client, port: a.pushPort)
                     let fcm = try await withThrowingTaskGroup(of: Int.self) { group in
                         for index in 0..<40 {
@@ -169,4 +204,3 @@ struct PostgresFleetTests {
         #expect(throws: PushMockError.self) { try StoreLocation(parsing: "postgres://db/x?sslmode=sometimes") }
     }
 }
-

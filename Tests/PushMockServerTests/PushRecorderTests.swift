@@ -20,7 +20,8 @@ struct PushRecorderTests {
         let base = "https://localhost:\(server.pushPort)"
         switch service {
         case .apns:
-            let (response, _) = try await client.send(base + "/3/device/\(S.deviceToken)", method: .POST, headers: S.alertHeaders(token: jwt), body: S.alertBody)
+            let (response, _) = try await client.send(
+                base + "/3/device/\(S.deviceToken)", method: .POST, headers: S.alertHeaders(token: jwt), body: S.alertBody)
             return Int(response.status.code)
         case .broadcast:
             let (response, _) = try await client.send(base + "/1/apps/com.example.app/all-channels", headers: [("authorization", "bearer \(jwt)")])
@@ -29,15 +30,20 @@ struct PushRecorderTests {
             let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","notification":{"title":"Hi"}}}"#
             return try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message).0
         case .iid:
-            return try await TopicManagementTests.batch(client, port: server.pushPort, topic: "news", tokens: [TopicManagementTests.token(1)], bearer: bearer).0
+            return try await TopicManagementTests.batch(
+                client, port: server.pushPort, topic: "news", tokens: [TopicManagementTests.token(1)], bearer: bearer
+            ).0
         default:
             let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(FCMEndToEndTests.assertion())"
-            let (response, _) = try await client.send(base + "/token", method: .POST, headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
+            let (response, _) = try await client.send(
+                base + "/token", method: .POST, headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
             return Int(response.status.code)
         }
     }
 
-    @Test("for APNs, broadcast, FCM, IID and OAuth: a delay fault answers once late and records once; a reject fault answers its status and records once", arguments: Delivery.Service.all)
+    @Test(
+        "for APNs, broadcast, FCM, IID and OAuth: a delay fault answers once late and records once; a reject fault answers its status and records once",
+        arguments: Delivery.Service.all)
     func everyService(_ service: Delivery.Service) async throws {
         let (configuration, clock) = L.configuration()
         try await withPushMockServer(configuration) { server in
@@ -62,7 +68,8 @@ struct PushRecorderTests {
                 #expect(delayed.count == before + 2, "recorded once")
                 #expect(delayed.last?.fault == "slow-\(service)")
 
-                server.faults.add(FaultRule(id: "no-\(service)", match: .init(service: service), action: .reject(status: 503, reason: "Unavailable"), count: 1))
+                server.faults.add(
+                    FaultRule(id: "no-\(service)", match: .init(service: service), action: .reject(status: 503, reason: "Unavailable"), count: 1))
                 #expect(try await Self.send(service, client, server, jwt: jwt, bearer: bearer) == 503, "\(service): the fault's status on the wire")
                 let rejected = try await recorded()
                 #expect(rejected.count == before + 3, "recorded once")

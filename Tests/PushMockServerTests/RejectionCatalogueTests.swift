@@ -18,7 +18,9 @@ struct RejectionCatalogueTests {
                 let reply = await server.inspect("POST", "/api/v1/rejections/\(entry.id)/send")
                 #expect(reply.status == 200, "\(entry.id): \(reply.text)")
                 let result = try JSONDecoder().decode(SendResult.self, from: Data(reply.response.body))
-                #expect(result.produced, "\(entry.id) wanted \(entry.status) \(entry.reason), got \(result.status) \(result.reason ?? "-"): \(result.body)")
+                #expect(
+                    result.produced,
+                    "\(entry.id) wanted \(entry.status) \(entry.reason), got \(result.status) \(result.reason ?? "-"): \(result.body)")
                 #expect(result.status == entry.status, "\(entry.id): status \(result.status)")
                 #expect(result.outcome == .rejected, "\(entry.id)")
                 let id = try #require(result.deliveryId, "\(entry.id) was recorded")
@@ -32,7 +34,9 @@ struct RejectionCatalogueTests {
             let faults = await server.inspect("GET", "/api/v1/faults")
             #expect((faults.json["faults"] as? [Any])?.isEmpty == true, "one-shot faults are gone: \(faults.text)")
             let devices = await server.inspect("GET", "/api/v1/devices")
-            #expect((devices.json["devices"] as? [[String: Any]])?.allSatisfy { ($0["state"] as? String) == "active" && $0["bundleId"] == nil } ?? true, "\(devices.text)")
+            #expect(
+                (devices.json["devices"] as? [[String: Any]])?.allSatisfy { ($0["state"] as? String) == "active" && $0["bundleId"] == nil } ?? true,
+                "\(devices.text)")
             #expect(await server.inspect("POST", "/api/v1/rejections/no-such-entry/send").status == 404)
         }
     }
@@ -40,7 +44,8 @@ struct RejectionCatalogueTests {
     @Test("a delivery sent again goes through the push port and is recorded anew with the same answer")
     func sendAgain() async throws {
         try await withPushMockServer(.testing()) { server in
-            let first = try JSONDecoder().decode(SendResult.self, from: Data(await server.inspect("POST", "/api/v1/rejections/apns-bad-priority/send").response.body))
+            let first = try JSONDecoder().decode(
+                SendResult.self, from: Data(await server.inspect("POST", "/api/v1/rejections/apns-bad-priority/send").response.body))
             let id = try #require(first.deliveryId)
             let reply = await server.inspect("POST", "/api/v1/deliveries/\(id)/resend")
             #expect(reply.status == 200, "\(reply.text)")
@@ -50,7 +55,9 @@ struct RejectionCatalogueTests {
             #expect(again.status == 400)
             #expect(again.reason == "BadPriority")
             // A stream reset is an answer too: status 0, and the delivery is recorded with its fault.
-            #expect(await server.inspect("PUT", "/api/v1/faults", body: #"{"id":"reset-once","match":{"service":"apns"},"resetStream":true,"count":1}"#).status == 200)
+            #expect(
+                await server.inspect("PUT", "/api/v1/faults", body: #"{"id":"reset-once","match":{"service":"apns"},"resetStream":true,"count":1}"#)
+                    .status == 200)
             let reset = await server.inspect("POST", "/api/v1/deliveries/\(id)/resend")
             #expect(reset.status == 200, "\(reset.text)")
             let resetResult = try JSONDecoder().decode(SendResult.self, from: Data(reset.response.body))

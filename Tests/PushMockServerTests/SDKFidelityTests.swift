@@ -30,17 +30,23 @@ struct SDKFidelityTests {
         (((json["error"] as? [String: Any])?["details"] as? [[String: Any]]) ?? []).compactMap { $0["errorCode"] as? String }
     }
 
-    @Test("an update carrying input-push-channel: rejected under strict, dropped under apple, taken with a diagnostic when the setting says the device ignores it")
+    @Test(
+        "an update carrying input-push-channel: rejected under strict, dropped under apple, taken with a diagnostic when the setting says the device ignores it"
+    )
     func inputPushOnUpdate() async throws {
-        for (profile, ignore, status, outcome) in [(LiveActivityProfile.strict, false, 400, Delivery.Outcome.rejected), (.apple, false, 200, .dropped), (.strict, true, 200, .accepted)] {
+        for (profile, ignore, status, outcome) in [
+            (LiveActivityProfile.strict, false, 400, Delivery.Outcome.rejected), (.apple, false, 200, .dropped), (.strict, true, 200, .accepted),
+        ] {
             var (configuration, clock) = LiveActivitySimulationTests.configuration()
             configuration.apns.options.liveActivity.profile = profile
             configuration.apns.options.liveActivity.ignoreInputPushOnUpdate = ignore
             try await withPushMockServer(configuration) { server in
                 try await withHTTPClient { client in
                     let jwt = APNSTestServer.token(issuedAt: clock.nowSeconds)
-                    let aps = #""event":"update","timestamp":\#(clock.nowSeconds),"content-state":{"score":"1-0"},"input-push-channel":"dW5rbm93bg==""#
-                    let (answered, _) = try await LiveActivitySimulationTests.send(client, server, token: String(repeating: "ac", count: 32), jwt: jwt, aps: aps)
+                    let aps =
+                        #""event":"update","timestamp":\#(clock.nowSeconds),"content-state":{"score":"1-0"},"input-push-channel":"dW5rbm93bg==""#
+                    let (answered, _) = try await LiveActivitySimulationTests.send(
+                        client, server, token: String(repeating: "ac", count: 32), jwt: jwt, aps: aps)
                     #expect(answered == status, "\(profile) ignore=\(ignore)")
                     let recorded = try await LiveActivitySimulationTests.newest(server)
                     #expect(recorded.outcome == outcome, "\(profile) ignore=\(ignore)")
@@ -63,16 +69,20 @@ struct SDKFidelityTests {
             server.devices.set(DeviceRecord(fcmProject: "someone-else"), for: foreign)
             try await withHTTPClient { client in
                 let bearer = try await F.accessToken(client, port: server.pushPort)
-                let (ok, json, _) = try await F.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"fid":"\#(Self.fid)","data":{"a":"b"}}}"#)
+                let (ok, json, _) = try await F.send(
+                    client, port: server.pushPort, bearer: bearer, body: #"{"message":{"fid":"\#(Self.fid)","data":{"a":"b"}}}"#)
                 #expect(ok == 200)
                 #expect((json["name"] as? String)?.hasPrefix("projects/\(F.project)/messages/") == true)
-                for body in [#"{"message":{"fid":"not-a-fid"}}"#, #"{"validate_only":true,"message":{"fid":"not-a-fid"}}"#, #"{"message":{"fid":"\#(gone)"}}"#] {
+                for body in [
+                    #"{"message":{"fid":"not-a-fid"}}"#, #"{"validate_only":true,"message":{"fid":"not-a-fid"}}"#, #"{"message":{"fid":"\#(gone)"}}"#,
+                ] {
                     let (status, error, _) = try await F.send(client, port: server.pushPort, bearer: bearer, body: body)
                     #expect(status == 404, "\(body)")
                     #expect(Self.errorCodes(error) == ["UNREGISTERED"], "\(body): \(error)")
                     #expect((error["error"] as? [String: Any])?["status"] as? String == "NOT_FOUND")
                 }
-                let (mismatch, error, _) = try await F.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"fid":"\#(foreign)"}}"#)
+                let (mismatch, error, _) = try await F.send(
+                    client, port: server.pushPort, bearer: bearer, body: #"{"message":{"fid":"\#(foreign)"}}"#)
                 #expect(mismatch == 403)
                 #expect(Self.errorCodes(error) == ["SENDER_ID_MISMATCH"])
             }
@@ -91,14 +101,18 @@ struct SDKFidelityTests {
         try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
                 let port = server.pushPort
-                let good = [("grant_type", "refresh_token"), ("client_id", Self.client.clientID), ("client_secret", Self.client.clientSecret!), ("refresh_token", Self.refreshToken)]
+                let good = [
+                    ("grant_type", "refresh_token"), ("client_id", Self.client.clientID), ("client_secret", Self.client.clientSecret!),
+                    ("refresh_token", Self.refreshToken),
+                ]
                 let (status, issued) = try await Self.refresh(client, port: port, good)
                 #expect(status == 200)
                 #expect((issued["access_token"] as? String)?.hasPrefix("ya29.") == true)
                 #expect(issued["token_type"] as? String == "Bearer")
                 #expect(issued["expires_in"] as? Int == 3599)
                 #expect(issued["scope"] as? String == OAuthTokenEndpoint.userDefaultScope)
-                let (scoped, withScope) = try await Self.refresh(client, port: port, good + [("scope", "https://www.googleapis.com/auth/firebase.messaging")])
+                let (scoped, withScope) = try await Self.refresh(
+                    client, port: port, good + [("scope", "https://www.googleapis.com/auth/firebase.messaging")])
                 #expect(scoped == 200)
                 #expect(withScope["scope"] as? String == "https://www.googleapis.com/auth/firebase.messaging")
                 let cases: [([(String, String)], Int, String)] = [
@@ -119,7 +133,10 @@ struct SDKFidelityTests {
             let oauth = try await server.deliveries(matching: DeliveryFilter(service: .oauth))
             #expect(oauth.count == 8)
             #expect(oauth.first?.identity == AccessTokenStore.Grant.userPrefix + Self.client.clientID)
-            #expect(oauth.filter { $0.outcome == .rejected }.map(\.reason) == ["invalid_request", "invalid_request", "invalid_client", "invalid_client", "invalid_grant", "invalid_grant"])
+            #expect(
+                oauth.filter { $0.outcome == .rejected }.map(\.reason) == [
+                    "invalid_request", "invalid_request", "invalid_client", "invalid_client", "invalid_grant", "invalid_grant",
+                ])
         }
     }
 
@@ -130,13 +147,17 @@ struct SDKFidelityTests {
                 let shaped = "1//0" + String(repeating: "Ab_-", count: 12)
                 let (status, issued) = try await Self.refresh(
                     client, port: server.pushPort,
-                    [("grant_type", "refresh_token"), ("client_id", OAuthUserClient.googleCloudSDK.clientID), ("client_secret", OAuthUserClient.googleCloudSDK.clientSecret!), ("refresh_token", shaped)]
+                    [
+                        ("grant_type", "refresh_token"), ("client_id", OAuthUserClient.googleCloudSDK.clientID),
+                        ("client_secret", OAuthUserClient.googleCloudSDK.clientSecret!), ("refresh_token", shaped),
+                    ]
                 )
                 #expect(status == 200)
                 let bearer = try #require(issued["access_token"] as? String)
                 let url = "https://localhost:\(server.pushPort)/v1/projects/\(F.project)/messages:send"
                 let body = Array(#"{"message":{"token":"\#(F.token)","data":{"a":"b"}}}"#.utf8)
-                let (refused, refusedBody) = try await client.send(url, method: .POST, headers: [("authorization", "Bearer \(bearer)"), ("content-type", "application/json")], body: body)
+                let (refused, refusedBody) = try await client.send(
+                    url, method: .POST, headers: [("authorization", "Bearer \(bearer)"), ("content-type", "application/json")], body: body)
                 #expect(refused.status.code == 403)
                 let error = try #require((try JSONSerialization.jsonObject(with: Data(refusedBody)) as? [String: Any])?["error"] as? [String: Any])
                 #expect(error["status"] as? String == "PERMISSION_DENIED")
@@ -145,7 +166,9 @@ struct SDKFidelityTests {
                 #expect(!details.contains { ($0["@type"] as? String)?.hasSuffix("FcmError") == true }, "no FcmError detail, as Google answers")
                 #expect(details.first?["reason"] as? String == "SERVICE_DISABLED")
                 let (sent, _) = try await client.send(
-                    url, method: .POST, headers: [("authorization", "Bearer \(bearer)"), ("content-type", "application/json"), ("x-goog-user-project", F.project)], body: body
+                    url, method: .POST,
+                    headers: [("authorization", "Bearer \(bearer)"), ("content-type", "application/json"), ("x-goog-user-project", F.project)],
+                    body: body
                 )
                 #expect(sent.status.code == 200)
             }
@@ -170,7 +193,8 @@ struct SDKFidelityTests {
                 server.devices.set(DeviceRecord(lastActiveMilliseconds: now - 269 * day), for: fresh)
                 try await withHTTPClient { client in
                     let bearer = try await F.accessToken(client, port: server.pushPort)
-                    let (staleStatus, staleJSON, _) = try await F.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(stale)"}}"#)
+                    let (staleStatus, staleJSON, _) = try await F.send(
+                        client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(stale)"}}"#)
                     #expect(staleStatus == (limit == nil ? 200 : 404))
                     if limit != nil { #expect(Self.errorCodes(staleJSON) == ["UNREGISTERED"]) }
                     for body in [#"{"message":{"token":"\#(fresh)"}}"#, #"{"message":{"fid":"\#(Self.fid)"}}"#] {
@@ -180,7 +204,8 @@ struct SDKFidelityTests {
             }
         }
         var file = PushMockConfiguration()
-        try file.load(contents: Array(#"{"devices":{"\#(stale)":{"lastActiveAt":1700000000000}},"fcm":{"staleTokenDays":30}}"#.utf8), path: "stale.json")
+        try file.load(
+            contents: Array(#"{"devices":{"\#(stale)":{"lastActiveAt":1700000000000}},"fcm":{"staleTokenDays":30}}"#.utf8), path: "stale.json")
         #expect(file.apns.devices[stale]?.lastActiveMilliseconds == 1_700_000_000_000)
         #expect(file.fcm.staleTokenAfter == .seconds(30 * 86_400))
         try file.load(contents: Array(#"{"fcm":{"staleTokenDays":0}}"#.utf8), path: "off.json")
@@ -191,7 +216,10 @@ struct SDKFidelityTests {
             try file.load(contents: Array(#"{"fcm":{"userCredentials":{"clients":[{"clientSecret":"s"}]}}}"#.utf8), path: "users.json")
         }
         #expect(users?.message.contains("clientId") == true)
-        try file.load(contents: Array(#"{"fcm":{"userCredentials":{"clients":[{"clientId":"1-a.apps.googleusercontent.com"}],"refreshTokens":["1//x"]}}}"#.utf8), path: "users.json")
+        try file.load(
+            contents: Array(
+                #"{"fcm":{"userCredentials":{"clients":[{"clientId":"1-a.apps.googleusercontent.com"}],"refreshTokens":["1//x"]}}}"#.utf8),
+            path: "users.json")
         #expect(file.fcm.userClients == [OAuthUserClient(clientID: "1-a.apps.googleusercontent.com", clientSecret: nil)])
         #expect(file.fcm.refreshTokens == ["1//x"])
     }
@@ -209,14 +237,17 @@ struct SDKFidelityTests {
                 #expect(ping.headers.first(name: "metadata-flavor") == "Google")
                 let (noFlavor, _) = try await client.send(base + "/computeMetadata/v1/instance/service-accounts/default/token")
                 #expect(noFlavor.status == .forbidden)
-                let (project, projectBody) = try await client.send(base + "/computeMetadata/v1/project/project-id", headers: [("metadata-flavor", "Google")])
+                let (project, projectBody) = try await client.send(
+                    base + "/computeMetadata/v1/project/project-id", headers: [("metadata-flavor", "Google")])
                 #expect(project.status == .ok)
                 #expect(String(decoding: projectBody, as: UTF8.self) == F.project)
-                let (info, infoBody) = try await client.send(base + "/computeMetadata/v1/instance/service-accounts/default/?recursive=true", headers: [("metadata-flavor", "Google")])
+                let (info, infoBody) = try await client.send(
+                    base + "/computeMetadata/v1/instance/service-accounts/default/?recursive=true", headers: [("metadata-flavor", "Google")])
                 #expect(info.status == .ok)
                 #expect((try JSONSerialization.jsonObject(with: Data(infoBody)) as? [String: Any])?["email"] as? String == F.account["client_email"])
                 let (token, tokenBody) = try await client.send(
-                    base + "/computeMetadata/v1/instance/service-accounts/default/token?scopes=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Ffirebase.messaging",
+                    base
+                        + "/computeMetadata/v1/instance/service-accounts/default/token?scopes=https%3A%2F%2Fwww.googleapis.com%2Fauth%2Ffirebase.messaging",
                     headers: [("metadata-flavor", "Google")]
                 )
                 #expect(token.status == .ok)
@@ -235,7 +266,9 @@ struct SDKFidelityTests {
         }
     }
 
-    @Test("a start whose input-push-channel names no channel is answered 200 and recorded as a start the device fails, in both profiles", arguments: LiveActivityProfile.allCases)
+    @Test(
+        "a start whose input-push-channel names no channel is answered 200 and recorded as a start the device fails, in both profiles",
+        arguments: LiveActivityProfile.allCases)
     func unknownInputPushChannel(profile: LiveActivityProfile) async throws {
         var (configuration, clock) = LiveActivitySimulationTests.configuration()
         configuration.apns.options.liveActivity.profile = profile
@@ -243,14 +276,18 @@ struct SDKFidelityTests {
             try await withHTTPClient { client in
                 let jwt = APNSTestServer.token(issuedAt: clock.nowSeconds)
                 let now = clock.nowSeconds
-                let (status, _) = try await LiveActivitySimulationTests.send(client, server, token: LiveActivitySimulationTests.pushToStart, jwt: jwt, aps: LiveActivitySimulationTests.start(now, channel: "dW5rbm93bg=="))
+                let (status, _) = try await LiveActivitySimulationTests.send(
+                    client, server, token: LiveActivitySimulationTests.pushToStart, jwt: jwt,
+                    aps: LiveActivitySimulationTests.start(now, channel: "dW5rbm93bg=="))
                 #expect(status == 200)
                 let failed = try await LiveActivitySimulationTests.newest(server)
                 #expect(failed.outcome == .dropped)
                 #expect(failed.reason == LiveActivityDeviceRule.unknownInputPushChannel.reason)
                 #expect(server.liveActivities.isEmpty, "no activity started")
                 let channel = try await ActivityStateStoreTests.createChannel(client, server, jwt: jwt)
-                let (joined, _) = try await LiveActivitySimulationTests.send(client, server, token: LiveActivitySimulationTests.pushToStart, jwt: jwt, aps: LiveActivitySimulationTests.start(now, channel: channel))
+                let (joined, _) = try await LiveActivitySimulationTests.send(
+                    client, server, token: LiveActivitySimulationTests.pushToStart, jwt: jwt,
+                    aps: LiveActivitySimulationTests.start(now, channel: channel))
                 #expect(joined == 200)
                 let started = try await LiveActivitySimulationTests.newest(server)
                 #expect(started.outcome == .accepted)

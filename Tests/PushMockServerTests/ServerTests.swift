@@ -27,10 +27,12 @@ struct ServerTests {
         try await withHTTPClient(body)
     }
 
-    static func send(_ client: HTTPClient, _ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: String? = nil) async throws -> (HTTPClientResponse, String) {
+    static func send(
+        _ client: HTTPClient, _ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: String? = nil
+    ) async throws -> (HTTPClientResponse, String) {
         var request = HTTPClientRequest(url: url)
         request.method = method
-        headers.forEach { request.headers.add(name: $0.0, value: $0.1) }
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
         let response = try await client.execute(request, timeout: .seconds(10))
         let bytes = try await response.body.collect(upTo: 1 << 20)
@@ -88,7 +90,8 @@ struct ServerTests {
         configuration.maxRequestBodySize = 4096
         try await withPushMockServer(configuration) { server in
             try await Self.withClient { client in
-                let (response, body) = try await Self.send(client, "https://localhost:\(server.pushPort)/upload", method: .POST, body: String(repeating: "x", count: 5000))
+                let (response, body) = try await Self.send(
+                    client, "https://localhost:\(server.pushPort)/upload", method: .POST, body: String(repeating: "x", count: 5000))
                 #expect(response.status == .payloadTooLarge)
                 #expect(body.contains(#""reason":"PayloadTooLarge""#))
                 let (next, _) = try await Self.send(client, "https://localhost:\(server.pushPort)/livez")
@@ -128,23 +131,34 @@ struct ServerTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let material = try DevCertificates.generate(tokenURI: "https://localhost:9999/token")
         let written = try material.write(to: directory).map(\.lastPathComponent).sorted()
-        #expect(written == ["AuthKey_PUSHMOCK01.p8", "apns-client-key.pem", "apns-client.pem", "authorized-user.json", "ca-key.pem", "ca.pem", "fcm-service-account.json", "server-key.pem", "server.pem"])
-        let users = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("authorized-user.json"))) as? [String: String])
+        #expect(
+            written == [
+                "AuthKey_PUSHMOCK01.p8", "apns-client-key.pem", "apns-client.pem", "authorized-user.json", "ca-key.pem", "ca.pem",
+                "fcm-service-account.json", "server-key.pem", "server.pem",
+            ])
+        let users = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("authorized-user.json"))) as? [String: String])
         #expect(users["type"] == "authorized_user")
         #expect(users["client_id"] == OAuthUserClient.sample.clientID)
         #expect(users["quota_project_id"] == DevCertificates.sampleFCMProjectID)
         #expect(OAuthUserClient.isRefreshTokenShaped(users["refresh_token"] ?? ""))
-        #expect(try String(contentsOf: directory.appendingPathComponent("authorized-user.json"), encoding: .utf8) == String(contentsOfFile: "Certs/authorized-user.json", encoding: .utf8),
-                "Certs/authorized-user.json is what pushmock certs writes")
+        #expect(
+            try String(contentsOf: directory.appendingPathComponent("authorized-user.json"), encoding: .utf8)
+                == String(contentsOfFile: "Certs/authorized-user.json", encoding: .utf8),
+            "Certs/authorized-user.json is what pushmock certs writes")
         let p8 = try String(contentsOf: directory.appendingPathComponent("AuthKey_PUSHMOCK01.p8"), encoding: .utf8)
         #expect(p8.hasPrefix("-----BEGIN PRIVATE KEY-----"))
-        let account = try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("fcm-service-account.json"))) as? [String: String]
+        let account =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent("fcm-service-account.json")))
+            as? [String: String]
         #expect(account?["type"] == "service_account")
         #expect(account?["token_uri"] == "https://localhost:9999/token")
         #expect(account?["private_key"]?.hasPrefix("-----BEGIN PRIVATE KEY-----") == true)
 
         var configuration = Self.configuration()
-        configuration.tls = .files(certificateChain: directory.appendingPathComponent("server.pem").path, privateKey: directory.appendingPathComponent("server-key.pem").path)
+        configuration.tls = .files(
+            certificateChain: directory.appendingPathComponent("server.pem").path, privateKey: directory.appendingPathComponent("server-key.pem").path
+        )
         try await withPushMockServer(configuration) { server in
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.trustRoots = .file(directory.appendingPathComponent("ca.pem").path)

@@ -6,17 +6,19 @@ import Testing
 /// stores written by earlier versions hold.
 @Suite("State keys: one spelling per kind, read back as written")
 struct StateKeyTests {
-    @Test("each kind's key as stored, and read back", arguments: [
-        (StateKey.devices, "devices"),
-        (.faults, "faults"),
-        (.tokenGeneration, "oauth-generation"),
-        (.channels, "channels"),
-        (.faultSpent(fleetKey: "f1#abc"), "fault-spent:f1#abc"),
-        (.activity(id: "A1"), "activity:A1"),
-        (.activityEntry(id: "A1", number: 42), "activity-entry:A1/0000000000000000042"),
-        (.activityType(name: "ScoreAttributes"), "activity-type:ScoreAttributes"),
-        (.topic("demo/news/tok"), "topic:demo/news/tok"),
-    ])
+    @Test(
+        "each kind's key as stored, and read back",
+        arguments: [
+            (StateKey.devices, "devices"),
+            (.faults, "faults"),
+            (.tokenGeneration, "oauth-generation"),
+            (.channels, "channels"),
+            (.faultSpent(fleetKey: "f1#abc"), "fault-spent:f1#abc"),
+            (.activity(id: "A1"), "activity:A1"),
+            (.activityEntry(id: "A1", number: 42), "activity-entry:A1/0000000000000000042"),
+            (.activityType(name: "ScoreAttributes"), "activity-type:ScoreAttributes"),
+            (.topic("demo/news/tok"), "topic:demo/news/tok"),
+        ])
     func roundTrip(_ kind: StateKey, _ text: String) {
         #expect(kind.key == text)
         #expect(StateKey(text) == kind)

@@ -1,8 +1,8 @@
 import Foundation
 import PushMockInspection
 import PushMockServer
-import PushMockStores
 import PushMockStore
+import PushMockStores
 import PushMockTesting
 import Testing
 
@@ -18,8 +18,14 @@ struct StoreConfigurationTests {
             for entry in ["apns-bad-priority", "fcm-invalid-argument"] {
                 #expect(await server.inspect("POST", "/api/v1/rejections/\(entry)/send").status == 200)
             }
-            #expect(await server.inspect("PUT", "/api/v1/devices/\(String(repeating: "0f", count: 32))", body: #"{"state":"unregistered","unregisteredAt":1767225600000}"#).status == 200)
-            #expect(await server.inspect("PUT", "/api/v1/faults", body: #"{"id":"kept","match":{"token":"abab"},"reject":{"reason":"Shutdown"},"count":2}"#).status == 200)
+            #expect(
+                await server.inspect(
+                    "PUT", "/api/v1/devices/\(String(repeating: "0f", count: 32))", body: #"{"state":"unregistered","unregisteredAt":1767225600000}"#
+                ).status == 200)
+            #expect(
+                await server.inspect(
+                    "PUT", "/api/v1/faults", body: #"{"id":"kept","match":{"token":"abab"},"reject":{"reason":"Shutdown"},"count":2}"#
+                ).status == 200)
             return try await server.store.newestID()
         }
         #expect(first >= 3, "two catalogue sends (the FCM one gets an access token first)")
@@ -33,7 +39,9 @@ struct StoreConfigurationTests {
             #expect(newest == first + 1, "ids continue after the restart")
             let ready = await server.inspect("GET", "/readyz", headers: [])
             #expect(ready.status == 200)
-            #expect(ready.json["status"] as? String == "ready" && ready.json["store"] as? String == "ok" && ready.json["dropped"] as? Int == 0, "\(ready.text)")
+            #expect(
+                ready.json["status"] as? String == "ready" && ready.json["store"] as? String == "ok" && ready.json["dropped"] as? Int == 0,
+                "\(ready.text)")
             let metrics = await server.inspect("GET", "/metrics").text
             #expect(metrics.contains("pushmock_store_dropped_total 0"))
             #expect(metrics.contains("pushmock_store_deliveries \(first + 1)"))

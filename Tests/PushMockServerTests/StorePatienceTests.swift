@@ -40,7 +40,9 @@ struct StorePatienceTests {
         }
         let took = ContinuousClock.now - started
         #expect(answer.head.status == 503)
-        #expect(String(decoding: answer.head.body, as: UTF8.self).contains("did not answer within 0.3 s"), "\(String(decoding: answer.head.body, as: UTF8.self))")
+        #expect(
+            String(decoding: answer.head.body, as: UTF8.self).contains("did not answer within 0.3 s"),
+            "\(String(decoding: answer.head.body, as: UTF8.self))")
         // The call never ends on its own: any answer at all came from the limit, and not before it.
         #expect(took >= .milliseconds(300), "answered after \(took), before the limit")
         for _ in 0..<100 where !cancelled.value.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(20)) }

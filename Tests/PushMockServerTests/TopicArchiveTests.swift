@@ -49,7 +49,8 @@ struct TopicArchiveTests {
         #expect(try archive.archived(prefix: TopicArchive.keyPrefix).isEmpty)
     }
 
-    @Test("a topic kept whole by an older PushMock is read at start and rewritten as one key per subscription; a fleet's key applies one subscription")
+    @Test(
+        "a topic kept whole by an older PushMock is read at start and rewritten as one key per subscription; a fleet's key applies one subscription")
     func olderLayout() throws {
         let archive = CountingArchive()
         archive.archive("topic:demo/old", Array(#"{"a":1,"b":2}"#.utf8))

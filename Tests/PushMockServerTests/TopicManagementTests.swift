@@ -15,16 +15,23 @@ struct TopicManagementTests {
     static let project = FCMEndToEndTests.project
     static func token(_ n: Int) -> String { "dG9waWMtMDAw\(n):APA91b" + String(repeating: "Tp\(n)", count: 40) }
 
-    static func iid(_ client: HTTPClient, port: Int, _ path: String, bearer: String, method: HTTPMethod = .POST, body: String? = nil, accessTokenAuth: Bool = true) async throws -> (Int, [String: Any]) {
+    static func iid(
+        _ client: HTTPClient, port: Int, _ path: String, bearer: String, method: HTTPMethod = .POST, body: String? = nil, accessTokenAuth: Bool = true
+    ) async throws -> (Int, [String: Any]) {
         var headers = [("content-type", "application/json"), ("authorization", "Bearer \(bearer)")]
         if accessTokenAuth { headers.append(("access_token_auth", "true")) }
-        let (response, bytes) = try await client.send("https://localhost:\(port)\(path)", method: method, headers: headers, body: body.map { Array($0.utf8) })
+        let (response, bytes) = try await client.send(
+            "https://localhost:\(port)\(path)", method: method, headers: headers, body: body.map { Array($0.utf8) })
         return (Int(response.status.code), (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any] ?? [:])
     }
 
-    static func batch(_ client: HTTPClient, port: Int, add: Bool = true, topic: String, tokens: [String], bearer: String) async throws -> (Int, [String: Any]) {
+    static func batch(
+        _ client: HTTPClient, port: Int, add: Bool = true, topic: String, tokens: [String], bearer: String
+    ) async throws -> (Int, [String: Any]) {
         let list = tokens.map { "\"\($0)\"" }.joined(separator: ",")
-        return try await iid(client, port: port, "/iid/v1:\(add ? "batchAdd" : "batchRemove")", bearer: bearer, body: #"{"to":"/topics/\#(topic)","registration_tokens":[\#(list)]}"#)
+        return try await iid(
+            client, port: port, "/iid/v1:\(add ? "batchAdd" : "batchRemove")", bearer: bearer,
+            body: #"{"to":"/topics/\#(topic)","registration_tokens":[\#(list)]}"#)
     }
 
     @Test("batchAdd answers per token in Google's shape; info lists the topics; a topic send records its fan-out; batchRemove undoes it")
@@ -35,7 +42,8 @@ struct TopicManagementTests {
             try await withHTTPClient { client in
                 let port = server.pushPort
                 let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
-                let (status, json) = try await Self.batch(client, port: port, topic: "news", tokens: [Self.token(1), "not-a-token", gone, Self.token(2)], bearer: bearer)
+                let (status, json) = try await Self.batch(
+                    client, port: port, topic: "news", tokens: [Self.token(1), "not-a-token", gone, Self.token(2)], bearer: bearer)
                 #expect(status == 200)
                 let results = try #require(json["results"] as? [[String: Any]])
                 #expect(results.count == 4)
@@ -49,14 +57,19 @@ struct TopicManagementTests {
                 #expect(topics?.keys.sorted() == ["news"])
                 #expect(((topics?["news"] as? [String: Any])?["addDate"] as? String)?.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil)
 
-                let (sent, _, _) = try await FCMEndToEndTests.send(client, port: port, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#)
+                let (sent, _, _) = try await FCMEndToEndTests.send(
+                    client, port: port, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#)
                 #expect(sent == 200)
-                let (conditionSent, _, _) = try await FCMEndToEndTests.send(client, port: port, bearer: bearer, body: #"{"message":{"condition":"'news' in topics && !('sports' in topics)","data":{"a":"b"}}}"#)
+                let (conditionSent, _, _) = try await FCMEndToEndTests.send(
+                    client, port: port, bearer: bearer,
+                    body: #"{"message":{"condition":"'news' in topics && !('sports' in topics)","data":{"a":"b"}}}"#)
                 #expect(conditionSent == 200)
-                let (nobody, _, _) = try await FCMEndToEndTests.send(client, port: port, bearer: bearer, body: #"{"message":{"topic":"sports","data":{"a":"b"}}}"#)
+                let (nobody, _, _) = try await FCMEndToEndTests.send(
+                    client, port: port, bearer: bearer, body: #"{"message":{"topic":"sports","data":{"a":"b"}}}"#)
                 #expect(nobody == 200, "FCM answers a topic without subscribers with success")
 
-                let (removed, removedJSON) = try await Self.batch(client, port: port, add: false, topic: "news", tokens: [Self.token(1)], bearer: bearer)
+                let (removed, removedJSON) = try await Self.batch(
+                    client, port: port, add: false, topic: "news", tokens: [Self.token(1)], bearer: bearer)
                 #expect(removed == 200)
                 #expect((removedJSON["results"] as? [[String: Any]])?.count == 1)
                 let (_, after) = try await Self.iid(client, port: port, "/iid/info/\(Self.token(1))?details=true", bearer: bearer, method: .GET)
@@ -84,7 +97,8 @@ struct TopicManagementTests {
                 let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
                 let tokens = (0..<1200).map { "dG9waWMtMDAw\($0):APA91b" + String(repeating: "x", count: 1000) }
                 for start in stride(from: 0, to: tokens.count, by: 50) {
-                    let (status, _) = try await Self.batch(client, port: port, topic: "big", tokens: Array(tokens[start..<min(start + 50, tokens.count)]), bearer: bearer)
+                    let (status, _) = try await Self.batch(
+                        client, port: port, topic: "big", tokens: Array(tokens[start..<min(start + 50, tokens.count)]), bearer: bearer)
                     #expect(status == 200)
                 }
                 for body in [#"{"message":{"topic":"big","data":{"a":"b"}}}"#, #"{"message":{"condition":"'big' in topics","data":{"a":"b"}}}"#] {
@@ -114,7 +128,8 @@ struct TopicManagementTests {
                 let port = server.pushPort
                 let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
                 let body = #"{"to":"/topics/news","registration_tokens":["\#(Self.token(1))"]}"#
-                let (noHeader, noHeaderJSON) = try await Self.iid(client, port: port, "/iid/v1:batchAdd", bearer: bearer, body: body, accessTokenAuth: false)
+                let (noHeader, noHeaderJSON) = try await Self.iid(
+                    client, port: port, "/iid/v1:batchAdd", bearer: bearer, body: body, accessTokenAuth: false)
                 #expect(noHeader == 401)
                 #expect(noHeaderJSON["error"] as? String == "Unauthorized")
                 let (garbage, _) = try await Self.iid(client, port: port, "/iid/v1:batchAdd", bearer: "ya29.nonsense", body: body)
@@ -123,7 +138,8 @@ struct TopicManagementTests {
                 let (tooMany, tooManyJSON) = try await Self.batch(client, port: port, topic: "news", tokens: many, bearer: bearer)
                 #expect(tooMany == 400)
                 #expect(tooManyJSON["error"] as? String == "INVALID_ARGUMENT")
-                let (thousand, thousandJSON) = try await Self.batch(client, port: port, topic: "news", tokens: Array(many.prefix(1000)), bearer: bearer)
+                let (thousand, thousandJSON) = try await Self.batch(
+                    client, port: port, topic: "news", tokens: Array(many.prefix(1000)), bearer: bearer)
                 #expect(thousand == 200)
                 #expect((thousandJSON["results"] as? [[String: Any]])?.count == 1000)
                 let (badTopic, _) = try await Self.batch(client, port: port, topic: "a b", tokens: [Self.token(1)], bearer: bearer)
@@ -152,22 +168,28 @@ struct TopicManagementTests {
                 let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
                 let encoded = Self.token(1).replacingOccurrences(of: ":", with: "%3A")
                 let base = "/v1/projects/\(Self.project)/registrations/\(encoded)/topicSubscriptions"
-                let (created, createdJSON) = try await Self.iid(client, port: port, "\(base)?topic_name=news", bearer: bearer, body: "{}", accessTokenAuth: false)
+                let (created, createdJSON) = try await Self.iid(
+                    client, port: port, "\(base)?topic_name=news", bearer: bearer, body: "{}", accessTokenAuth: false)
                 #expect(created == 200)
                 #expect(createdJSON["name"] as? String == "projects/\(Self.project)/registrations/\(Self.token(1))/topicSubscriptions/news")
-                let (again, againJSON) = try await Self.iid(client, port: port, "\(base)?topic_name=news", bearer: bearer, body: "{}", accessTokenAuth: false)
+                let (again, againJSON) = try await Self.iid(
+                    client, port: port, "\(base)?topic_name=news", bearer: bearer, body: "{}", accessTokenAuth: false)
                 #expect(again == 409)
                 #expect((againJSON["error"] as? [String: Any])?["status"] as? String == "ALREADY_EXISTS")
                 let (otherProject, _) = try await Self.iid(
-                    client, port: port, "/v1/projects/other/registrations/\(encoded)/topicSubscriptions?topic_name=news", bearer: bearer, body: "{}", accessTokenAuth: false
+                    client, port: port, "/v1/projects/other/registrations/\(encoded)/topicSubscriptions?topic_name=news", bearer: bearer, body: "{}",
+                    accessTokenAuth: false
                 )
                 #expect(otherProject == 403)
-                let (deleted, _) = try await Self.iid(client, port: port, "\(base)/news?allow_missing=true", bearer: bearer, method: .DELETE, accessTokenAuth: false)
+                let (deleted, _) = try await Self.iid(
+                    client, port: port, "\(base)/news?allow_missing=true", bearer: bearer, method: .DELETE, accessTokenAuth: false)
                 #expect(deleted == 200)
-                let (missing, missingJSON) = try await Self.iid(client, port: port, "\(base)/news", bearer: bearer, method: .DELETE, accessTokenAuth: false)
+                let (missing, missingJSON) = try await Self.iid(
+                    client, port: port, "\(base)/news", bearer: bearer, method: .DELETE, accessTokenAuth: false)
                 #expect(missing == 404)
                 #expect((missingJSON["error"] as? [String: Any])?["status"] as? String == "NOT_FOUND")
-                let (allowed, _) = try await Self.iid(client, port: port, "\(base)/news?allow_missing=true", bearer: bearer, method: .DELETE, accessTokenAuth: false)
+                let (allowed, _) = try await Self.iid(
+                    client, port: port, "\(base)/news?allow_missing=true", bearer: bearer, method: .DELETE, accessTokenAuth: false)
                 #expect(allowed == 200)
             }
             let (_, iid) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=iid&outcome=rejected")
@@ -185,7 +207,8 @@ struct TopicManagementTests {
         try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
                 let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
-                let (status, _) = try await Self.batch(client, port: server.pushPort, topic: "news", tokens: [Self.token(1), Self.token(2)], bearer: bearer)
+                let (status, _) = try await Self.batch(
+                    client, port: server.pushPort, topic: "news", tokens: [Self.token(1), Self.token(2)], bearer: bearer)
                 #expect(status == 200)
             }
         }
@@ -194,7 +217,8 @@ struct TopicManagementTests {
             #expect(device["topics"] as? [String] == ["news"])
             try await withHTTPClient { client in
                 let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
-                _ = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#)
+                _ = try await FCMEndToEndTests.send(
+                    client, port: server.pushPort, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#)
             }
             let (_, sends) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=fcm")
             #expect((sends["deliveries"] as? [[String: Any]])?.first?["recipients"] as? [String] == [Self.token(1), Self.token(2)])
@@ -219,12 +243,20 @@ extension TopicManagementTests {
                 try await withHTTPClient { client in
                     let bearer = try await FCMEndToEndTests.accessToken(client, port: a.pushPort)
                     #expect(try await Self.batch(client, port: a.pushPort, topic: "news", tokens: [Self.token(1)], bearer: bearer).0 == 200)
-                    #expect(await PostgresFleetTests.eventually { await b.inspect("GET", "/api/v1/devices/\(Self.token(1))").status == 200 }, "A's subscription reaches B")
-                    #expect(try await FCMEndToEndTests.send(client, port: b.pushPort, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#).0 == 200)
+                    #expect(
+                        await PostgresFleetTests.eventually { await b.inspect("GET", "/api/v1/devices/\(Self.token(1))").status == 200 },
+                        "A's subscription reaches B")
+                    #expect(
+                        try await FCMEndToEndTests.send(
+                            client, port: b.pushPort, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#
+                        ).0 == 200)
                     let sent = try #require(try await b.deliveries().last)
                     #expect(sent.recipients == [Self.token(1)])
-                    #expect(try await Self.batch(client, port: b.pushPort, add: false, topic: "news", tokens: [Self.token(1)], bearer: bearer).0 == 200)
-                    #expect(await PostgresFleetTests.eventually { await a.inspect("GET", "/api/v1/devices/\(Self.token(1))").status == 404 }, "B's unsubscribe reaches A")
+                    #expect(
+                        try await Self.batch(client, port: b.pushPort, add: false, topic: "news", tokens: [Self.token(1)], bearer: bearer).0 == 200)
+                    #expect(
+                        await PostgresFleetTests.eventually { await a.inspect("GET", "/api/v1/devices/\(Self.token(1))").status == 404 },
+                        "B's unsubscribe reaches A")
                 }
             }
         }
@@ -250,7 +282,8 @@ struct TopicSubscriptionsTests {
             #expect(subscriptions.subscribe(["t"], to: "topic\(n)", project: "p", now: 0).results == [.done])
         }
         #expect(subscriptions.subscribe(["t"], to: "one-more", project: "p", now: 0).results == [.tooManyTopics])
-        #expect(subscriptions.subscribe(["t"], to: "one-more", project: "other", now: 0).results == [.done], "the limit is per project's app instance")
+        #expect(
+            subscriptions.subscribe(["t"], to: "one-more", project: "other", now: 0).results == [.done], "the limit is per project's app instance")
         #expect(subscriptions.unsubscribe(["u"], from: "topic1", project: "p").results == [.done])
         #expect(subscriptions.subscribers(of: "topic1", project: "p") == ["t"])
         #expect(try subscriptions.fanOut(condition: "'one-more' in topics", project: "other") == ["t"])

@@ -29,14 +29,17 @@ struct TransparentModeTests {
                 headers: APNSTestServer.alertHeaders(token: token), body: APNSTestServer.alertBody
             )
             #expect(try await client.status(of: 1) == "200")
-            client.send(streamID: 3, path: "/v1/projects/\(FCMEndToEndTests.project)/messages:send", authority: "api.push.apple.com", body: Array("{}".utf8))
+            client.send(
+                streamID: 3, path: "/v1/projects/\(FCMEndToEndTests.project)/messages:send", authority: "api.push.apple.com", body: Array("{}".utf8))
             #expect(try await client.status(of: 3) == "404")
             #expect(try await client.json(of: 3)["reason"] as? String == "BadPath")
             client.send(streamID: 5, path: "/3/device/\(APNSTestServer.deviceToken)", authority: "fcm.googleapis.com", body: Array("{}".utf8))
             #expect(try await client.status(of: 5) == "404", "Google's front end has no /3/ path")
             _ = try await client.completedStream(5)  // (the body's DATA frame can follow the HEADERS)
             #expect(String(decoding: client.body(of: 5), as: UTF8.self).contains("was not found on this server"))
-            client.send(streamID: 7, path: "/token", authority: "oauth2.googleapis.com", headers: [("content-type", "application/x-www-form-urlencoded")], body: Array("grant_type=x".utf8))
+            client.send(
+                streamID: 7, path: "/token", authority: "oauth2.googleapis.com", headers: [("content-type", "application/x-www-form-urlencoded")],
+                body: Array("grant_type=x".utf8))
             #expect(try await client.status(of: 7) == "400", "oauth2.googleapis.com/token is the OAuth endpoint")
             #expect(try await client.json(of: 7)["error"] as? String != nil)
             client.send(streamID: 9, method: "GET", path: "/livez", authority: "example.org")
@@ -49,7 +52,9 @@ struct TransparentModeTests {
         }
     }
 
-    @Test("APNs's one stream before a valid token is APNs's alone: a connection to a Google host by SNI gets every stream from the start", arguments: ["fcm.googleapis.com", "oauth2.googleapis.com", "iid.googleapis.com", "api.push.apple.com", "localhost"])
+    @Test(
+        "APNs's one stream before a valid token is APNs's alone: a connection to a Google host by SNI gets every stream from the start",
+        arguments: ["fcm.googleapis.com", "oauth2.googleapis.com", "iid.googleapis.com", "api.push.apple.com", "localhost"])
     func streamsBeforeAuthentication(serverName: String) async throws {
         try await withPushMockServer(Self.configuration()) { server in
             let client = try await H2FrameClient.connect(port: server.pushPort, tls: true, serverName: serverName)
@@ -82,7 +87,8 @@ struct TransparentModeTests {
             do {
                 let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(FCMEndToEndTests.assertion())"
                 let (tokenResponse, tokenBody) = try await client.send(
-                    "https://oauth2.googleapis.com/token", method: .POST, headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8)
+                    "https://oauth2.googleapis.com/token", method: .POST, headers: [("content-type", "application/x-www-form-urlencoded")],
+                    body: Array(form.utf8)
                 )
                 #expect(tokenResponse.status == .ok)
                 let bearer = try #require((try JSONSerialization.jsonObject(with: Data(tokenBody)) as? [String: Any])?["access_token"] as? String)

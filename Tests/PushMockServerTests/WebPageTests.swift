@@ -17,7 +17,9 @@ struct WebPageTests {
             let policy = try #require(page.header("content-security-policy"))
             #expect(policy.contains("script-src 'self'") && policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'"))
             #expect(!policy.contains("unsafe-inline"))
-            for (file, type) in [("app.js", "text/javascript; charset=utf-8"), ("style.css", "text/css; charset=utf-8"), ("icon.svg", "image/svg+xml")] {
+            for (file, type) in [
+                ("app.js", "text/javascript; charset=utf-8"), ("style.css", "text/css; charset=utf-8"), ("icon.svg", "image/svg+xml"),
+            ] {
                 let reply = await server.inspect("GET", "/ui/\(file)", headers: [])
                 #expect(reply.status == 200, "\(file)")
                 #expect(reply.header("content-type") == type, "\(file)")

@@ -6,7 +6,9 @@ import Testing
 /// deliveries have in common is kept once.
 @Suite("The memory store's compact deliveries")
 struct CompactDeliveryTests {
-    static func apns(_ index: Int, token: String = "a1b2c3", apnsID: String? = "6A1F0B56-3E4A-4D2B-9C55-0F3C2D1E4B7A", auth: String = "bearer eyJ.one") -> Delivery {
+    static func apns(
+        _ index: Int, token: String = "a1b2c3", apnsID: String? = "6A1F0B56-3E4A-4D2B-9C55-0F3C2D1E4B7A", auth: String = "bearer eyJ.one"
+    ) -> Delivery {
         Delivery(
             receivedAt: 1_767_225_600_000 + Int64(index), connectionID: 42, httpVersion: "2", service: .apns, environment: "development",
             method: "POST", path: "/3/device/\(token)",
@@ -61,9 +63,14 @@ struct CompactDeliveryTests {
         cases.append(long)
         var fcm = Delivery(
             receivedAt: 5, connectionID: 3, httpVersion: "1.1", service: .fcm, environment: nil, method: "POST",
-            path: "/v1/projects/demo/messages:send", headers: [HeaderField(name: "Authorization", value: "Bearer ya29"), HeaderField(name: "x-dup", value: "1"), HeaderField(name: "x-dup", value: "")],
+            path: "/v1/projects/demo/messages:send",
+            headers: [
+                HeaderField(name: "Authorization", value: "Bearer ya29"), HeaderField(name: "x-dup", value: "1"),
+                HeaderField(name: "x-dup", value: ""),
+            ],
             body: Array("{}".utf8), bodyIsJSON: true, identity: nil, pushType: "liveactivity", topic: "news", deviceToken: nil, apnsID: nil,
-            outcome: .dropped, status: 200, reason: "LiveActivityOlderThanCurrentContent", explanation: "older", diagnostics: ["d"], fault: nil, project: "demo"
+            outcome: .dropped, status: 200, reason: "LiveActivityOlderThanCurrentContent", explanation: "older", diagnostics: ["d"], fault: nil,
+            project: "demo"
         )
         fcm.activityID = "act-1"
         fcm.issuedActivityToken = "ffee"
@@ -106,12 +113,21 @@ struct CompactDeliveryTests {
             let length = Int.random(in: 0..<64, using: &generator)
             let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             _ = CompactDelivery(CompactDelivery.Fixed(good), shared: SharedDeliveryFields(bytes: bytes), own: bytes.reversed()).unpackChecked()
-            _ = PackedDelivery(id: 1, receivedAt: 0, connectionID: 0, status: 200, outcome: .accepted, service: .apns, bodyIsJSON: true, arena: bytes).unpackChecked()
+            _ = PackedDelivery(id: 1, receivedAt: 0, connectionID: 0, status: 200, outcome: .accepted, service: .apns, bodyIsJSON: true, arena: bytes)
+                .unpackChecked()
         }
         let whole = PackedDelivery(good)
         #expect(whole.unpackChecked().intact)
-        #expect(!PackedDelivery(id: 1, receivedAt: 0, connectionID: 0, status: 200, outcome: .accepted, service: .apns, bodyIsJSON: true, arena: Array(whole.arena.dropLast(3))).unpackChecked().intact)
-        #expect(!PackedDelivery(id: 1, receivedAt: 0, connectionID: 0, status: 200, outcome: .accepted, service: .apns, bodyIsJSON: true, arena: Array(repeating: 0xFE, count: 64)).unpackChecked().intact)
+        #expect(
+            !PackedDelivery(
+                id: 1, receivedAt: 0, connectionID: 0, status: 200, outcome: .accepted, service: .apns, bodyIsJSON: true,
+                arena: Array(whole.arena.dropLast(3))
+            ).unpackChecked().intact)
+        #expect(
+            !PackedDelivery(
+                id: 1, receivedAt: 0, connectionID: 0, status: 200, outcome: .accepted, service: .apns, bodyIsJSON: true,
+                arena: Array(repeating: 0xFE, count: 64)
+            ).unpackChecked().intact)
     }
 
     @Test("a connection's deliveries share their headers even when apns-id, content-length, body and token differ; another provider token does not")

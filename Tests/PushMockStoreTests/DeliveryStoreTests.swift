@@ -28,7 +28,11 @@ struct DeliveryStoreTests {
     static func delivery(_ index: Int, outcome: Delivery.Outcome = .accepted, token: String = "abcd") -> Delivery {
         Delivery(
             receivedAt: 1_767_225_600_000 + Int64(index), connectionID: 7, httpVersion: "HTTP/2", service: .apns, environment: "sandbox",
-            method: "POST", path: "/3/device/\(token)", headers: [HeaderField(name: "apns-topic", value: "com.example.app"), HeaderField(name: "x-dup", value: "é"), HeaderField(name: "x-dup", value: "2")],
+            method: "POST", path: "/3/device/\(token)",
+            headers: [
+                HeaderField(name: "apns-topic", value: "com.example.app"), HeaderField(name: "x-dup", value: "é"),
+                HeaderField(name: "x-dup", value: "2"),
+            ],
             body: Array(#"{"aps":{"alert":"\#(index)"}}"#.utf8), bodyIsJSON: true, identity: "T/K", pushType: "alert", topic: "com.example.app",
             deviceToken: token, apnsID: "ID-\(index)", outcome: outcome, status: outcome == .accepted ? 200 : 400,
             reason: outcome == .accepted ? nil : "BadTopic", explanation: nil, diagnostics: ["d\(index)"], fault: index == 3 ? "f" : nil
@@ -99,7 +103,9 @@ struct DeliveryStoreTests {
         #expect(try await store.query(filter, limit: 100).deliveries.map(\.id) == [2, 1])
     }
 
-    @Test("text searches the request's headers (name, value, or name: value) and body, ASCII case-insensitive, and nothing else", arguments: Kind.allCases)
+    @Test(
+        "text searches the request's headers (name, value, or name: value) and body, ASCII case-insensitive, and nothing else",
+        arguments: Kind.allCases)
     func text(_ kind: Kind) async throws {
         let store = try await kind.make(retention: 10_000)
         for index in 1...3 { store.record(Self.delivery(index)) }

@@ -41,7 +41,9 @@ struct PostgresRecoveryTests {
         await relay.close()
     }
 
-    @Test("connections the server ends under load (FATAL 57P01, what a stopping server sends) never crash the process, and every recorded delivery is written once")
+    @Test(
+        "connections the server ends under load (FATAL 57P01, what a stopping server sends) never crash the process, and every recorded delivery is written once"
+    )
     func terminatedUnderLoad() async throws {
         let location = try await PostgresTestDatabase.create()
         let store = try await PostgresDeliveryStore.connect(location, retention: 100_000, writePatience: .seconds(2))
@@ -51,7 +53,8 @@ struct PostgresRecoveryTests {
         let terminator = Task {
             while !Task.isCancelled {
                 try? await PostgresTestDatabase.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()", at: location)
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                    at: location)
                 ended.value.add(1, ordering: .relaxed)
             }
         }

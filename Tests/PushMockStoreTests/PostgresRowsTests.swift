@@ -19,9 +19,14 @@ struct PostgresRowsTests {
             var fields: [[UInt8]?] = []
             for _ in 0..<PostgresRows.columns.count {
                 try #require(index + 4 <= bytes.count, "a row is cut off")
-                let length = Int32(bitPattern: UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16 | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3]))
+                let length = Int32(
+                    bitPattern: UInt32(bytes[index]) << 24 | UInt32(bytes[index + 1]) << 16 | UInt32(bytes[index + 2]) << 8 | UInt32(bytes[index + 3])
+                )
                 index += 4
-                if length < 0 { fields.append(nil); continue }
+                if length < 0 {
+                    fields.append(nil)
+                    continue
+                }
                 try #require(index + Int(length) <= bytes.count, "an element is cut off")
                 fields.append(Array(bytes[index..<(index + Int(length))]))
                 index += Int(length)
@@ -92,14 +97,17 @@ struct PostgresRowsTests {
             let own = try #require(row[14])
             let fields = try #require(shared.rows.first { $0.id == sharedID }?.fields)
             let read = CompactDelivery(
-                id: delivery.id, receivedAt: delivery.receivedAt, connectionID: delivery.connectionID, status: delivery.status, outcome: delivery.outcome,
+                id: delivery.id, receivedAt: delivery.receivedAt, connectionID: delivery.connectionID, status: delivery.status,
+                outcome: delivery.outcome,
                 service: delivery.service, bodyIsJSON: delivery.bodyIsJSON, shared: fields, own: own
             ).unpack()
             #expect(PackedDelivery(read).arena == PackedDelivery(delivery).arena)
         }
     }
 
-    @Test("a write gathers each column into one binary array: PostgreSQL's header (one dimension, NULL flag, element type, length, lower bound 1), then the rows' elements in order")
+    @Test(
+        "a write gathers each column into one binary array: PostgreSQL's header (one dimension, NULL flag, element type, length, lower bound 1), then the rows' elements in order"
+    )
     func columnsGathered() throws {
         var nulls = DeliveryStoreTests.delivery(2, outcome: .rejected)
         nulls.environment = nil
@@ -127,7 +135,10 @@ struct PostgresRowsTests {
             while at < bytes.count {
                 let length = int32(bytes, at)
                 at += 4
-                if length < 0 { elements.append(nil); continue }
+                if length < 0 {
+                    elements.append(nil)
+                    continue
+                }
                 elements.append(Array(bytes[at..<(at + Int(length))]))
                 at += Int(length)
             }

@@ -80,11 +80,13 @@ struct PostgresSharedFieldsTests {
     @Test("shared fields no delivery names are cleaned up; a connection whose slot names cleaned-up fields writes them again")
     func cleanup() async throws {
         let store = try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: 100, sharedCleanupEvery: 2)
-        try await SharedFieldsSample.cleanupScenario(store, flush: { await SharedFieldsSample.committed { await store.flush() } }) {
-            var ids: Set<Int64> = []
-            for try await id in try await store.client.query("SELECT shared_id FROM pushmock_shared").decode(Int64.self) { ids.insert(id) }
-            return ids
-        }
+        try await SharedFieldsSample.cleanupScenario(
+            store, flush: { await SharedFieldsSample.committed { await store.flush() } },
+            sharedIDs: {
+                var ids: Set<Int64> = []
+                for try await id in try await store.client.query("SELECT shared_id FROM pushmock_shared").decode(Int64.self) { ids.insert(id) }
+                return ids
+            })
         try await store.close()
     }
 }

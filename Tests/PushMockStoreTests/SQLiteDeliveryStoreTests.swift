@@ -97,7 +97,9 @@ struct SQLiteDeliveryStoreTests {
 
         let foreign = SQLiteFile.temporary()
         let queue = try DatabaseQueue(path: foreign)
-        try await queue.write { try $0.execute(sql: "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total INTEGER); INSERT INTO invoices VALUES (1, 42)") }
+        try await queue.write {
+            try $0.execute(sql: "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total INTEGER); INSERT INTO invoices VALUES (1, 42)")
+        }
         try queue.close()
         do {
             _ = try SQLiteDeliveryStore(path: foreign)
@@ -169,7 +171,9 @@ struct SQLiteDeliveryStoreTests {
         // The clause the store asks for a token (newest first, after a cursor), as it asks it.
         let (clause, arguments) = SQLiteFilter.whereClause(DeliveryFilter(deviceToken: "AB", after: 5))
         let tokenPlan = try await queue.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM delivery \(clause) ORDER BY id DESC", arguments: arguments).map { $0["detail"] as String }.joined(separator: "; ")
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM delivery \(clause) ORDER BY id DESC", arguments: arguments).map {
+                $0["detail"] as String
+            }.joined(separator: "; ")
         }
         #expect(tokenPlan.contains("USING INDEX delivery_by_token_key (token_key=? AND id>?)"), "\(tokenPlan)")
         #expect(!tokenPlan.contains("TEMP B-TREE"), "no sort: the index gives the order")
@@ -214,18 +218,22 @@ struct SQLiteDeliveryStoreTests {
         // Back to schema 3, as an earlier PushMock left it.
         let pool = try DatabasePool(path: path)
         try await pool.writeWithoutTransaction { db in
-            try db.execute(sql: """
-                DROP INDEX delivery_by_token_key;
-                ALTER TABLE delivery DROP COLUMN token_key;
-                CREATE INDEX delivery_by_token ON delivery(device_token, id);
-                DELETE FROM grdb_migrations WHERE identifier = '4-token-key';
-                """)
+            try db.execute(
+                sql: """
+                    DROP INDEX delivery_by_token_key;
+                    ALTER TABLE delivery DROP COLUMN token_key;
+                    CREATE INDEX delivery_by_token ON delivery(device_token, id);
+                    DELETE FROM grdb_migrations WHERE identifier = '4-token-key';
+                    """)
         }
         try pool.close()
 
         let reopened = try SQLiteDeliveryStore(path: path)
         #expect(try await reopened.query(DeliveryFilter(deviceToken: "even00"), limit: 100).deliveries.count == 10)
-        #expect(try await reopened.query(DeliveryFilter(deviceToken: "odd11", after: 10), limit: 100).deliveries.map(\.apnsID) == ["ID-19", "ID-17", "ID-15", "ID-13", "ID-11"])
+        #expect(
+            try await reopened.query(DeliveryFilter(deviceToken: "odd11", after: 10), limit: 100).deliveries.map(\.apnsID) == [
+                "ID-19", "ID-17", "ID-15", "ID-13", "ID-11",
+            ])
         try await reopened.close()
         let check = try DatabaseQueue(path: path)
         let (keyed, indexes) = try await check.read { db in

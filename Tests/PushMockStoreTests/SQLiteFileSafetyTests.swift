@@ -32,7 +32,9 @@ struct SQLiteFileSafetyTests {
         try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw StoreError("\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)); these tests mount a tmpfs and need root, as in CI")
+            throw StoreError(
+                "\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)); these tests mount a tmpfs and need root, as in CI"
+            )
         }
     }
 

@@ -57,10 +57,11 @@ struct SQLiteRowBatchTests {
             #expect(row.bodyIsJSON == delivery.bodyIsJSON)
             #expect(row.sharedID == [10, 10, 30, 40][index])
             #expect(SQLiteRowBatch.textColumns.count == texts.count)
-            #expect(texts == [
-                delivery.service.rawValue, delivery.environment, delivery.deviceToken?.lowercased(), delivery.topic, delivery.pushType,
-                delivery.outcome.rawValue, delivery.reason, delivery.project,
-            ])
+            #expect(
+                texts == [
+                    delivery.service.rawValue, delivery.environment, delivery.deviceToken?.lowercased(), delivery.topic, delivery.pushType,
+                    delivery.outcome.rawValue, delivery.reason, delivery.project,
+                ])
             let fields = try #require(batch.shared.rows.first { $0.id == row.sharedID }?.fields)
             var expected = delivery
             expected.id = id
@@ -84,7 +85,8 @@ struct SQLiteRowBatchTests {
         let whole = Self.rows(batch)
         func same(_ part: SQLiteRowBatch, _ range: Range<Int>) -> Bool {
             let rows = Self.rows(part)
-            return rows.count == range.count && zip(rows, whole[range]).allSatisfy { $0.row.id == $1.row.id && $0.texts == $1.texts && $0.record == $1.record }
+            return rows.count == range.count
+                && zip(rows, whole[range]).allSatisfy { $0.row.id == $1.row.id && $0.texts == $1.texts && $0.record == $1.record }
         }
         #expect(batch.shared.rows.map(\.id) == [10] && batch.shared.introduced == 1)
 

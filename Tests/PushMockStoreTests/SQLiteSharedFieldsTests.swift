@@ -49,7 +49,10 @@ struct SQLiteSharedFieldsTests {
         // A row in the way of the next id: the next batch fails on it until it is gone.
         let blocker = try DatabasePool(path: path)
         try await blocker.write { db in
-            try db.execute(sql: "INSERT INTO delivery (id, received_at, connection_id, service, outcome, status, body_is_json, record) VALUES (?, 0, 0, 'apns', 'accepted', 200, 0, x'00')", arguments: [Int64(first + 1)])
+            try db.execute(
+                sql:
+                    "INSERT INTO delivery (id, received_at, connection_id, service, outcome, status, body_is_json, record) VALUES (?, 0, 0, 'apns', 'accepted', 200, 0, x'00')",
+                arguments: [Int64(first + 1)])
         }
         var changed = Contract.delivery(2)
         changed.headers.append(HeaderField(name: "authorization", value: "bearer new"))
@@ -80,7 +83,8 @@ struct SQLiteSharedFieldsTests {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    Int64(old.id), old.receivedAt, Int64(old.connectionID), old.service.rawValue, old.environment, old.deviceToken, old.topic, old.pushType,
+                    Int64(old.id), old.receivedAt, Int64(old.connectionID), old.service.rawValue, old.environment, old.deviceToken, old.topic,
+                    old.pushType,
                     old.outcome.rawValue, old.reason, old.status, old.project, old.bodyIsJSON, Data(PackedDelivery(old).arena),
                 ])
         }
@@ -130,11 +134,13 @@ struct SQLiteSharedFieldsTests {
     func cleanup() async throws {
         let path = SQLiteFile.temporary()
         let store = try SQLiteDeliveryStore(path: path, retention: 100, sharedCleanupEvery: 2)
-        try await SharedFieldsSample.cleanupScenario(store, flush: { await SharedFieldsSample.committed { await store.flush() } }) {
-            let pool = try DatabasePool(path: path)
-            defer { try? pool.close() }
-            return Set(try await pool.read { try Int64.fetchAll($0, sql: "SELECT shared_id FROM shared") })
-        }
+        try await SharedFieldsSample.cleanupScenario(
+            store, flush: { await SharedFieldsSample.committed { await store.flush() } },
+            sharedIDs: {
+                let pool = try DatabasePool(path: path)
+                defer { try? pool.close() }
+                return Set(try await pool.read { try Int64.fetchAll($0, sql: "SELECT shared_id FROM shared") })
+            })
         try await store.close()
     }
 }

@@ -86,8 +86,14 @@ enum SharedFieldsSample {
     static func committed(_ flush: @escaping @Sendable () async -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
         // Not a task group: it would wait for a flush that never returns.
         let (outcomes, outcome) = AsyncStream.makeStream(of: Bool.self)
-        Task { await flush(); outcome.yield(true) }
-        let timer = Task { try? await Task.sleep(for: .seconds(20)); outcome.yield(false) }
+        Task {
+            await flush()
+            outcome.yield(true)
+        }
+        let timer = Task {
+            try? await Task.sleep(for: .seconds(20))
+            outcome.yield(false)
+        }
         var next = outcomes.makeAsyncIterator()
         let done = await next.next() ?? false
         timer.cancel()

@@ -42,8 +42,10 @@ struct SharedSourceTests {
         let decomposed = Self.delivery(authorization: "bearer cafe\u{301}")
         #expect(decomposed.headers[0].value == first.headers[0].value, "Swift's == equates them")
         #expect(Self.packedShared(decomposed) != Self.packedShared(first), "their bytes differ")
-        for other in [decomposed, Self.delivery(authorization: "bearer cafX"), Self.delivery(authorization: "bearer caf\u{E9}", topic: nil),
-                      Self.delivery(authorization: "bearer caf\u{E9}", topic: "com.example.other")] {
+        for other in [
+            decomposed, Self.delivery(authorization: "bearer cafX"), Self.delivery(authorization: "bearer caf\u{E9}", topic: nil),
+            Self.delivery(authorization: "bearer caf\u{E9}", topic: "com.example.other"),
+        ] {
             #expect(!source.matches(other, volatile: CompactDelivery.Layout(other).volatile))
         }
     }

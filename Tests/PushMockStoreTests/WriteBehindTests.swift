@@ -1,7 +1,8 @@
 import PushMockCore
-@testable import PushMockStore
 import Synchronization
 import Testing
+
+@testable import PushMockStore
 
 /// The write-behind queue under storage that fails: pushes are never refused, the bound holds,
 /// what is dropped is counted, the trouble is reported once a second, and writes resume.
@@ -17,10 +18,11 @@ struct WriteBehindTests {
         let written = Mutex<[UInt64]>([])
         let lines = Mutex<[(String, Bool)]>([])
         let queue = WriteBehind<[Delivery]>(queueLimit: 5)
-        queue.start({ batch in
-            if failing.load(ordering: .relaxed) { throw Unavailable() }
-            written.withLock { $0 += batch.map(\.id) }
-        }, report: { line, trouble in lines.withLock { $0.append((line, trouble)) } })
+        queue.start(
+            { batch in
+                if failing.load(ordering: .relaxed) { throw Unavailable() }
+                written.withLock { $0 += batch.map(\.id) }
+            }, report: { line, trouble in lines.withLock { $0.append((line, trouble)) } })
 
         var queued = 0
         for index in 1...8 where queue.enqueue(DeliveryStoreTests.delivery(index).with(id: UInt64(index))) { queued += 1 }

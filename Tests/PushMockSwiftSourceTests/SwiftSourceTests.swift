@@ -18,7 +18,8 @@ struct SwiftSourceTests {
         let token = String(repeating: "ab", count: 80)
         var aps: String
         if let attributes {
-            aps = #""event":"start","timestamp":1,"attributes-type":"\#(name)","attributes":\#(attributes),"content-state":\#(contentState ?? "{}"),"alert":{"title":"t","body":"b"}"#
+            aps =
+                #""event":"start","timestamp":1,"attributes-type":"\#(name)","attributes":\#(attributes),"content-state":\#(contentState ?? "{}"),"alert":{"title":"t","body":"b"}"#
         } else {
             registry.bind(activityToken: token, to: name)
             aps = #""event":"update","timestamp":1,"content-state":\#(contentState ?? "{}")"#
@@ -42,17 +43,22 @@ struct SwiftSourceTests {
         #expect(found.file.hasSuffix("DeliveryWidget/DeliveryAttributes.swift") && found.line == 5)
         #expect(found.declaration.origin == found.file + ":5", "GET /api/v1/activity-types shows it")
         let declaration = found.declaration
-        #expect(Self.fields(declaration.attributes) == ["orderID": "String", "restaurant": "DeliveryAttributes.Restaurant", "note": "String?"],
-                "a let with a value is never decoded")
-        #expect(Self.fields(declaration.contentState) == [
-            "stage": "Stage", "eta": "Date", "etaMinutes": "Int as eta_minutes", "driver": "Driver?", "stops": "[Stop]",
-        ])
+        #expect(
+            Self.fields(declaration.attributes) == ["orderID": "String", "restaurant": "DeliveryAttributes.Restaurant", "note": "String?"],
+            "a let with a value is never decoded")
+        #expect(
+            Self.fields(declaration.contentState) == [
+                "stage": "Stage", "eta": "Date", "etaMinutes": "Int as eta_minutes", "driver": "Driver?", "stops": "[Stop]",
+            ])
         #expect(declaration.types["Stage"] == .enumeration(raw: .string, cases: [.string("preparing"), .string("on_the_way"), .string("delivered")]))
         #expect(Set(declaration.types.keys) == ["Stage", "Stop", "Driver", "DeliveryAttributes.Restaurant"])
 
         let registry = ActivityTypeRegistry(["DeliveryAttributes": declaration])
-        let fitting = #"{"stage":"on_the_way","eta":800000000,"eta_minutes":12,"stops":[{"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF","label":"door"}],"driver":{"name":"Ana","rating":5}}"#
-        #expect(try Self.verdict(registry, "DeliveryAttributes", attributes: #"{"orderID":"A1","restaurant":{"name":"Luigi's"}}"#, contentState: fitting) == nil)
+        let fitting =
+            #"{"stage":"on_the_way","eta":800000000,"eta_minutes":12,"stops":[{"id":"6F9619FF-8B86-D011-B42D-00C04FC964FF","label":"door"}],"driver":{"name":"Ana","rating":5}}"#
+        #expect(
+            try Self.verdict(registry, "DeliveryAttributes", attributes: #"{"orderID":"A1","restaurant":{"name":"Luigi's"}}"#, contentState: fitting)
+                == nil)
         #expect(try Self.verdict(registry, "DeliveryAttributes", contentState: fitting) == nil)
         let mismatches: [(String, String)] = [
             (#"{"stage":"onTheWay","eta":1,"eta_minutes":1,"stops":[]}"#, "content-state.stage"),
@@ -85,25 +91,41 @@ struct SwiftSourceTests {
             #expect(messages.contains { $0.contains(text) }, "missing warning \(text) in \(messages)")
         }
         let score = try #require(read.types.first { $0.name == "ScoreAttributes" }).declaration
-        #expect(Self.fields(score.contentState) == [
-            "home": "Int", "away": "Int", "location": "Any", "clock": "Clock", "history": "Any", "label": "String", "period": "Int", "quarter": "Int8",
-        ])
+        #expect(
+            Self.fields(score.contentState) == [
+                "home": "Int", "away": "Int", "location": "Any", "clock": "Clock", "history": "Any", "label": "String", "period": "Int",
+                "quarter": "Int8",
+            ])
         guard case .structure(let clock)? = score.types["Clock"] else {
             Issue.record("Clock is not declared as a struct: \(String(describing: score.types["Clock"]))")
             return
         }
-        #expect(Self.fields(clock) == ["seconds": "Int?", "running": "Bool?"], "a type that decodes itself: each field checked when present, none required")
+        #expect(
+            Self.fields(clock) == ["seconds": "Int?", "running": "Bool?"],
+            "a type that decodes itself: each field checked when present, none required")
         let registry = ActivityTypeRegistry(["ScoreAttributes": score])
-        #expect(try Self.verdict(registry, "ScoreAttributes", contentState: #"{"home":1,"away":0,"location":[1,2],"clock":{},"history":7,"label":"x","period":2,"quarter":1}"#) == nil)
-        #expect(try Self.verdict(registry, "ScoreAttributes", contentState: #"{"home":1,"away":0,"clock":{},"history":7,"label":"x","period":2,"quarter":1}"#)?.contains("content-state.location") == true,
-                "a field of an unknown type is still required")
-        #expect(try Self.verdict(registry, "ScoreAttributes", contentState: #"{"home":1,"away":0,"location":0,"clock":{"running":"yes"},"history":7,"label":"x","period":2,"quarter":1}"#)?.contains("content-state.clock.running") == true)
+        #expect(
+            try Self.verdict(
+                registry, "ScoreAttributes",
+                contentState: #"{"home":1,"away":0,"location":[1,2],"clock":{},"history":7,"label":"x","period":2,"quarter":1}"#) == nil)
+        #expect(
+            try Self.verdict(
+                registry, "ScoreAttributes", contentState: #"{"home":1,"away":0,"clock":{},"history":7,"label":"x","period":2,"quarter":1}"#)?
+                .contains("content-state.location") == true,
+            "a field of an unknown type is still required")
+        #expect(
+            try Self.verdict(
+                registry, "ScoreAttributes",
+                contentState: #"{"home":1,"away":0,"location":0,"clock":{"running":"yes"},"history":7,"label":"x","period":2,"quarter":1}"#)?
+                .contains("content-state.clock.running") == true)
     }
 
     @Test("a path that is missing, or not a .swift file or folder, is an error naming it")
     func badPaths() throws {
         #expect(throws: SwiftSourceError.self) { try SwiftActivityTypes.read(path: "/nonexistent/Widget") }
-        let json = Bundle.module.url(forResource: "Fixtures/DeliveryWidget/DeliveryStatus", withExtension: "swift")!.deletingLastPathComponent().path + "/../../SwiftSourceTests.swift.json"
+        let json =
+            Bundle.module.url(forResource: "Fixtures/DeliveryWidget/DeliveryStatus", withExtension: "swift")!.deletingLastPathComponent().path
+            + "/../../SwiftSourceTests.swift.json"
         #expect(throws: SwiftSourceError.self) { try SwiftActivityTypes.read(path: json) }
     }
 

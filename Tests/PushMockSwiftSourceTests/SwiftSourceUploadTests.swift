@@ -44,7 +44,9 @@ struct SwiftSourceUploadTests {
         var configuration = PushMockConfiguration.testing()
         configuration.swiftSourceReader = SwiftActivityTypes.reader
         try await withPushMockServer(configuration) { server in
-            let (status, json) = await Self.call(server, "PUT", "/api/v1/activity-types?file=OrderWidget.swift", contentType: "text/x-swift; charset=utf-8", body: Array(Self.widget.utf8))
+            let (status, json) = await Self.call(
+                server, "PUT", "/api/v1/activity-types?file=OrderWidget.swift", contentType: "text/x-swift; charset=utf-8",
+                body: Array(Self.widget.utf8))
             #expect(status == 200, "\(json)")
             let types = try #require(json["activityTypes"] as? [[String: Any]])
             #expect(types.map { $0["name"] as? String } == ["OrderAttributes"])
@@ -55,13 +57,15 @@ struct SwiftSourceUploadTests {
             let (shown, listed) = await Self.call(server, "GET", "/api/v1/activity-types/OrderAttributes", contentType: nil, body: [])
             #expect(shown == 200 && listed["origin"] as? String == "OrderWidget.swift:4", "\(listed)")
             let s0 = Int64(Date().timeIntervalSince1970)
-            let start = #""event":"start","timestamp":\#(s0),"attributes-type":"OrderAttributes","attributes":{"orderID":"A1"},"content-state":{"stage":"cooking","etaMinutes":5},"alert":{"title":"t","body":"b"}"#
+            let start =
+                #""event":"start","timestamp":\#(s0),"attributes-type":"OrderAttributes","attributes":{"orderID":"A1"},"content-state":{"stage":"cooking","etaMinutes":5},"alert":{"title":"t","body":"b"}"#
             let finding = server.activityTypes.check(Self.push(start), token: nil, now: PushInstant(millisecondsSinceEpoch: s0 * 1000))
             #expect(finding.violation?.explanation.hasPrefix("content-state.stage") == true, "\(String(describing: finding.violation))")
 
             // What the reader cannot check is answered as warnings, with the file and line.
             let partial = "struct TripAttributes: ActivityAttributes {\n  struct ContentState: Codable, Hashable { var leg: Leg }\n}\n"
-            let (partialStatus, partialJSON) = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array(partial.utf8))
+            let (partialStatus, partialJSON) = await Self.call(
+                server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array(partial.utf8))
             #expect(partialStatus == 200)
             let warnings = try #require(partialJSON["warnings"] as? [String])
             #expect(warnings.count == 1 && warnings[0].hasPrefix("request body:2: ") && warnings[0].contains("Leg"), "\(warnings)")
@@ -73,13 +77,17 @@ struct SwiftSourceUploadTests {
         var configuration = PushMockConfiguration.testing()
         configuration.swiftSourceReader = SwiftActivityTypes.reader
         try await withPushMockServer(configuration) { server in
-            let (none, noneJSON) = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array("struct A {}".utf8))
-            #expect(none == 400 && (noneJSON["error"] as? String)?.contains("no type in the body conforms to ActivityAttributes") == true, "\(noneJSON)")
-            let (json, jsonError) = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: "application/json", body: Array(#"{"contentState":{}}"#.utf8))
+            let (none, noneJSON) = await Self.call(
+                server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array("struct A {}".utf8))
+            #expect(
+                none == 400 && (noneJSON["error"] as? String)?.contains("no type in the body conforms to ActivityAttributes") == true, "\(noneJSON)")
+            let (json, jsonError) = await Self.call(
+                server, "PUT", "/api/v1/activity-types", contentType: "application/json", body: Array(#"{"contentState":{}}"#.utf8))
             #expect(json == 415 && (jsonError["error"] as? String)?.contains("PUT /api/v1/activity-types/{name}") == true, "\(jsonError)")
             let (missing, _) = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: nil, body: Array(Self.widget.utf8), client: true)
             #expect(missing == 415)
-            let (binary, binaryJSON) = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: [0xFF, 0xFE, 0x00])
+            let (binary, binaryJSON) = await Self.call(
+                server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: [0xFF, 0xFE, 0x00])
             #expect(binary == 400 && (binaryJSON["error"] as? String)?.contains("UTF-8") == true)
         }
         try await withPushMockServer(.testing()) { server in

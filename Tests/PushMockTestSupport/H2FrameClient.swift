@@ -39,7 +39,9 @@ package final class H2FrameClient: Sendable {
     }
 
     /// Sends a request on `streamID` (odd, increasing).
-    package func send(streamID: Int, method: String = "POST", path: String, authority: String = "localhost", headers: [(String, String)] = [], body: [UInt8]? = nil) {
+    package func send(
+        streamID: Int, method: String = "POST", path: String, authority: String = "localhost", headers: [(String, String)] = [], body: [UInt8]? = nil
+    ) {
         var fields: [(String, String)] = [(":method", method), (":path", path), (":scheme", "https"), (":authority", authority)]
         fields += headers
         let id = HTTP2StreamID(streamID)
@@ -148,8 +150,14 @@ package final class RawClient: Sendable {
     /// Waits until the server closes the connection, returning all bytes it sent.
     package func waitForClose(timeout: Duration = .seconds(5)) async throws -> [UInt8] {
         try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { try await self.channel.closeFuture.get(); return true }
-            group.addTask { try await Task.sleep(for: timeout); return false }
+            group.addTask {
+                try await self.channel.closeFuture.get()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: timeout)
+                return false
+            }
             let closed = try await group.next() ?? false
             group.cancelAll()
             guard closed else { throw TestFailure("server did not close the connection within \(timeout)") }
@@ -173,8 +181,10 @@ package enum RawFrame {
 
     package static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
         let length = payload.count
-        return [UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags,
-                UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF)] + payload
+        return [
+            UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags,
+            UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF),
+        ] + payload
     }
 
     package static let emptySettings = frame(type: 0x4)

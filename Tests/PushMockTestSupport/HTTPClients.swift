@@ -34,13 +34,16 @@ extension HTTPClient {
         }
         // Inspection API state changes need a JSON content type or this header (the cross-site
         // guard); tests that check the guard itself send raw requests through `sendRaw`.
-        if url.contains("/api/v1/"), method != .GET, !headers.contains(where: { $0.0.lowercased() == "content-type" || $0.0.lowercased() == "x-pushmock-client" }) {
+        if url.contains("/api/v1/"), method != .GET,
+            !headers.contains(where: { $0.0.lowercased() == "content-type" || $0.0.lowercased() == "x-pushmock-client" })
+        {
             request.headers.add(name: "x-pushmock-client", value: "tests")
         }
         if let body {
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response = try await execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+        let response = try await execute(
+            request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return (response, Array(bytes.readableBytesView))
     }
@@ -50,9 +53,10 @@ extension H2FrameClient {
     /// The DATA bytes received on `streamID`.
     package func body(of streamID: Int) -> [UInt8] {
         frames.reduce(into: []) { bytes, frame in
-            guard frame.streamID == HTTP2StreamID(streamID), case .data(let data) = frame.payload, case .byteBuffer(let buffer) = data.data else { return }
+            guard frame.streamID == HTTP2StreamID(streamID), case .data(let data) = frame.payload, case .byteBuffer(let buffer) = data.data else {
+                return
+            }
             bytes += buffer.readableBytesView
         }
     }
 }
-

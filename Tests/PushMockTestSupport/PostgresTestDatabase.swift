@@ -16,7 +16,8 @@ public enum PostgresTestDatabase {
     /// Creates `pushmock_test_…` and returns where it is.
     public static func create() async throws -> PostgresLocation {
         let server = try server()
-        var configuration = PostgresClient.Configuration(host: server.host, port: server.port, username: server.user, password: server.password, database: server.database, tls: .disable)
+        var configuration = PostgresClient.Configuration(
+            host: server.host, port: server.port, username: server.user, password: server.password, database: server.database, tls: .disable)
         configuration.options.connectTimeout = .seconds(5)
         let client = PostgresClient(configuration: configuration)
         let run = Task { await client.run() }
@@ -26,7 +27,8 @@ public enum PostgresTestDatabase {
             try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
         } catch {
             throw TestDatabaseError(
-                description: "the PostgreSQL tests need a server: none answered at \(server) (\(String(reflecting: error))). Set PUSHMOCK_TEST_POSTGRES=postgres://user@host:port/postgres or PGHOST/PGPORT/PGUSER; .ci/run starts one."
+                description:
+                    "the PostgreSQL tests need a server: none answered at \(server) (\(String(reflecting: error))). Set PUSHMOCK_TEST_POSTGRES=postgres://user@host:port/postgres or PGHOST/PGPORT/PGUSER; .ci/run starts one."
             )
         }
         var location = server

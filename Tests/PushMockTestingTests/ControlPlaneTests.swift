@@ -14,7 +14,8 @@ struct ControlPlaneTests {
     @Test("a fault, a device and an activity type set through the API are the server's typed values, and read back as transfer types")
     func typedRoundTrip() async throws {
         try await withPushMockServer { server in
-            let added = await server.inspect("PUT", "/api/v1/faults", body: #"{"match":{"service":"fcm","token":"t1"},"reject":{"reason":"UNREGISTERED"},"count":2}"#)
+            let added = await server.inspect(
+                "PUT", "/api/v1/faults", body: #"{"match":{"service":"fcm","token":"t1"},"reject":{"reason":"UNREGISTERED"},"count":2}"#)
             #expect(added.status == 200)
             let fault = try added.decode(FaultResource.self)
             #expect(fault.reject?.status == 404, "the status comes from the FCM code")
@@ -32,7 +33,8 @@ struct ControlPlaneTests {
             let list = try await server.inspect("GET", "/api/v1/devices").decode(DeviceList.self)
             #expect(list.devices.map(\.token) == ["abcd"])
 
-            let declared = await server.inspect("PUT", "/api/v1/activity-types/ScoreAttributes", body: #"{"attributes":{"team":"String"},"contentState":{"score":"Int"}}"#)
+            let declared = await server.inspect(
+                "PUT", "/api/v1/activity-types/ScoreAttributes", body: #"{"attributes":{"team":"String"},"contentState":{"score":"Int"}}"#)
             #expect(declared.status == 200, "\(declared.text)")
             let type = try declared.decode(ActivityTypeResource.self)
             #expect(type.name == "ScoreAttributes")
@@ -41,16 +43,18 @@ struct ControlPlaneTests {
         }
     }
 
-    @Test("a bad body is a 400 that names the path, and changes nothing", arguments: [
-        ("PUT", "/api/v1/faults", #"{"reject":{"reason":"BadDeviceToken"},"delayMilliseconds":5}"#, "exactly one action"),
-        ("PUT", "/api/v1/faults", #"{"match":{"servce":"apns"},"resetStream":true}"#, "match.servce: unknown key"),
-        ("PUT", "/api/v1/faults", #"{"reject":{"reason":"Mine"}}"#, "reject: status is required"),
-        ("PUT", "/api/v1/faults", "not json", "not valid JSON"),
-        ("PUT", "/api/v1/devices/abcd", #"{"state":"gone"}"#, "state: must be active, unregistered or expired"),
-        ("PUT", "/api/v1/devices/abcd", #"{"attributesType":"X"}"#, "attributesType: goes with liveActivity"),
-        ("PUT", "/api/v1/activity-types/ScoreAttributes", #"{"contentState":{"score":"Integer"}}"#, "contentState.score"),
-        ("PUT", "/api/v1/activity-types/score", #"{"contentState":{}}"#, "Swift type names"),
-    ])
+    @Test(
+        "a bad body is a 400 that names the path, and changes nothing",
+        arguments: [
+            ("PUT", "/api/v1/faults", #"{"reject":{"reason":"BadDeviceToken"},"delayMilliseconds":5}"#, "exactly one action"),
+            ("PUT", "/api/v1/faults", #"{"match":{"servce":"apns"},"resetStream":true}"#, "match.servce: unknown key"),
+            ("PUT", "/api/v1/faults", #"{"reject":{"reason":"Mine"}}"#, "reject: status is required"),
+            ("PUT", "/api/v1/faults", "not json", "not valid JSON"),
+            ("PUT", "/api/v1/devices/abcd", #"{"state":"gone"}"#, "state: must be active, unregistered or expired"),
+            ("PUT", "/api/v1/devices/abcd", #"{"attributesType":"X"}"#, "attributesType: goes with liveActivity"),
+            ("PUT", "/api/v1/activity-types/ScoreAttributes", #"{"contentState":{"score":"Integer"}}"#, "contentState.score"),
+            ("PUT", "/api/v1/activity-types/score", #"{"contentState":{}}"#, "Swift type names"),
+        ])
     func badBodies(_ method: String, _ target: String, _ body: String, _ named: String) async throws {
         try await withPushMockServer { server in
             let reply = await server.inspect(method, target, body: body)

@@ -2,13 +2,13 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOFoundationCompat
-import NIOPosix
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockStore
-import PushMockInspection
 import PushMockTesting
 import Synchronization
 import Testing
@@ -36,7 +36,9 @@ struct PushMockTestingExampleTests {
         }
     }
 
-    static func post(_ client: HTTPClient, _ url: String, headers: [(String, String)], body: String) async throws -> (status: Int, body: String, version: HTTPVersion) {
+    static func post(
+        _ client: HTTPClient, _ url: String, headers: [(String, String)], body: String
+    ) async throws -> (status: Int, body: String, version: HTTPVersion) {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
@@ -52,16 +54,19 @@ struct PushMockTestingExampleTests {
             try await Self.withClient(server) { client in
                 let now = Int(Date().timeIntervalSince1970)
                 let payload = #"{"aps":{"event":"update","timestamp":\#(now),"content-state":{"home":2,"away":1}}}"#
-                let answer = try await Self.post(client, "\(server.pushURL)/3/device/\(Self.activityToken)", headers: [
-                    ("authorization", "bearer \(try server.credentials.apnsToken())"),
-                    ("apns-topic", "com.example.app.push-type.liveactivity"),
-                    ("apns-push-type", "liveactivity"),
-                    ("apns-priority", "10"),
-                ], body: payload)
+                let answer = try await Self.post(
+                    client, "\(server.pushURL)/3/device/\(Self.activityToken)",
+                    headers: [
+                        ("authorization", "bearer \(try server.credentials.apnsToken())"),
+                        ("apns-topic", "com.example.app.push-type.liveactivity"),
+                        ("apns-push-type", "liveactivity"),
+                        ("apns-priority", "10"),
+                    ], body: payload)
                 #expect(answer.status == 200, "\(answer.body)")
                 #expect(answer.version == .http2, "APNs is HTTP/2")
 
-                let updates = try await server.waitForDeliveries(matching: DeliveryFilter(deviceToken: Self.activityToken, pushType: "liveactivity"), count: 1)
+                let updates = try await server.waitForDeliveries(
+                    matching: DeliveryFilter(deviceToken: Self.activityToken, pushType: "liveactivity"), count: 1)
                 #expect(updates.count == 1)
                 let update = try #require(updates.first)
                 #expect(update.outcome == .accepted)
@@ -80,9 +85,11 @@ struct PushMockTestingExampleTests {
                 let credentials = try server.credentials
                 let body = #"{"aps":{"alert":"hello"}}"#
                 func send(_ jwt: String) async throws -> (Int, String) {
-                    let answer = try await Self.post(client, "\(server.pushURL)/3/device/\(String(repeating: "ab", count: 32))", headers: [
-                        ("authorization", "bearer \(jwt)"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
-                    ], body: body)
+                    let answer = try await Self.post(
+                        client, "\(server.pushURL)/3/device/\(String(repeating: "ab", count: 32))",
+                        headers: [
+                            ("authorization", "bearer \(jwt)"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
+                        ], body: body)
                     return (answer.status, answer.body)
                 }
                 #expect(try await send(credentials.apnsToken()).0 == 200)
@@ -104,14 +111,19 @@ struct PushMockTestingExampleTests {
             try await Self.withClient(server) { client in
                 let credentials = try server.credentials
                 #expect(credentials.serviceAccountJSON.contains(#""token_uri":"\#(server.pushURL)/token""#))
-                let exchange = try await Self.post(client, credentials.tokenURL, headers: [("content-type", "application/x-www-form-urlencoded")], body: try credentials.tokenRequestBody())
+                let exchange = try await Self.post(
+                    client, credentials.tokenURL, headers: [("content-type", "application/x-www-form-urlencoded")],
+                    body: try credentials.tokenRequestBody())
                 #expect(exchange.status == 200, "\(exchange.body)")
-                let accessToken = try #require((try JSONSerialization.jsonObject(with: Data(exchange.body.utf8)) as? [String: Any])?["access_token"] as? String)
+                let accessToken = try #require(
+                    (try JSONSerialization.jsonObject(with: Data(exchange.body.utf8)) as? [String: Any])?["access_token"] as? String)
                 let registration = "dGVzdC1pbnN0YW5jZS0wMDAx:APA91b" + String(repeating: "Xy9", count: 40)
                 let message = #"{"message":{"token":"\#(registration)","notification":{"title":"Goal","body":"2-1"},"data":{"match":"42"}}}"#
-                let sent = try await Self.post(client, "\(server.pushURL)/v1/projects/\(credentials.fcmProjectID)/messages:send", headers: [
-                    ("authorization", "Bearer \(accessToken)"), ("content-type", "application/json"),
-                ], body: message)
+                let sent = try await Self.post(
+                    client, "\(server.pushURL)/v1/projects/\(credentials.fcmProjectID)/messages:send",
+                    headers: [
+                        ("authorization", "Bearer \(accessToken)"), ("content-type", "application/json"),
+                    ], body: message)
                 #expect(sent.status == 200, "\(sent.body)")
                 let fcm = try await server.waitForDeliveries(matching: DeliveryFilter(service: .fcm), count: 1)
                 let view = try #require(fcm.first?.fcmMessage)
@@ -128,9 +140,12 @@ struct PushMockTestingExampleTests {
             try await Self.withClient(server) { client in
                 let token = String(repeating: "cd", count: 32)
                 func send() async throws -> (Int, String) {
-                    let answer = try await Self.post(client, "\(server.pushURL)/3/device/\(token)", headers: [
-                        ("authorization", "bearer \(try server.credentials.apnsToken())"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
-                    ], body: #"{"aps":{"alert":"hi"}}"#)
+                    let answer = try await Self.post(
+                        client, "\(server.pushURL)/3/device/\(token)",
+                        headers: [
+                            ("authorization", "bearer \(try server.credentials.apnsToken())"), ("apns-topic", "com.example.app"),
+                            ("apns-push-type", "alert"),
+                        ], body: #"{"aps":{"alert":"hi"}}"#)
                     return (answer.status, answer.body)
                 }
                 server.injectFault("gone", match: .init(service: .apns, token: token), reject: 410, reason: "Unregistered", count: 1)
@@ -172,13 +187,17 @@ struct PushMockTestingExampleTests {
             try await Self.withClient(server) { client in
                 let remote = PushMockClient(inspectionURL: try #require(server.inspectionURL), httpClient: client)
                 try await remote.reset()
-                try await remote.addFault(FaultRule(id: "busy", match: .init(service: .apns), action: .reject(status: 429, reason: "TooManyRequests"), count: 1))
+                try await remote.addFault(
+                    FaultRule(id: "busy", match: .init(service: .apns), action: .reject(status: 429, reason: "TooManyRequests"), count: 1))
                 async let waited = remote.waitForDeliveries(["service": "apns"], count: 2, timeout: .seconds(10))
                 try await Task.sleep(for: .milliseconds(100))
                 for expected in [429, 200] {
-                    let answer = try await Self.post(client, "\(server.pushURL)/3/device/\(String(repeating: "ef", count: 32))", headers: [
-                        ("authorization", "bearer \(try server.credentials.apnsToken())"), ("apns-topic", "com.example.app"), ("apns-push-type", "alert"),
-                    ], body: #"{"aps":{"alert":"hi"}}"#)
+                    let answer = try await Self.post(
+                        client, "\(server.pushURL)/3/device/\(String(repeating: "ef", count: 32))",
+                        headers: [
+                            ("authorization", "bearer \(try server.credentials.apnsToken())"), ("apns-topic", "com.example.app"),
+                            ("apns-push-type", "alert"),
+                        ], body: #"{"aps":{"alert":"hi"}}"#)
                     #expect(answer.status == expected)
                 }
                 let deliveries = try await waited
@@ -203,12 +222,15 @@ struct PushMockTestingExampleTests {
             try await Self.withClient(server) { client in
                 let remote = PushMockClient(inspectionURL: try #require(server.inspectionURL), httpClient: client)
                 for (token, topic) in [("ef", "com.example.app"), ("ab", "com.example.other")] {
-                    _ = try await Self.post(client, "\(server.pushURL)/3/device/\(String(repeating: token, count: 32))", headers: [
-                        ("authorization", "bearer \(try server.credentials.apnsToken())"), ("apns-topic", topic), ("apns-push-type", "alert"),
-                    ], body: #"{"aps":{"alert":"to \#(token)"}}"#)
+                    _ = try await Self.post(
+                        client, "\(server.pushURL)/3/device/\(String(repeating: token, count: 32))",
+                        headers: [
+                            ("authorization", "bearer \(try server.credentials.apnsToken())"), ("apns-topic", topic), ("apns-push-type", "alert"),
+                        ], body: #"{"aps":{"alert":"to \#(token)"}}"#)
                 }
                 var filters: [DeliveryFilter] = [
-                    DeliveryFilter(service: .apns), DeliveryFilter(deviceToken: String(repeating: "EF", count: 32)), DeliveryFilter(topic: "com.example.other"),
+                    DeliveryFilter(service: .apns), DeliveryFilter(deviceToken: String(repeating: "EF", count: 32)),
+                    DeliveryFilter(topic: "com.example.other"),
                     DeliveryFilter(outcome: .rejected), DeliveryFilter(service: .fcm),
                 ]
                 var text = DeliveryFilter()
@@ -232,7 +254,8 @@ struct PushMockTestingExampleTests {
 
     @Test("a DeliveryFilter's query items read back as the same filter, field by field")
     func filterRoundTrip() throws {
-        var filter = DeliveryFilter(service: .apns, deviceToken: "ab", topic: "t", pushType: "alert", project: "p", outcome: .dropped, reason: "R", after: 3)
+        var filter = DeliveryFilter(
+            service: .apns, deviceToken: "ab", topic: "t", pushType: "alert", project: "p", outcome: .dropped, reason: "R", after: 3)
         filter.environment = "sandbox"
         filter.status = 410
         filter.before = 9

@@ -1,7 +1,7 @@
-import PushMockTestSupport
 import NIOCore
 import NIOHPACK
 import NIOHTTP2
+import PushMockTestSupport
 import PushMockTransport
 import Testing
 
@@ -52,7 +52,10 @@ struct HTTP2FrameTests {
             let client = try await H2FrameClient.connect(port: listener.port, tls: true)
             defer { Task { await client.close() } }
             let frame = try await client.waitFor("initial SETTINGS") { $0.maxConcurrentStreams != nil }
-            guard case .settings(.settings(let values)) = frame.payload else { Issue.record("not SETTINGS"); return }
+            guard case .settings(.settings(let values)) = frame.payload else {
+                Issue.record("not SETTINGS")
+                return
+            }
             let byID = Dictionary(values.map { ($0.parameter, $0.value) }, uniquingKeysWith: { $1 })
             #expect(byID[.headerTableSize] == 4096)
             #expect(byID[.maxConcurrentStreams] == 1000)
@@ -83,7 +86,10 @@ struct HTTP2FrameTests {
             defer { Task { await client.close() } }
             client.send(streamID: 1, path: "/reset", body: Array("{}".utf8))
             let frames = try await client.completedStream(1)
-            guard case .rstStream(let code) = frames.last?.payload else { Issue.record("expected RST_STREAM, got \(frames)"); return }
+            guard case .rstStream(let code) = frames.last?.payload else {
+                Issue.record("expected RST_STREAM, got \(frames)")
+                return
+            }
             #expect(code == .cancel)
             client.send(streamID: 3, path: "/after-reset", body: Array("{}".utf8))
             #expect(try await client.status(of: 3) == "200")

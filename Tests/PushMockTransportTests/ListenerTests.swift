@@ -1,7 +1,7 @@
-import PushMockTestSupport
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import PushMockTestSupport
 import PushMockTransport
 import Synchronization
 import Testing
@@ -12,7 +12,8 @@ struct ListenerTests {
     func http2OverTLS() async throws {
         try await withListener { listener in
             try await withHTTPClient { client in
-                let (response, body) = try await client.send("https://localhost:\(listener.port)/hello?x=1", method: .POST, headers: [("x-a", "1"), ("x-a", "2")], body: Array("{}".utf8))
+                let (response, body) = try await client.send(
+                    "https://localhost:\(listener.port)/hello?x=1", method: .POST, headers: [("x-a", "1"), ("x-a", "2")], body: Array("{}".utf8))
                 #expect(response.status == .ok)
                 #expect(response.version == .http2)
                 let echo = try decodeEcho(body)
@@ -66,7 +67,8 @@ struct ListenerTests {
     func http1OverTLS() async throws {
         try await withListener { listener in
             try await withHTTPClient(http1Only: true) { client in
-                let (response, body) = try await client.send("https://127.0.0.1:\(listener.port)/one", method: .POST, headers: [("X-Mixed-Case", "v")], body: Array("abc".utf8))
+                let (response, body) = try await client.send(
+                    "https://127.0.0.1:\(listener.port)/one", method: .POST, headers: [("X-Mixed-Case", "v")], body: Array("abc".utf8))
                 #expect(response.version == .http1_1)
                 let echo = try decodeEcho(body)
                 #expect(echo.httpVersion == "HTTP/1.1")

@@ -1,5 +1,5 @@
-import PushMockTestSupport
 import NIOCore
+import PushMockTestSupport
 import Testing
 
 @testable import PushMockTransport
@@ -74,7 +74,8 @@ struct NGHTTP2ConnectionTests {
         let recorder = Recorder()
         let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
         let block = Self.requestBlock(path: "/3/device/abcd", extra: [("apns-topic", "com.example.app"), ("x-dup", "a"), ("x-dup", "b")])
-        let bytes = Self.start + Self.headers(stream: 1, block: block, endStream: false)
+        let bytes =
+            Self.start + Self.headers(stream: 1, block: block, endStream: false)
             + Self.data(stream: 1, bytes: Array(#"{"aps":"#.utf8), endStream: false)
             + Self.data(stream: 1, bytes: Array("{}}".utf8), endStream: true)
         #expect(Self.feed(connection, bytes) == .ok)
@@ -91,7 +92,9 @@ struct NGHTTP2ConnectionTests {
         #expect(request.limitExceeded == nil)
     }
 
-    @Test("pooled streams give each request exactly its own fields, in order: many (past every growth), few, none, and after a stream reset mid-request")
+    @Test(
+        "pooled streams give each request exactly its own fields, in order: many (past every growth), few, none, and after a stream reset mid-request"
+    )
     func fieldsOnPooledStreams() {
         let recorder = Recorder()
         let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
@@ -106,14 +109,25 @@ struct NGHTTP2ConnectionTests {
         #expect(Self.feed(connection, Self.start) == .ok)
         for (index, size) in sizes.enumerated() {
             let stream = UInt32(1 + 2 * index)
-            #expect(Self.feed(connection, Self.headers(stream: stream, block: Self.requestBlock(path: "/\(index)", extra: fields(size, "s\(index)")), endStream: true)) == .ok)
+            #expect(
+                Self.feed(
+                    connection,
+                    Self.headers(stream: stream, block: Self.requestBlock(path: "/\(index)", extra: fields(size, "s\(index)")), endStream: true))
+                    == .ok)
             _ = Self.output(connection)
         }
         // A stream reset after its fields and before its end: the next stream must not see them.
         let resetStream = UInt32(1 + 2 * sizes.count)
         let rst = RawFrame.frame(type: 0x3, stream: resetStream, payload: [0, 0, 0, 8])  // RST_STREAM CANCEL
-        #expect(Self.feed(connection, Self.headers(stream: resetStream, block: Self.requestBlock(path: "/reset", extra: fields(40, "gone")), endStream: false) + rst) == .ok)
-        #expect(Self.feed(connection, Self.headers(stream: resetStream + 2, block: Self.requestBlock(path: "/after", extra: fields(2, "after")), endStream: true)) == .ok)
+        #expect(
+            Self.feed(
+                connection,
+                Self.headers(stream: resetStream, block: Self.requestBlock(path: "/reset", extra: fields(40, "gone")), endStream: false) + rst) == .ok
+        )
+        #expect(
+            Self.feed(
+                connection,
+                Self.headers(stream: resetStream + 2, block: Self.requestBlock(path: "/after", extra: fields(2, "after")), endStream: true)) == .ok)
         _ = Self.output(connection)
 
         #expect(recorder.requests.map(\.path) == sizes.indices.map { "/\($0)" } + ["/after"])
@@ -236,7 +250,8 @@ struct NGHTTP2ConnectionTests {
         let recorder = Recorder()
         let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
         _ = Self.output(connection)
-        let bytes = Self.start
+        let bytes =
+            Self.start
             + Self.headers(stream: 5, block: Self.requestBlock(path: "/a"), endStream: true)
             + Self.headers(stream: 3, block: Self.requestBlock(path: "/b"), endStream: true)
             + Self.headers(stream: 7, block: Self.requestBlock(path: "/c"), endStream: true)
@@ -249,7 +264,8 @@ struct NGHTTP2ConnectionTests {
         let recorder = Recorder()
         let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
         _ = Self.output(connection)
-        let bytes = Self.start
+        let bytes =
+            Self.start
             + Self.headers(stream: 1, block: Self.requestBlock(path: "/a", extra: [("Apns-Topic", "x")]), endStream: true)
             + Self.headers(stream: 3, block: Self.requestBlock(path: "/b"), endStream: true)
         #expect(Self.feed(connection, bytes) == .ok)
@@ -343,7 +359,8 @@ struct NGHTTP2ConnectionTests {
     @Test("after a 413 the stream is reset with NO_ERROR once the answer is out, so the client stops sending")
     func bodyCapResets() {
         let (connection, recorder) = Self.answering(413, reason: "PayloadTooLarge", maxBodySize: 10)
-        let bytes = Self.start + Self.headers(stream: 1, block: Self.requestBlock(path: "/big"), endStream: false)
+        let bytes =
+            Self.start + Self.headers(stream: 1, block: Self.requestBlock(path: "/big"), endStream: false)
             + Self.data(stream: 1, bytes: [UInt8](repeating: 0x61, count: 20), endStream: false)
         #expect(Self.feed(connection, bytes) == .ok)
         #expect(recorder.limits == [.bodySize(limit: 10)])
@@ -380,9 +397,11 @@ struct NGHTTP2ConnectionTests {
         var index = 0
         while index + 9 <= bytes.count {
             let length = Int(bytes[index]) << 16 | Int(bytes[index + 1]) << 8 | Int(bytes[index + 2])
-            let stream = UInt32(bytes[index + 5] & 0x7F) << 24 | UInt32(bytes[index + 6]) << 16 | UInt32(bytes[index + 7]) << 8 | UInt32(bytes[index + 8])
+            let stream =
+                UInt32(bytes[index + 5] & 0x7F) << 24 | UInt32(bytes[index + 6]) << 16 | UInt32(bytes[index + 7]) << 8 | UInt32(bytes[index + 8])
             guard index + 9 + length <= bytes.count else { break }
-            frames.append(Frame(type: bytes[index + 3], flags: bytes[index + 4], stream: stream, payload: Array(bytes[(index + 9)..<(index + 9 + length)])))
+            frames.append(
+                Frame(type: bytes[index + 3], flags: bytes[index + 4], stream: stream, payload: Array(bytes[(index + 9)..<(index + 9 + length)])))
             index += 9 + length
         }
         return frames

@@ -1,6 +1,6 @@
-import PushMockTestSupport
 import NIOCore
 import NIOEmbedded
+import PushMockTestSupport
 import Synchronization
 import Testing
 

@@ -39,7 +39,10 @@ struct StreamTableTests {
         var next: Int32 = 1
         Self.agree(operations: 20_000, seed: 1) { random in
             // Mostly new ids, sometimes one of the last hundred.
-            if random.next() % 2 == 0 { next += 2; return next }
+            if random.next() % 2 == 0 {
+                next += 2
+                return next
+            }
             return max(1, next - 2 * Int32(random.next() % 100))
         }
         Self.agree(operations: 20_000, seed: 2) { random in Int32(1 + 2 * (random.next() % 40)) }

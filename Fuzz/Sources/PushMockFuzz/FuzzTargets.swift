@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
+import PushMockBytes
 import PushMockCore
 import PushMockInspection
 import PushMockServer
 import PushMockStore
 
 /// One libFuzzer entry point for every parser on a request path (issue 10); `PUSHMOCK_FUZZ`
-/// chooses the target: `apns`, `jwt`, `fcm`, `inspection` or `config`. A crash, trap or
+/// chooses the target: `apns`, `jwt`, `fcm`, `inspection`, `config` or `bytes`. A crash, trap or
 /// sanitizer report is a finding; an answer of any kind is a pass.
 enum FuzzTargets {
     static let target = ProcessInfo.processInfo.environment["PUSHMOCK_FUZZ"] ?? "apns"
@@ -32,7 +33,8 @@ enum FuzzTargets {
         case "fcm": _ = try? fcm.validate(bytes, now: now)
         case "inspection": inspection(bytes)
         case "config": config(bytes)
-        default: fatalError("PUSHMOCK_FUZZ must be apns, jwt, fcm, inspection or config")
+        case "bytes": byteLevel(bytes)
+        default: fatalError("PUSHMOCK_FUZZ must be apns, jwt, fcm, inspection, config or bytes")
         }
     }
 
@@ -50,12 +52,17 @@ enum FuzzTargets {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             return HeaderField(name: String(line[..<colon]).lowercased(), value: String(line[line.index(after: colon)...].drop { $0 == " " }))
         }
-        let credential: APNSConnectionCredential = selector & 1 == 0
+        let credential: APNSConnectionCredential =
+            selector & 1 == 0
             ? .token
-            : .certificate(.init(subject: "UID=com.example.app", bundleID: "com.example.app", topics: ["com.example.app"], environments: [.sandbox, .production]))
+            : .certificate(
+                .init(
+                    subject: "UID=com.example.app", bundleID: "com.example.app", topics: ["com.example.app"], environments: [.sandbox, .production]))
         var auth = APNSConnectionAuth()
         var ids = IDGenerator(seed: 1)
-        let request = APNSRequest(method: selector & 2 == 0 ? "POST" : "GET", path: path, headers: headers, body: body, environment: selector & 4 == 0 ? .sandbox : .production)
+        let request = APNSRequest(
+            method: selector & 2 == 0 ? "POST" : "GET", path: path, headers: headers, body: body,
+            environment: selector & 4 == 0 ? .sandbox : .production)
         _ = validator.validate(request, credential: credential, auth: &auth, now: now, ids: &ids)
     }
 
@@ -75,7 +82,9 @@ enum FuzzTargets {
         let body = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
         // Every method through the route table (waits time out at once: `timeout` is forced to 0).
         for method in ["GET", "PUT", "DELETE", "POST"] {
-            let request = InspectionRequest(method: method, target: target + (target.contains("?") ? "&" : "?") + "timeout=0", headers: [("x-pushmock-client", "fuzz")], body: body)
+            let request = InspectionRequest(
+                method: method, target: target + (target.contains("?") ? "&" : "?") + "timeout=0", headers: [("x-pushmock-client", "fuzz")],
+                body: body)
             let done = DispatchSemaphore(value: 0)
             Task {
                 if case .stream(_, let start) = await router.respond(to: request) { start(ClosedSink()) }
@@ -87,6 +96,50 @@ enum FuzzTargets {
         _ = browserGuard.hostRefusal(path: request.path, host: target)
         _ = browserGuard.crossSiteRefusal(method: "POST", path: request.path, headers: request.headers)
         _ = JSONValue.parse(body)
+    }
+
+    /// PushMockBytes: damaged packed records read without reading past their end; strings and
+    /// counts written and read back whole; views compared as arrays compare. A wrong answer traps.
+    static func byteLevel(_ bytes: [UInt8]) {
+        guard let selector = bytes.first else { return }
+        let rest = Array(bytes.dropFirst())
+        rest.withByteView { view in
+            // Whatever the bytes, the reader steps as the input directs and stays within them.
+            var reader = VarBytes.Reader(view)
+            var steps = 0
+            while !reader.failed, reader.remaining > 0, steps < 512 {
+                let before = reader.offset
+                switch (Int(selector) + steps) % 3 {
+                case 0: precondition(reader.count() <= view.count || reader.failed)
+                case 1: _ = reader.string()
+                default: precondition(reader.take(Int(reader.byte()) % 9).count <= view.count)
+                }
+                precondition(reader.offset <= view.count && (reader.failed || reader.offset > before))
+                steps += 1
+            }
+        }
+        // Round trip: the input cut into strings (and nil for an empty piece), written and read back.
+        let pieces = rest.split(separator: selector, omittingEmptySubsequences: false).map { $0.isEmpty ? nil : String(decoding: $0, as: UTF8.self) }
+        let size = pieces.map(VarBytes.size).reduce(VarBytes.size(pieces.count), +)
+        let packed = [UInt8](capacity: size) { out in
+            out.putCount(pieces.count)
+            for piece in pieces { out.putString(piece) }
+        }
+        precondition(packed.count == size)
+        packed.withByteView { view in
+            var reader = VarBytes.Reader(view)
+            precondition(reader.count() == pieces.count)
+            for piece in pieces { precondition(reader.string() == piece) }
+            precondition(!reader.failed && reader.remaining == 0)
+        }
+        // Views compare as their arrays do, at every split.
+        let half = rest.count / 2
+        let left = Array(rest[..<half])
+        let right = Array(rest[half..<(half * 2)])
+        left.withByteView { a in right.withByteView { b in precondition(a.equals(b) == (left == right)) } }
+        let text = String(decoding: left, as: UTF8.self)
+        let other = String(decoding: right, as: UTF8.self)
+        precondition(text.hasSameUTF8(as: other) == (Array(text.utf8) == Array(other.utf8)))
     }
 
     static func config(_ bytes: [UInt8]) {

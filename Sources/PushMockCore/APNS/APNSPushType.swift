@@ -1,4 +1,5 @@
 import PushMockBytes
+
 #if canImport(Glibc)
 #elseif canImport(Darwin)
 import Darwin
@@ -19,7 +20,9 @@ public struct APNSPushType: Sendable, Hashable, CustomStringConvertible {
     public let allowsCertificateAuth: Bool
 
     /// Creates a push type.
-    public init(rawValue: String, topicSuffix: String, maxPayloadSize: Int = 4096, allowedPriorities: Set<Int>? = nil, allowsCertificateAuth: Bool = true) {
+    public init(
+        rawValue: String, topicSuffix: String, maxPayloadSize: Int = 4096, allowedPriorities: Set<Int>? = nil, allowsCertificateAuth: Bool = true
+    ) {
         self.rawValue = rawValue
         self.topicSuffix = topicSuffix
         self.maxPayloadSize = maxPayloadSize
@@ -38,13 +41,16 @@ public struct APNSPushType: Sendable, Hashable, CustomStringConvertible {
     public static let fileprovider = APNSPushType(rawValue: "fileprovider", topicSuffix: ".pushkit.fileprovider")
     /// MDM topics are the UID of the MDM certificate: no suffix is checked.
     public static let mdm = APNSPushType(rawValue: "mdm", topicSuffix: "")
-    public static let liveactivity = APNSPushType(rawValue: "liveactivity", topicSuffix: ".push-type.liveactivity", allowedPriorities: [5, 10], allowsCertificateAuth: false)
+    public static let liveactivity = APNSPushType(
+        rawValue: "liveactivity", topicSuffix: ".push-type.liveactivity", allowedPriorities: [5, 10], allowsCertificateAuth: false)
     public static let pushtotalk = APNSPushType(rawValue: "pushtotalk", topicSuffix: ".voip-ptt")
     public static let widgets = APNSPushType(rawValue: "widgets", topicSuffix: ".push-type.widgets")
     public static let controls = APNSPushType(rawValue: "controls", topicSuffix: ".push-type.controls")
 
     /// All eleven push types Apple documents.
-    public static let all: [APNSPushType] = [.alert, .background, .location, .voip, .complication, .fileprovider, .mdm, .liveactivity, .pushtotalk, .widgets, .controls]
+    public static let all: [APNSPushType] = [
+        .alert, .background, .location, .voip, .complication, .fileprovider, .mdm, .liveactivity, .pushtotalk, .widgets, .controls,
+    ]
 
     /// The push type for a wire value (exact, lowercase), or `nil` if APNs does not know it.
     public init?(wire: String) {

@@ -10,7 +10,8 @@ extension APNSValidator {
         // The connection's last accepted token again (almost every push): everything but its age
         // was checked when it was accepted, and a registry change or reset forgets it.
         if let authorization = headers.authorization, let accepted = auth.acceptedToken, accepted.generation == tokens.generation,
-            accepted.environment == environment, accepted.authorization == authorization {
+            accepted.environment == environment, accepted.authorization == authorization
+        {
             let (age, overflow) = now.subtractingReportingOverflow(accepted.issuedAt)
             if !overflow, age <= options.tokenLifetime.wholeSeconds, -age <= options.futureIssuedAtTolerance.wholeSeconds {
                 verdict.identity = auth.identity
@@ -58,7 +59,10 @@ extension APNSValidator {
         // without trapping (an overflow means "absurdly far" in that direction).
         let (age, ageOverflow) = now.subtractingReportingOverflow(token.issuedAt)
         if (ageOverflow && token.issuedAt < 0) || (!ageOverflow && age > options.tokenLifetime.wholeSeconds) {
-            return (.expiredProviderToken, ageOverflow ? "iat \(token.issuedAt) is not a time" : "iat \(token.issuedAt) is \(age) s old; tokens last \(options.tokenLifetime) s")
+            return (
+                .expiredProviderToken,
+                ageOverflow ? "iat \(token.issuedAt) is not a time" : "iat \(token.issuedAt) is \(age) s old; tokens last \(options.tokenLifetime) s"
+            )
         }
         if (ageOverflow && token.issuedAt > 0) || (!ageOverflow && -age > options.futureIssuedAtTolerance.wholeSeconds) {
             return (.invalidProviderToken, ageOverflow ? "iat \(token.issuedAt) is not a time" : "iat \(token.issuedAt) is \(-age) s in the future")
@@ -73,8 +77,13 @@ extension APNSValidator {
             return (.unrelatedKeyIDInToken, "this connection is bound to key \(boundKey); open a new connection for key \(token.keyID)")
         }
         let identity = APNSConnectionAuth.TokenIdentity(keyID: token.keyID, issuedAtMilliseconds: token.issuedAtMilliseconds)
-        if let current = auth.tokenIdentity, current != identity, let changed = auth.tokenChangedAt, now - changed < options.tokenRefreshInterval.wholeSeconds {
-            return (.tooManyProviderTokenUpdates, "a new token \(now - changed) s after the last one; refresh at most every \(options.tokenRefreshInterval.wholeSeconds / 60) minutes")
+        if let current = auth.tokenIdentity, current != identity, let changed = auth.tokenChangedAt,
+            now - changed < options.tokenRefreshInterval.wholeSeconds
+        {
+            return (
+                .tooManyProviderTokenUpdates,
+                "a new token \(now - changed) s after the last one; refresh at most every \(options.tokenRefreshInterval.wholeSeconds / 60) minutes"
+            )
         }
         if auth.tokenIdentity != identity {
             auth.tokenIdentity = identity

@@ -36,7 +36,10 @@ extension APNSValidator {
         case .certificate(let identity):
             verdict.identity = identity.subject
             if !identity.environments.isEmpty, !identity.environments.contains(environment) {
-                return reject(.badCertificateEnvironment, "the certificate is for \(identity.environments.map(\.rawValue).sorted().joined(separator: ", ")), the request went to \(environment.rawValue)")
+                return reject(
+                    .badCertificateEnvironment,
+                    "the certificate is for \(identity.environments.map(\.rawValue).sorted().joined(separator: ", ")), the request went to \(environment.rawValue)"
+                )
             }
         case .token:
             break

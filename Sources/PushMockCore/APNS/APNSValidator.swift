@@ -1,4 +1,5 @@
 import PushMockBytes
+
 /// Judges one `/3/device/<token>` request like APNs does, in a documented order (reference §8):
 ///
 /// 1. connection: untrusted client certificate, certificate environment vs host;
@@ -26,7 +27,10 @@ public struct APNSValidator: Sendable {
     public let activityTypes: ActivityTypeRegistry
 
     /// Creates a validator.
-    public init(options: APNSValidationOptions = .init(), tokens: ProviderTokenVerifier, devices: DeviceRegistry, activityTypes: ActivityTypeRegistry = ActivityTypeRegistry()) {
+    public init(
+        options: APNSValidationOptions = .init(), tokens: ProviderTokenVerifier, devices: DeviceRegistry,
+        activityTypes: ActivityTypeRegistry = ActivityTypeRegistry()
+    ) {
         self.options = options
         self.tokens = tokens
         self.devices = devices
@@ -73,7 +77,10 @@ public struct APNSValidator: Sendable {
         if case .certificate(let identity) = credential {
             verdict.identity = identity.subject
             if !identity.environments.isEmpty, !identity.environments.contains(request.environment) {
-                return reject(.badCertificateEnvironment, "the certificate is for \(identity.environments.map(\.rawValue).sorted().joined(separator: ", ")), the request went to \(request.environment.rawValue)")
+                return reject(
+                    .badCertificateEnvironment,
+                    "the certificate is for \(identity.environments.map(\.rawValue).sorted().joined(separator: ", ")), the request went to \(request.environment.rawValue)"
+                )
             }
         }
 
@@ -98,7 +105,9 @@ public struct APNSValidator: Sendable {
             return reject(.badMessageID, "apns-id must be a UUID (8-4-4-4-12 hex digits)")
         }
         if let expiration = headers.expiration {
-            guard let value = Int64(expiration), value >= 0 else { return reject(.badExpirationDate, "apns-expiration must be an integer number of seconds") }
+            guard let value = Int64(expiration), value >= 0 else {
+                return reject(.badExpirationDate, "apns-expiration must be an integer number of seconds")
+            }
             verdict.expiration = value
         }
         let priority: Int
@@ -117,7 +126,9 @@ public struct APNSValidator: Sendable {
             pushType = known
         }
         if let collapseID = headers.collapseID {
-            guard collapseID.utf8.count <= 64 else { return reject(.badCollapseID, "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64") }
+            guard collapseID.utf8.count <= 64 else {
+                return reject(.badCollapseID, "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64")
+            }
             verdict.collapseID = collapseID
         }
         let topicText: String
@@ -133,7 +144,8 @@ public struct APNSValidator: Sendable {
         verdict.pushType = resolvedType
         if let allowed = resolvedType.allowedPriorities, !allowed.contains(priority) {
             if resolvedType != .background || options.rejectBackgroundPriority10 {
-                return reject(.badPriority, "\(resolvedType.rawValue) pushes allow priority \(allowed.sorted().map(String.init).joined(separator: " or "))")
+                return reject(
+                    .badPriority, "\(resolvedType.rawValue) pushes allow priority \(allowed.sorted().map(String.init).joined(separator: " or "))")
             }
         }
 
@@ -157,7 +169,9 @@ public struct APNSValidator: Sendable {
                 return reject(.badTopic, "topic \(topicText) is for \(inferred.pushType.rawValue) pushes, not \(resolvedType.rawValue)")
             }
             bundleID = topicText
-        } else if topicText.utf8.count > resolvedType.topicSuffix.utf8.count, topicText.utf8.reversed().starts(with: resolvedType.topicSuffix.utf8.reversed()) {
+        } else if topicText.utf8.count > resolvedType.topicSuffix.utf8.count,
+            topicText.utf8.reversed().starts(with: resolvedType.topicSuffix.utf8.reversed())
+        {
             bundleID = String(Substring(topicText.utf8.dropLast(resolvedType.topicSuffix.utf8.count)))
         } else if options.rejectTopicPushTypeMismatch {
             return reject(.badTopic, "\(resolvedType.rawValue) pushes need the topic <bundle id>\(resolvedType.topicSuffix), got \(topicText)")
@@ -175,7 +189,8 @@ public struct APNSValidator: Sendable {
                 return reject(.topicDisallowed, "\(resolvedType.rawValue) pushes need token authentication")
             }
             guard identity.topics.contains(topicText) || (identity.topics.isEmpty && identity.bundleID == topicText) else {
-                return reject(.topicDisallowed, "topic \(topicText) is not in the client certificate (topics: \(identity.topics.joined(separator: ", ")))")
+                return reject(
+                    .topicDisallowed, "topic \(topicText) is not in the client certificate (topics: \(identity.topics.joined(separator: ", ")))")
             }
         case .token, .untrustedCertificate:
             if let rejection = authorizeTopic(bundleID: bundleID, auth: &auth) {
@@ -225,14 +240,16 @@ public struct APNSValidator: Sendable {
                 return reject(.expiredToken, "the token expired")
             }
         } else if devices.closed {
-            return reject(.badDeviceToken, "the device registry is closed and this token is not in it; register it with PUT /api/v1/devices/\(deviceToken)")
+            return reject(
+                .badDeviceToken, "the device registry is closed and this token is not in it; register it with PUT /api/v1/devices/\(deviceToken)")
         }
 
         // 9. Live Activity payload rules (what a device would drop).
         if resolvedType == .liveactivity {
             // The topic's own diagnostics were recorded at step 6.
             let liveHeaders = LiveActivityHeaders(expiration: headers.expiration, collapseID: verdict.collapseID)
-            var finding = payload.map { LiveActivityPayloadRules.check(payload: $0, now: instant, options: options.liveActivity, headers: liveHeaders) }
+            var finding =
+                payload.map { LiveActivityPayloadRules.check(payload: $0, now: instant, options: options.liveActivity, headers: liveHeaders) }
                 ?? LiveActivityPayloadRules.Finding(violation: .missingAPS)
             var push = payload.flatMap { LiveActivityPush(payload: $0, priority: priority) }
             push?.collapseID = verdict.collapseID

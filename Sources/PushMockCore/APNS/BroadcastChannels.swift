@@ -34,7 +34,8 @@ public struct BroadcastChannels: Sendable {
                 word >>= 8
             }
         }
-        let channel = BroadcastChannel(id: Self.base64(bytes), bundleID: bundleID, environment: environment, messageStoragePolicy: policy, createdAt: now.millisecondsSinceEpoch)
+        let channel = BroadcastChannel(
+            id: Self.base64(bytes), bundleID: bundleID, environment: environment, messageStoragePolicy: policy, createdAt: now.millisecondsSinceEpoch)
         channels[channel.id] = channel
         order.append(channel.id)
         return channel
@@ -78,7 +79,9 @@ public struct BroadcastChannels: Sendable {
 
     static func base64(_ bytes: [UInt8]) -> String {
         // Standard alphabet with padding, as Apple's channel ids look ("dHN0LXNyY2gtY2hubA==").
-        var characters = Array(Base64URL.encode(bytes).utf8).map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 }
+        var characters = Array(Base64URL.encode(bytes).utf8).map {
+            $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0
+        }
         while characters.count % 4 != 0 { characters.append(UInt8(ascii: "=")) }
         return String(decoding: characters, as: UTF8.self)
     }
@@ -86,6 +89,8 @@ public struct BroadcastChannels: Sendable {
     /// Whether `text` is a plausible channel id: standard base64, at most 64 characters.
     public static func isWellFormedID(_ text: String) -> Bool {
         guard !text.isEmpty, text.utf8.count <= 64, text.utf8.count % 4 == 0 else { return false }
-        return text.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2F || $0 == 0x3D }
+        return text.utf8.allSatisfy {
+            ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2B || $0 == 0x2F || $0 == 0x3D
+        }
     }
 }

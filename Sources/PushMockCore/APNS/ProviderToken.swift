@@ -1,5 +1,5 @@
-import PushMockBytes
 public import Crypto
+import PushMockBytes
 
 /// An APNs provider token (compact JWS, ES256), parsed. Verification is separate so that a
 /// verified token string can be cached (ES256 verify ~65 µs; a cache hit ~0.2 µs).
@@ -55,7 +55,8 @@ public struct ProviderToken: Sendable, Hashable {
         guard let iss, !iss.isEmpty else { throw .missingIssuer }
         guard let iat else { throw .missingIssuedAt }
         let signingInput = jwt[jwt.startIndex..<parts[2].startIndex].dropLast()
-        return ProviderToken(keyID: kid, teamID: iss, issuedAt: iat.seconds, issuedAtMilliseconds: iat.milliseconds, signingInput: signingInput, signature: signature)
+        return ProviderToken(
+            keyID: kid, teamID: iss, issuedAt: iat.seconds, issuedAtMilliseconds: iat.milliseconds, signingInput: signingInput, signature: signature)
     }
 
     /// The latest fractional `iat` taken (year 2286): anything later is not a time a signer meant.
@@ -66,9 +67,11 @@ public struct ProviderToken: Sendable, Hashable {
     /// non-negative number with a fraction or exponent (RFC 7519's NumericDate; PyAPNs2 signs
     /// `time.time()`). A fractional string, a negative number and anything else is nil.
     static func issuedAt(_ value: JSONScanner.Value, in scanner: JSONScanner) -> (seconds: Int64, milliseconds: Int64)? {
-        let whole = scanner.int64(at: value) ?? scanner.string(at: value).flatMap { text in
-            text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ? Int64(text) : nil
-        }
+        let whole =
+            scanner.int64(at: value)
+            ?? scanner.string(at: value).flatMap { text in
+                text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } ? Int64(text) : nil
+            }
         if let whole {
             guard whole >= 0 else { return nil }
             return (whole, whole.multipliedReportingOverflow(by: 1000).overflow ? .max : whole * 1000)

@@ -62,7 +62,8 @@ extension FaultRule {
         if var matchObject = try object.object("match") {
             if let service = try matchObject.string("service") {
                 guard Delivery.Service.all.map(\.rawValue).contains(service) else {
-                    throw matchObject.error("service", "must be one of \(Delivery.Service.all.map(\.rawValue).joined(separator: ", ")), got \(service)")
+                    throw matchObject.error(
+                        "service", "must be one of \(Delivery.Service.all.map(\.rawValue).joined(separator: ", ")), got \(service)")
                 }
                 match.service = Delivery.Service(rawValue: service)
             }
@@ -79,7 +80,9 @@ extension FaultRule {
             // Final statuses only: a 1xx answer cannot carry the rejection's body.
             let status = try reject.int("status", in: 200...599) ?? Self.status(of: reason)
             guard let status else {
-                throw ConfigObject.error(reject.file, reject.path, "status is required for a reason that is neither an APNs reason nor an FCM error code PushMock knows (\(reason))")
+                throw ConfigObject.error(
+                    reject.file, reject.path,
+                    "status is required for a reason that is neither an APNs reason nor an FCM error code PushMock knows (\(reason))")
             }
             try reject.finish()
             actions.append(.reject(status: status, reason: reason))
@@ -95,10 +98,15 @@ extension FaultRule {
             actions.append(.resetStream)
         }
         guard actions.count == 1, let action = actions.first else {
-            throw ConfigObject.error(object.file, object.path, "exactly one action is required: reject {status, reason}, delayMilliseconds, goAway, or resetStream: true")
+            throw ConfigObject.error(
+                object.file, object.path, "exactly one action is required: reject {status, reason}, delayMilliseconds, goAway, or resetStream: true")
         }
         let id = try object.string("id") ?? "config-\(index + 1)"
-        guard !id.isEmpty, id.utf8.allSatisfy({ $0 == 0x2D || $0 == 0x2E || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+        guard !id.isEmpty,
+            id.utf8.allSatisfy({
+                $0 == 0x2D || $0 == 0x2E || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
+        else {
             throw object.error("id", "must be letters, digits, '.', '-' or '_' (it appears in URLs), got \(id)")
         }
         let count = try object.int("count", in: 1...((1 << 53) - 1))

@@ -93,7 +93,9 @@ public struct ConfigObject {
     /// A finite number in `range`, else a clear error (never a trapping conversion later).
     public mutating func double(_ key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double? {
         guard let number = try double(key) else { return nil }
-        guard number.isFinite, range.contains(number) else { throw error(key, "must be a number from \(range.lowerBound) to \(range.upperBound), got \(number)") }
+        guard number.isFinite, range.contains(number) else {
+            throw error(key, "must be a number from \(range.lowerBound) to \(range.upperBound), got \(number)")
+        }
         return number
     }
 
@@ -117,7 +119,9 @@ public struct ConfigObject {
         guard let value = try raw(key) else { return nil }
         guard case .array(let values) = value else { throw error(key, "expected an array") }
         let path = child(key)
-        return try values.enumerated().map { (item) throws(ConfigError) in try ConfigObject(file: file, path: "\(path)[\(item.offset)]", value: item.element) }
+        return try values.enumerated().map { (item) throws(ConfigError) in
+            try ConfigObject(file: file, path: "\(path)[\(item.offset)]", value: item.element)
+        }
     }
 
     public mutating func strings(_ key: String) throws(ConfigError) -> [String]? {
@@ -135,7 +139,9 @@ public struct ConfigObject {
         guard let value = try raw(key) else { return nil }
         guard case .object(let map) = value else { throw error(key, "expected an object") }
         let path = child(key)
-        return try map.map { (member) throws(ConfigError) in (member.key, try ConfigObject(file: file, path: "\(path).\(member.key)", value: member.value)) }
+        return try map.map { (member) throws(ConfigError) in
+            (member.key, try ConfigObject(file: file, path: "\(path).\(member.key)", value: member.value))
+        }
     }
 
     /// Refuses keys that were never asked for: a typo must not be ignored silently.

@@ -30,7 +30,8 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
 
     /// Creates a record.
     public init(
-        bundleID: String? = nil, environment: APNSEnvironment? = nil, state: State = .active, fcmProject: String? = nil, liveActivity: LiveActivityTokenKind? = nil,
+        bundleID: String? = nil, environment: APNSEnvironment? = nil, state: State = .active, fcmProject: String? = nil,
+        liveActivity: LiveActivityTokenKind? = nil,
         lastActiveMilliseconds: Int64? = nil
     ) {
         self.bundleID = bundleID

@@ -1,4 +1,5 @@
 import PushMockBytes
+
 /// The byte-level grammar FCM's rules use: registration tokens, topic names, analytics labels,
 /// colors, RFC 3339 timestamps, `google.protobuf.Duration` texts and case-insensitive names.
 extension FCMWalker {
@@ -19,11 +20,12 @@ extension FCMWalker {
 
     // MARK: Grammar
 
-    private static let base64URLTable = ImmortalBuffer<Bool>((0..<256).map { value in
-        let byte = UInt8(value)
-        return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-    })
+    private static let base64URLTable = ImmortalBuffer<Bool>(
+        (0..<256).map { value in
+            let byte = UInt8(value)
+            return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        })
 
     static func isBase64URL(_ byte: UInt8) -> Bool {
         base64URLTable[Int(byte)]

@@ -1,4 +1,5 @@
 import PushMockBytes
+
 /// Validates a `messages:send` body like FCM (fcm.md §2–§4, §7): proto3 JSON with snake_case or
 /// lowerCamelCase names, last duplicate key wins, unknown names and wrong types refused with Google's
 /// texts, exactly one target, target grammar, data rules, Android/Webpush/APNs options, sizes and
@@ -44,9 +45,11 @@ public struct FCMMessageValidator: Sendable {
     public func validate(_ body: [UInt8], now: PushInstant = .epoch, scratch: Scratch) throws(GoogleError) -> FCMSendResult {
         try body.withByteView { bytes throws(GoogleError) -> FCMSendResult in
             guard let tape = JSONTape(JSONScanner(bytes), storage: scratch.takeEntries()) else {
-                throw GoogleError(code: 400, message: "Invalid JSON payload received. Unexpected token.", status: "INVALID_ARGUMENT", details: [
-                    .badRequest([.init(field: "", description: "Invalid JSON payload received. Unexpected token.")]),
-                ])
+                throw GoogleError(
+                    code: 400, message: "Invalid JSON payload received. Unexpected token.", status: "INVALID_ARGUMENT",
+                    details: [
+                        .badRequest([.init(field: "", description: "Invalid JSON payload received. Unexpected token.")])
+                    ])
             }
             let walker = FCMWalker(tape: consume tape, validator: self, slots: scratch.slots)
             walker.now = now
@@ -79,4 +82,3 @@ public struct FCMMessageValidator: Sendable {
         }
     }
 }
-

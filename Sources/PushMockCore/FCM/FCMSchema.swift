@@ -1,4 +1,5 @@
 import PushMockBytes
+
 /// The FCM HTTP v1 message schema (fcm.md §3), as proto3 JSON sees it: field names in snake_case
 /// (lowerCamelCase is accepted too) and their types.
 ///
@@ -142,7 +143,8 @@ struct FCMSchema: Sendable {
         // The message level keeps an earlier member when a later one is null, as the request level does.
         types[Int(fields[0].argument)].nullKeepsEarlier = true
         self.tables = Tables(
-            fields: ImmortalBuffer(fields), types: ImmortalBuffer(types), names: ImmortalBuffer(names), enumSpans: ImmortalBuffer(enumSpans), enums: ImmortalBuffer(enums)
+            fields: ImmortalBuffer(fields), types: ImmortalBuffer(types), names: ImmortalBuffer(names), enumSpans: ImmortalBuffer(enumSpans),
+            enums: ImmortalBuffer(enums)
         )
         self.fieldNames = fieldNames
         self.typeNames = typeNames
@@ -168,7 +170,10 @@ struct FCMSchema: Sendable {
         var out = ""
         var upper = false
         for character in snake {
-            if character == "_" { upper = true; continue }
+            if character == "_" {
+                upper = true
+                continue
+            }
             out.append(upper ? Character(character.uppercased()) : character)
             upper = false
         }
@@ -180,39 +185,53 @@ struct FCMSchema: Sendable {
     static let fcmOptions = Declared.message("google.firebase.fcm.v1.FcmOptions", ["analytics_label": .string])
     static let notification = Declared.message("google.firebase.fcm.v1.Notification", ["title": .string, "body": .string, "image": .string])
     static let color = Declared.message("google.type.Color", ["red": .float, "green": .float, "blue": .float, "alpha": .float])
-    static let lightSettings = Declared.message("google.firebase.fcm.v1.LightSettings", [
-        "color": color, "light_on_duration": .duration, "light_off_duration": .duration,
-    ])
-    static let androidNotification = Declared.message("google.firebase.fcm.v1.AndroidNotification", [
-        "title": .string, "body": .string, "icon": .string, "color": .string, "sound": .string, "tag": .string,
-        "click_action": .string, "body_loc_key": .string, "body_loc_args": .repeatedString, "title_loc_key": .string,
-        "title_loc_args": .repeatedString, "channel_id": .string, "ticker": .string, "sticky": .bool, "event_time": .timestamp,
-        "local_only": .bool,
-        "notification_priority": .enumeration(["PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX"]),
-        "default_sound": .bool, "default_vibrate_timings": .bool, "default_light_settings": .bool, "vibrate_timings": .repeatedDuration,
-        "visibility": .enumeration(["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"]), "notification_count": .int32,
-        "light_settings": lightSettings, "image": .string,
-        "proxy": .enumeration(["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"]), "bypass_proxy_notification": .bool,
-    ])
+    static let lightSettings = Declared.message(
+        "google.firebase.fcm.v1.LightSettings",
+        [
+            "color": color, "light_on_duration": .duration, "light_off_duration": .duration,
+        ])
+    static let androidNotification = Declared.message(
+        "google.firebase.fcm.v1.AndroidNotification",
+        [
+            "title": .string, "body": .string, "icon": .string, "color": .string, "sound": .string, "tag": .string,
+            "click_action": .string, "body_loc_key": .string, "body_loc_args": .repeatedString, "title_loc_key": .string,
+            "title_loc_args": .repeatedString, "channel_id": .string, "ticker": .string, "sticky": .bool, "event_time": .timestamp,
+            "local_only": .bool,
+            "notification_priority": .enumeration([
+                "PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX",
+            ]),
+            "default_sound": .bool, "default_vibrate_timings": .bool, "default_light_settings": .bool, "vibrate_timings": .repeatedDuration,
+            "visibility": .enumeration(["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"]), "notification_count": .int32,
+            "light_settings": lightSettings, "image": .string,
+            "proxy": .enumeration(["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"]), "bypass_proxy_notification": .bool,
+        ])
     static let androidFCMOptions = Declared.message("google.firebase.fcm.v1.AndroidFcmOptions", ["analytics_label": .string])
-    static let android = Declared.message("google.firebase.fcm.v1.AndroidConfig", [
-        "collapse_key": .string, "priority": .enumeration(["NORMAL", "HIGH", "normal", "high"]), "ttl": .duration,
-        "restricted_package_name": .string, "data": .stringMap, "notification": androidNotification,
-        "fcm_options": androidFCMOptions, "direct_boot_ok": .bool, "bandwidth_constrained_ok": .bool,
-        "restricted_satellite_ok": .bool,
-    ])
+    static let android = Declared.message(
+        "google.firebase.fcm.v1.AndroidConfig",
+        [
+            "collapse_key": .string, "priority": .enumeration(["NORMAL", "HIGH", "normal", "high"]), "ttl": .duration,
+            "restricted_package_name": .string, "data": .stringMap, "notification": androidNotification,
+            "fcm_options": androidFCMOptions, "direct_boot_ok": .bool, "bandwidth_constrained_ok": .bool,
+            "restricted_satellite_ok": .bool,
+        ])
     static let webpushFCMOptions = Declared.message("google.firebase.fcm.v1.WebpushFcmOptions", ["link": .string, "analytics_label": .string])
-    static let webpush = Declared.message("google.firebase.fcm.v1.WebpushConfig", [
-        "headers": .stringMap, "data": .stringMap, "notification": .freeObject, "fcm_options": webpushFCMOptions,
-    ])
+    static let webpush = Declared.message(
+        "google.firebase.fcm.v1.WebpushConfig",
+        [
+            "headers": .stringMap, "data": .stringMap, "notification": .freeObject, "fcm_options": webpushFCMOptions,
+        ])
     static let apnsFCMOptions = Declared.message("google.firebase.fcm.v1.ApnsFcmOptions", ["analytics_label": .string, "image": .string])
-    static let apns = Declared.message("google.firebase.fcm.v1.ApnsConfig", [
-        "headers": .stringMap, "payload": .freeObject, "fcm_options": apnsFCMOptions, "live_activity_token": .string,
-    ])
-    static let message = Declared.message("google.firebase.fcm.v1.Message", [
-        "name": .string, "data": .stringMap, "notification": notification, "android": android,
-        "webpush": webpush, "apns": apns, "fcm_options": fcmOptions,
-        "token": .string, "topic": .string, "condition": .string, "fid": .string,
-    ])
+    static let apns = Declared.message(
+        "google.firebase.fcm.v1.ApnsConfig",
+        [
+            "headers": .stringMap, "payload": .freeObject, "fcm_options": apnsFCMOptions, "live_activity_token": .string,
+        ])
+    static let message = Declared.message(
+        "google.firebase.fcm.v1.Message",
+        [
+            "name": .string, "data": .stringMap, "notification": notification, "android": android,
+            "webpush": webpush, "apns": apns, "fcm_options": fcmOptions,
+            "token": .string, "topic": .string, "condition": .string, "fid": .string,
+        ])
     static let request = Declared.message("google.firebase.fcm.v1.SendMessageRequest", ["message": message, "validate_only": .bool])
 }

@@ -1,4 +1,5 @@
 import PushMockBytes
+
 /// The FCM rules beyond structure (fcm.md §3, §4, §6, §7), read from the walk's slots. Texts are
 /// Google's where known; where fcm.md §12 lists them as unknown, PushMock words them in Google's
 /// style (README).
@@ -16,7 +17,9 @@ extension FCMWalker {
         return result
     }
 
-    static let targets: [(name: String, field: Int)] = [("token", FCMField.token), ("topic", FCMField.topic), ("condition", FCMField.condition), ("fid", FCMField.fid)]
+    static let targets: [(name: String, field: Int)] = [
+        ("token", FCMField.token), ("topic", FCMField.topic), ("condition", FCMField.condition), ("fid", FCMField.fid),
+    ]
 
     func message() throws(GoogleError) {
         // Targets: a proto oneof; the second one set (in the order of their last members) is refused.
@@ -33,7 +36,8 @@ extension FCMWalker {
         }
         if let second {
             let message = "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(second.name)'"
-            throw GoogleError(code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: "message", description: message)])])
+            throw GoogleError(
+                code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: "message", description: message)])])
         }
         var target: FCMSendResult.Target?
         if let (name, value) = first, let text = tape.string(value) {
@@ -51,7 +55,9 @@ extension FCMWalker {
                 guard let target else {
                     throw GoogleError.invalidArgument("Recipient of the message is not set.", field: "message")
                 }
-                throw GoogleError.invalidArgument("A Live Activity message (apns.live_activity_token) must target a registration token, not a \(target.kind).", field: "message.\(target.kind)")
+                throw GoogleError.invalidArgument(
+                    "A Live Activity message (apns.live_activity_token) must target a registration token, not a \(target.kind).",
+                    field: "message.\(target.kind)")
             }
             for (name, field) in [("notification", FCMField.notification), ("data", FCMField.data)] {
                 if let value = value(field), tape.memberCount(of: value) > 0 {
@@ -83,10 +89,15 @@ extension FCMWalker {
         }
         if let notification = value(FCMField.notification) { size += tape.value(notification).range.count }
         if size > validator.maxMessagePayloadSize {
-            throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [
-                .fcmError(.invalidArgument),
-                .badRequest([.init(field: "message", description: "data and notification are \(size) bytes; the limit is \(validator.maxMessagePayloadSize)")]),
-            ])
+            throw GoogleError(
+                code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT",
+                details: [
+                    .fcmError(.invalidArgument),
+                    .badRequest([
+                        .init(
+                            field: "message", description: "data and notification are \(size) bytes; the limit is \(validator.maxMessagePayloadSize)")
+                    ]),
+                ])
         }
     }
 
@@ -174,7 +185,8 @@ extension FCMWalker {
 
     func checkAndroid() throws(GoogleError) {
         if let ttl = value(FCMField.androidTTL), let seconds = withStringBytes(ttl, FCMDuration.seconds), seconds > 2_419_200 {
-            throw GoogleError.invalidArgument("The TTL must be between 0 and 2419200 seconds (4 weeks), got \(tape.string(ttl) ?? "")", field: "message.android.ttl")
+            throw GoogleError.invalidArgument(
+                "The TTL must be between 0 and 2419200 seconds (4 weeks), got \(tape.string(ttl) ?? "")", field: "message.android.ttl")
         }
         if let data = value(FCMField.androidData) { try checkData(data, path: "message.android.data") }
         if let label = value(FCMField.androidAnalyticsLabel) {
@@ -182,14 +194,17 @@ extension FCMWalker {
         }
         guard value(FCMField.androidNotification) != nil else { return }
         if let color = value(FCMField.androidColor), !withStringBytes(color, Self.isHexColor) {
-            throw GoogleError.invalidArgument("Invalid color: \(tape.string(color) ?? ""); expected #rrggbb", field: "message.android.notification.color")
+            throw GoogleError.invalidArgument(
+                "Invalid color: \(tape.string(color) ?? ""); expected #rrggbb", field: "message.android.notification.color")
         }
         for localization in FCMField.localizations where value(localization.args) != nil && value(localization.key) == nil {
-            throw GoogleError.invalidArgument("\(localization.name) requires \(localization.keyName)", field: "message.android.notification.\(localization.name)")
+            throw GoogleError.invalidArgument(
+                "\(localization.name) requires \(localization.keyName)", field: "message.android.notification.\(localization.name)")
         }
         if value(FCMField.lightSettings) != nil {
             for required in FCMField.lightSettingsRequired where value(required.field) == nil {
-                throw GoogleError.invalidArgument("light_settings.\(required.name) is required", field: "message.android.notification.light_settings.\(required.name)")
+                throw GoogleError.invalidArgument(
+                    "light_settings.\(required.name) is required", field: "message.android.notification.light_settings.\(required.name)")
             }
         }
     }
@@ -231,7 +246,8 @@ extension FCMWalker {
                 case .collapseID:
                     collapseID = text
                     guard text.utf8.count <= 64 else {
-                        throw GoogleError.invalidArgument("The length of [apns-collapse-id] header must not exceed [64] bytes.", field: "message.apns.headers")
+                        throw GoogleError.invalidArgument(
+                            "The length of [apns-collapse-id] header must not exceed [64] bytes.", field: "message.apns.headers")
                     }
                 case .pushType:
                     pushType = text
@@ -253,10 +269,13 @@ extension FCMWalker {
             result.apnsPayloadRange = range
             apnsPayload = payload
             if range.count > 4096 {
-                throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [
-                    .fcmError(.invalidArgument),
-                    .badRequest([.init(field: "message.apns.payload", description: "the APNs payload is \(range.count) bytes; the limit is 4096")]),
-                ])
+                throw GoogleError(
+                    code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT",
+                    details: [
+                        .fcmError(.invalidArgument),
+                        .badRequest([.init(field: "message.apns.payload", description: "the APNs payload is \(range.count) bytes; the limit is 4096")]
+                        ),
+                    ])
             }
             if let aps = tape.member("aps", in: payload), tape.kind(aps) != .object {
                 throw GoogleError.invalidArgument("apns.payload.aps must be an object", field: "message.apns.payload")
@@ -266,7 +285,8 @@ extension FCMWalker {
             try checkAnalyticsLabel(label, path: "message.apns.fcm_options.analytics_label")
         }
         if result.isLiveActivity, let pushType = result.apnsPushType, pushType.lowercased() != "liveactivity" {
-            throw GoogleError.invalidArgument("A Live Activity message needs apns-push-type liveactivity (or none), got \(pushType)", field: "message.apns.headers")
+            throw GoogleError.invalidArgument(
+                "A Live Activity message needs apns-push-type liveactivity (or none), got \(pushType)", field: "message.apns.headers")
         }
     }
 

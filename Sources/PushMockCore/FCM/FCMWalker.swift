@@ -1,4 +1,5 @@
 import PushMockBytes
+
 /// One validation pass over a request body's tape. It lives for one `validate` call on one thread,
 /// and no access to its fields overlaps another, so they skip the runtime's exclusivity checks.
 ///
@@ -54,10 +55,12 @@ final class FCMWalker {
             guard let field = fieldIndex(forKey: child, in: own) else {
                 let key = tape.keyText(child)
                 let path = path(to: object)
-                let message = path.isEmpty
+                let message =
+                    path.isEmpty
                     ? "Invalid JSON payload received. Unknown name \"\(key)\": Cannot find field."
                     : "Invalid JSON payload received. Unknown name \"\(key)\" at '\(path)': Cannot find field."
-                throw GoogleError(code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: path, description: message)])])
+                throw GoogleError(
+                    code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: path, description: message)])])
             }
             if tape.kind(value) == .null {
                 if !own.nullKeepsEarlier {
@@ -141,8 +144,10 @@ final class FCMWalker {
         guard tape.kind(value) == .string, withStringBytes(value, { FCMDuration.seconds($0) != nil }) else {
             let path = path(to: value)
             let last = path.split(separator: ".").last.map(String.init) ?? path
-            let message = "Invalid value at '\(path)' (type.googleapis.com/google.protobuf.Duration), Field '\(FCMSchema.camel(last))', Illegal duration format"
-            throw GoogleError(code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: path, description: message)])])
+            let message =
+                "Invalid value at '\(path)' (type.googleapis.com/google.protobuf.Duration), Field '\(FCMSchema.camel(last))', Illegal duration format"
+            throw GoogleError(
+                code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: path, description: message)])])
         }
     }
 
@@ -211,7 +216,8 @@ final class FCMWalker {
 
     func typeError(path: String, type: String, value: Int) -> GoogleError {
         let message = "Invalid value at '\(path)' (\(type)), \(tape.text(value))"
-        return GoogleError(code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: path, description: message)])])
+        return GoogleError(
+            code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: path, description: message)])])
     }
 
     /// The snake_case path of the value at `target` (`message.android.notification.body_loc_args[1]`),
@@ -280,7 +286,10 @@ enum FCMField {
     static let androidColor = schema.field("message.android.notification.color")
     /// `(args, key)` pairs: args need their key.
     static let localizations = [("body_loc_args", "body_loc_key"), ("title_loc_args", "title_loc_key")].map {
-        (name: $0.0, args: schema.field("message.android.notification.\($0.0)"), keyName: $0.1, key: schema.field("message.android.notification.\($0.1)"))
+        (
+            name: $0.0, args: schema.field("message.android.notification.\($0.0)"), keyName: $0.1,
+            key: schema.field("message.android.notification.\($0.1)")
+        )
     }
     static let lightSettings = schema.field("message.android.notification.light_settings")
     static let lightSettingsRequired = ["color", "light_on_duration", "light_off_duration"].map {

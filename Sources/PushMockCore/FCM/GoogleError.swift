@@ -27,7 +27,9 @@ public struct GoogleError: Sendable, Hashable, Error {
             case .fcmError(let code): hasher.combine(code)
             case .badRequest(let violations): hasher.combine(violations)
             case .errorInfo(let reason, _): hasher.combine(reason)
-            case .apnsError(let status, let reason): hasher.combine(status); hasher.combine(reason)
+            case .apnsError(let status, let reason):
+                hasher.combine(status)
+                hasher.combine(reason)
             }
         }
     }
@@ -111,16 +113,20 @@ public struct GoogleError: Sendable, Hashable, Error {
         let indent = "        "
         switch detail {
         case .fcmError(let code):
-            return "      {\n\(indent)\"@type\": \"type.googleapis.com/google.firebase.fcm.v1.FcmError\",\n\(indent)\"errorCode\": \"\(code.rawValue)\"\n      }"
+            return
+                "      {\n\(indent)\"@type\": \"type.googleapis.com/google.firebase.fcm.v1.FcmError\",\n\(indent)\"errorCode\": \"\(code.rawValue)\"\n      }"
         case .apnsError(let status, let reason):
-            return "      {\n\(indent)\"@type\": \"type.googleapis.com/google.firebase.fcm.v1.ApnsError\",\n\(indent)\"statusCode\": \(status),\n\(indent)\"reason\": \"\(JSONText.escape(reason))\"\n      }"
+            return
+                "      {\n\(indent)\"@type\": \"type.googleapis.com/google.firebase.fcm.v1.ApnsError\",\n\(indent)\"statusCode\": \(status),\n\(indent)\"reason\": \"\(JSONText.escape(reason))\"\n      }"
         case .badRequest(let violations):
             let items = violations.map {
                 "\(indent)  {\n\(indent)    \"field\": \"\(JSONText.escape($0.field))\",\n\(indent)    \"description\": \"\(JSONText.escape($0.description))\"\n\(indent)  }"
             }.joined(separator: ",\n")
-            return "      {\n\(indent)\"@type\": \"type.googleapis.com/google.rpc.BadRequest\",\n\(indent)\"fieldViolations\": [\n\(items)\n\(indent)]\n      }"
+            return
+                "      {\n\(indent)\"@type\": \"type.googleapis.com/google.rpc.BadRequest\",\n\(indent)\"fieldViolations\": [\n\(items)\n\(indent)]\n      }"
         case .errorInfo(let reason, let metadata):
-            var text = "      {\n\(indent)\"@type\": \"type.googleapis.com/google.rpc.ErrorInfo\",\n\(indent)\"reason\": \"\(reason)\",\n\(indent)\"domain\": \"googleapis.com\""
+            var text =
+                "      {\n\(indent)\"@type\": \"type.googleapis.com/google.rpc.ErrorInfo\",\n\(indent)\"reason\": \"\(reason)\",\n\(indent)\"domain\": \"googleapis.com\""
             if !metadata.isEmpty {
                 let entries = metadata.map { "\(indent)  \"\(JSONText.escape($0))\": \"\(JSONText.escape($1))\"" }.joined(separator: ",\n")
                 text += ",\n\(indent)\"metadata\": {\n\(entries)\n\(indent)}"

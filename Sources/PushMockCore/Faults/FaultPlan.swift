@@ -76,11 +76,14 @@ public final class FaultPlan: Sendable {
     /// A `token`, `topic` or `project` already known (APNs: the path's token and `apns-topic`;
     /// FCM: `message.token` and the path's project) narrows them, so that a fire is rarely taken
     /// for a push that gives it back.
-    public func claimable(service: Delivery.Service, path: String, token: String? = nil, topic: String? = nil, project: String? = nil) -> [FaultRule] {
+    public func claimable(service: Delivery.Service, path: String, token: String? = nil, topic: String? = nil, project: String? = nil) -> [FaultRule]
+    {
         guard ruleCount.load(ordering: .relaxed) > 0, countsAcrossFleet else { return [] }
         return state.withLock { state in
             state.rules.filter { rule in
-                guard rule.count != nil, rule.match.service == nil || rule.match.service == service, rule.match.path.map({ path.hasPrefix($0) }) != false else {
+                guard rule.count != nil, rule.match.service == nil || rule.match.service == service,
+                    rule.match.path.map({ path.hasPrefix($0) }) != false
+                else {
                     return false
                 }
                 if let expected = rule.match.token, let token, expected.lowercased() != token.lowercased() { return false }
@@ -94,7 +97,9 @@ public final class FaultPlan: Sendable {
     /// The first rule that fires for a request with these facts; counts down `count` rules and
     /// drops them when spent. With a fleet's count a `count` rule fires only on a fire claimed
     /// for this request in `claims` (one the fleet had no more of drops the rule here too).
-    public func fire(service: Delivery.Service, path: String, token: String?, topic: String?, project: String? = nil, claims: FaultClaims? = nil) -> FaultRule? {
+    public func fire(
+        service: Delivery.Service, path: String, token: String?, topic: String?, project: String? = nil, claims: FaultClaims? = nil
+    ) -> FaultRule? {
         guard ruleCount.load(ordering: .relaxed) > 0 else { return nil }
         let fleet = countsAcrossFleet
         return state.withLock { state in

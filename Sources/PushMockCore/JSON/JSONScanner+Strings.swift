@@ -1,4 +1,5 @@
 import PushMockBytes
+
 /// Strings: finding where one ends (eight bytes at a time), checking its UTF-8, and decoding it.
 extension JSONScanner {
     func parseString(_ index: inout Int) -> Value? {
@@ -57,12 +58,20 @@ extension JSONScanner {
         var upperBound: UInt8 = 0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; lowerBound = 0xA0
+        case 0xE0:
+            length = 3
+            lowerBound = 0xA0
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; upperBound = 0x9F
-        case 0xF0: length = 4; lowerBound = 0x90
+        case 0xED:
+            length = 3
+            upperBound = 0x9F
+        case 0xF0:
+            length = 4
+            lowerBound = 0x90
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; upperBound = 0x8F
+        case 0xF4:
+            length = 4
+            upperBound = 0x8F
         default: return nil
         }
         guard index + length <= bytes.count else { return nil }
@@ -107,7 +116,9 @@ extension JSONScanner {
             case UInt8(ascii: "u"):
                 var code = hex4(at: index)
                 index += 4
-                if (0xD800..<0xDC00).contains(code), index + 5 < range.upperBound, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") {
+                if (0xD800..<0xDC00).contains(code), index + 5 < range.upperBound, bytes[index] == UInt8(ascii: "\\"),
+                    bytes[index + 1] == UInt8(ascii: "u")
+                {
                     let low = hex4(at: index + 2)
                     if (0xDC00..<0xE000).contains(low) {
                         code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)

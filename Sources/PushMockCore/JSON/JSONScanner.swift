@@ -1,4 +1,5 @@
 public import PushMockBytes
+
 /// A strict RFC 8259 JSON checker and field finder that works on bytes, for the hot path
 /// (Foundation's JSONSerialization costs ~5.5 µs and accepts trailing commas).
 ///

@@ -1,4 +1,5 @@
 import PushMockBytes
+
 /// A JSON text parsed once into a flat list of values in document order (a "tape"), so that walking
 /// objects and arrays never parses a byte twice. Each entry knows where its subtree ends; an
 /// object's children are alternately a key (a string entry) and a value.

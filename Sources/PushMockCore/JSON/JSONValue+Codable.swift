@@ -42,7 +42,8 @@ extension JSONValue: Codable {
 
     public init(from decoder: any Decoder) throws {
         if let object = try? decoder.container(keyedBy: Key.self) {
-            self = .object(try object.allKeys.sorted { $0.stringValue < $1.stringValue }.map { ($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) })
+            self = .object(
+                try object.allKeys.sorted { $0.stringValue < $1.stringValue }.map { ($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) })
         } else if var array = try? decoder.unkeyedContainer() {
             var elements: [JSONValue] = []
             while !array.isAtEnd { elements.append(try array.decode(JSONValue.self)) }

@@ -1,4 +1,5 @@
 import PushMockBytes
+
 /// A parsed JSON value, for the control plane (configuration files, API bodies): built on the
 /// strict ``JSONScanner``, so booleans, integers and member order are exact. Not for the hot path.
 public enum JSONValue: Sendable, Hashable {
@@ -76,10 +77,18 @@ public enum JSONValue: Sendable, Hashable {
                 hasher.combine(member.key)
                 hasher.combine(member.value)
             }
-        case .array(let values): hasher.combine(1); hasher.combine(values)
-        case .string(let text): hasher.combine(2); hasher.combine(text)
-        case .number(let text): hasher.combine(3); hasher.combine(text)
-        case .bool(let value): hasher.combine(4); hasher.combine(value)
+        case .array(let values):
+            hasher.combine(1)
+            hasher.combine(values)
+        case .string(let text):
+            hasher.combine(2)
+            hasher.combine(text)
+        case .number(let text):
+            hasher.combine(3)
+            hasher.combine(text)
+        case .bool(let value):
+            hasher.combine(4)
+            hasher.combine(value)
         case .null: hasher.combine(5)
         }
     }

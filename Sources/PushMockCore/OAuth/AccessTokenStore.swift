@@ -1,6 +1,6 @@
-import _CryptoExtras
 import Crypto
 import Synchronization
+import _CryptoExtras
 
 /// Access tokens PushMock issued: opaque strings scoped to a service account's project, expiring.
 ///
@@ -118,14 +118,16 @@ public final class AccessTokenStore: Sendable {
         let generation = generation
         let print = Self.fingerprint(clientEmail: grant.clientEmail, projectID: grant.projectID)
         if let account = grantees[print], account.clientEmail == grant.clientEmail, account.projectID == grant.projectID,
-           let codes = Self.scopeCodes(grant.scope) {
+            let codes = Self.scopeCodes(grant.scope)
+        {
             // Expiry, account, eight random bytes (two tokens of one grant differ, as Google's do), scopes.
             var payload: [UInt8] = []
             Self.append(UInt64(bitPattern: grant.expiresAt), to: &payload)
             Self.append(print, to: &payload)
             Self.append(UInt64.random(in: .min ... .max), to: &payload)
             payload += codes
-            let token = Self.compactPrefix + Base64URL.encode(payload) + "." + Base64URL.encode(Self.compactMAC(payload, generation: generation, key: key))
+            let token =
+                Self.compactPrefix + Base64URL.encode(payload) + "." + Base64URL.encode(Self.compactMAC(payload, generation: generation, key: key))
             remember(token, grant, generation: generation)
             return token
         }
@@ -178,17 +180,20 @@ public final class AccessTokenStore: Sendable {
 
     private func compactGrant(for token: String, generation: UInt64) -> Grant? {
         guard let (payload, mac) = Self.sealedParts(of: token, after: Self.compactPrefix), payload.count > 24,
-              Self.equal(mac, Self.compactMAC(payload, generation: generation, key: key))
+            Self.equal(mac, Self.compactMAC(payload, generation: generation, key: key))
         else { return nil }
         var reader = payload[...]
         guard let expiresAt = Self.read(&reader), let print = Self.read(&reader), Self.read(&reader) != nil,
-              let account = grantees[print] else { return nil }
+            let account = grantees[print]
+        else { return nil }
         var scopes: [String] = []
         for code in reader {
             guard Int(code) < Self.knownScopes.count else { return nil }
             scopes.append(Self.knownScopes[Int(code)])
         }
-        let grant = Grant(clientEmail: account.clientEmail, projectID: account.projectID, scope: scopes.joined(separator: " "), expiresAt: Int64(bitPattern: expiresAt))
+        let grant = Grant(
+            clientEmail: account.clientEmail, projectID: account.projectID, scope: scopes.joined(separator: " "),
+            expiresAt: Int64(bitPattern: expiresAt))
         remember(token, grant, generation: generation)
         return grant
     }

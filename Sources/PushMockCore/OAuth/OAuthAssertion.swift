@@ -28,7 +28,9 @@ public struct OAuthAssertion: Sendable, Hashable {
 
         static func grant(_ description: String) -> Problem { Problem(error: "invalid_grant", description: description) }
         static let signature = grant("Invalid JWT Signature.")
-        static let timeframe = grant("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.")
+        static let timeframe = grant(
+            "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."
+        )
         static let audience = grant("Invalid JWT: Failed audience check.")
         static let account = grant("Invalid grant: account not found")
         static let email = grant("Invalid email or User ID")

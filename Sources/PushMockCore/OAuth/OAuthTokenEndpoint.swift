@@ -71,9 +71,15 @@ public struct OAuthTokenEndpoint: Sendable {
             case .issued(let token, let expiresIn, _, _):
                 return (200, "{\n  \"access_token\": \"\(token)\",\n  \"expires_in\": \(expiresIn),\n  \"token_type\": \"Bearer\"\n}")
             case .issuedToUser(let token, let expiresIn, let scope, _):
-                return (200, "{\n  \"access_token\": \"\(token)\",\n  \"expires_in\": \(expiresIn),\n  \"scope\": \"\(JSONText.escape(scope))\",\n  \"token_type\": \"Bearer\"\n}")
+                return (
+                    200,
+                    "{\n  \"access_token\": \"\(token)\",\n  \"expires_in\": \(expiresIn),\n  \"scope\": \"\(JSONText.escape(scope))\",\n  \"token_type\": \"Bearer\"\n}"
+                )
             case .refused(let problem, _):
-                return (problem.error == "invalid_client" ? 401 : 400, "{\n  \"error\": \"\(problem.error)\",\n  \"error_description\": \"\(JSONText.escape(problem.description))\"\n}")
+                return (
+                    problem.error == "invalid_client" ? 401 : 400,
+                    "{\n  \"error\": \"\(problem.error)\",\n  \"error_description\": \"\(JSONText.escape(problem.description))\"\n}"
+                )
             }
         }
     }
@@ -112,7 +118,10 @@ public struct OAuthTokenEndpoint: Sendable {
             guard !(assertion.scope ?? "").split(separator: " ").isEmpty else {
                 throw .scope
             }
-            let token = store.issue(.init(clientEmail: account.clientEmail, projectID: account.projectID, scope: assertion.scope ?? "", expiresAt: now &+ tokenLifetime.wholeSeconds))
+            let token = store.issue(
+                .init(
+                    clientEmail: account.clientEmail, projectID: account.projectID, scope: assertion.scope ?? "",
+                    expiresAt: now &+ tokenLifetime.wholeSeconds))
             return .issued(token: token, expiresIn: tokenLifetime.wholeSeconds, account: account.clientEmail, project: account.projectID)
         } catch {
             return .refused(error, account: nil)
@@ -139,7 +148,9 @@ public struct OAuthTokenEndpoint: Sendable {
             return .refused(.init(error: "invalid_grant", description: "Token has been expired or revoked."), account: nil)
         }
         let scope = form["scope"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.userDefaultScope
-        let token = store.issue(.init(clientEmail: AccessTokenStore.Grant.userPrefix + clientID, projectID: "", scope: scope, expiresAt: now &+ tokenLifetime.wholeSeconds))
+        let token = store.issue(
+            .init(
+                clientEmail: AccessTokenStore.Grant.userPrefix + clientID, projectID: "", scope: scope, expiresAt: now &+ tokenLifetime.wholeSeconds))
         return .issuedToUser(token: token, expiresIn: tokenLifetime.wholeSeconds, scope: scope, client: clientID)
     }
 

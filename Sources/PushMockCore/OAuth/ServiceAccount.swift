@@ -45,6 +45,8 @@ public struct ServiceAccount: Sendable {
         } catch {
             throw Problem(description: "private_key is not an RSA private key in PEM: \(error)")
         }
-        return ServiceAccount(projectID: try text("project_id"), privateKeyID: try text("private_key_id"), clientEmail: try text("client_email"), publicKey: key.publicKey)
+        return ServiceAccount(
+            projectID: try text("project_id"), privateKeyID: try text("private_key_id"), clientEmail: try text("client_email"),
+            publicKey: key.publicKey)
     }
 }

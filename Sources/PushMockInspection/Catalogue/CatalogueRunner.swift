@@ -1,8 +1,8 @@
-import _CryptoExtras
 import Crypto
 import Foundation
 import PushMockCore
 import PushMockStore
+import _CryptoExtras
 
 /// Sends catalogue entries and recorded deliveries through the push port, and finds what was
 /// recorded: each request carries an `x-pushmock-catalogue` header with a fresh nonce.
@@ -25,10 +25,16 @@ struct CatalogueRunner: Sendable {
         let usesAPNS = entry.service != "fcm"
         let apns = credentials.apns
         if usesAPNS, apns == nil {
-            throw InspectionError(409, "this server holds no APNs private key to sign provider tokens with; configure --apns-key with a .p8 private key (the sample in Certs/ is one)")
+            throw InspectionError(
+                409,
+                "this server holds no APNs private key to sign provider tokens with; configure --apns-key with a .p8 private key (the sample in Certs/ is one)"
+            )
         }
         if !usesAPNS, credentials.fcm == nil {
-            throw InspectionError(409, "this server holds no FCM service account with a private_key to obtain an access token with; configure --fcm-service-account with a key file (the sample in Certs/ is one)")
+            throw InspectionError(
+                409,
+                "this server holds no FCM service account with a private_key to obtain an access token with; configure --fcm-service-account with a key file (the sample in Certs/ is one)"
+            )
         }
         let project = credentials.fcm.flatMap { try? ServiceAccount.parse(json: Array($0.json.utf8)).projectID } ?? DevProject.fallback
         let token = usesAPNS ? device : fcmToken
@@ -105,7 +111,8 @@ struct CatalogueRunner: Sendable {
         let skipped: Set<String> = ["content-length", "host", "connection", "transfer-encoding", "te", "keep-alive", "upgrade", Self.markerHeader]
         var headers = delivery.headers.filter { !$0.name.hasPrefix(":") && !skipped.contains($0.name.lowercased()) }
         headers.append(HeaderField(name: Self.markerHeader, value: nonce))
-        var result = try await send([OutgoingRequest(method: delivery.method, path: delivery.path, headers: headers, body: delivery.body)], nonce: nonce)
+        var result = try await send(
+            [OutgoingRequest(method: delivery.method, path: delivery.path, headers: headers, body: delivery.body)], nonce: nonce)
         result.produced = true
         return result
     }
@@ -131,7 +138,8 @@ struct CatalogueRunner: Sendable {
 
     private func providerToken(_ apns: CatalogueCredentials.APNS, issuedAt: Int64) throws -> String {
         do {
-            return try ProviderToken.sign(keyID: apns.keyID, teamID: apns.teamID, issuedAt: issuedAt, key: try P256.Signing.PrivateKey(pemRepresentation: apns.pem))
+            return try ProviderToken.sign(
+                keyID: apns.keyID, teamID: apns.teamID, issuedAt: issuedAt, key: try P256.Signing.PrivateKey(pemRepresentation: apns.pem))
         } catch {
             throw InspectionError(409, "the APNs key \(apns.keyID) cannot sign: \(error)")
         }
@@ -151,12 +159,17 @@ struct CatalogueRunner: Sendable {
         )
         let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
         let answer = try await sender.send([
-            OutgoingRequest(method: "POST", path: fcm.tokenPath, headers: [HeaderField(name: "content-type", value: "application/x-www-form-urlencoded")], body: Array(form.utf8))
+            OutgoingRequest(
+                method: "POST", path: fcm.tokenPath, headers: [HeaderField(name: "content-type", value: "application/x-www-form-urlencoded")],
+                body: Array(form.utf8))
         ])
         guard let body = answer.first?.body, case .string(let token)? = JSONValue.parse(body)?["access_token"] else {
             // A fault on the token endpoint (or on everything) can refuse or hold it: the server's
             // state prevents the send, which is a conflict, not a failure of PushMock.
-            throw InspectionError(409, "PushMock's token endpoint gave no access token, so the message was not sent (a fault may be holding it): \(String(decoding: answer.first?.body ?? [], as: UTF8.self))")
+            throw InspectionError(
+                409,
+                "PushMock's token endpoint gave no access token, so the message was not sent (a fault may be holding it): \(String(decoding: answer.first?.body ?? [], as: UTF8.self))"
+            )
         }
         return token
     }

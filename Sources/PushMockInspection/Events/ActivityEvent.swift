@@ -22,16 +22,18 @@ public struct ActivityEvent: Codable, Sendable, Equatable {
         if let token = delivery.issuedActivityToken {
             var attributesType: String?
             if case .string(let type)? = JSONValue.parse(delivery.body)?["aps"]?["attributes-type"] { attributesType = type }
-            events.append(ActivityEvent(
-                type: "activityTokenIssued", deliveryId: delivery.id, activityToken: token,
-                pushToStartToken: delivery.deviceToken ?? "", attributesType: attributesType
-            ))
+            events.append(
+                ActivityEvent(
+                    type: "activityTokenIssued", deliveryId: delivery.id, activityToken: token,
+                    pushToStartToken: delivery.deviceToken ?? "", attributesType: attributesType
+                ))
         }
-        events.append(ActivityEvent(
-            type: "activityPush", deliveryId: delivery.id, attributesType: nil, activityId: activityID,
-            deviceOutcome: delivery.outcome == .dropped ? "dropped" : "applied",
-            dropReason: delivery.outcome == .dropped ? (delivery.reason ?? "") : nil
-        ))
+        events.append(
+            ActivityEvent(
+                type: "activityPush", deliveryId: delivery.id, attributesType: nil, activityId: activityID,
+                deviceOutcome: delivery.outcome == .dropped ? "dropped" : "applied",
+                dropReason: delivery.outcome == .dropped ? (delivery.reason ?? "") : nil
+            ))
         return events
     }
 }

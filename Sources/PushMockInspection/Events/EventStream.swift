@@ -45,7 +45,10 @@ final class EventStream: Sendable {
 
     /// Starts streaming into `sink` from `cursor` (exclusive). The caller took a slot with
     /// ``EventHub/join()``; it is given back when the stream ends.
-    static func start(store: any DeliveryStore, filter: DeliveryFilter, cursor: UInt64, sink: any EventSink, keepAlive: Duration, hub: EventHub, reveal: Bool = false) {
+    static func start(
+        store: any DeliveryStore, filter: DeliveryFilter, cursor: UInt64, sink: any EventSink, keepAlive: Duration, hub: EventHub,
+        reveal: Bool = false
+    ) {
         var filter = filter
         filter.after = nil
         let stream = EventStream(store: store, filter: filter, cursor: cursor, sink: sink, hub: hub, reveal: reveal)

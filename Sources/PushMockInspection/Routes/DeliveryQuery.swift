@@ -39,7 +39,9 @@ enum DeliveryQuery {
             case "reason": filter.reason = value
             case "project": filter.project = value
             case "status":
-                guard let status = Int(value), (100...599).contains(status) else { throw .badRequest("status must be an HTTP status from 100 to 599, got \(value)") }
+                guard let status = Int(value), (100...599).contains(status) else {
+                    throw .badRequest("status must be an HTTP status from 100 to 599, got \(value)")
+                }
                 filter.status = status
             case "since", "until":
                 guard let instant = InspectionTime(parsing: value) else {
@@ -51,7 +53,8 @@ enum DeliveryQuery {
                 filter.text = value
             case "deviceOutcome":
                 guard let outcome = DeliveryFilter.DeviceOutcome(rawValue: value) else {
-                    throw .badRequest("deviceOutcome must be one of \(DeliveryFilter.DeviceOutcome.allCases.map(\.rawValue).joined(separator: ", ")), got \(value)")
+                    throw .badRequest(
+                        "deviceOutcome must be one of \(DeliveryFilter.DeviceOutcome.allCases.map(\.rawValue).joined(separator: ", ")), got \(value)")
                 }
                 filter.deviceOutcome = outcome
             case "dropReason": filter.dropReason = value
@@ -99,7 +102,9 @@ enum DeliveryQuery {
     /// A delivery id from a path or a cursor parameter.
     static func id(_ text: String, name: String = "delivery ids") throws(InspectionError) -> UInt64 {
         guard let id = UInt64(text), id <= maxID else {
-            throw .badRequest(name == "delivery ids" ? "delivery ids are integers from 0 to 2^53-1, got \(text)" : "\(name) must be a delivery id (0 to 2^53-1), got \(text)")
+            throw .badRequest(
+                name == "delivery ids"
+                    ? "delivery ids are integers from 0 to 2^53-1, got \(text)" : "\(name) must be a delivery id (0 to 2^53-1), got \(text)")
         }
         return id
     }

@@ -14,7 +14,8 @@ extension InspectionRouter {
             case "attributesType": attributesType = value
             case "state":
                 guard let parsed = SimulatedActivity.State(rawValue: value) else {
-                    throw InspectionError.badRequest("state must be one of \(SimulatedActivity.State.allCases.map(\.rawValue).joined(separator: ", ")), got \(value)")
+                    throw InspectionError.badRequest(
+                        "state must be one of \(SimulatedActivity.State.allCases.map(\.rawValue).joined(separator: ", ")), got \(value)")
                 }
                 state = parsed
             case "limit":

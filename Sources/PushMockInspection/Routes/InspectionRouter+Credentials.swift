@@ -9,7 +9,8 @@ extension InspectionRouter {
 
     func developmentCredentials() -> InspectionAnswer {
         let address = settings.pushAddress
-        return .response(.json(200, settings.credentials.resource(port: address.port, host: address.host, tokenPath: settings.serviceAccounts.tokenPath)))
+        return .response(
+            .json(200, settings.credentials.resource(port: address.port, host: address.host, tokenPath: settings.serviceAccounts.tokenPath)))
     }
 
     func credentialFile(_ call: InspectionCall) throws -> InspectionAnswer {
@@ -34,7 +35,8 @@ extension InspectionRouter {
         case "fcm-access-token":
             guard let account = credentials.serviceAccount(port: settings.pushAddress.port, tokenPath: settings.serviceAccounts.tokenPath),
                 let email = account["client_email"], let project = account["project_id"],
-                let issued = control.issueAccessToken(clientEmail: email, projectID: project, scope: "https://www.googleapis.com/auth/firebase.messaging")
+                let issued = control.issueAccessToken(
+                    clientEmail: email, projectID: project, scope: "https://www.googleapis.com/auth/firebase.messaging")
             else { throw InspectionError(404, "this server has no development service account") }
             return .response(.json(200, IssuedToken(token: issued.token, issuedAt: nil, expiresIn: issued.expiresIn)))
         default:
@@ -43,7 +45,10 @@ extension InspectionRouter {
         guard let text = contents.1 else {
             throw InspectionError(404, "this server has no \(name) (it runs with credentials of its own, not development ones)")
         }
-        return .response(InspectionResponse(status: 200, contentType: contents.0, headers: [.init("content-disposition", "attachment; filename=\"\(name)\"")], body: Array(text.utf8)))
+        return .response(
+            InspectionResponse(
+                status: 200, contentType: contents.0, headers: [.init("content-disposition", "attachment; filename=\"\(name)\"")],
+                body: Array(text.utf8)))
     }
 }
 

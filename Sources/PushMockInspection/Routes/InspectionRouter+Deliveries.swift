@@ -47,7 +47,9 @@ extension InspectionRouter {
         for (name, value) in call.request.query {
             switch name {
             case "count":
-                guard let parsed = Int(value), parsed >= 1, parsed <= 100_000 else { throw InspectionError.badRequest("count must be an integer from 1 to 100000, got \(value)") }
+                guard let parsed = Int(value), parsed >= 1, parsed <= 100_000 else {
+                    throw InspectionError.badRequest("count must be an integer from 1 to 100000, got \(value)")
+                }
                 count = parsed
             case "timeout":
                 guard let parsed = DeliveryQuery.milliseconds(value), parsed >= 0, parsed <= 300_000 else {
@@ -63,7 +65,10 @@ extension InspectionRouter {
         // Long-polls hold a connection as an event stream does: capped, so that with the streams
         // they always leave the inspection port room for /livez and /metrics.
         guard longPolls.take() else {
-            throw InspectionError(503, "\(longPolls.limit) long-polls are waiting, the most this server takes at once (half of the inspection port's connections); try again")
+            throw InspectionError(
+                503,
+                "\(longPolls.limit) long-polls are waiting, the most this server takes at once (half of the inspection port's connections); try again"
+            )
         }
         defer { longPolls.giveBack() }
         let arrived = try await store.wait(for: filter, count: count, timeout: .milliseconds(timeout))

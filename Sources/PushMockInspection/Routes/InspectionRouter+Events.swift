@@ -16,7 +16,9 @@ extension InspectionRouter {
             cursor = try await store.newestID()
         }
         guard events.join() else {
-            throw InspectionError(503, "\(events.maxSubscribers) event streams are open, the most this server takes (--max-event-subscribers); close one or raise the limit")
+            throw InspectionError(
+                503,
+                "\(events.maxSubscribers) event streams are open, the most this server takes (--max-event-subscribers); close one or raise the limit")
         }
         let store = self.store
         let hub = events

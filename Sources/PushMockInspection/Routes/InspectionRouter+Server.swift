@@ -1,4 +1,5 @@
 import PushMockStore
+
 /// `/livez`, `/readyz`, `/metrics`, `/api/v1/openapi.yaml` and `POST /api/v1/reset`.
 extension InspectionRouter {
     func metrics() async -> InspectionAnswer {

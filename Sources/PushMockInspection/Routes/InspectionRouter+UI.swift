@@ -9,8 +9,9 @@ extension InspectionRouter {
     /// call instead of provoking a 401.
     func page(_ call: InspectionCall) throws -> InspectionAnswer {
         guard settings.token != nil, var file = UIAssets.file("index.html") else { return try asset("index.html", call) }
-        file.bytes = Array(String(decoding: file.bytes, as: UTF8.self)
-            .replacing(#"content="not-required""#, with: #"content="required""#).utf8)
+        file.bytes = Array(
+            String(decoding: file.bytes, as: UTF8.self)
+                .replacing(#"content="not-required""#, with: #"content="required""#).utf8)
         file.etag = String(file.etag.dropLast()) + "-token\""
         return serve(file, call)
     }
@@ -34,7 +35,9 @@ extension InspectionRouter {
             headers.append(.init("content-security-policy", UIAssets.contentSecurityPolicy))
             headers.append(.init("referrer-policy", "no-referrer"))
         }
-        if let tags = call.request.header("if-none-match"), tags.split(separator: ",").contains(where: { String($0).trimmingCharacters(in: " \t") == file.etag || $0 == "*" }) {
+        if let tags = call.request.header("if-none-match"),
+            tags.split(separator: ",").contains(where: { String($0).trimmingCharacters(in: " \t") == file.etag || $0 == "*" })
+        {
             return .response(InspectionResponse(status: 304, contentType: file.contentType, headers: headers, body: []))
         }
         return .response(InspectionResponse(status: 200, contentType: file.contentType, headers: headers, body: file.bytes))
@@ -54,13 +57,15 @@ enum UIAssets {
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     static let files: [String: File] = {
-        guard let directory = Bundle.module.url(forResource: "ui", withExtension: nil, subdirectory: "Resources")
-            ?? Bundle.module.url(forResource: "ui", withExtension: nil),
+        guard
+            let directory = Bundle.module.url(forResource: "ui", withExtension: nil, subdirectory: "Resources")
+                ?? Bundle.module.url(forResource: "ui", withExtension: nil),
             let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path)
         else { return [:] }
         var files: [String: File] = [:]
         for name in names {
-            guard let type = contentType(of: name), let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else { continue }
+            guard let type = contentType(of: name), let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path)
+            else { continue }
             let digest = SHA256.hash(data: data).prefix(12).map { String(format: "%02x", $0) }.joined()
             files[name] = File(bytes: Array(data), contentType: type, etag: "\"\(digest)\"")
         }

@@ -17,7 +17,9 @@ public protocol ActivityBoard: Sendable {
     func declareActivityType(_ name: String, _ declaration: ActivityTypeDeclaration)
     /// Declares every `ActivityAttributes` type in Swift source `text` (named `file` in origins
     /// and warnings): the types declared and the reader's warnings.
-    func declareActivityTypes(swiftSource text: String, file: String) throws(InspectionError)
+    func declareActivityTypes(
+        swiftSource text: String, file: String
+    ) throws(InspectionError)
         -> (types: [(name: String, declaration: ActivityTypeDeclaration)], warnings: [String])
     /// Forgets type `name`; false when it was not declared.
     func removeActivityType(_ name: String) -> Bool
@@ -25,9 +27,12 @@ public protocol ActivityBoard: Sendable {
 
 extension ActivityBoard {
     /// A board without a Swift source reader answers 501.
-    public func declareActivityTypes(swiftSource text: String, file: String) throws(InspectionError)
+    public func declareActivityTypes(
+        swiftSource text: String, file: String
+    ) throws(InspectionError)
         -> (types: [(name: String, declaration: ActivityTypeDeclaration)], warnings: [String])
     {
-        throw InspectionError(501, "this server does not read Swift source: declare each type in the JSON form with PUT /api/v1/activity-types/{name}")
+        throw InspectionError(
+            501, "this server does not read Swift source: declare each type in the JSON form with PUT /api/v1/activity-types/{name}")
     }
 }

@@ -17,7 +17,10 @@ public struct DevelopmentCredentials: Sendable {
     /// The sample `authorized_user` file.
     public var authorizedUserJSON: String?
 
-    public init(caPEM: String? = nil, apnsKeyID: String = "", apnsTeamID: String = "", apnsKeyP8: String? = nil, serviceAccountJSON: String? = nil, authorizedUserJSON: String? = nil) {
+    public init(
+        caPEM: String? = nil, apnsKeyID: String = "", apnsTeamID: String = "", apnsKeyP8: String? = nil, serviceAccountJSON: String? = nil,
+        authorizedUserJSON: String? = nil
+    ) {
         self.caPEM = caPEM
         self.apnsKeyID = apnsKeyID
         self.apnsTeamID = apnsTeamID
@@ -28,7 +31,9 @@ public struct DevelopmentCredentials: Sendable {
 
     /// The service account with `token_uri` at `https://localhost:<port><tokenPath>`.
     func serviceAccount(port: Int, tokenPath: String) -> [String: String]? {
-        guard let text = serviceAccountJSON, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return nil }
+        guard let text = serviceAccountJSON, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+            return nil
+        }
         var account = object.compactMapValues { $0 as? String }
         account["token_uri"] = "https://localhost:\(port)\(tokenPath)"
         return account
@@ -62,7 +67,8 @@ public struct DevelopmentCredentials: Sendable {
             pushUrl: "https://\(host == "127.0.0.1" ? "localhost" : host):\(port)", caPem: caPEM,
             apns: apnsKeyP8.map { Resource.APNS(keyId: apnsKeyID, teamId: apnsTeamID, p8: $0, bundleId: "com.example.app") },
             serviceAccount: serviceAccount(port: port, tokenPath: tokenPath),
-            authorizedUser: authorizedUserJSON.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }?.compactMapValues { $0 as? String },
+            authorizedUser: authorizedUserJSON.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }?.compactMapValues
+            { $0 as? String },
             samples: Resource.Samples()
         )
     }

@@ -31,7 +31,9 @@ public struct FaultResource: Codable, Sendable, Equatable {
     /// `rule` as the API shows it.
     public init(_ rule: FaultRule) {
         id = rule.id
-        match = Match(service: rule.match.service?.rawValue, path: rule.match.path, token: rule.match.token, topic: rule.match.topic, project: rule.match.project)
+        match = Match(
+            service: rule.match.service?.rawValue, path: rule.match.path, token: rule.match.token, topic: rule.match.topic,
+            project: rule.match.project)
         switch rule.action {
         case .reject(let status, let reason): reject = Rejection(status: status, reason: reason)
         case .delay(let milliseconds): delayMilliseconds = milliseconds

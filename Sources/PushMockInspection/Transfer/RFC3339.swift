@@ -21,7 +21,7 @@ public enum RFC3339 {
             return true
         }
         guard let year = digits(4), expect("-"), let month = digits(2), expect("-"), let day = digits(2), expect("Tt "),
-              let hour = digits(2), expect(":"), let minute = digits(2), expect(":"), let second = digits(2)
+            let hour = digits(2), expect(":"), let minute = digits(2), expect(":"), let second = digits(2)
         else { return nil }
         guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour <= 23, minute <= 59, second <= 60 else { return nil }
         var milliseconds: Int64 = 0

@@ -37,7 +37,8 @@ public struct APNSConfiguration: Sendable {
             var topics: [String]?
             if parts.count >= 4, !parts[3].isEmpty {
                 guard let parsed = APNSSigningKey.Scope(rawValue: parts[3]) else {
-                    throw PushMockError(code: .invalidConfiguration, message: "--apns-key \(flag): environment must be sandbox, production or both, got \(parts[3])")
+                    throw PushMockError(
+                        code: .invalidConfiguration, message: "--apns-key \(flag): environment must be sandbox, production or both, got \(parts[3])")
                 }
                 scope = parsed
             }
@@ -65,7 +66,11 @@ public struct APNSConfiguration: Sendable {
     public static let sampleBundleID = "com.example.app"
 
     /// Signing keys; by default the sample key in `Certs/`.
-    public var keys: [Key] = [Key(keyID: DevCertificates.sampleAPNSKeyID, teamID: DevCertificates.sampleAPNSTeamID, source: .file("Certs/\(DevCertificates.FileName.apnsAuthKey)"))]
+    public var keys: [Key] = [
+        Key(
+            keyID: DevCertificates.sampleAPNSKeyID, teamID: DevCertificates.sampleAPNSTeamID,
+            source: .file("Certs/\(DevCertificates.FileName.apnsAuthKey)"))
+    ]
     /// Bundle ids; by default `com.example.app` of the sample team (every push-type topic of it).
     public var bundles: [Bundle] = [Bundle(bundleID: sampleBundleID, teamID: DevCertificates.sampleAPNSTeamID)]
     /// PEM files of the roots client certificates must chain to; by default the dev CA.

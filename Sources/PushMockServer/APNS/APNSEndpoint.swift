@@ -21,7 +21,10 @@ final class APNSEndpoint: Sendable {
     /// Bumped by a reset: connections then forget their token binding and stream-limit raise.
     let bindingGeneration = Atomic<UInt64>(0)
 
-    init(validator: APNSValidator, recorder: PushRecorder, activities: LiveActivities, clock: PushMockClock, trust: ClientCertificateTrust, defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger) {
+    init(
+        validator: APNSValidator, recorder: PushRecorder, activities: LiveActivities, clock: PushMockClock, trust: ClientCertificateTrust,
+        defaultEnvironment: APNSEnvironment, raisedStreamLimit: UInt32, idSeed: UInt64?, logger: Logger
+    ) {
         self.validator = validator
         self.recorder = recorder
         self.activities = activities
@@ -60,7 +63,8 @@ final class APNSEndpoint: Sendable {
             existing.generation = generation
             return existing
         }
-        let credential = context.connection.clientCertificateChain.isEmpty
+        let credential =
+            context.connection.clientCertificateChain.isEmpty
             ? APNSConnectionCredential.token
             : trust.credential(for: context.connection.clientCertificateChain, now: Date(timeIntervalSince1970: Double(clock.nowMilliseconds) / 1000))
         let seed = seeds.withLock { $0.next() }
@@ -124,10 +128,12 @@ final class APNSEndpoint: Sendable {
                 body = #"{"reason":"\#(JSONText.escape(rejection.reason))"}"#
             }
             response = HTTPServerResponse(status: rejection.status, headers: responseHeaders, body: Array(body.utf8))
-            logger.debug("APNs push rejected", metadata: [
-                "reason": "\(rejection.reason)", "explanation": "\(verdict.explanation ?? "")", "fault": "\(fault?.id ?? "")",
-                "connection": "\(context.connection.id)", "path": "\(request.path)",
-            ])
+            logger.debug(
+                "APNs push rejected",
+                metadata: [
+                    "reason": "\(rejection.reason)", "explanation": "\(verdict.explanation ?? "")", "fault": "\(fault?.id ?? "")",
+                    "connection": "\(context.connection.id)", "path": "\(request.path)",
+                ])
         } else {
             responseHeaders.append("apns-id", verdict.apnsID, neverIndex: true)
             if environment == .sandbox {

@@ -58,7 +58,11 @@ struct BroadcastEndpoint: Sendable {
             if verdict.rejection == nil {
                 switch request.method {
                 case "POST":
-                    switch request.body.isEmpty ? .failure(Problem(.payloadEmpty, "the body is empty; send {\"message-storage-policy\": 0|1, \"push-type\": \"LiveActivity\"}")) : Self.channelConfig(json) {
+                    switch request.body.isEmpty
+                        ? .failure(
+                            Problem(.payloadEmpty, "the body is empty; send {\"message-storage-policy\": 0|1, \"push-type\": \"LiveActivity\"}"))
+                        : Self.channelConfig(json)
+                    {
                     case .failure(let problem): reject(problem.reason, problem.explanation)
                     case .success(let policy):
                         if let channel = channels.create(bundleID: bundleID, environment: environment, policy: policy, now: now) {
@@ -110,7 +114,8 @@ struct BroadcastEndpoint: Sendable {
                                 priority: Int(request.headers["apns-priority"] ?? "") ?? 10, now: now
                             )
                             let applied = outcomes.filter { $0.dropReason == nil }.count
-                            diagnostics.append("reached \(outcomes.count) subscribed activities: \(applied) applied, \(outcomes.count - applied) dropped")
+                            diagnostics.append(
+                                "reached \(outcomes.count) subscribed activities: \(applied) applied, \(outcomes.count - applied) dropped")
                         }
                         if environment == .sandbox {
                             responseHeaders.append("apns-unique-id", state.ids.nextUUIDString(lowercase: true), neverIndex: true)
@@ -163,7 +168,9 @@ struct BroadcastEndpoint: Sendable {
 
     private func lookUp(_ header: String?, bundleID: String, environment: APNSEnvironment) -> Result<BroadcastChannel, Problem> {
         guard let header, !header.isEmpty else { return .failure(Problem(.missingChannelID, "send the channel in apns-channel-id")) }
-        guard BroadcastChannels.isWellFormedID(header) else { return .failure(Problem(.badChannelID, "apns-channel-id must be the base64 id APNs returned")) }
+        guard BroadcastChannels.isWellFormedID(header) else {
+            return .failure(Problem(.badChannelID, "apns-channel-id must be the base64 id APNs returned"))
+        }
         guard let channel = channels.channel(id: header, bundleID: bundleID, environment: environment) else {
             return .failure(Problem(.channelNotRegistered, "no channel \(header) for \(bundleID) in \(environment.rawValue)"))
         }
@@ -191,13 +198,13 @@ struct BroadcastEndpoint: Sendable {
             return .failure(Problem(.badRequestParams, "unknown attribute \(key)"))
         }
         guard case .number(let text)? = json["message-storage-policy"], let policy = Int(text), policy == 0 || policy == 1 else {
-            return .failure(Problem(.missingChannelQueueSize, "message-storage-policy must be 0 (no message stored) or 1 (most recent message stored)"))
+            return .failure(
+                Problem(.missingChannelQueueSize, "message-storage-policy must be 0 (no message stored) or 1 (most recent message stored)"))
         }
         guard case .string(let type)? = json["push-type"] else { return .failure(Problem(.missingPushType, "push-type must be LiveActivity")) }
         guard type.lowercased() == "liveactivity" else { return .failure(Problem(.invalidPushType, "push-type must be LiveActivity")) }
         return .success(policy)
     }
-
 
     struct Accepted {
         let channel: BroadcastChannel
@@ -206,7 +213,9 @@ struct BroadcastEndpoint: Sendable {
     }
 
     /// Headers, body and Live Activity rules of `POST /4/broadcasts/apps/<bundleId>`.
-    private func checkSend(_ request: HTTPServerRequest, json: JSONValue?, channelHeader: String?, bundleID: String, environment: APNSEnvironment, now: PushInstant) -> Result<Accepted, Problem> {
+    private func checkSend(
+        _ request: HTTPServerRequest, json: JSONValue?, channelHeader: String?, bundleID: String, environment: APNSEnvironment, now: PushInstant
+    ) -> Result<Accepted, Problem> {
         func fail(_ reason: APNSRejectionReason, _ explanation: String, _ rule: LiveActivityRule? = nil) -> Result<Accepted, Problem> {
             .failure(Problem(reason, explanation, rule))
         }
@@ -216,7 +225,9 @@ struct BroadcastEndpoint: Sendable {
         case .success(let found): channel = found
         }
         guard let pushType = request.headers["apns-push-type"] else { return fail(.missingPushType, "apns-push-type: liveactivity is required") }
-        guard pushType.lowercased() == "liveactivity" else { return fail(.invalidPushType, "broadcasts carry Live Activity updates: apns-push-type liveactivity") }
+        guard pushType.lowercased() == "liveactivity" else {
+            return fail(.invalidPushType, "broadcasts carry Live Activity updates: apns-push-type liveactivity")
+        }
         guard let priority = request.headers["apns-priority"], ["1", "5", "10"].contains(priority) else {
             return fail(.badPriority, "apns-priority is required: 1, 5 or 10")
         }

@@ -43,7 +43,8 @@ struct ClientCertificateTrust: Sendable {
         }
         let issuers = roots.filter { $0.subject == leaf.issuer } + chain.dropFirst().compactMap { try? Certificate(derEncoded: $0) }
         guard issuers.contains(where: { $0.publicKey.isValidSignature(leaf.signature, for: leaf) && roots.contains($0) }) else {
-            return .untrustedCertificate(subject: subject, problem: "not issued by a configured trust root (\(roots.map { $0.subject.description }.joined(separator: "; ")))")
+            return .untrustedCertificate(
+                subject: subject, problem: "not issued by a configured trust root (\(roots.map { $0.subject.description }.joined(separator: "; ")))")
         }
         return .certificate(Self.identity(of: leaf))
     }

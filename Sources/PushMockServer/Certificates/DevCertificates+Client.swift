@@ -37,7 +37,9 @@ extension DevCertificates {
             try extensions.append(Certificate.Extension(oid: ClientCertificateTrust.productionOID, critical: false, value: Self.derNull))
         }
         let topics = topicKinds.map { (bundleID + $0.suffix, $0.kind) }
-        try extensions.append(Certificate.Extension(oid: ClientCertificateTrust.topicsOID, critical: false, value: ArraySlice(ClientCertificateTrust.topicsExtensionValue(topics))))
+        try extensions.append(
+            Certificate.Extension(
+                oid: ClientCertificateTrust.topicsOID, critical: false, value: ArraySlice(ClientCertificateTrust.topicsExtensionValue(topics))))
         let subject = DistinguishedName([
             RelativeDistinguishedName(.init(type: ClientCertificateTrust.userIDOID, utf8String: bundleID)),
             RelativeDistinguishedName(.init(type: .RDNAttributeType.commonName, utf8String: "Apple Push Services: \(bundleID)")),

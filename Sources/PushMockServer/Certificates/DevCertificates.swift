@@ -1,7 +1,7 @@
 import Crypto
 public import Foundation
-import SwiftASN1
 import PushMockCore
+import SwiftASN1
 import X509
 import _CryptoExtras
 

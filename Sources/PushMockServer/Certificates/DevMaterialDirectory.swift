@@ -35,7 +35,8 @@ public struct DevMaterialDirectory: Sendable, Equatable {
         if fileExists("Certs/\(DevCertificates.FileName.serverCertificate)") {
             return DevMaterialDirectory(path: "Certs", isDataDirectory: false)
         }
-        return DevMaterialDirectory(path: (defaultDataDirectory(environment: environment) as NSString).appendingPathComponent("certs"), isDataDirectory: true)
+        return DevMaterialDirectory(
+            path: (defaultDataDirectory(environment: environment) as NSString).appendingPathComponent("certs"), isDataDirectory: true)
     }
 
     /// `$XDG_DATA_HOME/pushmock`, else `~/.local/share/pushmock`.
@@ -65,22 +66,28 @@ public struct DevMaterialDirectory: Sendable, Equatable {
         let missing = Self.required.filter { !FileManager.default.fileExists(atPath: file($0)) }
         guard !missing.isEmpty else { return false }
         guard isDataDirectory else {
-            throw PushMockError(code: .invalidConfiguration, message: "\(path) lacks \(missing.joined(separator: ", ")); run pushmock certs generate --out \(path), or pass --data-dir")
+            throw PushMockError(
+                code: .invalidConfiguration,
+                message: "\(path) lacks \(missing.joined(separator: ", ")); run pushmock certs generate --out \(path), or pass --data-dir")
         }
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
             try DevCertificates.generate(now: now).write(to: URL(fileURLWithPath: path, isDirectory: true))
         } catch {
-            throw PushMockError(code: .invalidConfiguration, message: "cannot create development credentials in \(path) (--data-dir, PUSHMOCK_DATA_DIR): \(error)")
+            throw PushMockError(
+                code: .invalidConfiguration, message: "cannot create development credentials in \(path) (--data-dir, PUSHMOCK_DATA_DIR): \(error)")
         }
         return true
     }
 
     /// Points the server-certificate, sample-key, trust-root and service-account defaults at this folder.
     public func apply(to configuration: inout PushMockConfiguration) {
-        configuration.tls = .files(certificateChain: file(DevCertificates.FileName.serverCertificate), privateKey: file(DevCertificates.FileName.serverPrivateKey))
+        configuration.tls = .files(
+            certificateChain: file(DevCertificates.FileName.serverCertificate), privateKey: file(DevCertificates.FileName.serverPrivateKey))
         configuration.apns.keys = configuration.apns.keys.map { key in
-            guard key.keyID == DevCertificates.sampleAPNSKeyID, case .file(let old) = key.source, old == "Certs/\(DevCertificates.FileName.apnsAuthKey)" else { return key }
+            guard key.keyID == DevCertificates.sampleAPNSKeyID, case .file(let old) = key.source,
+                old == "Certs/\(DevCertificates.FileName.apnsAuthKey)"
+            else { return key }
             var moved = key
             moved.source = .file(file(DevCertificates.FileName.apnsAuthKey))
             return moved
@@ -94,7 +101,8 @@ public struct DevMaterialDirectory: Sendable, Equatable {
     static func credentials(of material: DevCertificates) -> DevelopmentCredentials {
         DevelopmentCredentials(
             caPEM: material.caCertificatePEM, apnsKeyID: DevCertificates.sampleAPNSKeyID, apnsTeamID: DevCertificates.sampleAPNSTeamID,
-            apnsKeyP8: material.apnsAuthKeyP8, serviceAccountJSON: material.fcmServiceAccountJSON, authorizedUserJSON: DevCertificates.authorizedUserJSON
+            apnsKeyP8: material.apnsAuthKeyP8, serviceAccountJSON: material.fcmServiceAccountJSON,
+            authorizedUserJSON: DevCertificates.authorizedUserJSON
         )
     }
 
@@ -102,7 +110,8 @@ public struct DevMaterialDirectory: Sendable, Equatable {
     static func credentials(in folder: String) -> DevelopmentCredentials {
         func read(_ name: String) -> String? { try? String(contentsOfFile: (folder as NSString).appendingPathComponent(name), encoding: .utf8) }
         return DevelopmentCredentials(
-            caPEM: read(DevCertificates.FileName.caCertificate), apnsKeyID: DevCertificates.sampleAPNSKeyID, apnsTeamID: DevCertificates.sampleAPNSTeamID,
+            caPEM: read(DevCertificates.FileName.caCertificate), apnsKeyID: DevCertificates.sampleAPNSKeyID,
+            apnsTeamID: DevCertificates.sampleAPNSTeamID,
             apnsKeyP8: read(DevCertificates.FileName.apnsAuthKey), serviceAccountJSON: read(DevCertificates.FileName.fcmServiceAccount),
             authorizedUserJSON: read(DevCertificates.FileName.authorizedUser) ?? DevCertificates.authorizedUserJSON
         )
@@ -117,6 +126,7 @@ public struct DevMaterialDirectory: Sendable, Equatable {
         let tokenURI = "https://\(host):\(port)/token"
         guard account["token_uri"] as? String != tokenURI else { return }
         account["token_uri"] = tokenURI
-        try JSONSerialization.data(withJSONObject: account, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).write(to: url, options: .atomic)
+        try JSONSerialization.data(withJSONObject: account, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).write(
+            to: url, options: .atomic)
     }
 }

@@ -31,7 +31,10 @@ public enum TrustMaterial {
     }
 
     /// Writes the CA, the bundle and the truststore into `directory` (created if missing).
-    public static func write(caPEM: String, to directory: URL, systemBundle: String? = systemBundles.first { FileManager.default.fileExists(atPath: $0) }, now: Date = Date()) throws -> Files {
+    public static func write(
+        caPEM: String, to directory: URL, systemBundle: String? = systemBundles.first { FileManager.default.fileExists(atPath: $0) },
+        now: Date = Date()
+    ) throws -> Files {
         let ca = pemCertificates(in: caPEM)
         guard let caDER = ca.first.flatMap(der(of:)) else {
             throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "the CA file holds no PEM certificate"])

@@ -66,7 +66,9 @@ extension PushMockConfiguration {
             do { store = try StoreLocation(parsing: text) } catch let error as PushMockError { throw root.error("store", error.message) }
         }
         if let text = try root.string("retentionAge") {
-            guard let age = Self.duration(text) else { throw root.error("retentionAge", "expected a duration such as 24h, 90m or 3600s, got \(text)") }
+            guard let age = Self.duration(text) else {
+                throw root.error("retentionAge", "expected a duration such as 24h, 90m or 3600s, got \(text)")
+            }
             retentionAge = age
         }
         if let size = try root.int("maxBodySize", in: 1...(64 << 20)) { maxRequestBodySize = size }
@@ -94,11 +96,15 @@ extension PushMockConfiguration {
                     activityTypes[name] = try ActivityTypeDeclaration(name: name, config: body, file: root.file, path: "activityTypes.\(name)")
                 }
             default:
-                throw root.error("activityTypes", "expected an object of type declarations by Swift name, or the path of the app's Swift source (a .swift file or a folder)")
+                throw root.error(
+                    "activityTypes",
+                    "expected an object of type declarations by Swift name, or the path of the app's Swift source (a .swift file or a folder)")
             }
         }
         if let text = try root.string("mode") {
-            guard let mode = Mode(rawValue: text) else { throw root.error("mode", "must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))") }
+            guard let mode = Mode(rawValue: text) else {
+                throw root.error("mode", "must be one of \(Mode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
             self.mode = mode
         }
         if let seed = try root.uint64("idSeed") { idSeed = seed }
@@ -118,7 +124,9 @@ extension PushMockConfiguration {
             if let lifetime = try fcmObject.int("accessTokenLifetime", in: 1...86400) { fcm.accessTokenLifetime = .seconds(lifetime) }
             if let strict = try fcmObject.bool("strictRegistrationTokens") { fcm.strictRegistrationTokens = strict }
             if let required = try fcmObject.bool("requireAccessTokenAuth") { fcm.requireAccessTokenAuth = required }
-            if let days = try fcmObject.int("staleTokenDays", in: 0...36500) { fcm.staleTokenAfter = days == 0 ? nil : .seconds(Int64(days) * 86_400) }
+            if let days = try fcmObject.int("staleTokenDays", in: 0...36500) {
+                fcm.staleTokenAfter = days == 0 ? nil : .seconds(Int64(days) * 86_400)
+            }
             if var users = try fcmObject.object("userCredentials") {
                 if let clients = try users.objects("clients") {
                     fcm.userClients = []
@@ -144,9 +152,15 @@ extension PushMockConfiguration {
             if let presets = try live.bool("presets") { activityTypePresets = presets }
             if let budget = try live.int("priorityBudgetPerHour", in: 1...100_000) { liveActivityLimits.priorityBudgetPerHour = budget }
             // Hours up to a year: a finite, in-range number, so the conversion below cannot trap.
-            if let hours = try live.double("endAfterHours", in: 0.001...8760) { liveActivityLimits.endAfterStart = .milliseconds(Int64(hours * 3_600_000)) }
-            if let hours = try live.double("removeAfterHours", in: 0.001...8760) { liveActivityLimits.removeAfterStart = .milliseconds(Int64(hours * 3_600_000)) }
-            if let hours = try live.double("dismissAfterEndHours", in: 0...8760) { liveActivityLimits.dismissAfterEnd = .milliseconds(Int64(hours * 3_600_000)) }
+            if let hours = try live.double("endAfterHours", in: 0.001...8760) {
+                liveActivityLimits.endAfterStart = .milliseconds(Int64(hours * 3_600_000))
+            }
+            if let hours = try live.double("removeAfterHours", in: 0.001...8760) {
+                liveActivityLimits.removeAfterStart = .milliseconds(Int64(hours * 3_600_000))
+            }
+            if let hours = try live.double("dismissAfterEndHours", in: 0...8760) {
+                liveActivityLimits.dismissAfterEnd = .milliseconds(Int64(hours * 3_600_000))
+            }
             if let count = try live.int("maxActivities", in: 1...1_000_000) { liveActivityLimits.maxActivities = count }
             if let count = try live.int("maxTimeline", in: 1...100_000) { liveActivityLimits.maxTimeline = count }
             if let kib = try live.int("maxTimelineKiB", in: 1...1_048_576) { liveActivityLimits.maxTimelineBytes = kib << 10 }

@@ -1,5 +1,5 @@
-public import PushMockTransport
 public import PushMockCore
+public import PushMockTransport
 
 /// Everything `pushmock serve` and ``PushMockServer`` can be told. Defaults serve the push port
 /// 127.0.0.1:2197 over TLS with the development certificates in `Certs/`.
@@ -133,4 +133,3 @@ public struct PushMockConfiguration: Sendable {
     /// The defaults.
     public init() {}
 }
-

@@ -32,7 +32,9 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
             }
             self = .postgres(url: text)
         } else {
-            throw PushMockError(code: .invalidConfiguration, message: "store \(text): expected memory, sqlite:PATH, postgres://user@host:port/database or postgres (the PG* variables)")
+            throw PushMockError(
+                code: .invalidConfiguration,
+                message: "store \(text): expected memory, sqlite:PATH, postgres://user@host:port/database or postgres (the PG* variables)")
         }
     }
 

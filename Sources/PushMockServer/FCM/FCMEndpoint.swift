@@ -1,6 +1,6 @@
-import PushMockBytes
 import Foundation
 import Logging
+import PushMockBytes
 import PushMockCore
 import PushMockStore
 import PushMockTransport
@@ -25,7 +25,8 @@ final class FCMEndpoint: Sendable {
     private let selfSigned = Mutex<[String: AccessTokenStore.Grant]>([:])
 
     init(
-        validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, recorder: PushRecorder, activities: LiveActivities,
+        validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, recorder: PushRecorder,
+        activities: LiveActivities,
         subscriptions: TopicSubscriptions, clock: PushMockClock, logger: Logger, staleTokenAfter: Duration? = nil
     ) {
         self.staleTokenLimit = staleTokenAfter.map { $0.components.seconds &* 1000 }
@@ -40,9 +41,12 @@ final class FCMEndpoint: Sendable {
         self.logger = logger
     }
 
-    static let invalidCredentials = "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
-    static let missingCredentials = "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
-    static let quotaProjectRequired = "Your application is authenticating by using local Application Default Credentials. The fcm.googleapis.com API requires a quota project, which is not set by default. To learn how to set your quota project, see https://cloud.google.com/docs/authentication/adc-troubleshooting/user-creds ."
+    static let invalidCredentials =
+        "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+    static let missingCredentials =
+        "Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project."
+    static let quotaProjectRequired =
+        "Your application is authenticating by using local Application Default Credentials. The fcm.googleapis.com API requires a quota project, which is not set by default. To learn how to set your quota project, see https://cloud.google.com/docs/authentication/adc-troubleshooting/user-creds ."
     static let metadata = [("method", "google.firebase.fcm.v1.FcmService.SendMessage"), ("service", "fcm.googleapis.com")]
 
     /// The project of a `/v1/projects/{project}/messages:send` path, or `nil` for another path.
@@ -86,7 +90,8 @@ final class FCMEndpoint: Sendable {
                 )
             }
             if request.limitExceeded != nil {
-                throw GoogleError(code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [.fcmError(.invalidArgument)])
+                throw GoogleError(
+                    code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [.fcmError(.invalidArgument)])
             }
             result = try validator.validate(request.body, now: now, scratch: ConnectionState.of(context).fcmScratch)
             validated = true
@@ -106,20 +111,28 @@ final class FCMEndpoint: Sendable {
             fault = recorder.fault(.fcm, path: request.path, token: result.target?.value, project: project, claims: claims)
             if let fault, case .reject(let status, let reason) = fault.action {
                 let code = FCMErrorCode(rawValue: reason)
-                throw GoogleError(code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status), details: code.map { [.fcmError($0)] } ?? [])
+                throw GoogleError(
+                    code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status),
+                    details: code.map { [.fcmError($0)] } ?? [])
             }
-            outcome = (200, successBody(project: project, target: result.target, validateOnly: result.validateOnly, now: now, context: context), [], nil, nil)
+            outcome = (
+                200, successBody(project: project, target: result.target, validateOnly: result.validateOnly, now: now, context: context), [], nil, nil
+            )
         } catch {
             var headers: HTTPHeaderList = []
             if error.code == 401 {
                 let missing = error.recordedReason == "CREDENTIALS_MISSING"
-                headers.append("www-authenticate", missing ? #"Bearer realm="https://accounts.google.com/""# : #"Bearer realm="https://accounts.google.com/", error="invalid_token""#)
+                headers.append(
+                    "www-authenticate",
+                    missing ? #"Bearer realm="https://accounts.google.com/""# : #"Bearer realm="https://accounts.google.com/", error="invalid_token""#
+                )
             }
             if fault != nil, error.code == 429 || error.code == 503 {
                 headers.append("retry-after", "60")
             }
             outcome = (error.code, Array(error.json.utf8), headers, error.recordedReason, error.message)
-            logger.debug("FCM request rejected", metadata: ["status": "\(error.code)", "reason": "\(error.recordedReason)", "message": "\(error.message)"])
+            logger.debug(
+                "FCM request rejected", metadata: ["status": "\(error.code)", "reason": "\(error.recordedReason)", "message": "\(error.message)"])
         }
         let accepted = outcome.reason == nil
         var diagnostics: [String] = []
@@ -127,9 +140,13 @@ final class FCMEndpoint: Sendable {
         var deviceToken: String?
         switch result.target {
         case .token(let token)?: deviceToken = token
-        case .fid(let fid)?: deviceToken = fid; diagnostics.append("target fid")
+        case .fid(let fid)?:
+            deviceToken = fid
+            diagnostics.append("target fid")
         case .topic(let name)?: topic = name
-        case .condition(let condition)?: topic = condition; diagnostics.append("target condition")
+        case .condition(let condition)?:
+            topic = condition
+            diagnostics.append("target condition")
         case nil: break
         }
         if result.validateOnly {
@@ -160,7 +177,9 @@ final class FCMEndpoint: Sendable {
                 }
             }
             if let recipients, recipients.isEmpty, let target = result.target {
-                diagnostics.append("nobody would receive it: no registration token in project \(project) is subscribed to \(target.kind == "topic" ? "topic \(target.value)" : "topics matching \(target.value)") (subscribe tokens through Instance ID or FCM topicSubscriptions)")
+                diagnostics.append(
+                    "nobody would receive it: no registration token in project \(project) is subscribed to \(target.kind == "topic" ? "topic \(target.value)" : "topics matching \(target.value)") (subscribe tokens through Instance ID or FCM topicSubscriptions)"
+                )
             }
         }
         let drop = accepted ? result.liveActivityDrop : nil
@@ -191,9 +210,13 @@ final class FCMEndpoint: Sendable {
 
     /// Google's front end: a bearer access token PushMock issued, or a self-signed service-account JWT,
     /// for `project` (nil: any project, the grant's own).
-    func authenticate(_ request: HTTPServerRequest, project: String?, context: RequestContext, now: PushInstant) throws(GoogleError) -> AccessTokenStore.Grant {
+    func authenticate(
+        _ request: HTTPServerRequest, project: String?, context: RequestContext, now: PushInstant
+    ) throws(GoogleError) -> AccessTokenStore.Grant {
         guard let authorization = request.headers["authorization"], !authorization.isEmpty else {
-            throw GoogleError(code: 401, message: Self.missingCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "CREDENTIALS_MISSING", metadata: Self.metadata)])
+            throw GoogleError(
+                code: 401, message: Self.missingCredentials, status: "UNAUTHENTICATED",
+                details: [.errorInfo(reason: "CREDENTIALS_MISSING", metadata: Self.metadata)])
         }
         let connection = ConnectionState.of(context)
         let grant: AccessTokenStore.Grant
@@ -202,7 +225,9 @@ final class FCMEndpoint: Sendable {
         } else {
             let bytes = authorization.utf8
             guard bytes.count > 7, zip(bytes.prefix(7), "bearer ".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
-                throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: Self.metadata)])
+                throw GoogleError(
+                    code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED",
+                    details: [.errorInfo(reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: Self.metadata)])
             }
             let token = String(Substring(bytes.dropFirst(7))).trimmingCharacters(in: .whitespaces)
             if let issued = tokens.grant(for: token) {
@@ -210,7 +235,9 @@ final class FCMEndpoint: Sendable {
             } else if let signed = selfSignedGrant(token, now: now) {
                 grant = signed
             } else {
-                throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: Self.metadata)])
+                throw GoogleError(
+                    code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED",
+                    details: [.errorInfo(reason: "ACCESS_TOKEN_TYPE_UNSUPPORTED", metadata: Self.metadata)])
             }
             // Checked once per credential, before the connection caches the grant.
             guard OAuthTokenEndpoint.allowsSending(scope: grant.scope) else {
@@ -223,15 +250,22 @@ final class FCMEndpoint: Sendable {
             connection.fcmGrant = grant
         }
         guard grant.expiresAt > now.secondsSinceEpoch else {
-            throw GoogleError(code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED", details: [.errorInfo(reason: "ACCESS_TOKEN_EXPIRED", metadata: Self.metadata)])
+            throw GoogleError(
+                code: 401, message: Self.invalidCredentials, status: "UNAUTHENTICATED",
+                details: [.errorInfo(reason: "ACCESS_TOKEN_EXPIRED", metadata: Self.metadata)])
         }
         if grant.isUser, project != nil {
             // A user's token bills no project of its own: Google wants the quota project named.
             guard let quotaProject = request.headers["x-goog-user-project"], !quotaProject.isEmpty else {
-                let client = OAuthUserClient(clientID: String(grant.clientEmail.dropFirst(AccessTokenStore.Grant.userPrefix.count)), clientSecret: nil)
+                let client = OAuthUserClient(
+                    clientID: String(grant.clientEmail.dropFirst(AccessTokenStore.Grant.userPrefix.count)), clientSecret: nil)
                 throw GoogleError(
                     code: 403, message: Self.quotaProjectRequired, status: "PERMISSION_DENIED",
-                    details: [.errorInfo(reason: "SERVICE_DISABLED", metadata: [("consumer", "projects/\(client.projectNumber)"), ("service", "fcm.googleapis.com")])]
+                    details: [
+                        .errorInfo(
+                            reason: "SERVICE_DISABLED",
+                            metadata: [("consumer", "projects/\(client.projectNumber)"), ("service", "fcm.googleapis.com")])
+                    ]
                 )
             }
             return grant
@@ -239,8 +273,13 @@ final class FCMEndpoint: Sendable {
         guard let project, grant.projectID != project else { return grant }
         let resource = "//cloudresourcemanager.googleapis.com/projects/\(project)"
         throw GoogleError(
-            code: 403, message: "Permission 'cloudmessaging.messages.create' denied on resource '\(resource)' (or it may not exist).", status: "PERMISSION_DENIED",
-            details: [.errorInfo(reason: "IAM_PERMISSION_DENIED", metadata: [("permission", "cloudmessaging.messages.create"), ("resource", "projects/\(project)")])]
+            code: 403, message: "Permission 'cloudmessaging.messages.create' denied on resource '\(resource)' (or it may not exist).",
+            status: "PERMISSION_DENIED",
+            details: [
+                .errorInfo(
+                    reason: "IAM_PERMISSION_DENIED",
+                    metadata: [("permission", "cloudmessaging.messages.create"), ("resource", "projects/\(project)")])
+            ]
         )
     }
 
@@ -280,7 +319,8 @@ final class FCMEndpoint: Sendable {
     /// target, as FCM's ids look (fcm.md §5), and the bare microseconds for a topic or condition.
     func successBody(project: String, target: FCMSendResult.Target?, validateOnly: Bool, now: PushInstant, context: RequestContext) -> [UInt8] {
         // Prefix, project, infix, at most 2 + 20 + 1 + 16 id bytes, suffix.
-        let capacity = Self.namePrefix.utf8CodeUnitCount + project.utf8.count + Self.messagesInfix.utf8CodeUnitCount + 48 + Self.nameSuffix.utf8CodeUnitCount
+        let capacity =
+            Self.namePrefix.utf8CodeUnitCount + project.utf8.count + Self.messagesInfix.utf8CodeUnitCount + 48 + Self.nameSuffix.utf8CodeUnitCount
         return [UInt8](capacity: capacity) { out in
             out.put(Self.namePrefix)
             out.put(utf8: project)

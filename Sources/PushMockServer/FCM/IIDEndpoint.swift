@@ -104,7 +104,8 @@ final class IIDEndpoint: Sendable {
             result.status = status
             result.reason = reason
             result.explanation = "fault \(fault.id)"
-            result.body = result.googleEnvelope
+            result.body =
+                result.googleEnvelope
                 ? GoogleError(code: status, message: reason, status: FCMEndpoint.statusName(status)).json
                 : #"{"error":"\#(JSONText.escape(reason))"}"#
         }
@@ -123,7 +124,9 @@ final class IIDEndpoint: Sendable {
 
     // MARK: Instance ID
 
-    private func instanceID(_ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, context: RequestContext, into result: inout Result) {
+    private func instanceID(
+        _ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, context: RequestContext, into result: inout Result
+    ) {
         func fail(_ status: Int, _ code: String, _ explanation: String) {
             result.status = status
             result.body = #"{"error":"\#(code)"}"#
@@ -133,12 +136,18 @@ final class IIDEndpoint: Sendable {
         // Instance ID reads `Authorization: Bearer` as an OAuth token only with `access_token_auth: true`;
         // without it the value is taken for a legacy server key, which Google retired.
         guard let grant = try? fcm.authenticate(request, project: nil, context: context, now: now) else {
-            return fail(401, "Unauthorized", "Instance ID needs `Authorization: Bearer <access token>` from the OAuth endpoint (or a self-signed service-account JWT), valid and unexpired")
+            return fail(
+                401, "Unauthorized",
+                "Instance ID needs `Authorization: Bearer <access token>` from the OAuth endpoint (or a self-signed service-account JWT), valid and unexpired"
+            )
         }
         result.identity = grant.clientEmail
         result.project = grant.projectID
         if requireAccessTokenAuth, request.headers["access_token_auth"]?.lowercased() != "true" {
-            return fail(401, "Unauthorized", "the `access_token_auth: true` header is missing: without it Instance ID takes the bearer token for a legacy server key (serve --iid-lenient-auth accepts it)")
+            return fail(
+                401, "Unauthorized",
+                "the `access_token_auth: true` header is missing: without it Instance ID takes the bearer token for a legacy server key (serve --iid-lenient-auth accepts it)"
+            )
         }
         let project = grant.projectID
         switch operation {
@@ -161,14 +170,19 @@ final class IIDEndpoint: Sendable {
             guard FCMMessageValidator.isTopicName(topic) else {
                 return fail(400, "INVALID_ARGUMENT", "topic names match [a-zA-Z0-9-_.~%]{1,900}; got \(topic)")
             }
-            let outcome = subscriptions.subscribe([token], to: topic, project: project, now: now.millisecondsSinceEpoch) { check($0, project: project) }
+            let outcome = subscriptions.subscribe([token], to: topic, project: project, now: now.millisecondsSinceEpoch) {
+                check($0, project: project)
+            }
             if let code = outcome.results[0].errorCode {
                 return fail(code == "NOT_FOUND" ? 404 : 400, code, explanation(outcome.results[0], token: token))
             }
         case .batch(let add):
             guard request.method == "POST" else { return fail(404, "NOT_FOUND", "POST \(request.path); got \(request.method)") }
             if case .bodySize(let limit)? = request.limitExceeded {
-                return fail(413, "INVALID_ARGUMENT", "the body is larger than PushMock's \(limit)-byte cap (about \(limit / 150) real-length tokens); serve --max-body-size 262144 takes 1 000")
+                return fail(
+                    413, "INVALID_ARGUMENT",
+                    "the body is larger than PushMock's \(limit)-byte cap (about \(limit / 150) real-length tokens); serve --max-body-size 262144 takes 1 000"
+                )
             }
             guard let json = JSONValue.parse(request.body), case .object = json else {
                 return fail(400, "INVALID_ARGUMENT", "the body is not a JSON object: {\"to\": \"/topics/…\", \"registration_tokens\": […]}")
@@ -192,15 +206,20 @@ final class IIDEndpoint: Sendable {
                 tokens.append(token)
             }
             guard tokens.count <= TopicSubscriptions.maxTokensPerRequest else {
-                return fail(400, "INVALID_ARGUMENT", "\(tokens.count) registration tokens; Instance ID takes at most \(TopicSubscriptions.maxTokensPerRequest) per request")
+                return fail(
+                    400, "INVALID_ARGUMENT",
+                    "\(tokens.count) registration tokens; Instance ID takes at most \(TopicSubscriptions.maxTokensPerRequest) per request")
             }
             if tokens.count == 1 { result.token = tokens[0] }
-            let outcome = add
+            let outcome =
+                add
                 ? subscriptions.subscribe(tokens, to: topic, project: project, now: now.millisecondsSinceEpoch) { check($0, project: project) }
                 : subscriptions.unsubscribe(tokens, from: topic, project: project) { check($0, project: project) }
             result.body = #"{"results":["# + outcome.results.map { $0.errorCode.map { #"{"error":"\#($0)"}"# } ?? "{}" }.joined(separator: ",") + "]}"
             let failed = zip(tokens, outcome.results).filter { $0.1 != .done }
-            result.diagnostics.append("\(add ? "subscribed" : "unsubscribed") \(tokens.count - failed.count) of \(tokens.count) token\(tokens.count == 1 ? "" : "s") \(add ? "to" : "from") \(topic) in project \(project)")
+            result.diagnostics.append(
+                "\(add ? "subscribed" : "unsubscribed") \(tokens.count - failed.count) of \(tokens.count) token\(tokens.count == 1 ? "" : "s") \(add ? "to" : "from") \(topic) in project \(project)"
+            )
             for (token, tokenResult) in failed.prefix(20) {
                 result.diagnostics.append("\(token): \(tokenResult.errorCode ?? "") (\(explanation(tokenResult, token: token)))")
             }
@@ -232,7 +251,9 @@ final class IIDEndpoint: Sendable {
 
     // MARK: FCM v1 topicSubscriptions
 
-    private func topicSubscription(_ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, into result: inout Result) throws(GoogleError) {
+    private func topicSubscription(
+        _ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, into result: inout Result
+    ) throws(GoogleError) {
         let query = Self.query(of: request.path)
         switch operation {
         case .subscribe(let project, let token):
@@ -242,14 +263,18 @@ final class IIDEndpoint: Sendable {
             }
             result.topic = topic
             guard FCMMessageValidator.isTopicName(topic) else {
-                throw GoogleError.invalidArgument("Invalid topic name: topic names match [a-zA-Z0-9-_.~%]{1,900}; got \"\(topic)\"", field: "topic_name")
+                throw GoogleError.invalidArgument(
+                    "Invalid topic name: topic names match [a-zA-Z0-9-_.~%]{1,900}; got \"\(topic)\"", field: "topic_name")
             }
             if subscriptions.isSubscribed(token, to: topic, project: project) {
                 throw GoogleError(code: 409, message: "Requested entity already exists", status: "ALREADY_EXISTS")
             }
-            let outcome = subscriptions.subscribe([token], to: topic, project: project, now: now.millisecondsSinceEpoch) { check($0, project: project) }
+            let outcome = subscriptions.subscribe([token], to: topic, project: project, now: now.millisecondsSinceEpoch) {
+                check($0, project: project)
+            }
             try Self.throwing(outcome.results[0], token: token)
-            result.body = #"{"name":"projects/\#(JSONText.escape(project))/registrations/\#(JSONText.escape(token))/topicSubscriptions/\#(JSONText.escape(topic))"}"#
+            result.body =
+                #"{"name":"projects/\#(JSONText.escape(project))/registrations/\#(JSONText.escape(token))/topicSubscriptions/\#(JSONText.escape(topic))"}"#
             result.diagnostics.append("\(topic) has \(outcome.subscribers.count) subscriber\(outcome.subscribers.count == 1 ? "" : "s")")
         case .unsubscribe(let project, let token, let topic):
             guard request.method == "DELETE" else { throw GoogleError(code: 404, message: "Method not found.", status: "NOT_FOUND") }
@@ -272,7 +297,10 @@ final class IIDEndpoint: Sendable {
         case .senderMismatch: throw GoogleError.fcm(.senderIDMismatch)
         case .notFound: throw GoogleError.fcm(.unregistered)
         case .tooManyTopics:
-            throw GoogleError(code: 400, message: "The registration token is subscribed to \(TopicSubscriptions.maxTopicsPerToken) topics, the most an app instance can have", status: "FAILED_PRECONDITION")
+            throw GoogleError(
+                code: 400,
+                message: "The registration token is subscribed to \(TopicSubscriptions.maxTopicsPerToken) topics, the most an app instance can have",
+                status: "FAILED_PRECONDITION")
         }
     }
 

@@ -42,7 +42,8 @@ final class MetadataServer: HTTPResponder, Sendable {
         recorded.explanation = reason.map { _ in String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
         recorded.diagnostics = ["metadata server"]
         recorded.project = status == 200 ? account?.projectID : nil
-        let response = HTTPServerResponse(status: status, headers: [("metadata-flavor", "Google"), ("content-type", contentType), ("server", "Metadata Server for VM")], body: body)
+        let response = HTTPServerResponse(
+            status: status, headers: [("metadata-flavor", "Google"), ("content-type", contentType), ("server", "Metadata Server for VM")], body: body)
         return recorder.record(recorded, of: request, at: now, response: response, fault: nil, context: context)
     }
 
@@ -74,7 +75,9 @@ final class MetadataServer: HTTPResponder, Sendable {
                 let scopes = query["scopes"].map { $0.split(separator: ",").map(String.init).filter { !$0.isEmpty } } ?? Self.defaultScopes
                 let scope = (scopes.isEmpty ? Self.defaultScopes : scopes).joined(separator: " ")
                 let expiresIn = lifetime.wholeSeconds
-                let token = tokens.issue(.init(clientEmail: account.clientEmail, projectID: account.projectID, scope: scope, expiresAt: now.secondsSinceEpoch &+ expiresIn))
+                let token = tokens.issue(
+                    .init(clientEmail: account.clientEmail, projectID: account.projectID, scope: scope, expiresAt: now.secondsSinceEpoch &+ expiresIn)
+                )
                 return (200, "application/json", Array(#"{"access_token":"\#(token)","expires_in":\#(expiresIn),"token_type":"Bearer"}"#.utf8), nil)
             case "email":
                 return (200, text, Array(account.clientEmail.utf8), nil)
@@ -84,7 +87,10 @@ final class MetadataServer: HTTPResponder, Sendable {
                 return (200, text, Array("default\n".utf8), nil)
             case "":
                 let scopes = Self.defaultScopes.map { "\"\($0)\"" }.joined(separator: ",")
-                return (200, "application/json", Array(#"{"aliases":["default"],"email":"\#(JSONText.escape(account.clientEmail))","scopes":[\#(scopes)]}"#.utf8), nil)
+                return (
+                    200, "application/json",
+                    Array(#"{"aliases":["default"],"email":"\#(JSONText.escape(account.clientEmail))","scopes":[\#(scopes)]}"#.utf8), nil
+                )
             default:
                 return (404, text, Array("Not Found\n".utf8), "NotFound")
             }

@@ -57,7 +57,8 @@ final class OAuthEndpoint: Sendable {
         recorded.reason = reason
         recorded.explanation = explanation
         recorded.project = project
-        let response = GooglePages.json(status: status, json + "\n", extraHeaders: [("cache-control", "no-cache, no-store, max-age=0, must-revalidate")])
+        let response = GooglePages.json(
+            status: status, json + "\n", extraHeaders: [("cache-control", "no-cache, no-store, max-age=0, must-revalidate")])
         return recorder.record(recorded, of: request, at: now, response: response, fault: fault, context: context)
     }
 }

@@ -79,7 +79,8 @@ struct ActivityLedger {
         for (offset, entry) in activity.timeline.enumerated() {
             let number = now.lowerBound + Int64(offset)
             if !old.entries.contains(number) || (old.unattached.contains(number) && entry.deliveryID != nil),
-               let bytes = try? encoder.encode(entry) {
+                let bytes = try? encoder.encode(entry)
+            {
                 changes.append((Self.entryKey(id, number), Array(bytes)))
             }
             if entry.deliveryID == nil { unattached.insert(number) }

@@ -22,8 +22,8 @@ package struct ActivityTurns: Sendable {
             return LiveActivities.keyPrefix + token.lowercased()
         }
         guard request.path.hasSuffix("/messages:send"), mentionsLiveActivityToken(request.body),
-              let apns = JSONValue.parse(request.body)?["message"]?["apns"],
-              case .string(let token)? = apns["live_activity_token"] ?? apns["liveActivityToken"], !token.isEmpty
+            let apns = JSONValue.parse(request.body)?["message"]?["apns"],
+            case .string(let token)? = apns["live_activity_token"] ?? apns["liveActivityToken"], !token.isEmpty
         else { return nil }
         return LiveActivities.keyPrefix + token.lowercased()
     }
@@ -31,7 +31,8 @@ package struct ActivityTurns: Sendable {
     /// Whether `body` has the bytes `ctivity_token` or `ctivityToken` (either spelling of the field):
     /// the other messages are not parsed for it.
     static func mentionsLiveActivityToken(_ body: [UInt8]) -> Bool {
-        let snake = Array("ctivity_token".utf8), camel = Array("ctivityToken".utf8)
+        let snake = Array("ctivity_token".utf8)
+        let camel = Array("ctivityToken".utf8)
         return body.withByteView { bytes in
             var index = 0
             while index + camel.count <= bytes.count {
@@ -49,7 +50,9 @@ package struct ActivityTurns: Sendable {
     /// subscribed to the channel that this instance knows of.
     func activityKeys(_ request: HTTPServerRequest) -> [String] {
         if let key = Self.activityKey(request) { return [key] }
-        guard request.method == "POST", request.path.hasPrefix("/4/broadcasts/apps/"), let channel = request.headers["apns-channel-id"] else { return [] }
+        guard request.method == "POST", request.path.hasPrefix("/4/broadcasts/apps/"), let channel = request.headers["apns-channel-id"] else {
+            return []
+        }
         return activities.keys(subscribedTo: channel)
     }
 
@@ -60,27 +63,28 @@ package struct ActivityTurns: Sendable {
         let keys = activityKeys(request)
         guard !keys.isEmpty else { return nil }
         let taken = Mutex<ActivityTurn?>(nil)
-        return .resumed(ResponderResumption(
-            work: {
-                // A database that cannot give the turn: answered as without a fleet order.
-                if let turn = try? await order.turn(keys, since: activities.unseenEntries(keys)) { taken.withLock { $0 = turn } }
-            },
-            respond: { [activities] context in
-                guard let turn = taken.withLock({ $0 }) else { return answer(context) }
-                for key in keys { activities.turn(key, taken: true) }
-                // The entries first (they wait for their head), then the heads.
-                for (key, value) in turn.snapshots.sorted(by: { $0.key < $1.key }) where !keys.contains(key) {
-                    activities.apply(key: key, value, inTurn: true)
+        return .resumed(
+            ResponderResumption(
+                work: {
+                    // A database that cannot give the turn: answered as without a fleet order.
+                    if let turn = try? await order.turn(keys, since: activities.unseenEntries(keys)) { taken.withLock { $0 = turn } }
+                },
+                respond: { [activities] context in
+                    guard let turn = taken.withLock({ $0 }) else { return answer(context) }
+                    for key in keys { activities.turn(key, taken: true) }
+                    // The entries first (they wait for their head), then the heads.
+                    for (key, value) in turn.snapshots.sorted(by: { $0.key < $1.key }) where !keys.contains(key) {
+                        activities.apply(key: key, value, inTurn: true)
+                    }
+                    for key in keys {
+                        if let snapshot = turn.snapshots[key] { activities.apply(key: key, snapshot, inTurn: true) }
+                    }
+                    return Self.after(answer(context)) {
+                        turn.finish(keys.flatMap { activities.changes($0) })
+                        for key in keys { activities.turn(key, taken: false) }
+                    }
                 }
-                for key in keys {
-                    if let snapshot = turn.snapshots[key] { activities.apply(key: key, snapshot, inTurn: true) }
-                }
-                return Self.after(answer(context)) {
-                    turn.finish(keys.flatMap { activities.changes($0) })
-                    for key in keys { activities.turn(key, taken: false) }
-                }
-            }
-        ))
+            ))
     }
 
     /// `result`, calling `done` once it is final (after a resumed answer's second half).

@@ -25,7 +25,8 @@ enum ActivityTypeArchive {
     /// After a reset: every type the API declared or removed goes back to the configuration's.
     static func reset(_ types: ActivityTypeRegistry, configured: [String: ActivityTypeDeclaration], in archive: (any StateArchive)?) {
         guard let archive else { return }
-        let names = Set(types.all.keys).union(configured.keys).union((try? archive.archived(prefix: keyPrefix).keys.map { String($0.dropFirst(keyPrefix.count)) }) ?? [])
+        let names = Set(types.all.keys).union(configured.keys).union(
+            (try? archive.archived(prefix: keyPrefix).keys.map { String($0.dropFirst(keyPrefix.count)) }) ?? [])
         for name in names.sorted() { save(name, body: nil, in: archive) }
     }
 

@@ -63,7 +63,8 @@ final class LiveActivities: Sendable {
             }
         }
         let outcome = device.withLock {
-            $0.receive(push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop, channelKnown: channelKnown)
+            $0.receive(
+                push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop, channelKnown: channelKnown)
         }
         markChanged(outcome.activityID.map { [$0] } ?? [])
         if let issued = outcome.issuedToken, let type = push.attributesType {

@@ -1,5 +1,5 @@
-import PushMockBytes
 import Prometheus
+import PushMockBytes
 import Synchronization
 
 /// The time pushes spend in PushMock, per service, as a Prometheus histogram: a push adds one to

@@ -1,8 +1,8 @@
 import CoreMetrics
+import Prometheus
 import PushMockCore
 import PushMockStore
 import PushMockTransport
-import Prometheus
 import Synchronization
 
 /// What the transport and endpoints count, through swift-metrics into a swift-prometheus registry
@@ -44,7 +44,8 @@ final class ServerMetrics: Sendable {
         self.factory = factory
         var transport: [TransportEvent: CoreMetrics.Counter] = [:]
         for event in TransportEvent.allCases {
-            transport[event] = CoreMetrics.Counter(label: "pushmock_transport_events_total", dimensions: [("event", event.rawValue)], factory: factory)
+            transport[event] = CoreMetrics.Counter(
+                label: "pushmock_transport_events_total", dimensions: [("event", event.rawValue)], factory: factory)
         }
         self.transport = transport
         latency = LatencyHistogram(
@@ -91,7 +92,8 @@ final class ServerMetrics: Sendable {
     /// Counts a recorded delivery: by service, outcome and reason, and the fault that fired.
     func recorded(_ delivery: Delivery) {
         if delivery.outcome == .accepted, delivery.reason == nil, delivery.fault == nil,
-           let index = Self.serviceIndex(delivery.service.rawValue), index < acceptedCounters.count {
+            let index = Self.serviceIndex(delivery.service.rawValue), index < acceptedCounters.count
+        {
             acceptedCounters[index].increment()
             return
         }
@@ -122,7 +124,8 @@ final class ServerMetrics: Sendable {
                 let label = counters[fault + "|" + delivery.service.rawValue] != nil || counters.count < Self.maxSeries ? fault : "other"
                 let key = label + "|" + delivery.service.rawValue
                 if let existing = counters[key] { return existing }
-                let made = CoreMetrics.Counter(label: "pushmock_faults_fired_total", dimensions: [("fault", label), ("service", delivery.service.rawValue)], factory: factory)
+                let made = CoreMetrics.Counter(
+                    label: "pushmock_faults_fired_total", dimensions: [("fault", label), ("service", delivery.service.rawValue)], factory: factory)
                 counters[key] = made
                 return made
             }

@@ -105,30 +105,31 @@ final class PushRecorder: Sendable {
         let rules = faults.claimable(service: service, path: path, token: known.token, topic: known.topic, project: known.project)
         guard !rules.isEmpty else { return nil }
         let taken = Mutex<FaultClaims?>(nil)
-        return .resumed(ResponderResumption(
-            work: {
-                var claims: [String: FaultClaims.Claim] = [:]
-                for rule in rules {
-                    claims[rule.fleetKey] = await Self.claim(rule, from: counter)
-                }
-                taken.withLock { $0 = FaultClaims(claims) }
-            },
-            respond: { [faults, archive] context in
-                let claims = taken.withLock { $0 } ?? FaultClaims([:])
-                let result = answer(context, claims)
-                let won = claims.won
-                if !won.isEmpty {
-                    // Settled after the answer: used, or given back; a spent fault leaves every instance.
-                    Task {
-                        for (key, used) in won where (try? await counter.settleFire(key, used: used)) == true {
-                            faults.removeSpent(fleetKey: key)
-                            ServerState.announceSpent(key, to: archive)
+        return .resumed(
+            ResponderResumption(
+                work: {
+                    var claims: [String: FaultClaims.Claim] = [:]
+                    for rule in rules {
+                        claims[rule.fleetKey] = await Self.claim(rule, from: counter)
+                    }
+                    taken.withLock { $0 = FaultClaims(claims) }
+                },
+                respond: { [faults, archive] context in
+                    let claims = taken.withLock { $0 } ?? FaultClaims([:])
+                    let result = answer(context, claims)
+                    let won = claims.won
+                    if !won.isEmpty {
+                        // Settled after the answer: used, or given back; a spent fault leaves every instance.
+                        Task {
+                            for (key, used) in won where (try? await counter.settleFire(key, used: used)) == true {
+                                faults.removeSpent(fleetKey: key)
+                                ServerState.announceSpent(key, to: archive)
+                            }
                         }
                     }
+                    return result
                 }
-                return result
-            }
-        ))
+            ))
     }
 
     /// One fire of `rule` from the fleet's counter, or `.unavailable` after ``claimPatience`` (a
@@ -167,7 +168,8 @@ final class PushRecorder: Sendable {
     /// rejecting `fault` has already shaped), counts it and links its Live Activity timeline
     /// entries; returns what to do with `response` under `fault`.
     func record(
-        _ outcome: PushOutcome, of request: HTTPServerRequest, at now: PushInstant, response: HTTPServerResponse, fault: FaultRule?, context: RequestContext
+        _ outcome: PushOutcome, of request: HTTPServerRequest, at now: PushInstant, response: HTTPServerResponse, fault: FaultRule?,
+        context: RequestContext
     ) -> ResponderResult {
         var delivery = Delivery(
             receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,

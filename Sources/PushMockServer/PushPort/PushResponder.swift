@@ -85,18 +85,21 @@ final class PushResponder: HTTPResponder {
             // and timed with it.
             metrics.requestDeferred()
             let metrics = self.metrics
-            return .delayed(response, by: delay, answered: {
-                metrics.deferredRequestFinished()
-                metrics.observeLatency(service: service, nanoseconds: Self.nanoseconds(since: started))
-                answered?()
-            })
+            return .delayed(
+                response, by: delay,
+                answered: {
+                    metrics.deferredRequestFinished()
+                    metrics.observeLatency(service: service, nanoseconds: Self.nanoseconds(since: started))
+                    answered?()
+                })
         case .resumed(let resumption):
             // Waiting for a fleet-wide claim: in flight meanwhile, and timed with it.
             metrics.requestDeferred()
-            return .resumed(ResponderResumption(work: resumption.work) { [self] context in
-                metrics.deferredRequestFinished()
-                return timed(resumption.respond(context), service: service, started: started)
-            })
+            return .resumed(
+                ResponderResumption(work: resumption.work) { [self] context in
+                    metrics.deferredRequestFinished()
+                    return timed(resumption.respond(context), service: service, started: started)
+                })
         case .response, .resetStream, .stream, .deferred:
             metrics.observeLatency(service: service, nanoseconds: Self.nanoseconds(since: started))
         }
@@ -122,22 +125,26 @@ final class PushResponder: HTTPResponder {
         func claiming(_ service: Delivery.Service) -> ResponderResult? {
             // Checked before any closure is made: this runs for every push.
             guard claims == nil, apns.recorder.mayClaim(service, path: request.path) else { return nil }
-            return apns.recorder.claimingFaults(service, path: request.path, facts: {
-                // Read only while a fleet counts a `count` fault (rare): APNs names its device token
-                // in the path and its topic in a header; FCM's plain `message.token` and the path's
-                // project (a topic or condition is left to the endpoint).
-                var facts = PushRecorder.KnownFacts()
-                if service == .apns, request.path.hasPrefix(APNSDevicePath.prefix) {
-                    facts.token = APNSDevicePath.token(in: request.path).map(String.init)
-                    facts.topic = request.headers["apns-topic"]
-                } else if service == .fcm {
-                    facts.project = FCMEndpoint.project(in: request.path)
-                    if case .string(let sent)? = JSONValue.parse(request.body)?["message"]?["token"] { facts.token = sent }
+            return apns.recorder.claimingFaults(
+                service, path: request.path,
+                facts: {
+                    // Read only while a fleet counts a `count` fault (rare): APNs names its device token
+                    // in the path and its topic in a header; FCM's plain `message.token` and the path's
+                    // project (a topic or condition is left to the endpoint).
+                    var facts = PushRecorder.KnownFacts()
+                    if service == .apns, request.path.hasPrefix(APNSDevicePath.prefix) {
+                        facts.token = APNSDevicePath.token(in: request.path).map(String.init)
+                        facts.topic = request.headers["apns-topic"]
+                    } else if service == .fcm {
+                        facts.project = FCMEndpoint.project(in: request.path)
+                        if case .string(let sent)? = JSONValue.parse(request.body)?["message"]?["token"] { facts.token = sent }
+                    }
+                    return facts
+                },
+                answer: { [self] context, claims in
+                    self.route(request, context: context, claims: claims, ordered: ordered).result
                 }
-                return facts
-            }) { [self] context, claims in
-                self.route(request, context: context, claims: claims, ordered: ordered).result
-            }
+            )
         }
         // A header list over the limit is a transport refusal (431) on every endpoint: the headers
         // it has are incomplete, so no validator sees it (it is counted in /metrics).
@@ -153,7 +160,9 @@ final class PushResponder: HTTPResponder {
         }
         if request.path.hasPrefix("/3/") {
             guard host == nil || host == .apns else { return (nil, .response(Self.notFound(request, on: host))) }
-            if !ordered, turns.order != nil, let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result }) {
+            if !ordered, turns.order != nil,
+                let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result })
+            {
                 return (.apns, pending)
             }
             if let pending = claiming(.apns) { return (.apns, pending) }
@@ -161,7 +170,9 @@ final class PushResponder: HTTPResponder {
         }
         if request.path.hasPrefix("/1/apps/") || request.path.hasPrefix("/4/broadcasts/") {
             guard host == nil || host == .broadcast else { return (nil, .response(Self.notFound(request, on: host))) }
-            if !ordered, turns.order != nil, let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result }) {
+            if !ordered, turns.order != nil,
+                let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result })
+            {
                 return (.broadcast, pending)
             }
             if let pending = claiming(.broadcast) { return (.broadcast, pending) }
@@ -173,7 +184,9 @@ final class PushResponder: HTTPResponder {
         }
         if let project = FCMEndpoint.project(in: request.path) {
             guard host == nil || host == .fcm else { return (nil, .response(Self.notFound(request, on: host))) }
-            if !ordered, turns.order != nil, let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result }) {
+            if !ordered, turns.order != nil,
+                let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result })
+            {
                 return (.fcm, pending)
             }
             if let pending = claiming(.fcm) { return (.fcm, pending) }

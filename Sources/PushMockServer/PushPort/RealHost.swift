@@ -46,21 +46,22 @@ enum RealHost: String, Sendable, CaseIterable {
         // Fast path, on the bytes: every real name ends in ".com" before its port, if any;
         // addresses and localhost do not (this runs for every push).
         guard let authority else { return nil }
-        let mayBeReal = authority.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            // The last byte before the port (after the last colon, unless it is an IPv6 literal).
-            var end = bytes.count
-            if bytes.first != UInt8(ascii: "[") {
-                var index = bytes.count
-                while index > 0 {
-                    index -= 1
-                    if bytes[index] == UInt8(ascii: ":") {
-                        end = index
-                        break
+        let mayBeReal =
+            authority.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+                // The last byte before the port (after the last colon, unless it is an IPv6 literal).
+                var end = bytes.count
+                if bytes.first != UInt8(ascii: "[") {
+                    var index = bytes.count
+                    while index > 0 {
+                        index -= 1
+                        if bytes[index] == UInt8(ascii: ":") {
+                            end = index
+                            break
+                        }
                     }
                 }
-            }
-            return end > 0 && bytes[end - 1] | 0x20 == UInt8(ascii: "m")
-        } ?? true
+                return end > 0 && bytes[end - 1] | 0x20 == UInt8(ascii: "m")
+            } ?? true
         guard mayBeReal, let host = Self.names[Self.hostName(authority).lowercased()] else { return nil }
         self = host
     }

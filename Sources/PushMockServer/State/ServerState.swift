@@ -178,7 +178,9 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         ActivityTypeArchive.save(name, declaration, in: capabilities.archive)
     }
 
-    func declareActivityTypes(swiftSource text: String, file: String) throws(InspectionError)
+    func declareActivityTypes(
+        swiftSource text: String, file: String
+    ) throws(InspectionError)
         -> (types: [(name: String, declaration: ActivityTypeDeclaration)], warnings: [String])
     {
         guard let reader = configuration.swiftSourceReader else {
@@ -240,7 +242,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     func issueAccessToken(clientEmail: String, projectID: String, scope: String) -> (token: String, expiresIn: Int64)? {
         let lifetime = configuration.fcm.accessTokenLifetime.components.seconds
-        let token = accessTokens.issue(.init(clientEmail: clientEmail, projectID: projectID, scope: scope, expiresAt: configuration.clock.nowSeconds &+ lifetime))
+        let token = accessTokens.issue(
+            .init(clientEmail: clientEmail, projectID: projectID, scope: scope, expiresAt: configuration.clock.nowSeconds &+ lifetime))
         return (token, lifetime)
     }
 }

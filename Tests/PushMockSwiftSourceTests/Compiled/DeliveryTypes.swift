@@ -66,7 +66,8 @@ enum Stage: String, Codable, Hashable {
 }
 
 enum Priority: Int, Codable, Hashable {
-    case low = 1, normal, high
+    case low = 1
+    case normal, high
 }
 
 /// Swift 5.5's synthesized form: `{"moved": {"to": {...}, "_1": 3}}`.

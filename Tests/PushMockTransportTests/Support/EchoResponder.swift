@@ -1,6 +1,6 @@
-import PushMockTestSupport
 import Foundation
 import NIOCore
+import PushMockTestSupport
 import PushMockTransport
 import Synchronization
 
@@ -73,13 +73,16 @@ struct EchoResponder: HTTPResponder {
         }
         if path == "/resumed" {
             let worked = Mutex(false)
-            return .resumed(ResponderResumption(work: {
-                try? await Task.sleep(for: .milliseconds(50))
-                worked.withLock { $0 = true }
-            }, respond: { context in
-                let body = "resumed \(context.connection.httpVersion.rawValue) after work: \(worked.withLock { $0 })"
-                return .delayed(HTTPServerResponse(status: 200, body: Array(body.utf8)), by: .milliseconds(30))
-            }))
+            return .resumed(
+                ResponderResumption(
+                    work: {
+                        try? await Task.sleep(for: .milliseconds(50))
+                        worked.withLock { $0 = true }
+                    },
+                    respond: { context in
+                        let body = "resumed \(context.connection.httpVersion.rawValue) after work: \(worked.withLock { $0 })"
+                        return .delayed(HTTPServerResponse(status: 200, body: Array(body.utf8)), by: .milliseconds(30))
+                    }))
         }
         let limit: String?
         switch request.limitExceeded {

@@ -161,9 +161,13 @@ public struct LiveActivityDevice: Sendable {
 
     // MARK: Rules
 
-    private mutating func start(_ push: LiveActivityPush, pushToStartToken: String, bundleID: String?, service: Delivery.Service, now: Int64) -> Outcome {
+    private mutating func start(
+        _ push: LiveActivityPush, pushToStartToken: String, bundleID: String?, service: Delivery.Service, now: Int64
+    ) -> Outcome {
         var diagnostics: [String] = []
-        if push.collapseID == nil, let type = push.attributesType, let running = running(type, attributes: push.attributes, pushToStartToken: pushToStartToken) {
+        if push.collapseID == nil, let type = push.attributesType,
+            let running = running(type, attributes: push.attributes, pushToStartToken: pushToStartToken)
+        {
             diagnostics.append(LiveActivityDiagnostics.secondStart(type: type, running: running))
         }
         var issued: String?
@@ -199,7 +203,9 @@ public struct LiveActivityDevice: Sendable {
         return found?.id
     }
 
-    private mutating func deliver(_ push: LiveActivityPush, to id: String, service: Delivery.Service, now: Int64, payloadDrop: LiveActivityRule?) -> Outcome {
+    private mutating func deliver(
+        _ push: LiveActivityPush, to id: String, service: Delivery.Service, now: Int64, payloadDrop: LiveActivityRule?
+    ) -> Outcome {
         guard var activity = activities[id] else { return Outcome() }
         var drop: LiveActivityDeviceRule?
         var diagnostics: [String] = []
@@ -207,7 +213,8 @@ public struct LiveActivityDevice: Sendable {
             drop = check(push, activity, now: now)
         }
         if payloadDrop == nil, drop == nil, push.event == "update", let state = push.contentState, let shown = activity.contentState,
-           LiveActivityDiagnostics.sameContent(state, shown) {
+            LiveActivityDiagnostics.sameContent(state, shown)
+        {
             diagnostics.append(LiveActivityDiagnostics.unchangedContent)
         }
         if payloadDrop == nil, drop == nil {
@@ -237,7 +244,8 @@ public struct LiveActivityDevice: Sendable {
         if now >= activity.startedAt &+ limits.endAfterStart.milliseconds { return .expired }
         if let last = activity.lastTimestamp, let timestamp = push.timestamp, timestamp <= last { return .olderThanCurrentContent }
         if let budget = limits.priorityBudgetPerHour, push.priority == 10,
-           activity.priority10.filter({ $0 > now - 3_600_000 }).count >= budget {
+            activity.priority10.filter({ $0 > now - 3_600_000 }).count >= budget
+        {
             return .priorityBudgetExceeded
         }
         return nil
@@ -261,7 +269,9 @@ public struct LiveActivityDevice: Sendable {
         }
     }
 
-    private func entry(_ push: LiveActivityPush, service: Delivery.Service, now: Int64, drop: LiveActivityDeviceRule?) -> SimulatedActivity.TimelineEntry {
+    private func entry(
+        _ push: LiveActivityPush, service: Delivery.Service, now: Int64, drop: LiveActivityDeviceRule?
+    ) -> SimulatedActivity.TimelineEntry {
         SimulatedActivity.TimelineEntry(
             receivedAt: now, service: service, event: push.event, timestamp: push.timestamp, priority: push.priority,
             applied: drop == nil, reason: drop?.reason, explanation: drop?.explanation, contentState: push.contentState
@@ -273,7 +283,8 @@ public struct LiveActivityDevice: Sendable {
     private func trimTimeline(_ activity: inout SimulatedActivity, bytes: inout Int) {
         var dropped = 0
         while activity.timeline.count - dropped > 1,
-              activity.timeline.count - dropped > limits.maxTimeline || bytes > limits.maxTimelineBytes {
+            activity.timeline.count - dropped > limits.maxTimeline || bytes > limits.maxTimelineBytes
+        {
             bytes -= activity.timeline[dropped].estimatedBytes
             dropped += 1
         }

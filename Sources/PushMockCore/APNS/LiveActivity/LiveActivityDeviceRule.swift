@@ -25,7 +25,8 @@ public struct LiveActivityDeviceRule: Sendable, Hashable, CustomStringConvertibl
     public static let removed = LiveActivityDeviceRule(
         "LiveActivityRemoved", "the activity started more than 12 hours ago and is gone from the device")
     public static let priorityBudgetExceeded = LiveActivityDeviceRule(
-        "LiveActivityPriorityBudgetExceeded", "more priority-10 updates this hour than the configured budget; the device throttles them (send priority 5)")
+        "LiveActivityPriorityBudgetExceeded",
+        "more priority-10 updates this hour than the configured budget; the device throttles them (send priority 5)")
     public static let startToActivityToken = LiveActivityDeviceRule(
         "LiveActivityStartToActivityToken", "a start must go to a push-to-start token; this is an activity (update) token")
     public static let updateToPushToStartToken = LiveActivityDeviceRule(
@@ -34,7 +35,8 @@ public struct LiveActivityDeviceRule: Sendable, Hashable, CustomStringConvertibl
         "LiveActivityAttributesTypeMismatch", "aps.attributes-type is not the type this push-to-start token was issued for")
     public static let unknownInputPushChannel = LiveActivityDeviceRule(
         "LiveActivityUnknownInputPushChannel",
-        "aps.input-push-channel names no broadcast channel of this app in this environment; ActivityKit cannot subscribe the activity to it and the start fails")
+        "aps.input-push-channel names no broadcast channel of this app in this environment; ActivityKit cannot subscribe the activity to it and the start fails"
+    )
 
     /// Every device rule.
     public static let all: [LiveActivityDeviceRule] = [

@@ -17,7 +17,9 @@ public enum LiveActivityPayloadRules {
     /// Checks `payload` (the whole APNs payload, parsed once by the validator that calls this) at
     /// `instant`, with its APNs `headers` for the diagnostics. The same tree then feeds the
     /// simulated device (``LiveActivityPush``).
-    public static func check(payload: JSONValue, now instant: PushInstant, options: LiveActivityOptions, headers: LiveActivityHeaders = LiveActivityHeaders()) -> Finding {
+    public static func check(
+        payload: JSONValue, now instant: PushInstant, options: LiveActivityOptions, headers: LiveActivityHeaders = LiveActivityHeaders()
+    ) -> Finding {
         // `aps.timestamp` is in seconds.
         let now = instant.secondsSinceEpoch
         var finding = Finding()
@@ -67,7 +69,8 @@ public enum LiveActivityPayloadRules {
             // Apple documents both keys for starts only; whether a device drops an update that
             // carries one or ignores the key is not documented, hence the setting.
             if options.ignoreInputPushOnUpdate {
-                finding.diagnostics.append("input-push-token and input-push-channel are only read on start; this \(event) carries one, which the device ignores")
+                finding.diagnostics.append(
+                    "input-push-token and input-push-channel are only read on start; this \(event) carries one, which the device ignores")
             } else {
                 return fail(.inputPushOnlyOnStart)
             }

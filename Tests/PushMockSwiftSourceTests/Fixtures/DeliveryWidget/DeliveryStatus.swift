@@ -13,6 +13,6 @@ public struct DeliveryStatus: Codable, Hashable {
     }
 
     var isLate: Bool {
-        get { eta < Date() }
+        eta < Date()
     }
 }

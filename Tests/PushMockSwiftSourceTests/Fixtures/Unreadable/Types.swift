@@ -1,6 +1,6 @@
 import ActivityKit
-import Foundation
 import CoreLocation
+import Foundation
 
 struct ScoreAttributes: ActivityKit.ActivityAttributes {
     struct ContentState: Codable, Hashable {

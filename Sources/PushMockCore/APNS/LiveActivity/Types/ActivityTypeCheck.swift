@@ -36,7 +36,9 @@ public enum ActivityTypeCheck {
     public static let referenceDateOffset: Double = 978_307_200
 
     /// Decodes `value` as a struct with `fields`, at `path`.
-    public static func decode(_ value: JSONValue, fields: [ActivityTypeDeclaration.Field], in declaration: ActivityTypeDeclaration, path: String) -> Result<Reading, Failure> {
+    public static func decode(
+        _ value: JSONValue, fields: [ActivityTypeDeclaration.Field], in declaration: ActivityTypeDeclaration, path: String
+    ) -> Result<Reading, Failure> {
         var reading = Reading()
         do {
             reading.decoded = try structure(value, fields: fields, typeName: nil, declaration: declaration, path: path, reading: &reading)
@@ -60,11 +62,13 @@ public enum ActivityTypeCheck {
     static func rfc3339(_ unixSeconds: Double) -> String {
         guard unixSeconds.isFinite, abs(unixSeconds) < 253_402_300_800 else { return "a time out of range (\(unixSeconds) s since 1970)" }
         let date = Date(timeIntervalSince1970: unixSeconds)
-        return date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: unixSeconds.rounded() != unixSeconds).timeZone(separator: .omitted))
+        return date.formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: unixSeconds.rounded() != unixSeconds).timeZone(separator: .omitted))
     }
 
     private static func structure(
-        _ value: JSONValue, fields: [ActivityTypeDeclaration.Field], typeName: String?, declaration: ActivityTypeDeclaration, path: String, reading: inout Reading
+        _ value: JSONValue, fields: [ActivityTypeDeclaration.Field], typeName: String?, declaration: ActivityTypeDeclaration, path: String,
+        reading: inout Reading
     ) throws(Failure) -> JSONValue {
         guard case .object = value else {
             throw Failure(path: path, message: "expected \(typeName.map { "\($0) (an object)" } ?? "an object"), found \(describe(value))")
@@ -134,7 +138,8 @@ public enum ActivityTypeCheck {
             return value
         case .date:
             guard case .number(let text) = value, let seconds = Double(text), seconds.isFinite else {
-                throw Failure(path: path, message: "expected Date (a number of seconds since 2001-01-01, JSONDecoder's default), found \(describe(value))")
+                throw Failure(
+                    path: path, message: "expected Date (a number of seconds since 2001-01-01, JSONDecoder's default), found \(describe(value))")
             }
             reading.dates.append(DateReading(path: path, secondsSinceReferenceDate: seconds))
             return .string(rfc3339(seconds + referenceDateOffset))
@@ -185,7 +190,8 @@ public enum ActivityTypeCheck {
                 guard let fields = cases[label] else {
                     throw Failure(path: "\(path).\(label)", message: "\(label) is not a case of \(name) (\(names))")
                 }
-                let decoded = try structure(values, fields: fields, typeName: "\(name).\(label)", declaration: declaration, path: "\(path).\(label)", reading: &reading)
+                let decoded = try structure(
+                    values, fields: fields, typeName: "\(name).\(label)", declaration: declaration, path: "\(path).\(label)", reading: &reading)
                 return .object([(label, decoded)])
             case nil:
                 throw Failure(path: path, message: "\(name) is not declared")

@@ -81,7 +81,9 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
 
     /// Reads a declaration (`{"attributes": {…}, "contentState": {…}, "types": {…}}`).
     public init(json: JSONValue) throws(Problem) {
-        guard case .object(let members) = json else { throw Problem(path: "", message: "a declaration is an object with attributes, contentState and types") }
+        guard case .object(let members) = json else {
+            throw Problem(path: "", message: "a declaration is an object with attributes, contentState and types")
+        }
         for (key, _) in members where !["attributes", "contentState", "types"].contains(key) {
             throw Problem(path: key, message: "unknown member; a declaration has attributes, contentState and types")
         }
@@ -89,7 +91,9 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
         if let declared = json["types"] {
             guard case .object(let named) = declared else { throw Problem(path: "types", message: "expected an object of type names") }
             for (name, body) in named {
-                guard Self.isTypeName(name) else { throw Problem(path: "types.\(name)", message: "a type name is a Swift identifier starting with a capital letter") }
+                guard Self.isTypeName(name) else {
+                    throw Problem(path: "types.\(name)", message: "a type name is a Swift identifier starting with a capital letter")
+                }
                 types[name] = try Self.namedType(body, path: "types.\(name)")
             }
         }
@@ -132,7 +136,9 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
     }
 
     static func fields(_ json: JSONValue, path: String) throws(Problem) -> [Field] {
-        guard case .object(let members) = json else { throw Problem(path: path, message: "expected an object of fields, such as {\"stage\": \"String\"}") }
+        guard case .object(let members) = json else {
+            throw Problem(path: path, message: "expected an object of fields, such as {\"stage\": \"String\"}")
+        }
         var fields: [Field] = []
         for (name, spec) in members {
             let fieldPath = "\(path).\(name)"
@@ -140,10 +146,14 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
             case .string(let text):
                 fields.append(Field(name: name, key: name, type: try parse(text, path: fieldPath)))
             case .object:
-                guard case .string(let text)? = spec["type"] else { throw Problem(path: fieldPath, message: "a field object needs \"type\" (and may rename with \"key\")") }
+                guard case .string(let text)? = spec["type"] else {
+                    throw Problem(path: fieldPath, message: "a field object needs \"type\" (and may rename with \"key\")")
+                }
                 var key = name
                 if let renamed = spec["key"] {
-                    guard case .string(let text) = renamed, !text.isEmpty else { throw Problem(path: "\(fieldPath).key", message: "expected the JSON key as a string") }
+                    guard case .string(let text) = renamed, !text.isEmpty else {
+                        throw Problem(path: "\(fieldPath).key", message: "expected the JSON key as a string")
+                    }
                     key = text
                 }
                 fields.append(Field(name: name, key: key, type: try parse(text, path: fieldPath)))
@@ -157,7 +167,9 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
     static func namedType(_ json: JSONValue, path: String) throws(Problem) -> NamedType {
         if case .string("associated")? = json["enum"] {
             guard case .object(let cases)? = json["cases"], !cases.isEmpty else {
-                throw Problem(path: "\(path).cases", message: "expected an object of cases and their associated values, such as {\"moved\": {\"to\": \"Int\"}, \"idle\": {}}")
+                throw Problem(
+                    path: "\(path).cases",
+                    message: "expected an object of cases and their associated values, such as {\"moved\": {\"to\": \"Int\"}, \"idle\": {}}")
             }
             var read: [String: [Field]] = [:]
             for (name, values) in cases {
@@ -171,7 +183,9 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
             case .string, .integer: break
             default: throw Problem(path: "\(path).enum", message: "raw values are String or an integer type, got \(raw)")
             }
-            guard case .array(let cases)? = json["cases"], !cases.isEmpty else { throw Problem(path: "\(path).cases", message: "expected a non-empty array of raw values") }
+            guard case .array(let cases)? = json["cases"], !cases.isEmpty else {
+                throw Problem(path: "\(path).cases", message: "expected a non-empty array of raw values")
+            }
             for (index, value) in cases.enumerated() {
                 switch (rawType, value) {
                 case (.string, .string), (.integer, .number): continue
@@ -214,7 +228,11 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
         }
 
         func unreadable() -> Problem {
-            Problem(path: path, message: "\(text) is not a type PushMock reads (String, Int, Double, Decimal, Bool, Date, URL, UUID, Any, T?, [T], [K: V] or a name under types)")
+            Problem(
+                path: path,
+                message:
+                    "\(text) is not a type PushMock reads (String, Int, Double, Decimal, Bool, Date, URL, UUID, Any, T?, [T], [K: V] or a name under types)"
+            )
         }
 
         mutating func type(depth: Int) throws(Problem) -> FieldType {
@@ -231,7 +249,8 @@ public struct ActivityTypeDeclaration: Sendable, Hashable {
                     index += 1
                     switch first {
                     case .string, .integer: break
-                    default: throw Problem(path: path, message: "dictionary keys are String or Int (JSONDecoder reads those from an object), got \(first)")
+                    default:
+                        throw Problem(path: path, message: "dictionary keys are String or Int (JSONDecoder reads those from an object), got \(first)")
                     }
                     let value = try type(depth: depth + 1)
                     result = .dictionary(key: first, value: value)

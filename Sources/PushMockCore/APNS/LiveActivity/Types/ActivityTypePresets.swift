@@ -50,7 +50,8 @@ public enum ActivityTypePresets {
         ),
         preset(
             "DefaultLiveActivityAttributes", sdk: "OneSignal",
-            source: "OneSignal/OneSignal-iOS-SDK, iOS_SDK/OneSignalSDK/OneSignalLiveActivities/Source/DefaultLiveActivityAttributes.swift and OneSignalLiveActivityAttributes.swift",
+            source:
+                "OneSignal/OneSignal-iOS-SDK, iOS_SDK/OneSignalSDK/OneSignalLiveActivities/Source/DefaultLiveActivityAttributes.swift and OneSignalLiveActivityAttributes.swift",
             #"""
             {"attributes": {"data": "[String: Any]", "onesignal": "OneSignalLiveActivityAttributeData"},
              "contentState": {"data": "[String: Any]", "onesignal": "OneSignalLiveActivityContentStateData?"},

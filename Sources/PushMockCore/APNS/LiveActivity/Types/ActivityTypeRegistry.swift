@@ -99,7 +99,9 @@ public final class ActivityTypeRegistry: Sendable {
         switch entry {
         case .declared(let declaration):
             if push.event == "start", let attributes = push.attributes {
-                if case .failure(let failure) = ActivityTypeCheck.decode(attributes, fields: declaration.attributes, in: declaration, path: "attributes") {
+                if case .failure(let failure) = ActivityTypeCheck.decode(
+                    attributes, fields: declaration.attributes, in: declaration, path: "attributes")
+                {
                     finding.violation = .attributesUndecodable(failure, type: name, preset: declaration.preset)
                     return finding
                 }

@@ -13,30 +13,28 @@ struct RejectionCatalogueTests {
             #expect(RejectionCatalogue.entries.count >= 60)
             #expect(Set(RejectionCatalogue.entries.map(\.id)).count == RejectionCatalogue.entries.count, "ids are unique")
             let listed = await server.inspect("GET", "/api/v1/rejections")
-            #expect((listed.json["entries"] as? [[String: Any]])?.count == RejectionCatalogue.entries.count)
+            #expect(try listed.decode(RejectionList.self).entries.map(\.id) == RejectionCatalogue.entries.map(\.id))
             for entry in RejectionCatalogue.entries {
                 let reply = await server.inspect("POST", "/api/v1/rejections/\(entry.id)/send")
                 #expect(reply.status == 200, "\(entry.id): \(reply.text)")
-                let result = try JSONDecoder().decode(SendResult.self, from: Data(reply.response.body))
+                let result = try reply.decode(SendResult.self)
                 #expect(
                     result.produced,
                     "\(entry.id) wanted \(entry.status) \(entry.reason), got \(result.status) \(result.reason ?? "-"): \(result.body)")
                 #expect(result.status == entry.status, "\(entry.id): status \(result.status)")
                 #expect(result.outcome == .rejected, "\(entry.id)")
                 let id = try #require(result.deliveryId, "\(entry.id) was recorded")
-                let recorded = await server.inspect("GET", "/api/v1/deliveries/\(id)")
-                #expect(recorded.json["reason"] as? String == entry.reason)
+                let recorded = try await server.inspect("GET", "/api/v1/deliveries/\(id)").decode(DeliveryResource.self)
+                #expect(recorded.reason == entry.reason)
                 #expect((result.fault != nil) == entry.viaFault, "\(entry.id): a fault only where the entry says so")
                 if let fault = result.fault {
-                    #expect((recorded.json["fault"] as? String) == fault)
+                    #expect(recorded.fault == fault)
                 }
             }
-            let faults = await server.inspect("GET", "/api/v1/faults")
-            #expect((faults.json["faults"] as? [Any])?.isEmpty == true, "one-shot faults are gone: \(faults.text)")
-            let devices = await server.inspect("GET", "/api/v1/devices")
-            #expect(
-                (devices.json["devices"] as? [[String: Any]])?.allSatisfy { ($0["state"] as? String) == "active" && $0["bundleId"] == nil } ?? true,
-                "\(devices.text)")
+            let faults = try await server.inspect("GET", "/api/v1/faults").decode(FaultList.self).faults
+            #expect(faults.isEmpty, "one-shot faults are gone: \(faults)")
+            let devices = try await server.inspect("GET", "/api/v1/devices").decode(DeviceList.self).devices
+            #expect(devices.allSatisfy { $0.state == "active" && $0.bundleId == nil }, "\(devices)")
             #expect(await server.inspect("POST", "/api/v1/rejections/no-such-entry/send").status == 404)
         }
     }
@@ -60,11 +58,11 @@ struct RejectionCatalogueTests {
                     .status == 200)
             let reset = await server.inspect("POST", "/api/v1/deliveries/\(id)/resend")
             #expect(reset.status == 200, "\(reset.text)")
-            let resetResult = try JSONDecoder().decode(SendResult.self, from: Data(reset.response.body))
+            let resetResult = try reset.decode(SendResult.self)
             #expect(resetResult.status == 0 && resetResult.body.contains("no HTTP response"), "\(resetResult)")
             #expect(resetResult.deliveryId != nil && resetResult.fault == nil)
-            let recorded = await server.inspect("GET", "/api/v1/deliveries/\(resetResult.deliveryId ?? 0)")
-            #expect(recorded.json["fault"] as? String == "reset-once")
+            let recorded = try await server.inspect("GET", "/api/v1/deliveries/\(resetResult.deliveryId ?? 0)").decode(DeliveryResource.self)
+            #expect(recorded.fault == "reset-once")
             #expect(await server.inspect("POST", "/api/v1/deliveries/999999/resend").status == 404)
             #expect(await server.inspect("POST", "/api/v1/deliveries/\(id)/resend", headers: []).status == 403, "a state-changing route: guarded")
         }

@@ -31,30 +31,30 @@ struct StoreConfigurationTests {
         #expect(first >= 3, "two catalogue sends (the FCM one gets an access token first)")
         try await withPushMockServer(configuration) { server in
             let list = await server.inspect("GET", "/api/v1/deliveries?limit=10")
-            #expect(list.json["total"] as? Int == Int(first), "everything from before: \(list.text)")
-            let reasons = (list.json["deliveries"] as? [[String: Any]])?.compactMap { $0["reason"] as? String }
-            #expect(reasons?.contains("BadPriority") == true && reasons?.contains("INVALID_ARGUMENT") == true)
+            let deliveries = try list.decode(DeliveryList.self)
+            #expect(deliveries.total == Int(first), "everything from before: \(list.text)")
+            let reasons = deliveries.deliveries.compactMap(\.reason)
+            #expect(reasons.contains("BadPriority") && reasons.contains("INVALID_ARGUMENT"))
             #expect(await server.inspect("POST", "/api/v1/rejections/apns-bad-priority/send").status == 200)
             let newest = try await server.store.newestID()
             #expect(newest == first + 1, "ids continue after the restart")
             let ready = await server.inspect("GET", "/readyz", headers: [])
             #expect(ready.status == 200)
-            #expect(
-                ready.json["status"] as? String == "ready" && ready.json["store"] as? String == "ok" && ready.json["dropped"] as? Int == 0,
-                "\(ready.text)")
+            let health = try ready.decode(HealthStatus.self)
+            #expect(health.status == "ready" && health.store == "ok" && health.dropped == 0, "\(ready.text)")
             let metrics = await server.inspect("GET", "/metrics").text
             #expect(metrics.contains("pushmock_store_dropped_total 0"))
             #expect(metrics.contains("pushmock_store_deliveries \(first + 1)"))
             let device = await server.inspect("GET", "/api/v1/devices/\(String(repeating: "0f", count: 32))")
-            #expect(device.json["state"] as? String == "unregistered", "devices set through the API are kept: \(device.text)")
-            let faults = await server.inspect("GET", "/api/v1/faults")
-            #expect((faults.json["faults"] as? [[String: Any]])?.first?["id"] as? String == "kept", "faults are kept: \(faults.text)")
-            #expect((faults.json["faults"] as? [[String: Any]])?.first?["count"] as? Int == 2)
+            #expect(try device.decode(DeviceResource.self).state == "unregistered", "devices set through the API are kept: \(device.text)")
+            let faults = try await server.inspect("GET", "/api/v1/faults").decode(FaultList.self).faults
+            #expect(faults.first?.id == "kept", "faults are kept: \(faults)")
+            #expect(faults.first?.count == 2)
             #expect(await server.inspect("POST", "/api/v1/reset").status == 200)
         }
         try await withPushMockServer(configuration) { server in
-            #expect(await server.inspect("GET", "/api/v1/deliveries?limit=1").json["total"] as? Int == 0, "a reset is kept too")
-            #expect((await server.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.isEmpty == true)
+            #expect(try await server.inspect("GET", "/api/v1/deliveries?limit=1").decode(DeliveryList.self).total == 0, "a reset is kept too")
+            #expect(try await server.inspect("GET", "/api/v1/faults").decode(FaultList.self).faults.isEmpty)
             #expect(await server.inspect("GET", "/api/v1/devices/\(String(repeating: "0f", count: 32))").status == 404)
             let newest = try await server.store.newestID()
             #expect(newest == first + 1, "ids still continue after a reset")

@@ -21,10 +21,18 @@ public struct InspectionReply: Sendable {
     /// The value of header `name` (case-insensitive).
     public func header(_ name: String) -> String? { response.header(name) }
 
+    /// The message of an error body (`{"error": "..."}`), or nil when the body is not one.
+    public var errorMessage: String? { (try? decode(ErrorBody.self))?.error }
+
     /// The body decoded as `type` (a transfer type such as `DeliveryList`, or your own).
     public func decode<Value: Decodable>(_ type: Value.Type = Value.self) throws -> Value {
         try JSONDecoder().decode(Value.self, from: Data(response.body))
     }
+}
+
+/// The inspection API's error body.
+private struct ErrorBody: Decodable {
+    var error: String
 }
 
 extension PushMockServer {

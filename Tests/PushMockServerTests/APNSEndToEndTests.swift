@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTP2
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockTestSupport
 import PushMockTesting
@@ -31,23 +32,22 @@ struct APNSEndToEndTests {
             #expect(headers["apns-id"] == apnsID, "apns-id echoed exactly")
             #expect(headers["apns-unique-id"].flatMap(UUID.init(uuidString:)) != nil, "sandbox answers carry apns-unique-id")
 
-            let (status, list) = try await S.inspect(server, "/api/v1/deliveries?service=apns&outcome=accepted")
-            #expect(status == 200)
-            let deliveries = try #require(list["deliveries"] as? [[String: Any]])
+            let deliveries = try await server.deliveryList("service=apns&outcome=accepted").deliveries
             #expect(deliveries.count == 1)
             let delivery = try #require(deliveries.first)
-            #expect(delivery["apnsId"] as? String == apnsID)
-            #expect(delivery["deviceToken"] as? String == APNSTestServer.deviceToken)
-            #expect(delivery["topic"] as? String == "com.example.app")
-            #expect(delivery["pushType"] as? String == "alert")
-            #expect(delivery["identity"] as? String == "\(DevCertificates.sampleAPNSTeamID)/\(DevCertificates.sampleAPNSKeyID)")
-            #expect(delivery["environment"] as? String == "sandbox")
-            #expect(delivery["protocol"] as? String == "HTTP/2")
-            #expect(((delivery["payload"] as? [String: Any])?["aps"] as? [String: Any]) != nil)
-            let id = try #require(delivery["id"] as? Int)
-            let (one, single) = try await S.inspect(server, "/api/v1/deliveries/\(id)")
-            #expect(one == 200)
-            #expect(single["apnsId"] as? String == apnsID)
+            #expect(delivery.apnsId == apnsID)
+            #expect(delivery.deviceToken == APNSTestServer.deviceToken)
+            #expect(delivery.topic == "com.example.app")
+            #expect(delivery.pushType == "alert")
+            #expect(delivery.identity == "\(DevCertificates.sampleAPNSTeamID)/\(DevCertificates.sampleAPNSKeyID)")
+            #expect(delivery.environment == "sandbox")
+            #expect(delivery.protocol == "HTTP/2")
+            guard case .object = delivery.payload?["aps"] else {
+                Issue.record("the payload's aps is an object: \(String(describing: delivery.payload))")
+                return
+            }
+            let single = try await server.inspected("/api/v1/deliveries/\(delivery.id)", as: DeliveryResource.self)
+            #expect(single.apnsId == apnsID)
         }
     }
 
@@ -78,10 +78,9 @@ struct APNSEndToEndTests {
             // Still the same connection: a valid push now succeeds on it.
             client.send(streamID: 11, path: path, headers: S.alertHeaders(token: S.token(issuedAt: now)), body: S.alertBody)
             #expect(try await client.status(of: 11) == "200")
-            let (_, rejected) = try await S.inspect(server, "/api/v1/deliveries?outcome=rejected&status=403")
-            #expect(rejected["total"] as? Int == cases.count)
-            let (_, unknownKey) = try await S.inspect(server, "/api/v1/deliveries?reason=InvalidProviderToken&limit=1")
-            let explanation = ((unknownKey["deliveries"] as? [[String: Any]])?.first?["explanation"] as? String) ?? ""
+            #expect(try await server.deliveryList("outcome=rejected&status=403").total == cases.count)
+            let unknownKey = try await server.deliveryList("reason=InvalidProviderToken&limit=1")
+            let explanation = unknownKey.deliveries.first?.explanation ?? ""
             #expect(explanation.contains("--apns-key NOSUCHKEY1"), "the delivery says what to register: \(explanation)")
         }
     }
@@ -218,8 +217,7 @@ struct APNSEndToEndTests {
                 #expect(response.status == .forbidden)
                 #expect(String(decoding: body, as: UTF8.self) == #"{"reason":"BadCertificate"}"#)
             }
-            let (_, list) = try await S.inspect(server, "/api/v1/deliveries?outcome=accepted")
-            let identity = ((list["deliveries"] as? [[String: Any]])?.first?["identity"] as? String) ?? ""
+            let identity = try await server.deliveryList("outcome=accepted").deliveries.first?.identity ?? ""
             #expect(identity.contains("com.example.app"), "the certificate subject is recorded: \(identity)")
         }
     }
@@ -235,8 +233,7 @@ struct APNSEndToEndTests {
                 headers: S.alertHeaders(token: S.token(keyID: "PRODKEY001", key: S.productionKey, issuedAt: clock.nowSeconds)), body: S.alertBody)
             #expect(try await client.status(of: 1) == "200")
             #expect(client.responseHeaders(of: 1)["apns-unique-id"] == nil)
-            let (_, list) = try await S.inspect(server, "/api/v1/deliveries?environment=production")
-            #expect(list["total"] as? Int == 1)
+            #expect(try await server.deliveryList("environment=production").total == 1)
         }
     }
 
@@ -254,31 +251,23 @@ struct APNSEndToEndTests {
                         body: S.alertBody)
                 }
             }
-            let (_, all) = try await S.inspect(server, "/api/v1/deliveries")
-            #expect(all["total"] as? Int == 2)
-            let newest = (all["deliveries"] as? [[String: Any]])?.first
-            #expect(newest?["pushType"] as? String == "voip", "newest first")
-            let (_, voip) = try await S.inspect(server, "/api/v1/deliveries?pushType=voip&token=\(APNSTestServer.deviceToken.uppercased())")
-            #expect(voip["total"] as? Int == 1)
-            let oldestID = try #require((all["deliveries"] as? [[String: Any]])?.last?["id"] as? Int)
-            let (_, after) = try await S.inspect(server, "/api/v1/deliveries?after=\(oldestID)")
-            #expect(after["total"] as? Int == 1)
-            let (bad, error) = try await S.inspect(server, "/api/v1/deliveries?colour=blue")
-            #expect(bad == 400)
-            #expect((error["error"] as? String)?.contains("unknown filter colour") == true)
-            let (badValue, _) = try await S.inspect(server, "/api/v1/deliveries?outcome=maybe")
-            #expect(badValue == 400)
-            let (missing, _) = try await S.inspect(server, "/api/v1/deliveries/999999")
-            #expect(missing == 404)
-            let (deleted, removed) = try await S.inspect(server, "/api/v1/deliveries?pushType=alert", method: .DELETE)
-            #expect(deleted == 200)
-            #expect(removed["removed"] as? Int == 1)
-            let (_, left) = try await S.inspect(server, "/api/v1/deliveries")
-            #expect(left["total"] as? Int == 1)
-            let (livez, _) = try await S.inspect(server, "/livez")
-            #expect(livez == 200)
-            let (readyz, _) = try await S.inspect(server, "/readyz")
-            #expect(readyz == 200)
+            let all = try await server.deliveryList()
+            #expect(all.total == 2)
+            #expect(all.deliveries.first?.pushType == "voip", "newest first")
+            #expect(try await server.deliveryList("pushType=voip&token=\(APNSTestServer.deviceToken.uppercased())").total == 1)
+            let oldestID = try #require(all.deliveries.last?.id)
+            #expect(try await server.deliveryList("after=\(oldestID)").total == 1)
+            let bad = await server.inspect("GET", "/api/v1/deliveries?colour=blue")
+            #expect(bad.status == 400)
+            #expect(bad.errorMessage?.contains("unknown filter colour") == true)
+            #expect(await server.inspect("GET", "/api/v1/deliveries?outcome=maybe").status == 400)
+            #expect(await server.inspect("GET", "/api/v1/deliveries/999999").status == 404)
+            let deleted = await server.inspect("DELETE", "/api/v1/deliveries?pushType=alert")
+            #expect(deleted.status == 200)
+            #expect(try deleted.decode(RemovedCount.self).removed == 1)
+            #expect(try await server.deliveryList().total == 1)
+            #expect(await server.inspect("GET", "/livez").status == 200)
+            #expect(await server.inspect("GET", "/readyz").status == 200)
         }
     }
 
@@ -343,12 +332,11 @@ struct LiveActivityProfileTests {
                 body: Self.body(timestamp: clock.nowSeconds))
             #expect(try await client.status(of: 3) == "200")
             let outcome = profile == .strict ? "rejected" : "dropped"
-            let (_, list) = try await S.inspect(server, "/api/v1/deliveries?outcome=\(outcome)&reason=LiveActivityTimestampInMilliseconds")
-            #expect(list["total"] as? Int == 1)
-            let diagnostics = ((list["deliveries"] as? [[String: Any]])?.first?["diagnostics"] as? [String]) ?? []
+            let list = try await server.deliveryList("outcome=\(outcome)&reason=LiveActivityTimestampInMilliseconds")
+            #expect(list.total == 1)
+            let diagnostics = list.deliveries.first?.diagnostics ?? []
             #expect(diagnostics.contains("live activity profile: \(profile.rawValue)"))
-            let (_, accepted) = try await S.inspect(server, "/api/v1/deliveries?outcome=accepted&pushType=liveactivity")
-            #expect(accepted["total"] as? Int == 1)
+            #expect(try await server.deliveryList("outcome=accepted&pushType=liveactivity").total == 1)
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP2
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockTestSupport
 import PushMockTesting
@@ -34,10 +35,9 @@ struct APNSFaultTests {
             #expect(client.responseHeaders(of: 1)["apns-id"] != nil)
             client.send(streamID: 3, path: path, headers: S.alertHeaders(token: token), body: S.alertBody)
             #expect(try await client.status(of: 3) == "200", "a count of 1 fires once")
-            let (_, list) = try await S.inspect(server, "/api/v1/deliveries?reason=\(reason)")
-            let delivery = (list["deliveries"] as? [[String: Any]])?.first
-            #expect(delivery?["fault"] as? String == "f-\(reason)")
-            #expect(delivery?["status"] as? Int == status)
+            let delivery = try await server.deliveryList("reason=\(reason)").deliveries.first
+            #expect(delivery?.fault == "f-\(reason)")
+            #expect(delivery?.status == status)
         }
     }
 

@@ -7,9 +7,11 @@ import NIOHTTP1
 import NIOHTTP2
 import NIOSSL
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockTestSupport
 import PushMockTesting
+import Testing
 
 /// A PushMock configured with freshly minted test material, and ways to talk APNs to it.
 enum APNSTestServer {
@@ -46,12 +48,6 @@ enum APNSTestServer {
 
     static let alertBody = Array(#"{"aps":{"alert":{"title":"Hi","body":"There"}}}"#.utf8)
 
-    /// A call to the inspection API through its route table (in-process), decoded.
-    static func inspect(_ server: PushMockServer, _ target: String, method: HTTPMethod = .GET) async throws -> (status: Int, json: [String: Any]) {
-        let reply = await server.inspect(method.rawValue, target)
-        return (reply.status, reply.json)
-    }
-
     /// An AsyncHTTPClient presenting a client certificate.
     static func withCertificateClient<T>(certificatePEM: String, keyPEM: String, _ body: (HTTPClient) async throws -> T) async throws -> T {
         var tls = try TestTLS.clientConfiguration(alpn: [])
@@ -77,5 +73,21 @@ extension H2FrameClient {
             }
         }
         return [:]
+    }
+}
+
+extension PushMockServer {
+    /// `GET /api/v1/deliveries?<query>` in-process; it must answer 200.
+    func deliveryList(_ query: String = "") async throws -> DeliveryList {
+        let reply = await inspect("GET", "/api/v1/deliveries" + (query.isEmpty ? "" : "?\(query)"))
+        try #require(reply.status == 200, "GET /api/v1/deliveries?\(query): \(reply.status) \(reply.text)")
+        return try reply.decode(DeliveryList.self)
+    }
+
+    /// `GET <target>` in-process, which must answer 200, decoded as `type`.
+    func inspected<Value: Decodable>(_ target: String, as type: Value.Type = Value.self) async throws -> Value {
+        let reply = await inspect("GET", target)
+        try #require(reply.status == 200, "GET \(target): \(reply.status) \(reply.text)")
+        return try reply.decode(Value.self)
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockStore
 import PushMockSwiftSource
@@ -87,12 +88,15 @@ struct ActivityTypeTests {
                 #expect(fcmStatus == (profile == .strict ? 400 : 200), "\(fcmJSON)")
 
                 // The activity shows its type and the state as the device decoded it (dates as it reads them).
-                let activity = await server.inspect("GET", "/api/v1/activities/\(token)").json
-                #expect(activity["attributesType"] as? String == "MatchAttributes")
-                let decoded = try #require(activity["decodedContentState"] as? [String: Any])
-                #expect(decoded["score"] as? String == "2-0")
-                let year = (decoded["kickoff"] as? String).flatMap { Int($0.prefix(4)) } ?? 0
-                #expect(year > 2050, "Unix time read as seconds since 2001 lands 31 years later: \(decoded)")
+                let activity = try await server.inspected("/api/v1/activities/\(token)", as: ActivityResource.self)
+                #expect(activity.attributesType == "MatchAttributes")
+                let decoded = try #require(activity.decodedContentState)
+                #expect(decoded["score"] == .string("2-0"))
+                guard case .string(let kickoff) = decoded["kickoff"] else {
+                    Issue.record("kickoff is a date string: \(decoded)")
+                    return
+                }
+                #expect((Int(kickoff.prefix(4)) ?? 0) > 2050, "Unix time read as seconds since 2001 lands 31 years later: \(kickoff)")
             }
         }
     }
@@ -160,12 +164,12 @@ struct ActivityTypeTests {
                     if presets {
                         #expect(status == 400 && body["reason"] as? String == "LiveActivityContentStateUndecodable", "\(body)")
                         #expect((body["description"] as? String)?.contains("as the expo-live-activity SDK defines it") == true, "\(body)")
-                        let (_, listed) = try await S.inspect(server, "/api/v1/activity-types/LiveActivityAttributes")
-                        #expect(listed["declaredBy"] as? String == "preset")
-                        #expect((listed["origin"] as? String)?.contains("software-mansion-labs/expo-live-activity") == true, "\(listed)")
+                        let listed = try await server.inspected("/api/v1/activity-types/LiveActivityAttributes", as: ActivityTypeResource.self)
+                        #expect(listed.declaredBy == "preset")
+                        #expect(listed.origin?.contains("software-mansion-labs/expo-live-activity") == true, "\(String(describing: listed.origin))")
                     } else {
                         #expect(status == 200, "\(body)")
-                        #expect(try await S.inspect(server, "/api/v1/activity-types/LiveActivityAttributes").status == 404)
+                        #expect(await server.inspect("GET", "/api/v1/activity-types/LiveActivityAttributes").status == 404)
                     }
                 }
             }
@@ -182,30 +186,24 @@ struct ActivityTypeTests {
                     #"{"contentState": {"stage": "Stage", "eta": {"type": "Date", "key": "eta_date"}}, "types": {"Stage": {"enum": "String", "cases": ["a", "b"]}}}"#
             )
             #expect(put.status == 200, "\(put.text)")
-            #expect(put.json["declaredBy"] as? String == "declaration")
-            let list = await server.inspect("GET", "/api/v1/activity-types").json
-            let listed = list["activityTypes"] as? [[String: Any]] ?? []
+            #expect(try put.decode(ActivityTypeResource.self).declaredBy == "declaration")
+            let listed = try await server.inspected("/api/v1/activity-types", as: ActivityTypeList.self).activityTypes
+            #expect(listed.filter { $0.declaredBy != "preset" }.map(\.name) == ["DeliveryAttributes", "MatchAttributes"])
             #expect(
-                listed.filter { $0["declaredBy"] as? String != "preset" }.compactMap { $0["name"] as? String } == [
-                    "DeliveryAttributes", "MatchAttributes",
-                ])
-            #expect(
-                listed.filter { $0["declaredBy"] as? String == "preset" }.compactMap { $0["name"] as? String }
-                    == ActivityTypePresets.all.map(\.name).sorted(), "the SDK presets are listed as presets")
+                listed.filter { $0.declaredBy == "preset" }.map(\.name) == ActivityTypePresets.all.map(\.name).sorted(),
+                "the SDK presets are listed as presets")
             #expect(await server.inspect("GET", "/api/v1/activity-types/DeliveryAttributes").status == 200)
             let bad = await server.inspect("PUT", "/api/v1/activity-types/Bad", body: #"{"contentState": {"eta": "Instant"}}"#)
             #expect(bad.status == 400)
-            #expect((bad.json["error"] as? String)?.contains("contentState.eta") == true, "\(bad.text)")
+            #expect(bad.errorMessage?.contains("contentState.eta") == true, "\(bad.text)")
             #expect(await server.inspect("PUT", "/api/v1/activity-types/lowercase", body: "{}").status == 400)
             #expect(await server.inspect("DELETE", "/api/v1/activity-types/DeliveryAttributes").status == 200)
             #expect(await server.inspect("GET", "/api/v1/activity-types/DeliveryAttributes").status == 404)
             _ = await server.inspect("PUT", "/api/v1/activity-types/Other", body: "{}")
             try await server.reset()
-            let after = await server.inspect("GET", "/api/v1/activity-types").json
-            #expect(
-                (after["activityTypes"] as? [[String: Any]])?.filter { $0["declaredBy"] as? String != "preset" }.compactMap { $0["name"] as? String }
-                    == ["MatchAttributes"], "back to the configuration")
-            #expect((after["activityTypes"] as? [[String: Any]])?.count == 1 + ActivityTypePresets.all.count, "and its presets")
+            let after = try await server.inspected("/api/v1/activity-types", as: ActivityTypeList.self).activityTypes
+            #expect(after.filter { $0.declaredBy != "preset" }.map(\.name) == ["MatchAttributes"], "back to the configuration")
+            #expect(after.count == 1 + ActivityTypePresets.all.count, "and its presets")
         }
     }
 }

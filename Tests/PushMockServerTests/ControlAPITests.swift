@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockStore
 import PushMockTestSupport
@@ -13,12 +14,6 @@ import Testing
 @Suite("Control API: wait, devices, faults, reset")
 struct ControlAPITests {
     typealias S = APNSTestServer
-
-    /// An inspection call through the route table, in-process.
-    static func call(_ server: PushMockServer, _ method: HTTPMethod, _ target: String, body: String? = nil) async throws -> (Int, [String: Any]) {
-        let reply = await server.inspect(method.rawValue, target, body: body)
-        return (reply.status, reply.json)
-    }
 
     static func push(_ client: HTTPClient, _ server: PushMockServer, token: String = APNSTestServer.deviceToken, issuedAt: Int64) async throws -> Int
     {
@@ -35,15 +30,16 @@ struct ControlAPITests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 let started = ContinuousClock.now
-                async let waited = Self.call(server, .GET, "/api/v1/deliveries/wait?service=apns&count=2&timeout=60s")
+                async let waited = server.inspect("GET", "/api/v1/deliveries/wait?service=apns&count=2&timeout=60s")
                 try await Task.sleep(for: .milliseconds(200))
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
-                let (status, json) = try await waited
+                let reply = await waited
                 let elapsed = ContinuousClock.now - started
-                #expect(status == 200)
-                #expect(json["total"] as? Int == 2)
-                #expect(json["timedOut"] as? Bool == false)
+                #expect(reply.status == 200)
+                let result = try reply.decode(WaitResult.self)
+                #expect(result.total == 2)
+                #expect(result.timedOut == false)
                 #expect(elapsed < .seconds(30), "returned after \(elapsed), long before the 60 s timeout")
                 #expect(await server.store.statistics().waiters == 0)
             }
@@ -56,21 +52,21 @@ struct ControlAPITests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
-                let (present, presentJSON) = try await Self.call(server, .GET, "/api/v1/deliveries/wait?count=1&timeout=1s")
-                #expect(present == 200)
-                #expect(presentJSON["total"] as? Int == 1)
-                let newest = try #require(presentJSON["newestId"] as? Int)
+                let present = await server.inspect("GET", "/api/v1/deliveries/wait?count=1&timeout=1s")
+                #expect(present.status == 200)
+                let presentResult = try present.decode(WaitResult.self)
+                #expect(presentResult.total == 1)
+                let newest = try #require(presentResult.newestId)
                 let started = ContinuousClock.now
-                let (late, lateJSON) = try await Self.call(server, .GET, "/api/v1/deliveries/wait?after=\(newest)&count=1&timeout=300ms")
-                #expect(late == 408)
-                #expect(lateJSON["total"] as? Int == 0)
+                let late = await server.inspect("GET", "/api/v1/deliveries/wait?after=\(newest)&count=1&timeout=300ms")
+                #expect(late.status == 408)
+                #expect(try late.decode(WaitResult.self).total == 0)
                 #expect(ContinuousClock.now - started >= .milliseconds(250))
                 #expect(await server.store.statistics().waiters == 0, "a timed-out waiter is removed")
-                let (bad, badJSON) = try await Self.call(server, .GET, "/api/v1/deliveries/wait?count=zero")
-                #expect(bad == 400)
-                #expect((badJSON["error"] as? String)?.contains("count") == true)
-                let (unknown, _) = try await Self.call(server, .GET, "/api/v1/deliveries/wait?colour=red")
-                #expect(unknown == 400)
+                let bad = await server.inspect("GET", "/api/v1/deliveries/wait?count=zero")
+                #expect(bad.status == 400)
+                #expect(bad.errorMessage?.contains("count") == true)
+                #expect(await server.inspect("GET", "/api/v1/deliveries/wait?colour=red").status == 400)
             }
         }
     }
@@ -81,25 +77,20 @@ struct ControlAPITests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 let token = APNSTestServer.deviceToken
-                let (put, record) = try await Self.call(
-                    server, .PUT, "/api/v1/devices/\(token)", body: #"{"state":"unregistered","unregisteredAt":1454948015990}"#)
-                #expect(put == 200)
-                #expect(record["state"] as? String == "unregistered")
+                let put = await server.inspect(
+                    "PUT", "/api/v1/devices/\(token)", body: #"{"state":"unregistered","unregisteredAt":1454948015990}"#)
+                #expect(put.status == 200)
+                #expect(try put.decode(DeviceResource.self).state == "unregistered")
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 410)
-                let (get, got) = try await Self.call(server, .GET, "/api/v1/devices/\(token)")
-                #expect(get == 200)
-                #expect(got["unregisteredAt"] as? Int == 1_454_948_015_990)
-                let (list, all) = try await Self.call(server, .GET, "/api/v1/devices")
-                #expect(list == 200)
-                #expect((all["devices"] as? [[String: Any]])?.count == 1)
-                let (bad, badJSON) = try await Self.call(server, .PUT, "/api/v1/devices/\(token)", body: #"{"state":"gone"}"#)
-                #expect(bad == 400)
-                #expect((badJSON["error"] as? String)?.contains("state") == true)
-                let (deleted, _) = try await Self.call(server, .DELETE, "/api/v1/devices/\(token)")
-                #expect(deleted == 200)
+                let got = try await server.inspected("/api/v1/devices/\(token)", as: DeviceResource.self)
+                #expect(got.unregisteredAt == 1_454_948_015_990)
+                #expect(try await server.inspected("/api/v1/devices", as: DeviceList.self).devices.count == 1)
+                let bad = await server.inspect("PUT", "/api/v1/devices/\(token)", body: #"{"state":"gone"}"#)
+                #expect(bad.status == 400)
+                #expect(bad.errorMessage?.contains("state") == true)
+                #expect(await server.inspect("DELETE", "/api/v1/devices/\(token)").status == 200)
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
-                let (missing, _) = try await Self.call(server, .GET, "/api/v1/devices/\(token)")
-                #expect(missing == 404)
+                #expect(await server.inspect("GET", "/api/v1/devices/\(token)").status == 404)
             }
         }
     }
@@ -109,31 +100,31 @@ struct ControlAPITests {
         let clock = PushMockClock.manual(startingAt: S.start)
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
-                let (put, rule) = try await Self.call(
-                    server, .PUT, "/api/v1/faults", body: #"{"id":"gone","match":{"service":"apns"},"reject":{"reason":"Unregistered"},"count":1}"#)
-                #expect(put == 200)
-                #expect((rule["reject"] as? [String: Any])?["status"] as? Int == 410)
-                let (_, listed) = try await Self.call(server, .GET, "/api/v1/faults")
-                #expect((listed["faults"] as? [[String: Any]])?.first?["id"] as? String == "gone")
+                let put = await server.inspect(
+                    "PUT", "/api/v1/faults", body: #"{"id":"gone","match":{"service":"apns"},"reject":{"reason":"Unregistered"},"count":1}"#)
+                #expect(put.status == 200)
+                let rule = try put.decode(FaultResource.self)
+                #expect(rule.reject?.status == 410)
+                #expect(try await server.inspected("/api/v1/faults", as: FaultList.self).faults.first?.id == "gone")
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 410)
                 #expect(try await Self.push(client, server, issuedAt: clock.nowSeconds) == 200)
-                let (bad, _) = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"match":{}}"#)
+                let bad = await server.inspect("PUT", "/api/v1/faults", body: #"{"match":{}}"#)
                 for status in [100, 101, 199, 600] {
-                    let (informational, body) = try await Self.call(
-                        server, .PUT, "/api/v1/faults", body: #"{"match":{},"reject":{"status":\#(status),"reason":"X"}}"#)
-                    #expect(informational == 400, "status \(status)")
-                    #expect((body["error"] as? String)?.contains("reject.status") == true, "\(body)")
+                    let informational = await server.inspect(
+                        "PUT", "/api/v1/faults", body: #"{"match":{},"reject":{"status":\#(status),"reason":"X"}}"#)
+                    #expect(informational.status == 400, "status \(status)")
+                    #expect(informational.errorMessage?.contains("reject.status") == true, "\(informational.text)")
                 }
-                #expect(bad == 400)
-                _ = try await Self.call(server, .PUT, "/api/v1/faults", body: #"{"id":"slow","delayMilliseconds":10}"#)
-                _ = try await Self.call(server, .PUT, "/api/v1/devices/abcd", body: #"{"state":"expired"}"#)
-                let (reset, _) = try await Self.call(server, .POST, "/api/v1/reset")
-                #expect(reset == 200)
+                #expect(bad.status == 400)
+                _ = await server.inspect("PUT", "/api/v1/faults", body: #"{"id":"slow","delayMilliseconds":10}"#)
+                _ = await server.inspect("PUT", "/api/v1/devices/abcd", body: #"{"state":"expired"}"#)
+                let reset = await server.inspect("POST", "/api/v1/reset")
+                #expect(reset.status == 200)
+                #expect(try reset.decode(ResetResult.self).reset)
                 #expect(await server.store.statistics().count == 0)
                 #expect(server.faults.rules.isEmpty)
                 #expect(server.devices.all.isEmpty)
-                let (wrong, _) = try await Self.call(server, .GET, "/api/v1/reset")
-                #expect(wrong == 405)
+                #expect(await server.inspect("GET", "/api/v1/reset").status == 405)
             }
         }
     }
@@ -156,8 +147,7 @@ extension ControlAPITests {
                 #expect(try await send(keyID: "SECONDKEY1", key: S.secondKey) == 403, "bound to the first key")
                 #expect(try await server.deliveries().last?.reason == "UnrelatedKeyIdInToken")
                 let connection = try await server.deliveries().last?.connectionID
-                let (status, _) = try await Self.call(server, .POST, "/api/v1/reset")
-                #expect(status == 200)
+                #expect(await server.inspect("POST", "/api/v1/reset").status == 200)
                 #expect(try await send(keyID: "SECONDKEY1", key: S.secondKey) == 200, "the binding started over")
                 #expect(try await server.deliveries().last?.connectionID == connection, "on the same HTTP/2 connection")
             }

@@ -110,17 +110,16 @@ struct DevMaterialTests {
             #expect(await server.inspect("GET", "/api/v1/credentials/service-account.json").text.contains("localhost:\(server.pushPort)/token"))
             #expect(await server.inspect("GET", "/api/v1/credentials/ca-key.pem").status == 404)
             // Tokens minted for helpers whose language has no JWT library.
-            let apnsToken = await server.inspect("GET", "/api/v1/credentials/apns-token").json
-            let jwt = try #require(apnsToken["token"] as? String)
+            let jwt = try await server.inspected("/api/v1/credentials/apns-token", as: IssuedToken.self).token
             let parsed = try ProviderToken.parse(Substring(jwt))
             #expect(parsed.keyID == DevCertificates.sampleAPNSKeyID && parsed.teamID == DevCertificates.sampleAPNSTeamID)
             let p8 = try String(contentsOfFile: material.file("AuthKey_PUSHMOCK01.p8"), encoding: .utf8)
             try parsed.verify(with: try P256.Signing.PrivateKey(pemRepresentation: p8).publicKey)
-            let again = try #require(await server.inspect("GET", "/api/v1/credentials/apns-token").json["token"] as? String)
+            let again = try await server.inspected("/api/v1/credentials/apns-token", as: IssuedToken.self).token
             #expect(
                 try ProviderToken.parse(Substring(again)).issuedAt == parsed.issuedAt,
                 "the same iat for 20 minutes: the same token to APNs' churn rule")
-            let access = try #require(await server.inspect("GET", "/api/v1/credentials/fcm-access-token").json["token"] as? String)
+            let access = try await server.inspected("/api/v1/credentials/fcm-access-token", as: IssuedToken.self).token
             #expect(server.accessTokens.grant(for: access)?.projectID == DevCertificates.sampleFCMProjectID)
             // The served account works: an assertion signed with its key gets a token at the real port.
             var tls = TLSConfiguration.makeClientConfiguration()
@@ -141,4 +140,9 @@ struct DevMaterialTests {
             }
         }
     }
+}
+
+/// The body of `GET /api/v1/credentials/apns-token` and `…/fcm-access-token`.
+private struct IssuedToken: Decodable {
+    var token: String
 }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockTestSupport
 import PushMockTesting
@@ -69,15 +70,13 @@ struct FCMEndToEndTests {
                 #expect(dryStatus == 200)
                 #expect(dry["name"] as? String == "projects/\(Self.project)/messages/fake_message_id")
             }
-            let (_, list) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=fcm&project=\(Self.project)")
-            let deliveries = try #require(list["deliveries"] as? [[String: Any]])
+            let deliveries = try await server.deliveryList("service=fcm&project=\(Self.project)").deliveries
             #expect(deliveries.count == 2)
-            #expect(deliveries.last?["deviceToken"] as? String == Self.token)
-            #expect(deliveries.first?["topic"] as? String == "news")
-            #expect((deliveries.first?["diagnostics"] as? [String])?.contains("validate_only: checked, not delivered") == true)
-            #expect(deliveries.last?["identity"] as? String == Self.account["client_email"])
-            let (_, oauth) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=oauth")
-            #expect(oauth["total"] as? Int == 1)
+            #expect(deliveries.last?.deviceToken == Self.token)
+            #expect(deliveries.first?.topic == "news")
+            #expect(deliveries.first?.diagnostics.contains("validate_only: checked, not delivered") == true)
+            #expect(deliveries.last?.identity == Self.account["client_email"])
+            #expect(try await server.deliveryList("service=oauth").total == 1)
         }
     }
 
@@ -144,8 +143,7 @@ struct FCMEndToEndTests {
                     #expect(String(decoding: body, as: UTF8.self).contains("Error 404 (Not Found)!!1"))
                 }
             }
-            let (_, faulted) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?reason=QUOTA_EXCEEDED")
-            #expect((faulted["deliveries"] as? [[String: Any]])?.first?["fault"] as? String == "quota")
+            #expect(try await server.deliveryList("reason=QUOTA_EXCEEDED").deliveries.first?.fault == "quota")
         }
     }
 

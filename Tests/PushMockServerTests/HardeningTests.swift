@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockTestSupport
 import PushMockTesting
@@ -339,18 +340,16 @@ struct HardeningTests {
                     "https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: S.alertHeaders(token: token),
                     body: S.alertBody)
                 let (_, listed) = try await client.send(base + "/api/v1/deliveries?limit=1")
-                let delivery = try #require(
-                    ((try JSONSerialization.jsonObject(with: Data(listed)) as? [String: Any])?["deliveries"] as? [[String: Any]])?.first)
-                let header = (delivery["headers"] as? [[String]])?.first { $0.first == "authorization" }?.last ?? ""
+                let delivery = try #require(try JSONDecoder().decode(DeliveryList.self, from: Data(listed)).deliveries.first)
+                let header = delivery.headers.first { $0.first == "authorization" }?.last ?? ""
                 #expect(!header.contains(token.split(separator: ".")[2]), "the signature is shown")
                 #expect(header.hasPrefix("bearer " + token.split(separator: ".")[0...1].joined(separator: ".") + "."))
-                let claims = (delivery["authorization"] as? [String: Any])?["claims"] as? [String: Any]
-                #expect(claims?["iss"] as? String == DevCertificates.sampleAPNSTeamID)
+                #expect(delivery.authorization?.claims["iss"] == .string(DevCertificates.sampleAPNSTeamID))
                 let (_, revealed) = try await client.send(base + "/api/v1/deliveries?limit=1&reveal=1")
                 #expect(String(decoding: revealed, as: UTF8.self).contains(String(token.split(separator: ".")[2])))
-                let (badReveal, _) = try await client.send(base + "/api/v1/deliveries/\(delivery["id"]!)?reveal=yes")
+                let (badReveal, _) = try await client.send(base + "/api/v1/deliveries/\(delivery.id)?reveal=yes")
                 #expect(badReveal.status == .badRequest)
-                let (_, curl) = try await client.send(base + "/api/v1/deliveries/\(delivery["id"]!)/curl")
+                let (_, curl) = try await client.send(base + "/api/v1/deliveries/\(delivery.id)/curl")
                 #expect(!String(decoding: curl, as: UTF8.self).contains(String(token.split(separator: ".")[2])))
             }
         }

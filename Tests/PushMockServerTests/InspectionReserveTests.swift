@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PushMockCore
+import PushMockInspection
 import PushMockTestSupport
 import PushMockTesting
 import Testing
@@ -80,8 +81,7 @@ struct InspectionReserveTests {
                 #expect(error?["code"] as? Int == 413)
                 #expect((error?["message"] as? String)?.contains("--max-body-size") == true, "\(json)")
             }
-            let (_, list) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=fcm")
-            #expect((list["deliveries"] as? [[String: Any]])?.first?["status"] as? Int == 413)
+            #expect(try await server.deliveryList("service=fcm").deliveries.first?.status == 413)
         }
     }
 }

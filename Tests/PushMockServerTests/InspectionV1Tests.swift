@@ -88,9 +88,9 @@ struct InspectionV1Tests {
                 let left = await server.store.statistics().waiters
                 #expect(cleared, "closed streams leave no waiter behind (\(left) left)")
 
-                let (bad, badJSON) = try await ControlAPITests.call(server, .GET, "/api/v1/events?colour=red")
-                #expect(bad == 400)
-                #expect((badJSON["error"] as? String)?.contains("unknown filter colour") == true)
+                let bad = await server.inspect("GET", "/api/v1/events?colour=red")
+                #expect(bad.status == 400)
+                #expect(bad.errorMessage?.contains("unknown filter colour") == true)
             }
         }
     }
@@ -101,8 +101,7 @@ struct InspectionV1Tests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
-                let (_, list) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?limit=1")
-                let id = try #require(((list["deliveries"] as? [[String: Any]])?.first?["id"]) as? Int)
+                let id = try #require(try await server.deliveryList("limit=1").deliveries.first?.id)
                 let curl = await server.inspect("GET", "/api/v1/deliveries/\(id)/curl")
                 #expect(curl.status == 200)
                 #expect(curl.header("content-type") == "text/plain; charset=utf-8")
@@ -112,8 +111,7 @@ struct InspectionV1Tests {
                 #expect(command.contains(#"--data-binary '{"aps":{"alert":{"title":"Hi","body":"There"}}}'"#))
                 #expect(command.contains("https://api.sandbox.push.apple.com:\(server.pushPort)/3/device/\(S.deviceToken)"))
                 #expect(!command.contains("content-length"))
-                let (missing, _) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries/999999/curl")
-                #expect(missing == 404)
+                #expect(await server.inspect("GET", "/api/v1/deliveries/999999/curl").status == 404)
             }
         }
     }
@@ -124,16 +122,14 @@ struct InspectionV1Tests {
         configuration.fcm.serviceAccounts = [.pem(FCMEndToEndTests.material.fcmServiceAccountJSON)]
         try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
-                let (status, keys) = try await ControlAPITests.call(server, .GET, "/api/v1/keys")
-                #expect(status == 200)
-                let keyIDs = (keys["keys"] as? [[String: Any]])?.compactMap { $0["keyId"] as? String }
-                #expect(keyIDs == [DevCertificates.sampleAPNSKeyID, "SECONDKEY1", "PRODKEY001"])
-                #expect((keys["bundles"] as? [[String: Any]])?.first?["bundleId"] as? String == "com.example.app")
-                let (accountsStatus, accounts) = try await ControlAPITests.call(server, .GET, "/api/v1/service-accounts")
-                #expect(accountsStatus == 200)
-                let account = try #require((accounts["serviceAccounts"] as? [[String: Any]])?.first)
-                #expect(account["projectId"] as? String == FCMEndToEndTests.project)
-                #expect(account["privateKey"] == nil)
+                let keys = try await server.inspected("/api/v1/keys", as: KeyList.self)
+                #expect(keys.keys.map(\.keyId) == [DevCertificates.sampleAPNSKeyID, "SECONDKEY1", "PRODKEY001"])
+                #expect(keys.bundles.first?.bundleId == "com.example.app")
+                let accounts = await server.inspect("GET", "/api/v1/service-accounts")
+                #expect(accounts.status == 200)
+                let account = try #require(try accounts.decode(ServiceAccountList.self).serviceAccounts.first)
+                #expect(account.projectId == FCMEndToEndTests.project)
+                #expect(!accounts.text.contains(#""privateKey""#), "no privateKey field")
                 #expect(await !server.inspect("GET", "/api/v1/service-accounts").text.contains("PRIVATE KEY"))
                 #expect(await !server.inspect("GET", "/api/v1/keys").text.contains("PRIVATE KEY"))
             }
@@ -148,24 +144,20 @@ struct InspectionV1Tests {
                 #expect(try await ControlAPITests.push(client, server, issuedAt: clock.nowSeconds) == 200)
                 clock.advance(byMilliseconds: 60_000)
                 #expect(try await ControlAPITests.push(client, server, token: "zz", issuedAt: S.start / 1000) == 400)
-                let (_, late) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?since=2026-01-01T00:00:30Z")
-                #expect(late["total"] as? Int == 1)
-                let (_, early) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?until=\(S.start + 30_000)")
-                #expect(early["total"] as? Int == 1)
-                #expect((early["deliveries"] as? [[String: Any]])?.first?["outcome"] as? String == "accepted")
-                let (_, text) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?text=THERE")
-                #expect(text["total"] as? Int == 2, "case-insensitive search in the body")
-                let (_, none) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?text=nowhere")
-                #expect(none["total"] as? Int == 0)
-                let (_, applied) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?deviceOutcome=applied")
-                #expect(applied["total"] as? Int == 1)
-                #expect((applied["deliveries"] as? [[String: Any]])?.first?["deviceOutcome"] as? String == "applied")
-                let (_, notDelivered) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?deviceOutcome=none")
-                #expect(notDelivered["total"] as? Int == 1)
+                #expect(try await server.deliveryList("since=2026-01-01T00:00:30Z").total == 1)
+                let early = try await server.deliveryList("until=\(S.start + 30_000)")
+                #expect(early.total == 1)
+                #expect(early.deliveries.first?.outcome == .accepted)
+                #expect(try await server.deliveryList("text=THERE").total == 2, "case-insensitive search in the body")
+                #expect(try await server.deliveryList("text=nowhere").total == 0)
+                let applied = try await server.deliveryList("deviceOutcome=applied")
+                #expect(applied.total == 1)
+                #expect(applied.deliveries.first?.deviceOutcome == "applied")
+                #expect(try await server.deliveryList("deviceOutcome=none").total == 1)
                 for bad in ["since=yesterday", "deviceOutcome=maybe", "text="] {
-                    let (status, json) = try await ControlAPITests.call(server, .GET, "/api/v1/deliveries?\(bad)")
-                    #expect(status == 400, "\(bad)")
-                    #expect(json["error"] != nil)
+                    let reply = await server.inspect("GET", "/api/v1/deliveries?\(bad)")
+                    #expect(reply.status == 400, "\(bad)")
+                    #expect(reply.errorMessage != nil, "\(bad): \(reply.text)")
                 }
             }
         }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockStore
 import PushMockTestSupport
@@ -90,16 +91,15 @@ struct LiveActivitySimulationTests {
                 let (fcmStatus, fcmJSON, _) = try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message)
                 #expect(fcmStatus == 200, "\(fcmJSON)")
 
-                let (status, activity) = try await S.inspect(server, "/api/v1/activities/\(token)")
-                #expect(status == 200)
-                #expect(activity["state"] as? String == "active")
-                #expect(activity["attributesType"] as? String == "MatchAttributes")
-                #expect((activity["contentState"] as? [String: Any])?["score"] as? String == "2-0")
-                let timeline = try #require(activity["timeline"] as? [[String: Any]])
-                #expect(timeline.map { $0["event"] as? String } == ["start", "update", "update", "update"])
-                #expect(timeline.map { $0["deviceOutcome"] as? String } == ["applied", "applied", "dropped", "applied"])
-                #expect(timeline.map { $0["service"] as? String } == ["apns", "apns", "apns", "fcm"])
-                #expect(timeline.allSatisfy { $0["deliveryId"] is Int }, "every entry names its delivery")
+                let activity = try await server.inspected("/api/v1/activities/\(token)", as: ActivityResource.self)
+                #expect(activity.state == "active")
+                #expect(activity.attributesType == "MatchAttributes")
+                #expect(activity.contentState?["score"] == .string("2-0"))
+                let timeline = try #require(activity.timeline)
+                #expect(timeline.map(\.event) == ["start", "update", "update", "update"])
+                #expect(timeline.map(\.deviceOutcome) == ["applied", "applied", "dropped", "applied"])
+                #expect(timeline.map(\.service) == ["apns", "apns", "apns", "fcm"])
+                #expect(timeline.allSatisfy { $0.deliveryId != nil }, "every entry names its delivery")
 
                 // Eight hours later the system has ended it: the next update is dropped.
                 clock.advance(byMilliseconds: 8 * 3_600_000)
@@ -110,16 +110,12 @@ struct LiveActivitySimulationTests {
                         aps: #""event":"update","timestamp":\#(later),"content-state":{"score":"3-0"}"#
                     ).0 == 200)
                 #expect(try await Self.newest(server).reason == "LiveActivityExpired")
-                let (_, ended) = try await S.inspect(server, "/api/v1/activities?state=ended&attributesType=MatchAttributes")
-                #expect(ended["total"] as? Int == 1)
-                let (_, dropped) = try await S.inspect(server, "/api/v1/deliveries?dropReason=LiveActivityExpired")
-                #expect(dropped["total"] as? Int == 1)
-                let (_, device) = try await S.inspect(server, "/api/v1/deliveries?deviceOutcome=dropped")
-                #expect(device["total"] as? Int == 3)
-                let (bad, _) = try await S.inspect(server, "/api/v1/activities?state=asleep")
-                #expect(bad == 400)
-                let (missing, _) = try await S.inspect(server, "/api/v1/activities/\(String(repeating: "0", count: 160))")
-                #expect(missing == 404)
+                let ended = try await server.inspected("/api/v1/activities?state=ended&attributesType=MatchAttributes", as: ActivityList.self)
+                #expect(ended.total == 1)
+                #expect(try await server.deliveryList("dropReason=LiveActivityExpired").total == 1)
+                #expect(try await server.deliveryList("deviceOutcome=dropped").total == 3)
+                #expect(await server.inspect("GET", "/api/v1/activities?state=asleep").status == 400)
+                #expect(await server.inspect("GET", "/api/v1/activities/\(String(repeating: "0", count: 160))").status == 404)
             }
         }
     }
@@ -187,8 +183,8 @@ struct LiveActivitySimulationTests {
                     same.diagnostics.contains { $0.hasPrefix("content-state equals the state the activity already shows") }, "\(same.diagnostics)")
 
                 // The diagnostics are what the inspection API shows.
-                let (_, listed) = try await S.inspect(server, "/api/v1/deliveries/\(same.id)")
-                #expect((listed["diagnostics"] as? [String])?.contains { $0.hasPrefix("content-state equals") } == true, "\(listed)")
+                let listed = try await server.inspected("/api/v1/deliveries/\(same.id)", as: DeliveryResource.self)
+                #expect(listed.diagnostics.contains { $0.hasPrefix("content-state equals") }, "\(listed.diagnostics)")
             }
         }
     }
@@ -263,9 +259,8 @@ struct LiveActivitySimulationTests {
                 let recorded = try await Self.newest(server)
                 #expect(recorded.service == .broadcast)
                 #expect(recorded.diagnostics.contains("reached 2 subscribed activities: 2 applied, 0 dropped"))
-                let (_, channels) = try await S.inspect(server, "/api/v1/channels")
-                let listed = try #require((channels["channels"] as? [[String: Any]])?.first)
-                #expect((listed["subscribers"] as? [String])?.count == 2)
+                let listed = try #require(try await server.inspected("/api/v1/channels", as: ChannelList.self).channels.first)
+                #expect(listed.subscribers.count == 2)
 
                 let (deleted, _) = try await client.send(
                     base + "/1/apps/com.example.app/channels", method: .DELETE, headers: auth + [("apns-channel-id", channel)])

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import PushMockCore
+import PushMockInspection
 import PushMockPostgres
 import PushMockServer
 import PushMockStore
@@ -20,6 +21,12 @@ struct PostgresFleetTests {
         configuration.store = .postgres(url: url)
         configuration.storeOpeners = StoreOpener.all
         return configuration
+    }
+
+    /// The faults `server` lists, or nil when the list is not a 200 `FaultList`.
+    static func faults(of server: PushMockServer) async -> [FaultResource]? {
+        let reply = await server.inspect("GET", "/api/v1/faults")
+        return reply.status == 200 ? (try? reply.decode(FaultList.self))?.faults : nil
     }
 
     /// Polls `body` until it is true or 5 s pass (a snapshot reaches the other instance by notification).
@@ -50,7 +57,7 @@ struct PostgresFleetTests {
                     let reply = await waited
                     #expect(reply.status == 200, "A's wait returns for B's push: \(reply.text)")
                     for server in [a, b] {
-                        #expect(await server.inspect("GET", "/api/v1/deliveries/wait?count=1&timeout=5s").json["total"] as? Int == 1)
+                        #expect(try await server.inspect("GET", "/api/v1/deliveries/wait?count=1&timeout=5s").decode(WaitResult.self).total == 1)
                     }
                     // Ids are unique across the fleet, and a cursor from either instance means the same.
                     let cursor = try await a.store.newestID()
@@ -58,8 +65,8 @@ struct PostgresFleetTests {
                     #expect(try await ControlAPITests.push(client, b, issuedAt: issuedAt) == 200)
                     for server in [a, b] {
                         let after = await server.inspect("GET", "/api/v1/deliveries/wait?after=\(cursor)&count=2&timeout=5s")
-                        let ids = (after.json["deliveries"] as? [[String: Any]])?.compactMap { $0["id"] as? Int } ?? []
-                        #expect(after.status == 200 && Set(ids).count == 2 && !ids.contains(Int(cursor)), "\(after.text)")
+                        let ids = (try? after.decode(WaitResult.self))?.deliveries.map(\.id) ?? []
+                        #expect(after.status == 200 && Set(ids).count == 2 && !ids.contains(cursor), "\(after.text)")
                     }
 
                     // A device set through B is known to A.
@@ -77,7 +84,7 @@ struct PostgresFleetTests {
                             "PUT", "/api/v1/faults", body: #"{"id":"thrice","match":{"service":"apns"},"reject":{"reason":"Shutdown"},"count":3}"#
                         ).status == 200)
                     #expect(
-                        await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 },
+                        await Self.eventually { await Self.faults(of: b)?.count == 1 },
                         "the fault reaches B")
                     var statuses: [Int] = []
                     for index in 0..<8 {
@@ -87,8 +94,8 @@ struct PostgresFleetTests {
                         let left = max(0, 3 - statuses.filter { $0 == 503 }.count)
                         let other = index % 2 == 0 ? b : a
                         _ = await Self.eventually {
-                            let faults = await other.inspect("GET", "/api/v1/faults").json["faults"] as? [[String: Any]] ?? []
-                            return left == 0 ? faults.isEmpty : faults.first?["count"] as? Int == left
+                            let faults = await Self.faults(of: other)
+                            return left == 0 ? faults?.isEmpty == true : faults?.first?.count == left
                         }
                     }
                     #expect(statuses == [503, 503, 503, 200, 200, 200, 200, 200], "\(statuses)")
@@ -129,7 +136,7 @@ struct PostgresFleetTests {
                             "PUT", "/api/v1/faults", body: #"{"id":"thrice","match":{"service":"apns"},"reject":{"reason":"Shutdown"},"count":3}"#
                         ).status == 200)
                     #expect(
-                        await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 },
+                        await Self.eventually { await Self.faults(of: b)?.count == 1 },
                         "the fault reaches B")
                     let statuses = try await burst()
                     #expect(
@@ -138,7 +145,7 @@ struct PostgresFleetTests {
                     #expect(statuses.filter { $0 == 200 }.count == 37)
                     for server in [a, b] {
                         #expect(
-                            await Self.eventually { (await server.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.isEmpty == true },
+                            await Self.eventually { await Self.faults(of: server)?.isEmpty == true },
                             "the spent fault is gone")
                     }
 
@@ -149,7 +156,7 @@ struct PostgresFleetTests {
                             body: #"{"id":"twice","match":{"service":"apns","token":"\#(S.deviceToken)"},"reject":{"reason":"Shutdown"},"count":2}"#
                         ).status == 200)
                     #expect(
-                        await Self.eventually { (await a.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 },
+                        await Self.eventually { await Self.faults(of: a)?.count == 1 },
                         "the fault reaches A")
                     let other = String(repeating: "0f", count: 32)
                     let mixed = try await burst(other: other)
@@ -166,7 +173,7 @@ struct PostgresFleetTests {
                                 #"{"id":"fcm-twice","match":{"service":"fcm","token":"\#(F.token)"},"reject":{"status":503,"reason":"UNAVAILABLE"},"count":2}"#
                         ).status == 200)
                     #expect(
-                        await Self.eventually { (await b.inspect("GET", "/api/v1/faults").json["faults"] as? [Any])?.count == 1 },
+                        await Self.eventually { await Self.faults(of: b)?.count == 1 },
                         "the FCM fault reaches B")
                     let bearer = try await F.accessToken(client, port: a.pushPort)
                     let fcm = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
 import PushMockCore
+import PushMockInspection
 import PushMockPostgres
 import PushMockServer
 import PushMockStore
@@ -75,17 +76,15 @@ struct TopicManagementTests {
                 let (_, after) = try await Self.iid(client, port: port, "/iid/info/\(Self.token(1))?details=true", bearer: bearer, method: .GET)
                 #expect(((after["rel"] as? [String: Any])?["topics"] as? [String: Any])?.isEmpty == true)
             }
-            let (_, list) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=fcm")
-            let sends = try #require(list["deliveries"] as? [[String: Any]])
-            #expect(sends.count == 3)
-            #expect(sends[2]["recipients"] as? [String] == [Self.token(1), Self.token(2)].sorted())
-            #expect(sends[1]["recipients"] as? [String] == [Self.token(1), Self.token(2)].sorted())
-            #expect(sends[0]["recipients"] as? [String] == [])
-            #expect((sends[0]["diagnostics"] as? [String])?.contains { $0.hasPrefix("nobody would receive it") } == true)
-            let (_, iid) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=iid")
-            #expect(iid["total"] as? Int == 4)
-            let (_, devices) = try await APNSTestServer.inspect(server, "/api/v1/devices/\(Self.token(2))")
-            #expect(devices["topics"] as? [String] == ["news"])
+            let sends = try await server.deliveryList("service=fcm").deliveries
+            try #require(sends.count == 3)
+            #expect(sends[2].recipients == [Self.token(1), Self.token(2)].sorted())
+            #expect(sends[1].recipients == [Self.token(1), Self.token(2)].sorted())
+            #expect(sends[0].recipients == [])
+            #expect(sends[0].diagnostics.contains { $0.hasPrefix("nobody would receive it") })
+            #expect(try await server.deliveryList("service=iid").total == 4)
+            let device = try await server.inspected("/api/v1/devices/\(Self.token(2))", as: DeviceResource.self)
+            #expect(device.topics == ["news"])
         }
     }
 
@@ -106,15 +105,14 @@ struct TopicManagementTests {
                     #expect(sent == 200)
                 }
             }
-            let (_, list) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=fcm")
-            let sends = try #require(list["deliveries"] as? [[String: Any]])
+            let sends = try await server.deliveryList("service=fcm").deliveries
             #expect(sends.count == 2)
             for send in sends {
-                let recipients = try #require(send["recipients"] as? [String])
+                let recipients = try #require(send.recipients)
                 #expect(recipients.count == 16, "16 tokens of ~1 030 bytes fit in 16 KB")
                 #expect(recipients.reduce(0) { $0 + $1.utf8.count } <= 16 * 1024)
                 #expect(recipients == recipients.sorted())
-                #expect((send["diagnostics"] as? [String])?.contains("fan-out: 1200 registration tokens; recipients lists the first 16") == true)
+                #expect(send.diagnostics.contains("fan-out: 1200 registration tokens; recipients lists the first 16"))
             }
         }
     }
@@ -149,12 +147,11 @@ struct TopicManagementTests {
                 let (single, _) = try await Self.iid(client, port: port, "/iid/v1/\(Self.token(3))/rel/topics/weather", bearer: bearer)
                 #expect(single == 200)
             }
-            let (_, recorded) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=iid")
-            #expect(recorded["total"] as? Int == 7)
-            let (_, devices) = try await APNSTestServer.inspect(server, "/api/v1/devices")
-            let listed = (devices["devices"] as? [[String: Any]])?.first { $0["token"] as? String == Self.token(3) }
-            #expect(listed?["topics"] as? [String] == ["news", "weather"], "token 3 was one of the 1 000")
-            #expect(listed?["state"] as? String == "active")
+            #expect(try await server.deliveryList("service=iid").total == 7)
+            let devices = try await server.inspected("/api/v1/devices", as: DeviceList.self).devices
+            let listed = devices.first { $0.token == Self.token(3) }
+            #expect(listed?.topics == ["news", "weather"], "token 3 was one of the 1 000")
+            #expect(listed?.state == "active")
             #expect(await server.inspect("DELETE", "/api/v1/devices/\(Self.token(3))").status == 200, "removing a device drops its subscriptions")
             #expect(await server.inspect("GET", "/api/v1/devices/\(Self.token(3))").status == 404)
         }
@@ -192,8 +189,7 @@ struct TopicManagementTests {
                     client, port: port, "\(base)/news?allow_missing=true", bearer: bearer, method: .DELETE, accessTokenAuth: false)
                 #expect(allowed == 200)
             }
-            let (_, iid) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=iid&outcome=rejected")
-            #expect(iid["total"] as? Int == 3)
+            #expect(try await server.deliveryList("service=iid&outcome=rejected").total == 3)
         }
     }
 
@@ -213,21 +209,18 @@ struct TopicManagementTests {
             }
         }
         try await withPushMockServer(configuration) { server in
-            let (_, device) = try await APNSTestServer.inspect(server, "/api/v1/devices/\(Self.token(2))")
-            #expect(device["topics"] as? [String] == ["news"])
+            let device = try await server.inspected("/api/v1/devices/\(Self.token(2))", as: DeviceResource.self)
+            #expect(device.topics == ["news"])
             try await withHTTPClient { client in
                 let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
                 _ = try await FCMEndToEndTests.send(
                     client, port: server.pushPort, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#)
             }
-            let (_, sends) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=fcm")
-            #expect((sends["deliveries"] as? [[String: Any]])?.first?["recipients"] as? [String] == [Self.token(1), Self.token(2)])
-            let (reset, _) = try await APNSTestServer.inspect(server, "/api/v1/reset", method: .POST)
-            #expect(reset == 200)
+            #expect(try await server.deliveryList("service=fcm").deliveries.first?.recipients == [Self.token(1), Self.token(2)])
+            #expect(await server.inspect("POST", "/api/v1/reset").status == 200)
         }
         try await withPushMockServer(configuration) { server in
-            let (status, _) = try await APNSTestServer.inspect(server, "/api/v1/devices/\(Self.token(2))")
-            #expect(status == 404)
+            #expect(await server.inspect("GET", "/api/v1/devices/\(Self.token(2))").status == 404)
         }
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PushMockCore
+import PushMockInspection
 import PushMockServer
 import PushMockTestSupport
 import PushMockTesting
@@ -47,8 +48,8 @@ struct TransparentModeTests {
             #expect(try await client.json(of: 9)["reason"] as? String == "MisdirectedRequest")
             client.send(streamID: 11, method: "GET", path: "/livez", authority: "localhost:443")
             #expect(try await client.status(of: 11) == "200")
-            let (_, apns) = try await APNSTestServer.inspect(server, "/api/v1/deliveries?service=apns")
-            #expect((apns["deliveries"] as? [[String: Any]])?.first?["environment"] as? String == "production", "api.push.apple.com is production")
+            let apns = try await server.deliveryList("service=apns")
+            #expect(apns.deliveries.first?.environment == "production", "api.push.apple.com is production")
         }
     }
 
@@ -110,8 +111,7 @@ struct TransparentModeTests {
                 try? await client.shutdown()
                 throw error
             }
-            let (_, all) = try await APNSTestServer.inspect(server, "/api/v1/deliveries")
-            #expect(all["total"] as? Int == 3)
+            #expect(try await server.deliveryList().total == 3)
         }
     }
 
@@ -147,8 +147,7 @@ struct TransparentModeTests {
             }
             #expect(String(decoding: allowed.bytes, as: UTF8.self) == "HTTP/1.1 200 Connection Established\r\n\r\n")
             try await allowed.channel.close()
-            let (_, all) = try await APNSTestServer.inspect(server, "/api/v1/deliveries")
-            #expect(all["total"] as? Int == 0)
+            #expect(try await server.deliveryList().total == 0)
         }
     }
 }

@@ -29,10 +29,10 @@ struct SwiftSourceUploadTests {
     /// One inspection call, in-process.
     static func call(
         _ server: PushMockServer, _ method: String, _ target: String, contentType: String?, body: [UInt8], client: Bool = false
-    ) async -> (status: Int, json: [String: Any]) {
+    ) async -> InspectionReply {
         let headers = (contentType.map { [("content-type", $0)] } ?? []) + (client ? [("x-pushmock-client", "tests")] : [])
-        let response = await server.inspection.respond(to: InspectionRequest(method: method, target: target, headers: headers, body: body)).head
-        return (response.status, (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:])
+        return InspectionReply(
+            response: await server.inspection.respond(to: InspectionRequest(method: method, target: target, headers: headers, body: body)).head)
     }
 
     static func push(_ aps: String) -> LiveActivityPush {
@@ -44,18 +44,19 @@ struct SwiftSourceUploadTests {
         var configuration = PushMockConfiguration.testing()
         configuration.swiftSourceReader = SwiftActivityTypes.reader
         try await withPushMockServer(configuration) { server in
-            let (status, json) = await Self.call(
+            let read = await Self.call(
                 server, "PUT", "/api/v1/activity-types?file=OrderWidget.swift", contentType: "text/x-swift; charset=utf-8",
                 body: Array(Self.widget.utf8))
-            #expect(status == 200, "\(json)")
-            let types = try #require(json["activityTypes"] as? [[String: Any]])
-            #expect(types.map { $0["name"] as? String } == ["OrderAttributes"])
-            #expect(types.first?["declaredBy"] as? String == "source")
-            #expect(types.first?["origin"] as? String == "OrderWidget.swift:4")
-            #expect((json["warnings"] as? [String]) == [])
+            #expect(read.status == 200, "\(read.text)")
+            let reading = try read.decode(ActivityTypeReading.self)
+            #expect(reading.activityTypes.map(\.name) == ["OrderAttributes"])
+            #expect(reading.activityTypes.first?.declaredBy == "source")
+            #expect(reading.activityTypes.first?.origin == "OrderWidget.swift:4")
+            #expect(reading.warnings == [])
 
-            let (shown, listed) = await Self.call(server, "GET", "/api/v1/activity-types/OrderAttributes", contentType: nil, body: [])
-            #expect(shown == 200 && listed["origin"] as? String == "OrderWidget.swift:4", "\(listed)")
+            let shown = await Self.call(server, "GET", "/api/v1/activity-types/OrderAttributes", contentType: nil, body: [])
+            #expect(shown.status == 200, "\(shown.text)")
+            #expect(try shown.decode(ActivityTypeResource.self).origin == "OrderWidget.swift:4")
             let s0 = Int64(Date().timeIntervalSince1970)
             let start =
                 #""event":"start","timestamp":\#(s0),"attributes-type":"OrderAttributes","attributes":{"orderID":"A1"},"content-state":{"stage":"cooking","etaMinutes":5},"alert":{"title":"t","body":"b"}"#
@@ -64,10 +65,9 @@ struct SwiftSourceUploadTests {
 
             // What the reader cannot check is answered as warnings, with the file and line.
             let partial = "struct TripAttributes: ActivityAttributes {\n  struct ContentState: Codable, Hashable { var leg: Leg }\n}\n"
-            let (partialStatus, partialJSON) = await Self.call(
-                server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array(partial.utf8))
-            #expect(partialStatus == 200)
-            let warnings = try #require(partialJSON["warnings"] as? [String])
+            let partialReply = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array(partial.utf8))
+            #expect(partialReply.status == 200)
+            let warnings = try partialReply.decode(ActivityTypeReading.self).warnings
             #expect(warnings.count == 1 && warnings[0].hasPrefix("request body:2: ") && warnings[0].contains("Leg"), "\(warnings)")
         }
     }
@@ -77,22 +77,20 @@ struct SwiftSourceUploadTests {
         var configuration = PushMockConfiguration.testing()
         configuration.swiftSourceReader = SwiftActivityTypes.reader
         try await withPushMockServer(configuration) { server in
-            let (none, noneJSON) = await Self.call(
-                server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array("struct A {}".utf8))
+            let none = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array("struct A {}".utf8))
             #expect(
-                none == 400 && (noneJSON["error"] as? String)?.contains("no type in the body conforms to ActivityAttributes") == true, "\(noneJSON)")
-            let (json, jsonError) = await Self.call(
+                none.status == 400 && none.errorMessage?.contains("no type in the body conforms to ActivityAttributes") == true, "\(none.text)")
+            let json = await Self.call(
                 server, "PUT", "/api/v1/activity-types", contentType: "application/json", body: Array(#"{"contentState":{}}"#.utf8))
-            #expect(json == 415 && (jsonError["error"] as? String)?.contains("PUT /api/v1/activity-types/{name}") == true, "\(jsonError)")
-            let (missing, _) = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: nil, body: Array(Self.widget.utf8), client: true)
-            #expect(missing == 415)
-            let (binary, binaryJSON) = await Self.call(
-                server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: [0xFF, 0xFE, 0x00])
-            #expect(binary == 400 && (binaryJSON["error"] as? String)?.contains("UTF-8") == true)
+            #expect(json.status == 415 && json.errorMessage?.contains("PUT /api/v1/activity-types/{name}") == true, "\(json.text)")
+            let missing = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: nil, body: Array(Self.widget.utf8), client: true)
+            #expect(missing.status == 415)
+            let binary = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: [0xFF, 0xFE, 0x00])
+            #expect(binary.status == 400 && binary.errorMessage?.contains("UTF-8") == true)
         }
         try await withPushMockServer(.testing()) { server in
-            let (status, json) = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array(Self.widget.utf8))
-            #expect(status == 501 && (json["error"] as? String)?.contains("does not read Swift source") == true, "\(json)")
+            let reply = await Self.call(server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array(Self.widget.utf8))
+            #expect(reply.status == 501 && reply.errorMessage?.contains("does not read Swift source") == true, "\(reply.text)")
         }
     }
 }

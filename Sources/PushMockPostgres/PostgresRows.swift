@@ -164,18 +164,9 @@ enum PostgresRows {
     /// well-formed device token, is lowercased as it is copied.
     private static func writeLowercased(_ text: String?, to buffer: inout ByteBuffer) {
         guard let text else { return write(nil, to: &buffer) }
-        let done = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            for byte in bytes where byte >= 0x80 || byte == 0 { return false }
-            buffer.writeInteger(Int32(bytes.count))
-            _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: bytes.count) { target in
-                for (index, byte) in bytes.enumerated() {
-                    target[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-                }
-                return bytes.count
-            }
-            return true
-        }
-        if done != true { write(text.lowercased(), to: &buffer) }
+        guard text.utf8.allSatisfy({ $0 < 0x80 && $0 != 0 }) else { return write(text.lowercased(), to: &buffer) }
+        buffer.writeInteger(Int32(text.utf8.count))
+        buffer.writeBytes(text.utf8.lazy.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 })
     }
 
     /// A `text` element: NULL for nil; NUL, which `text` cannot hold, left out. Text without NUL
@@ -185,13 +176,11 @@ enum PostgresRows {
             buffer.writeInteger(Int32(-1))
             return
         }
-        let plain = text.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-            if bytes.contains(0) { return false }
-            buffer.writeInteger(Int32(bytes.count))
-            buffer.writeBytes(bytes)
-            return true
+        if !text.utf8.contains(0) {
+            buffer.writeInteger(Int32(text.utf8.count))
+            buffer.writeString(text)
+            return
         }
-        if plain == true { return }
         let kept = text.utf8.filter { $0 != 0 }
         buffer.writeInteger(Int32(kept.count))
         buffer.writeBytes(kept)

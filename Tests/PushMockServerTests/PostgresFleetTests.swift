@@ -29,9 +29,10 @@ struct PostgresFleetTests {
         return reply.status == 200 ? (try? reply.decode(FaultList.self))?.faults : nil
     }
 
-    /// Polls `body` until it is true or 5 s pass (a snapshot reaches the other instance by notification).
+    /// Polls `body` until it is true or 15 s pass (a snapshot reaches the other instance by notification;
+    /// a full parallel run on two cores can hold it up for seconds).
     static func eventually(_ body: () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(15)
         while ContinuousClock.now < deadline {
             if await body() { return true }
             try? await Task.sleep(for: .milliseconds(20))

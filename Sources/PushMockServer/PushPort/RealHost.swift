@@ -1,3 +1,5 @@
+import PushMockBytes
+
 /// The real services' host names PushMock answers as (transparent mode, the CONNECT proxy, or
 /// any client that sends one of them as `:authority`/`Host` or SNI): each host serves only its own
 /// paths, as the real one does.
@@ -47,7 +49,7 @@ enum RealHost: String, Sendable, CaseIterable {
         // addresses and localhost do not (this runs for every push).
         guard let authority else { return nil }
         let mayBeReal =
-            authority.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+            authority.withUTF8View { bytes -> Bool in
                 // The last byte before the port (after the last colon, unless it is an IPv6 literal).
                 var end = bytes.count
                 if bytes.first != UInt8(ascii: "[") {
@@ -61,7 +63,7 @@ enum RealHost: String, Sendable, CaseIterable {
                     }
                 }
                 return end > 0 && bytes[end - 1] | 0x20 == UInt8(ascii: "m")
-            } ?? true
+            }
         guard mayBeReal, let host = Self.names[Self.hostName(authority).lowercased()] else { return nil }
         self = host
     }

@@ -12,9 +12,10 @@ extension PostgresDeliveryStore {
     static let removePatience: Duration = .seconds(30)
     static let columns = """
         id, received_at, connection_id, status, outcome, service, body_is_json, record, shared_id,
-        (SELECT fields FROM pushmock_shared WHERE pushmock_shared.shared_id = pushmock_delivery.shared_id)
+        (SELECT fields FROM pushmock_shared WHERE pushmock_shared.shared_id = pushmock_delivery.shared_id),
+        (SELECT result FROM pushmock_relay WHERE pushmock_relay.id = pushmock_delivery.id)
         """
-    typealias Row = (Int64, Int64, Int64, Int64, String, String, Bool, ByteBuffer, Int64?, ByteBuffer?)
+    typealias Row = (Int64, Int64, Int64, Int64, String, String, Bool, ByteBuffer, Int64?, ByteBuffer?, ByteBuffer?)
 
     public func statistics() async -> DeliveryStoreStatistics {
         await queue.flush(within: .seconds(1))
@@ -165,13 +166,15 @@ extension PostgresDeliveryStore {
     /// The delivery of one row; nil for a row whose bytes do not decode (skipped, counted and
     /// reported once: one damaged row in a fleet's database never crashes an instance).
     static func delivery(_ row: Row) throws -> Delivery? {
-        let (id, receivedAt, connection, status, outcome, service, bodyIsJSON, record, sharedID, shared) = row
+        let (id, receivedAt, connection, status, outcome, service, bodyIsJSON, record, sharedID, shared, relay) = row
         do {
-            return try StoredRecord(
+            var delivery = try StoredRecord(
                 id: id, receivedAt: receivedAt, connectionID: connection, status: Int(status), outcome: outcome, service: service,
                 bodyIsJSON: bodyIsJSON,
                 record: Array(record.readableBytesView), sharedID: sharedID, shared: shared.map { Array($0.readableBytesView) }
             ).delivery(sharedTable: "pushmock_shared")
+            delivery.relay = relay.flatMap { RelayResultCoding.decode(Array($0.readableBytesView)) }
+            return delivery
         } catch let damaged as UndecodableRecord {
             UndecodableRecords.skip(damaged)
             return nil

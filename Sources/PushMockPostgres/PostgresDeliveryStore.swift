@@ -68,6 +68,8 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     let instance = UUID().uuidString
     let leases: Mutex<Leases>
     let queue: WriteBehind<PostgresRowBatch>
+    /// Relay answers written behind the relay.
+    let relayWrites: RelayWriteQueue
     let changes = ChangeSignal()
     let evicted = Atomic<UInt64>(0)
     /// Shared fields this instance introduced since it last cleaned up the unreferenced ones.
@@ -108,6 +110,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
         self.logger = logger
         leases = Mutex(Leases(next: firstBlock.lowerBound, end: firstBlock.upperBound, spares: spares))
         queue = WriteBehind<PostgresRowBatch>(queueLimit: queueLimit, carry: SharedSlots())
+        relayWrites = RelayWriteQueue(report: { [logger] line in logger.warning("\(line)") })
     }
 
     /// Connects, brings the schema up to date and leases the first ids. An unreachable database is
@@ -135,6 +138,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                 sharedCleanupEvery: sharedCleanupEvery ?? SharedRows.cleanupDefault(retention: retention), logger: logger
             )
             try await store.loadSnapshots()
+            store.relayWrites.start { [weak store] batch in try await store?.writeRelays(batch) }
             // The writer keeps the store until it is closed; trouble is logged once a second.
             store.queue.start(
                 { batch in try await store.write(batch) },
@@ -357,6 +361,9 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                     try await connection.query(
                         "DELETE FROM pushmock_shared WHERE shared_id NOT IN (SELECT shared_id FROM pushmock_delivery WHERE shared_id IS NOT NULL)",
                         logger: logger)
+                    try await connection.query(
+                        "DELETE FROM pushmock_relay WHERE NOT EXISTS (SELECT 1 FROM pushmock_delivery WHERE pushmock_delivery.id = pushmock_relay.id)",
+                        logger: logger)
                 }
                 try await connection.query("SELECT pg_notify(\(Self.channel), \("d " + instance))", logger: logger)
                 return removed
@@ -400,6 +407,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             snapshotQueue.withLock { $0.writer?.cancel() }
         }
         await queue.close(patience: Self.closePatience)
+        await relayWrites.flush(within: Self.closePatience)
         let (_, dropped, failure) = queue.statistics
         if let failure, dropped > 0 {
             logger.error("closing: PostgreSQL at \(location) is unreachable; \(dropped) deliveries were not kept", metadata: ["error": "\(failure)"])

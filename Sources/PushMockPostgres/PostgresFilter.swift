@@ -44,6 +44,9 @@ struct PostgresFilter {
             add("outcome", "dropped")
             add("reason", dropReason)
         }
+        if let agrees = filter.relayAgrees {
+            conditions.append("id IN (SELECT id FROM pushmock_relay WHERE agrees = \(agrees ? "true" : "false"))")
+        }
         sql = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     }
 

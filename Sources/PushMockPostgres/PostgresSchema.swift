@@ -53,6 +53,11 @@ enum PostgresSchema {
             // last one the instance has (`activity-entry:<id>/<number>`) by range.
             #"CREATE INDEX pushmock_state_in_byte_order ON pushmock_state (key COLLATE "C")"#
         ],
+        [
+            // What a relay's upstream answered, by delivery id (rows whose delivery is gone are
+            // deleted with the shared fields' cleanup).
+            "CREATE TABLE pushmock_relay (id BIGINT PRIMARY KEY, agrees BOOLEAN, result BYTEA NOT NULL)"
+        ],
     ]
 
     /// The lock that start-up migrations take ("PMmg").

@@ -95,6 +95,7 @@ extension SQLiteDeliveryStore {
                 }
                 removed = doomed.count
             }
+            try db.execute(sql: "DELETE FROM relay WHERE id NOT IN (SELECT id FROM delivery)")
             try Self.setMeta(db, "count", Int64(max(0, try Self.count(db) - removed)))
             return removed
         }
@@ -141,19 +142,23 @@ extension SQLiteDeliveryStore {
     }
 
     /// A delivery's columns and the shared fields its row names.
-    static let selection = "*, (SELECT fields FROM shared WHERE shared.shared_id = delivery.shared_id) AS shared_fields"
+    static let selection =
+        "*, (SELECT fields FROM shared WHERE shared.shared_id = delivery.shared_id) AS shared_fields, (SELECT result FROM relay WHERE relay.id = delivery.id) AS relay_result"
 
     /// The delivery of one row; nil for a row whose bytes do not decode (skipped, counted and
     /// reported once: a damaged file never crashes a reader nor hides the other rows).
     static func delivery(_ row: Row) throws -> Delivery? {
         let record: Data = row["record"]
         let shared: Data? = row["shared_fields"]
+        let relay: Data? = row["relay_result"]
         do {
-            return try StoredRecord(
+            var delivery = try StoredRecord(
                 id: row["id"], receivedAt: row["received_at"], connectionID: row["connection_id"], status: row["status"], outcome: row["outcome"],
                 service: row["service"], bodyIsJSON: row["body_is_json"], record: Array(record), sharedID: row["shared_id"],
                 shared: shared.map { Array($0) }
             ).delivery(sharedTable: "the table shared")
+            delivery.relay = relay.flatMap { RelayResultCoding.decode(Array($0)) }
+            return delivery
         } catch let damaged as UndecodableRecord {
             UndecodableRecords.skip(damaged)
             return nil

@@ -50,6 +50,8 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     static let readerPatience: Duration = .seconds(5)
     /// The batches written behind the push path.
     let queue: WriteBehind<SQLiteRowBatch>
+    /// Relay answers written behind the relay.
+    let relayWrites: RelayWriteQueue
     /// Shared fields introduced since the unreferenced ones were last cleaned up.
     let sharedIntroduced = Atomic<Int>(0)
     /// How many introduced shared fields make a cleanup of the unreferenced ones worth its scan.
@@ -106,6 +108,18 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             named = { line, trouble in report("sqlite:\(path): " + line, trouble) }
         }
         self.report = named
+        let reportTrouble = named
+        relayWrites = RelayWriteQueue(report: { line in reportTrouble?(line, true) })
+        relayWrites.start { [pool] batch in
+            try await pool.write { db in
+                for (id, result) in batch {
+                    try db.execute(
+                        sql:
+                            "INSERT INTO relay (id, agrees, result) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET agrees = excluded.agrees, result = excluded.result",
+                        arguments: [Int64(bitPattern: id), result.agrees, Data(try RelayResultCoding.encode(result))])
+                }
+            }
+        }
         queue.start({ batch in try await self.write(batch) }, report: named)
     }
 
@@ -209,6 +223,11 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
                     CREATE INDEX delivery_by_token_key ON delivery(token_key, id);
                     """)
         }
+        migrator.registerMigration("5-relay") { db in
+            // What a relay's upstream answered, by delivery id (rows of deliveries no longer kept
+            // are deleted with the retention's).
+            try db.execute(sql: "CREATE TABLE relay (id INTEGER PRIMARY KEY, agrees INTEGER, result BLOB NOT NULL)")
+        }
         // A file a newer PushMock has migrated may keep rows this one would misread: refused.
         if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
             let applied = (try? pool.read { try migrator.appliedIdentifiers($0) }) ?? []
@@ -231,6 +250,10 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     }
 
     // MARK: Recording
+
+    public func recordRelay(_ result: RelayResult, forDelivery id: UInt64) {
+        relayWrites.add(result, forDelivery: id)
+    }
 
     @discardableResult
     public func record(_ delivery: Delivery) -> UInt64 {
@@ -269,6 +292,9 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
                 evicted += db.changesCount
             }
             count -= evicted
+            if evicted > 0 {
+                try db.execute(sql: "DELETE FROM relay WHERE id < (SELECT MIN(id) FROM delivery)")
+            }
             if sharedIntroduced.add(introduced, ordering: .relaxed).newValue >= sharedCleanupEvery {
                 // Shared fields no delivery names any more; a batch that names them again writes them again.
                 try db.execute(sql: "DELETE FROM shared WHERE shared_id NOT IN (SELECT shared_id FROM delivery WHERE shared_id IS NOT NULL)")
@@ -317,6 +343,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             snapshots.withLock { $0.writer?.cancel() }
         }
         await queue.close(patience: closePatience)
+        await relayWrites.flush(within: closePatience)
         let (_, dropped, failure) = queue.statistics
         if let failure, dropped > 0 {
             report?("closing: \(dropped) deliveries could not be written and are lost: \(failure)", true)

@@ -42,6 +42,7 @@ package enum SQLiteFilter {
             add("outcome = ?", "dropped")
             add("reason = ?", dropReason)
         }
+        if let agrees = filter.relayAgrees { add("id IN (SELECT id FROM relay WHERE agrees = ?)", agrees) }
         let clause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         return (clause, StatementArguments(values))
     }

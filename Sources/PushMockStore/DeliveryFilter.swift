@@ -29,6 +29,9 @@ public struct DeliveryFilter: Sendable, Hashable {
     public var after: UInt64?
     /// Only deliveries with an id less than this (paging backwards).
     public var before: UInt64?
+    /// Deliveries whose relay answer agrees (true) or disagrees (false) with PushMock's verdict;
+    /// deliveries not forwarded, or not answered yet, match neither.
+    public var relayAgrees: Bool?
 
     /// A filter that matches everything.
     public init() {}
@@ -69,6 +72,7 @@ public struct DeliveryFilter: Sendable, Hashable {
         if let until, delivery.receivedAt >= until { return false }
         if let deviceOutcome, DeviceOutcome(delivery.outcome) != deviceOutcome { return false }
         if let dropReason, delivery.outcome != .dropped || delivery.reason != dropReason { return false }
+        if let relayAgrees, delivery.relay?.agrees != relayAgrees { return false }
         if let text, !Self.containsText(delivery, text) { return false }
         return true
     }

@@ -20,6 +20,10 @@ public protocol DeliveryStore: AnyObject, Sendable {
     @discardableResult
     func record(_ delivery: Delivery) -> UInt64
 
+    /// Keeps what a relay's upstream answered to delivery `id` (replacing an earlier answer), if
+    /// that delivery is still kept. Never blocks: a store that writes queues the write.
+    func recordRelay(_ result: RelayResult, forDelivery id: UInt64)
+
     /// Matching deliveries, newest first, at most `limit`, and how many match in all.
     func query(_ filter: DeliveryFilter, limit: Int) async throws -> DeliveryPage
 

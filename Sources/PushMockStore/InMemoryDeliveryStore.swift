@@ -17,6 +17,8 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         /// what they were packed from: a delivery with the same ones shares them instead of
         /// keeping a copy, and one made of the same strings as last time is not packed at all.
         var shared = SharedSlots()
+        /// What relay upstreams answered, by delivery id (only deliveries still in the ring).
+        var relays: [UInt64: RelayResult] = [:]
 
         /// The ring oldest first.
         var ordered: [CompactDelivery] { Array(ring[head...] + ring[..<head]) }
@@ -71,6 +73,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
                 } else {
                     var replaced = packed
                     swap(&replaced, &state.ring[state.head])
+                    if !state.relays.isEmpty { state.relays.removeValue(forKey: replaced.id) }
                     evicted = replaced
                     state.head = (state.head + 1) % retention
                     state.evicted += 1
@@ -83,6 +86,21 @@ public final class InMemoryDeliveryStore: DeliveryStore {
             callback()
         }
         return id
+    }
+
+    public func recordRelay(_ result: RelayResult, forDelivery id: UInt64) {
+        state.withLock { state in
+            let oldest = state.ring.isEmpty ? state.nextID : state.ring[state.ring.count < retention ? 0 : state.head].id
+            guard id >= oldest, id < state.nextID else { return }
+            state.relays[id] = result
+        }
+    }
+
+    /// `packed`, unpacked, with its relay answer if there is one.
+    private static func unpack(_ packed: CompactDelivery, _ relays: [UInt64: RelayResult]) -> Delivery {
+        var delivery = packed.unpack()
+        if !relays.isEmpty { delivery.relay = relays[delivery.id] }
+        return delivery
     }
 
     // MARK: Waiting
@@ -140,7 +158,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     }
 
     public func delivery(id: UInt64) async throws -> Delivery? {
-        let packed = state.withLock { state -> CompactDelivery? in
+        let (packed, relay) = state.withLock { state -> (CompactDelivery?, RelayResult?) in
             // Ids increase from the oldest entry on, with gaps after removals: binary search.
             let count = state.ring.count
             var low = 0
@@ -148,16 +166,18 @@ public final class InMemoryDeliveryStore: DeliveryStore {
             while low < high {
                 let middle = (low + high) / 2
                 let candidate = state.ring[(state.head + middle) % count]
-                if candidate.id == id { return candidate }
+                if candidate.id == id { return (candidate, state.relays[id]) }
                 if candidate.id < id { low = middle + 1 } else { high = middle }
             }
-            return nil
+            return (nil, nil)
         }
-        return packed?.unpack()
+        guard var delivery = packed?.unpack() else { return nil }
+        delivery.relay = relay
+        return delivery
     }
 
     public func query(_ filter: DeliveryFilter, limit: Int) async throws -> DeliveryPage {
-        let (ring, head) = state.withLock { ($0.ring, $0.head) }
+        let (ring, head, relays) = state.withLock { ($0.ring, $0.head, $0.relays) }
         var result: [Delivery] = []
         var total = 0
         let count = ring.count
@@ -165,7 +185,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
             let packed = ring[(head + count - 1 - step) % count]
             if let after = filter.after, packed.id <= after { break }
             if let before = filter.before, packed.id >= before { continue }
-            let delivery = packed.unpack()
+            let delivery = Self.unpack(packed, relays)
             guard filter.matches(delivery) else { continue }
             total += 1
             if result.count < limit { result.append(delivery) }
@@ -174,7 +194,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     }
 
     public func deliveries(after cursor: UInt64, matching filter: DeliveryFilter, limit: Int) async throws -> [Delivery] {
-        let (ring, head) = state.withLock { ($0.ring, $0.head) }
+        let (ring, head, relays) = state.withLock { ($0.ring, $0.head, $0.relays) }
         let count = ring.count
         // Ids increase from the oldest entry on: find the first one past the cursor.
         var low = 0
@@ -186,7 +206,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         var result: [Delivery] = []
         var index = low
         while index < count, result.count < limit {
-            let delivery = ring[(head + index) % count].unpack()
+            let delivery = Self.unpack(ring[(head + index) % count], relays)
             if filter.matches(delivery) { result.append(delivery) }
             index += 1
         }
@@ -200,15 +220,16 @@ public final class InMemoryDeliveryStore: DeliveryStore {
                 defer {
                     state.ring = []
                     state.head = 0
+                    state.relays = [:]
                 }
                 return state.ring
             }
             return removed.count
         }
         // Match outside the lock, then remove exactly those ids: deliveries recorded meanwhile stay.
-        let snapshot = state.withLock { $0.ring }
+        let (snapshot, relays) = state.withLock { ($0.ring, $0.relays) }
         var doomed = Set<UInt64>()
-        for packed in snapshot where filter.matches(packed.unpack()) {
+        for packed in snapshot where filter.matches(Self.unpack(packed, relays)) {
             doomed.insert(packed.id)
         }
         guard !doomed.isEmpty else { return 0 }
@@ -216,6 +237,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
             let before = state.ring.count
             state.ring = state.ordered.filter { !doomed.contains($0.id) }
             state.head = 0
+            for id in doomed { state.relays.removeValue(forKey: id) }
             return before - state.ring.count
         }
     }

@@ -144,6 +144,39 @@ struct DeliveryStoreTests {
         #expect(try await store.newestID() == 11)
     }
 
+    @Test(
+        "relay answers: kept with their delivery, replaced by a later one, filtered by relayAgrees, gone with the delivery", arguments: Kind.allCases)
+    func relayAnswers(_ kind: Kind) async throws {
+        let store = try await kind.make(retention: 5)
+        let ids = (1...4).map { store.record(Self.delivery($0)) }
+        let upstream = "https://api.sandbox.push.apple.com"
+        store.recordRelay(RelayResult(upstream: upstream, error: "connect failed", attempts: 1), forDelivery: ids[0])
+        store.recordRelay(
+            RelayResult(upstream: upstream, status: 200, upstreamId: "A-1", latencyMilliseconds: 12, attempts: 1, agrees: true), forDelivery: ids[0])
+        store.recordRelay(RelayResult(upstream: upstream, status: 400, reason: "BadDeviceToken", attempts: 1, agrees: false), forDelivery: ids[1])
+        // Answers are written behind: a reader sees them moments later.
+        var disagreeing = DeliveryFilter()
+        disagreeing.relayAgrees = false
+        var agreeing = DeliveryFilter()
+        agreeing.relayAgrees = true
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let written = try await store.query(disagreeing, limit: 10).total == 1
+            if written, try await store.delivery(id: ids[0])?.relay?.status == 200 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let first = try #require(try await store.delivery(id: ids[0])?.relay)
+        #expect(first == RelayResult(upstream: upstream, status: 200, upstreamId: "A-1", latencyMilliseconds: 12, attempts: 1, agrees: true))
+        #expect(try await store.query(disagreeing, limit: 10).deliveries.map(\.id) == [ids[1]])
+        #expect(try await store.query(agreeing, limit: 10).deliveries.map(\.id) == [ids[0]])
+        #expect(try await store.query(DeliveryFilter(), limit: 10).deliveries.first { $0.id == ids[2] }?.relay == nil, "not forwarded")
+        #expect(try await store.deliveries(after: 0, matching: disagreeing, limit: 10).first?.relay?.reason == "BadDeviceToken")
+        // Evicted with its delivery; a removed delivery takes its answer along.
+        for index in 5...10 { store.record(Self.delivery(index)) }
+        #expect(try await store.query(agreeing, limit: 10).total == 0)
+        #expect(try await store.query(disagreeing, limit: 10).total == 0)
+    }
+
     @Test("a wait counts what is kept, is woken by recording, and times out leaving no waiter", arguments: Kind.allCases)
     func waiting(_ kind: Kind) async throws {
         let store = try await kind.make(retention: 100)

@@ -84,6 +84,8 @@ public struct Delivery: Sendable, Identifiable {
     /// For an FCM send to a topic or a condition: the registration tokens it would reach (its
     /// fan-out), sorted; empty when nobody is subscribed. `nil` for every other request.
     public var recipients: [String]?
+    /// What the relay's upstream answered, once it has (nil: not forwarded, or not yet).
+    public var relay: RelayResult?
 }
 
 // The initializer lives in an extension so that it can hand everything to the implicit memberwise
@@ -106,7 +108,7 @@ extension Delivery {
             environment: environment, method: method, path: path, headers: headers, body: body, bodyIsJSON: bodyIsJSON,
             identity: identity, pushType: pushType, topic: topic, deviceToken: deviceToken, apnsID: apnsID, outcome: outcome,
             status: status, reason: reason, explanation: explanation, diagnostics: diagnostics, fault: fault, project: project,
-            activityID: nil, issuedActivityToken: nil, recipients: nil
+            activityID: nil, issuedActivityToken: nil, recipients: nil, relay: nil
         )
     }
 }

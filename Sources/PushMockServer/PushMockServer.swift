@@ -44,6 +44,8 @@ public final class PushMockServer: Service, Sendable {
     let channels: BroadcastChannelStore
     private let state: ServerState
     private let bootstrap: Bootstrap
+    /// Forwards to the configured upstreams, if any.
+    let relay: Relay?
 
     /// The TLS push port actually bound.
     public var pushPort: Int { pushListener.port }
@@ -82,6 +84,7 @@ public final class PushMockServer: Service, Sendable {
         self.activities = components.activities
         self.channels = components.channels
         self.state = components.state
+        self.relay = components.relay
         self.bootstrap = bootstrap
     }
 
@@ -102,6 +105,7 @@ public final class PushMockServer: Service, Sendable {
         let metadata: MetadataServer
         let pushAddress: PushAddress
         let state: ServerState
+        let relay: Relay?
     }
 
     static func makeComponents(_ configuration: PushMockConfiguration, store: any DeliveryStore, logger: Logger) throws -> Components {
@@ -139,7 +143,9 @@ public final class PushMockServer: Service, Sendable {
         )
         let subscriptions = TopicArchive.subscriptions(archive: archive)
         let metrics = ServerMetrics()
-        let recorder = PushRecorder(store: store, capabilities: capabilities, metrics: metrics, faults: faults, activities: activities)
+        let relay = configuration.relay.isEnabled ? try Relay(configuration.relay, store: store, metrics: metrics, logger: logger) : nil
+        let recorder = PushRecorder(
+            store: store, capabilities: capabilities, metrics: metrics, faults: faults, activities: activities, relay: relay)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
         let endpoint = APNSEndpoint(
             validator: APNSValidator(options: apns.options, tokens: tokens, devices: devices, activityTypes: activityTypes),
@@ -250,7 +256,8 @@ public final class PushMockServer: Service, Sendable {
                 account: accounts.first, tokens: accessTokens, lifetime: configuration.fcm.accessTokenLifetime, recorder: recorder,
                 clock: configuration.clock),
             pushAddress: pushAddress,
-            state: state
+            state: state,
+            relay: relay
         )
     }
 
@@ -307,6 +314,7 @@ public final class PushMockServer: Service, Sendable {
         do {
             bound = try await bootstrap.bind(configuration, components: components, logger: logger)
         } catch {
+            await components.relay?.close()
             try? await components.store.close()
             await bootstrap.shutdown()
             throw error
@@ -337,6 +345,7 @@ public final class PushMockServer: Service, Sendable {
             }
         }
         activities.saveChanged()
+        await relay?.close()
         try await store.close()
         await bootstrap.shutdown()
     }
@@ -355,6 +364,7 @@ public final class PushMockServer: Service, Sendable {
             await listener.shutdown()
         }
         activities.saveChanged()
+        await relay?.close()
         do {
             try await store.close()
         } catch {

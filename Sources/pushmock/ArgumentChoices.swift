@@ -8,4 +8,5 @@ public import PushMockServer
 extension PushMockConfiguration.Mode: ExpressibleByArgument {}
 extension APNSEnvironment: ExpressibleByArgument {}
 extension LiveActivityProfile: ExpressibleByArgument {}
+extension RelayConfiguration.Mode: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}

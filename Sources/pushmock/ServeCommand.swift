@@ -52,6 +52,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Live Activities")
     var liveActivity: LiveActivityOptions
 
+    @OptionGroup(title: "Relay to the real services (off unless an upstream is given; relayed pushes reach real devices)")
+    var relay: RelayOptions
+
     @Option(help: "Log level.")
     var logLevel: Logger.Level = .info
 
@@ -67,6 +70,7 @@ struct ServeCommand: AsyncParsableCommand {
         try apns.check()
         try fcm.check()
         try liveActivity.check()
+        try relay.check()
     }
 
     /// `{"push":2197,"inspection":2198,"cleartext":null,…}`, written atomically (a reader never sees half).
@@ -92,6 +96,7 @@ struct ServeCommand: AsyncParsableCommand {
         try apns.apply(to: &configuration)
         fcm.apply(to: &configuration)
         liveActivity.apply(to: &configuration)
+        relay.apply(to: &configuration)
         configuration.swiftSourceReader = SwiftActivityTypes.reader
         configuration.storeOpeners = StoreOpener.all
         try ActivityTypesCommand.declare(configuration.activityTypeSources, into: &configuration)
@@ -146,6 +151,7 @@ struct ServeCommand: AsyncParsableCommand {
             endpoints += ", inspection API http://\(configuration.inspectionHost):\(port)/api/v1/deliveries"
         }
         logger.info("PushMock listening: \(endpoints)")
+        if let relay = configuration.relay.summary { logger.warning("\(relay)") }
         if let port = server.inspectionPort {
             let host = configuration.inspectionHost.contains(":") ? "[\(configuration.inspectionHost)]" : configuration.inspectionHost
             logger.info(

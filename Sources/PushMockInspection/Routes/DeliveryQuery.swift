@@ -12,7 +12,7 @@ enum DeliveryQuery {
     /// The filter names the API accepts.
     static let filterNames = [
         "service", "environment", "token", "topic", "pushType", "project", "outcome", "reason", "status", "after", "before",
-        "since", "until", "text", "deviceOutcome", "dropReason",
+        "since", "until", "text", "deviceOutcome", "dropReason", "relayAgrees",
     ]
 
     /// The delivery filter of `query`; `extra` names the other parameters a route takes.
@@ -58,6 +58,9 @@ enum DeliveryQuery {
                 }
                 filter.deviceOutcome = outcome
             case "dropReason": filter.dropReason = value
+            case "relayAgrees":
+                guard value == "true" || value == "false" else { throw .badRequest("relayAgrees must be true or false, got \(value)") }
+                filter.relayAgrees = value == "true"
             case "after", "before":
                 if name == "after" { filter.after = try id(value, name: name) } else { filter.before = try id(value, name: name) }
             case "access_token":
@@ -96,7 +99,18 @@ enum DeliveryQuery {
         add("text", filter.text)
         add("deviceOutcome", filter.deviceOutcome?.rawValue)
         add("dropReason", filter.dropReason)
+        add("relayAgrees", filter.relayAgrees.map { $0 ? "true" : "false" })
         return items
+    }
+
+    /// Refuses `relayAgrees` where deliveries are matched as they are recorded (a wait, an event
+    /// stream): the relay's answer arrives after the record, so such a filter would never match.
+    static func refuseRelayFilter(_ filter: DeliveryFilter, in route: String) throws(InspectionError) {
+        if filter.relayAgrees != nil {
+            throw .badRequest(
+                "relayAgrees cannot be used with \(route): deliveries are matched as they are recorded, before the relay's answer; list /api/v1/deliveries?relayAgrees=… instead"
+            )
+        }
     }
 
     /// A delivery id from a path or a cursor parameter.

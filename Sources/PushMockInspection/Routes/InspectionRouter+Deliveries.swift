@@ -62,6 +62,7 @@ extension InspectionRouter {
         }
         let limit = try DeliveryQuery.limit(call.request)
         let filter = try DeliveryQuery.filter(call.request.query, allowing: ["count", "timeout", "limit"])
+        try DeliveryQuery.refuseRelayFilter(filter, in: "wait")
         // Long-polls hold a connection as an event stream does: capped, so that with the streams
         // they always leave the inspection port room for /livez and /metrics.
         guard longPolls.take() else {

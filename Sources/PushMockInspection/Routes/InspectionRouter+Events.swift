@@ -4,6 +4,7 @@ import PushMockStore
 extension InspectionRouter {
     func openEventStream(_ call: InspectionCall) async throws -> InspectionAnswer {
         let filter = try DeliveryQuery.filter(call.request.query)
+        try DeliveryQuery.refuseRelayFilter(filter, in: "the event stream")
         var cursor: UInt64
         if let last = call.request.header("last-event-id") {
             guard let id = UInt64(last.trimmingCharacters(in: " \t")) else {

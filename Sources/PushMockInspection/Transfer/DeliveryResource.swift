@@ -35,6 +35,8 @@ public struct DeliveryResource: Codable, Sendable, Equatable {
     /// An FCM topic or condition send's fan-out: the registration tokens it would reach (empty:
     /// nobody is subscribed); `null` for every other request.
     @Nullable public var recipients: [String]?
+    /// What the relay's upstream answered (`null`: not forwarded, or no answer yet).
+    @Nullable public var relay: RelayResult?
     /// `applied`, `dropped` or `none`.
     public var deviceOutcome: String
     @Nullable public var dropReason: String?
@@ -87,6 +89,7 @@ public struct DeliveryResource: Codable, Sendable, Equatable {
         activityId = delivery.activityID
         issuedActivityToken = delivery.issuedActivityToken
         recipients = delivery.recipients
+        relay = delivery.relay
         deviceOutcome = DeliveryFilter.DeviceOutcome(delivery.outcome).rawValue
         dropReason = delivery.outcome == .dropped ? delivery.reason : nil
         if let text = String(validating: delivery.body, as: UTF8.self) {
@@ -117,6 +120,7 @@ public struct DeliveryResource: Codable, Sendable, Equatable {
         delivery.activityID = activityId
         delivery.issuedActivityToken = issuedActivityToken
         delivery.recipients = recipients
+        delivery.relay = relay
         return delivery
     }
 }

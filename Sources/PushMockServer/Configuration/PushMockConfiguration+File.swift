@@ -141,6 +141,9 @@ extension PushMockConfiguration {
             }
             try fcmObject.finish()
         }
+        if var relayObject = try root.object("relay") {
+            try loadRelay(&relayObject, resolve: resolve)
+        }
         if var live = try root.object("liveActivity") {
             if let text = try live.string("profile") {
                 guard let profile = LiveActivityProfile(rawValue: text) else { throw live.error("profile", "must be strict or apple") }
@@ -175,6 +178,52 @@ extension PushMockConfiguration {
             faults += try rules.enumerated().map { try FaultRule(config: $1, index: $0) }
         }
         try root.finish()
+    }
+
+    private mutating func loadRelay(_ object: inout ConfigObject, resolve: (String) -> String) throws {
+        if let text = try object.string("mode") {
+            guard let mode = RelayConfiguration.Mode(rawValue: text) else {
+                throw object.error("mode", "must be one of \(RelayConfiguration.Mode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            relay.mode = mode
+        }
+        if var apns = try object.object("apns") {
+            guard let url = try apns.string("url") else { throw apns.error("url", "is required") }
+            var credential: RelayConfiguration.APNSCredential?
+            if let key = try apns.string("key") {
+                guard let keyID = try apns.string("keyId"), let teamID = try apns.string("teamId") else {
+                    throw apns.error("key", "goes with keyId and teamId")
+                }
+                credential = .token(key: .file(resolve(key)), keyID: keyID, teamID: teamID)
+            }
+            if let certificate = try apns.string("certificate") {
+                guard credential == nil else { throw apns.error("certificate", "either key or certificate, not both") }
+                credential = .certificate(chain: .file(resolve(certificate)), key: .file(resolve(try apns.string("certificateKey") ?? certificate)))
+            }
+            relay.apns = .init(url: url, credential: credential)
+            try apns.finish()
+        }
+        if var fcm = try object.object("fcm") {
+            guard let url = try fcm.string("url") else { throw fcm.error("url", "is required") }
+            relay.fcm = .init(url: url, serviceAccount: try fcm.string("serviceAccount").map { .file(resolve($0)) })
+            try fcm.finish()
+        }
+        if var match = try object.object("match") {
+            if let service = try match.string("service") {
+                guard service == "apns" || service == "fcm" else { throw match.error("service", "must be apns or fcm") }
+                relay.match.service = Delivery.Service(rawValue: service)
+            }
+            relay.match.topic = try match.string("topic")
+            relay.match.token = try match.string("token")
+            relay.match.project = try match.string("project")
+            try match.finish()
+        }
+        if let limit = try object.int("queueLimit", in: 1...10_000_000) { relay.queueLimit = limit }
+        if let concurrency = try object.int("concurrency", in: 1...10_000) { relay.concurrency = concurrency }
+        if let seconds = try object.int("timeout", in: 1...600) { relay.timeout = .seconds(seconds) }
+        if let attempts = try object.int("attempts", in: 1...20) { relay.attempts = attempts }
+        if let file = try object.string("caFile") { relay.trustedCAs = .file(resolve(file)) }
+        try object.finish()
     }
 
     private mutating func loadAPNS(_ object: inout ConfigObject, resolve: (String) -> String) throws {

@@ -116,6 +116,8 @@ public struct PushMockConfiguration: Sendable {
     public var apns = APNSConfiguration()
     /// FCM service accounts and the OAuth token endpoint.
     public var fcm = FCMConfiguration()
+    /// Upstreams the recorded pushes are forwarded to (off unless one is set).
+    public var relay = RelayConfiguration()
     /// The clock (inject a manual one in tests).
     public var clock: PushMockClock = .system
     /// Seed for generated ids (`apns-id`, `apns-unique-id`); `nil` seeds randomly.

@@ -31,6 +31,9 @@ final class ServerMetrics: Sendable {
     private let dropped: CoreMetrics.Meter
     private let undecodable: CoreMetrics.Meter
     private let queued: CoreMetrics.Meter
+    private let relayDroppedCounter: CoreMetrics.Counter
+    /// `pushmock_relay_answers_total{service, agrees}`: apns/fcm × true/false/none.
+    private let relayAnswers: [String: CoreMetrics.Counter]
 
     /// Latency buckets: a push normally takes microseconds; injected delays take milliseconds.
     static let latencyBuckets: [Duration] = [
@@ -72,6 +75,23 @@ final class ServerMetrics: Sendable {
         dropped = CoreMetrics.Meter(label: "pushmock_store_dropped_total", factory: factory)
         undecodable = CoreMetrics.Meter(label: "pushmock_store_undecodable_total", factory: factory)
         queued = CoreMetrics.Meter(label: "pushmock_store_queued", factory: factory)
+        relayDroppedCounter = CoreMetrics.Counter(label: "pushmock_relay_dropped_total", factory: factory)
+        var answers: [String: CoreMetrics.Counter] = [:]
+        for service in [Delivery.Service.apns, .fcm] {
+            for agrees in ["true", "false", "none"] {
+                answers[service.rawValue + "|" + agrees] = CoreMetrics.Counter(
+                    label: "pushmock_relay_answers_total", dimensions: [("service", service.rawValue), ("agrees", agrees)], factory: factory)
+            }
+        }
+        relayAnswers = answers
+    }
+
+    /// A push the relay's queue had no room for.
+    func relayDropped() { relayDroppedCounter.increment() }
+
+    /// A forward finished: the upstream's answer agreed, disagreed, or there was none.
+    func relayAnswered(service: Delivery.Service, agrees: Bool?) {
+        relayAnswers[service.rawValue + "|" + (agrees.map { $0 ? "true" : "false" } ?? "none")]?.increment()
     }
 
     func record(_ event: TransportEvent) {

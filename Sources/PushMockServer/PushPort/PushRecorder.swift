@@ -50,11 +50,17 @@ final class PushRecorder: Sendable {
     let counter: (any FleetFaultCounter)?
     /// Where what a `count` fault has left is kept (a store that keeps state), if anywhere.
     let archive: (any StateArchive)?
+    /// Forwards recorded pushes to an upstream, if one is set.
+    let relay: Relay?
     /// How long a claim waits for the counter before the fault is counted here alone.
     static let claimPatience: Duration = .seconds(4)
 
-    init(store: any DeliveryStore, capabilities: StoreCapabilities, metrics: ServerMetrics, faults: FaultPlan, activities: LiveActivities) {
+    init(
+        store: any DeliveryStore, capabilities: StoreCapabilities, metrics: ServerMetrics, faults: FaultPlan, activities: LiveActivities,
+        relay: Relay? = nil
+    ) {
         self.store = store
+        self.relay = relay
         self.metrics = metrics
         self.faults = faults
         self.activities = activities
@@ -188,6 +194,29 @@ final class PushRecorder: Sendable {
         if !linked.isEmpty {
             activities.attach(deliveryID: id, to: linked)
         }
+        if let relay, relay.forwards(delivery) {
+            delivery.id = id
+            let job = RelayJob(deliveryID: id, delivery: delivery)
+            guard relay.mode == .passthrough else {
+                relay.submit(job)
+                return shaped(response, by: fault, context: context)
+            }
+            // The sender gets the upstream's answer (PushMock's own is recorded).
+            let answer = Mutex<UpstreamAnswer?>(nil)
+            return .resumed(
+                ResponderResumption(
+                    work: {
+                        let received = await relay.exchange(job)
+                        answer.withLock { $0 = received }
+                    },
+                    respond: { _ in .response(relay.response(for: answer.withLock { $0 }, of: job.delivery)) }
+                ))
+        }
+        return shaped(response, by: fault, context: context)
+    }
+
+    /// `response` as `fault` shapes it: delayed, followed by a GOAWAY, or replaced by a reset.
+    private func shaped(_ response: HTTPServerResponse, by fault: FaultRule?, context: RequestContext) -> ResponderResult {
         switch fault?.action {
         case .delay(let milliseconds):
             return .delayed(response, by: .milliseconds(milliseconds))

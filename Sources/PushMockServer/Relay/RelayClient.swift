@@ -1,0 +1,61 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+import PushMockCore
+
+/// The relay's HTTP client: HTTP/2 over TLS with ALPN (HTTP/1.1 where the upstream has no h2),
+/// pooled connections kept open, the system's trust roots plus any CA given, and a client
+/// certificate for APNs' certificate auth.
+final class RelayClient: Sendable {
+    private let client: HTTPClient
+
+    init(trustedCAsPEM: String?, clientCertificate: (chainPEM: String, keyPEM: String)?) throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let trustedCAsPEM {
+            do {
+                tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(trustedCAsPEM.utf8)))]
+            } catch {
+                throw PushMockError(code: .invalidConfiguration, message: "relay: the trusted CA file holds no PEM certificate: \(error)")
+            }
+        }
+        if let clientCertificate {
+            do {
+                tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(clientCertificate.chainPEM.utf8)).map { .certificate($0) }
+                tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(clientCertificate.keyPEM.utf8), format: .pem))
+            } catch {
+                throw PushMockError(code: .invalidConfiguration, message: "relay: the APNs client certificate or its key is not PEM: \(error)")
+            }
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        configuration.connectionPool = .init(idleTimeout: .seconds(300), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
+        // A refused connection fails the attempt at once: the relay's own attempts and backoff
+        // apply, instead of the client retrying until the connect timeout.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout = .init(connect: .seconds(5))
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    /// One request and its whole answer (bodies up to 1 MiB).
+    func send(
+        method: String, url: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration
+    ) async throws
+        -> UpstreamAnswer
+    {
+        var request = HTTPClientRequest(url: url)
+        request.method = HTTPMethod(rawValue: method)
+        for field in headers { request.headers.add(name: field.name, value: field.value) }
+        if !body.isEmpty { request.body = .bytes(ByteBuffer(bytes: body)) }
+        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        let response = try await client.execute(request, timeout: .milliseconds(milliseconds))
+        let answer = try await response.body.collect(upTo: 1 << 20)
+        return UpstreamAnswer(
+            status: Int(response.status.code), headers: response.headers.map { (name: $0.name.lowercased(), value: $0.value) },
+            body: Array(buffer: answer))
+    }
+
+    func shutdown() async {
+        try? await client.shutdown()
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+public import PushMockCore
 public import PushMockStore
 import Synchronization
 
@@ -201,6 +202,10 @@ public struct InspectionRouter: Sendable {
             difference |= a[index] ^ b[index]
         }
         return difference == 0
+    }
+    /// Tells the open event streams what the relay's upstream answered to delivery `id`.
+    public func relayAnswered(_ result: RelayResult, forDelivery id: UInt64) {
+        events.announceRelay(result, forDelivery: id)
     }
 }
 

@@ -237,6 +237,7 @@ public final class PushMockServer: Service, Sendable {
             sender: LoopbackSender(address: pushAddress), credentials: catalogue,
             nowMilliseconds: { [clock = configuration.clock] in clock.nowMilliseconds }
         )
+        relay?.observe { [router] result, id in router.relayAnswered(result, forDelivery: id) }
         return Components(
             store: store,
             devices: devices,

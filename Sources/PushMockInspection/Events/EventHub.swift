@@ -1,3 +1,4 @@
+import Foundation
 import PushMockCore
 import PushMockStore
 import Synchronization
@@ -66,6 +67,18 @@ final class EventHub: Sendable {
     /// again (so that one hand-out to many streams cannot overshoot the bound by much).
     func handed(_ bytes: Int) {
         totalBacklog.add(bytes, ordering: .relaxed)
+    }
+
+    /// Hands every open stream a `relay` event: what the relay's upstream answered to delivery
+    /// `id`, which the stream sent (or passed over) before. It has no `id:` line, so a client's
+    /// `Last-Event-ID` stays that of the last delivery.
+    func announceRelay(_ result: RelayResult, forDelivery id: UInt64) {
+        let streams = state.withLock { Array($0.streams.values) }
+        guard !streams.isEmpty, let json = try? JSONEncoder().encode(RelayEvent(deliveryId: id, relay: result)) else { return }
+        let chunk = Array("event: relay\ndata: ".utf8) + Array(json) + Array("\n\n".utf8)
+        for stream in streams {
+            stream.deliverRelay(chunk, forDelivery: id)
+        }
     }
 
     // MARK: Slots

@@ -92,6 +92,17 @@ final class EventStream: Sendable {
         if behind { Task { await readFromStore() } }
     }
 
+    /// A `relay` event for delivery `id`, if this stream is past it (a stream still catching up
+    /// reads the answer with the delivery).
+    func deliverRelay(_ chunk: [UInt8], forDelivery id: UInt64) {
+        guard !sink.isClosed else { return }
+        state.withLock { state in
+            guard !state.catchingUp, id <= state.cursor, !hub.isTooFarBehind(sink.backlog, adding: chunk.count) else { return }
+            hub.handed(chunk.count)
+            sink.write(chunk)
+        }
+    }
+
     /// Starts a catch-up unless one is running.
     private func catchUp() {
         let start = state.withLock { state -> Bool in

@@ -38,6 +38,8 @@ final class Relay: Sendable {
     private let jobs: AsyncStream<RelayJob>.Continuation
     private let consumer: Mutex<Task<Void, Never>?>
     private let waiting = Atomic<Int>(0)
+    /// Told of every answer recorded (the event streams' `relay` events).
+    private let observer = Mutex<(@Sendable (RelayResult, UInt64) -> Void)?>(nil)
 
     /// Request fields that are never forwarded: the sender's credentials, and what belongs to its
     /// own connection.
@@ -100,6 +102,17 @@ final class Relay: Sendable {
 
     var mode: RelayConfiguration.Mode { configuration.mode }
 
+    /// Calls `observe` with every answer recorded.
+    func observe(_ observe: @escaping @Sendable (RelayResult, UInt64) -> Void) {
+        observer.withLock { $0 = observe }
+    }
+
+    /// Keeps `result` with delivery `id`, and tells the observer.
+    private func record(_ result: RelayResult, forDelivery id: UInt64) {
+        store.recordRelay(result, forDelivery: id)
+        observer.withLock { $0 }?(result, id)
+    }
+
     /// Whether `delivery` is forwarded: a service with an upstream, the match, and in `relay`
     /// mode only what PushMock accepted (a push a device would drop is accepted by the service).
     func forwards(_ delivery: Delivery) -> Bool {
@@ -122,7 +135,7 @@ final class Relay: Sendable {
         case .dropped, .terminated:
             waiting.subtract(1, ordering: .relaxed)
             metrics.relayDropped()
-            store.recordRelay(RelayResult(upstream: upstream(for: job.delivery), error: "queue full"), forDelivery: job.deliveryID)
+            record(RelayResult(upstream: upstream(for: job.delivery), error: "queue full"), forDelivery: job.deliveryID)
         @unknown default:
             waiting.subtract(1, ordering: .relaxed)
         }
@@ -177,7 +190,7 @@ final class Relay: Sendable {
             result.error = failure ?? "no answer"
         }
         metrics.relayAnswered(service: delivery.service, agrees: result.agrees)
-        store.recordRelay(result, forDelivery: job.deliveryID)
+        record(result, forDelivery: job.deliveryID)
         if result.agrees == false {
             logger.info(
                 "relay: the upstream disagrees",

@@ -42,12 +42,13 @@ export async function api(path, { method = 'GET', body, text = false } = {}) {
 }
 
 // An EventSource on /api/v1/events (the token goes in the query: EventSource sends no headers).
-export function events(query, onDelivery, onState) {
+export function events(query, onDelivery, onState, onRelay = () => {}) {
   const params = new URLSearchParams(query);
   if (token()) params.set('access_token', token());
   const source = new EventSource(`/api/v1/events?${params}`);
   source.addEventListener('delivery', (event) => onDelivery(JSON.parse(event.data)));
   source.addEventListener('activity', () => onDelivery(null));
+  source.addEventListener('relay', (event) => onRelay(JSON.parse(event.data)));
   source.onopen = () => onState('live');
   source.onerror = () => onState(source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting');
   return source;

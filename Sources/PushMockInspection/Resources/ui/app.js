@@ -8,7 +8,7 @@ import { DevicesView } from './devices.js';
 import { FaultsView } from './faults.js';
 import { RejectionsView } from './rejections.js';
 
-import { onDelivery, publish } from './state.js';
+import { onDelivery, onRelay, publish, publishRelay } from './state.js';
 
 const main = document.getElementById('main');
 const live = document.getElementById('live');
@@ -56,13 +56,13 @@ async function start() {
   }, (state) => {
     live.textContent = state;
     live.className = `live ${state}`;
-  });
+  }, publishRelay);
   let source = connect(newest);
   // A page leaving (or entering the back-forward cache) gives its stream back: browsers allow
   // six connections per host, and a stream held by a hidden page would count against them.
   window.addEventListener('pagehide', () => source.close());
   window.addEventListener('pageshow', (event) => { if (event.persisted) source = connect(newest); });
-  deliveries.listen(onDelivery);
+  deliveries.listen(onDelivery, onRelay);
   window.addEventListener('hashchange', route);
   await route();
 }

@@ -1,7 +1,7 @@
 // Deliveries: a live list (fed by the event stream, paged by the API's cursors) and one
 // delivery's request, answer, rule and actions.
 import { api } from './api.js';
-import { alertText, clear, h, jsonView, outcomeBadge, short, time } from './dom.js';
+import { alertText, clear, h, jsonView, outcomeBadge, relayBadge, short, time } from './dom.js';
 import { rejections } from './state.js';
 
 const PAGE = 100;
@@ -14,6 +14,7 @@ const FILTERS = [
   ['reason', 'input', 'BadDeviceToken'],
   ['status', 'input', '400'],
   ['text', 'input', 'search headers and body'],
+  ['relayAgrees', 'select', ['', 'true', 'false']],
 ];
 
 function target(delivery) {
@@ -35,7 +36,8 @@ export class DeliveriesView {
     this.scheduled = false;
   }
 
-  listen(subscribe) {
+  listen(subscribe, subscribeRelay) {
+    subscribeRelay((event) => this.relayed(event));
     subscribe((delivery) => {
       // Events come in id order; one the last load already returned is not shown twice.
       if (!delivery || delivery.id <= this.newest || !this.matches(delivery)) return;
@@ -44,6 +46,20 @@ export class DeliveriesView {
       else { this.items.unshift(delivery); this.items.length = Math.min(this.items.length, PAGE); }
       this.schedule();
     });
+  }
+
+  // A relay answer for a delivery: its row is drawn again (the list filtered by it is read again).
+  relayed({ deliveryId, relay }) {
+    if (this.filters.relayAgrees) {
+      clearTimeout(this.reload);
+      this.reload = setTimeout(() => { if (this.before === null) this.load().catch(() => {}); }, 300);
+      return;
+    }
+    const item = [...this.items, ...this.pending].find((delivery) => delivery.id === deliveryId);
+    if (!item) return;
+    item.relay = relay;
+    const row = this.body?.querySelector(`tr[data-id="${deliveryId}"]`);
+    if (row) row.replaceWith(this.row(item));
   }
 
   matches(delivery) {
@@ -56,6 +72,7 @@ export class DeliveriesView {
     if (f.reason && delivery.reason !== f.reason) return false;
     if (f.status && String(delivery.status) !== f.status) return false;
     if (f.text && !matchesText(delivery, f.text)) return false;
+    if (f.relayAgrees && String(delivery.relay?.agrees) !== f.relayAgrees) return false;
     return true;
   }
 
@@ -141,7 +158,7 @@ export class DeliveriesView {
     const [title, body] = alertText(delivery);
     const open = () => { location.hash = `#/deliveries/${delivery.id}`; };
     return h('tr', {
-      tabindex: 0, 'data-id': delivery.id, class: delivery.outcome,
+      tabindex: 0, 'data-id': delivery.id, class: `${delivery.outcome}${delivery.relay?.agrees === false ? ' disagrees' : ''}`,
       onclick: open,
       onkeydown: (event) => {
         if (event.key === 'Enter') open();
@@ -151,7 +168,7 @@ export class DeliveriesView {
     },
     h('td', {}, h('time', { datetime: delivery.receivedAt }, time(delivery.receivedAt))),
     h('td', {}, delivery.service),
-    h('td', {}, outcomeBadge(delivery), ' ', h('b', {}, delivery.status), ' ', delivery.reason ?? delivery.dropReason ?? ''),
+    h('td', {}, outcomeBadge(delivery), ' ', h('b', {}, delivery.status), ' ', delivery.reason ?? delivery.dropReason ?? '', delivery.relay ? ' ' : '', relayBadge(delivery.relay)),
     h('td', { class: 'mono', title: delivery.deviceToken ?? '' }, short(delivery.deviceToken)),
     h('td', {}, target(delivery)),
     h('td', {}, h('b', {}, title), body ? ` — ${body}` : ''));
@@ -249,6 +266,7 @@ export async function showDelivery(main, id) {
           delivery.explanation && h('p', { class: 'explanation' }, delivery.explanation),
           delivery.dropReason && h('p', {}, `A device would drop it: ${delivery.dropReason}`),
           delivery.fault && h('p', {}, `Fault ${delivery.fault} changed this answer.`),
+          delivery.relay && relaySection(delivery.relay),
           rule && h('div', { class: 'rule' },
             h('h4', {}, `Rule: ${rule.reason}`),
             rule.entry && h('p', {}, rule.entry.trigger, '. ', h('span', { class: 'ref' }, `Reference: ${rule.entry.reference}`)),
@@ -262,6 +280,18 @@ export async function showDelivery(main, id) {
             ...delivery.recipients.slice(0, 20).map((token) => h('code', {}, short(token, 24) + ' ')))))));
   payload.marked?.scrollIntoView({ block: 'nearest' });
   main.focus();
+}
+
+// What the relay's upstream answered, and whether it agrees with PushMock.
+function relaySection(relay) {
+  const answer = relay.status === undefined
+    ? `no answer: ${relay.error ?? 'unknown'}`
+    : `${relay.status} ${relay.reason ?? ''}${relay.upstreamId ? ` · ${relay.upstreamId}` : ''}`;
+  return h('div', { class: `relay-answer ${relay.agrees === false ? 'disagrees' : ''}` },
+    h('h4', {}, 'Relay ', relayBadge(relay)),
+    h('p', {}, `${relay.upstream} answered ${answer}`),
+    h('p', {}, `${relay.attempts} attempt${relay.attempts === 1 ? '' : 's'}`, relay.latencyMilliseconds !== undefined ? `, ${relay.latencyMilliseconds} ms` : '',
+      relay.agrees === false ? '. PushMock answered otherwise: this is a difference to report.' : relay.agrees ? '. The upstream agrees with PushMock.' : ''));
 }
 
 // A large fan-out is recorded with a sample of its tokens and their number in a diagnostic.

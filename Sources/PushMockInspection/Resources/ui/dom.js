@@ -100,3 +100,12 @@ export function diff(before, after, path = '') {
   }
   return changes;
 }
+
+// What the relay's upstream answered: its status and reason, marked when it disagrees with
+// PushMock's own answer.
+export function relayBadge(relay) {
+  if (!relay) return null;
+  if (relay.status === undefined) return h('span', { class: 'badge relay failed', title: `relay to ${relay.upstream}: ${relay.error ?? 'no answer'}` }, 'relay failed');
+  const label = `upstream ${relay.status}${relay.reason ? ` ${relay.reason}` : ''}`;
+  return h('span', { class: `badge relay ${relay.agrees ? 'agrees' : 'disagrees'}`, title: relay.agrees ? `${relay.upstream} agrees` : `${relay.upstream} disagrees with PushMock` }, relay.agrees ? label : `≠ ${label}`);
+}

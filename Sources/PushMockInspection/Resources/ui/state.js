@@ -10,3 +10,8 @@ export function rejections() {
 const listeners = new Set();
 export function onDelivery(listener) { listeners.add(listener); return () => listeners.delete(listener); }
 export function publish(delivery) { for (const listener of listeners) listener(delivery); }
+
+// What relay upstreams answered, as it arrives ({deliveryId, relay}).
+const relayListeners = new Set();
+export function onRelay(listener) { relayListeners.add(listener); return () => relayListeners.delete(listener); }
+export function publishRelay(event) { for (const listener of relayListeners) listener(event); }

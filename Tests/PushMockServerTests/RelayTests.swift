@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import NIOCore
 import NIOHTTP1
 import PushMockCore
 import PushMockInspection
@@ -175,6 +176,36 @@ struct RelayTests {
                 }
                 await b.shutdown()
             }
+        }
+    }
+
+    @Test("the event stream sends the delivery at once and a relay event when the upstream's answer (here: none) is in")
+    func relayEvent() async throws {
+        let port = try await withPushMockServer(F.configuration()) { $0.pushPort }
+        var configuration = F.configuration()
+        configuration.relay = try Self.relaying(to: port)
+        try await withPushMockServer(configuration) { a in
+            let inspection = try #require(a.inspectionPort)
+            let raw = try await RawClient.connect(port: inspection)
+            try await raw.send(Array("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8))
+            try await Task.sleep(for: .milliseconds(200))
+            let status = try await withHTTPClient { client in try await Self.alert(client, a).0 }
+            #expect(status == 200)
+            var text = ""
+            let deadline = ContinuousClock.now + .seconds(15)
+            while !text.contains("event: relay"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+                text = String(decoding: raw.bytes.filter { $0 != 13 }, as: UTF8.self)
+            }
+            try? await raw.channel.close()
+            let delivery = try #require(text.range(of: "event: delivery"), "\(text)")
+            let relay = try #require(text.range(of: "event: relay"), "\(text)")
+            #expect(delivery.lowerBound < relay.lowerBound, "the delivery first, its relay answer after")
+            let line = try #require(text[relay.upperBound...].split(separator: "\n").first { $0.hasPrefix("data: ") })
+            let event = try JSONDecoder().decode(RelayEvent.self, from: Data(line.dropFirst(6).utf8))
+            #expect(event.relay.error != nil && event.relay.attempts == 3 && event.relay.status == nil, "\(event)")
+            let recorded = try await Self.answered(a, "service=apns", count: 1)
+            #expect(event.deliveryId == recorded.first?.id)
         }
     }
 

@@ -25,7 +25,7 @@ extension PostgresDeliveryStore {
     }
 
     public func observeState(_ observer: @escaping @Sendable (String, [UInt8]) -> Void) {
-        snapshots.withLock { $0.observer = observer }
+        snapshots.withLock { $0.observer = SnapshotObserver(call: observer) }
     }
 
     /// Every snapshot, read once at start (`archived` answers from memory after that).
@@ -121,9 +121,16 @@ extension PostgresDeliveryStore {
                 snapshots.values[key] = value
                 return snapshots.observer
             }
-            observer?(key, value ?? [])
+            observer?.call(key, value ?? [])
         default:
             break
         }
     }
+}
+
+/// Who is told of a snapshot change. A closure kept in a `Mutex` (alone, or in a tuple) and read
+/// back with `withLock { $0 }` gains a reabstraction thunk on every read with Swift 6.3, so each
+/// call gets slower than the last; kept in a struct, it does not.
+struct SnapshotObserver: Sendable {
+    let call: @Sendable (String, [UInt8]) -> Void
 }

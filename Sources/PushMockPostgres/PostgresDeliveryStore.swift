@@ -84,7 +84,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     let writePatience: Duration
     let waiting = Atomic<Int>(0)
     /// Snapshots as last read or written, by key (what `archived` answers), and who is told of changes.
-    let snapshots = Mutex<(values: [String: [UInt8]], observer: (@Sendable (String, [UInt8]) -> Void)?)>(([:], nil))
+    let snapshots = Mutex<(values: [String: [UInt8]], observer: SnapshotObserver?)>(([:], nil))
     /// Snapshots not yet written, newest per key, and the task writing them.
     let snapshotQueue = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
     /// The delivery count last read (what `/metrics` shows while the database is away).

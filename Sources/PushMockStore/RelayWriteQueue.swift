@@ -13,8 +13,13 @@ package final class RelayWriteQueue: Sendable {
 
     private let state = Mutex(State())
     package typealias Writer = @Sendable ([(id: UInt64, result: RelayResult)]) async throws -> Void
-    /// Set by ``start(_:)``: answers added before it wait.
-    private let writer = Mutex<Writer?>(nil)
+    /// Set by ``start(_:)``: answers added before it wait. (In a struct: a closure kept in a
+    /// `Mutex` and read back gains a reabstraction thunk on every read with Swift 6.3.)
+    private struct Start: Sendable {
+        let write: Writer
+    }
+
+    private let writer = Mutex<Start?>(nil)
     private let report: @Sendable (String) -> Void
     /// What is waiting is bounded: past it the oldest answers are dropped.
     private let limit: Int
@@ -26,7 +31,7 @@ package final class RelayWriteQueue: Sendable {
 
     /// Starts writing with `write` (a store sets it once it can write).
     package func start(_ write: @escaping Writer) {
-        writer.withLock { $0 = write }
+        writer.withLock { $0 = Start(write: write) }
         let start = state.withLock { state -> Bool in
             guard !state.writing, !state.pending.isEmpty else { return false }
             state.writing = true
@@ -63,9 +68,9 @@ package final class RelayWriteQueue: Sendable {
                 return state.pending
             }
             guard !batch.isEmpty else { return }
-            guard let write = writer.withLock({ $0 }) else { return }
+            guard let start = writer.withLock({ $0 }) else { return }
             do {
-                try await write(batch)
+                try await start.write(batch)
             } catch {
                 report("\(batch.count) relay answer(s) could not be written: \(error)")
             }

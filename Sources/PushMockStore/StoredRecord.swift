@@ -72,23 +72,29 @@ package struct UndecodableRecord: Error, CustomStringConvertible {
 /// (`pushmock_store_undecodable_total`), and the first one reported (to standard error, or to the
 /// server's log once it sets ``report``).
 package enum UndecodableRecords {
-    private static let state = Mutex<(count: UInt64, reported: Bool, report: (@Sendable (String) -> Void)?)>((0, false, nil))
+    /// The reporter is kept in a struct: a closure kept in a `Mutex` and read back gains a
+    /// reabstraction thunk on every read with Swift 6.3 (see `SnapshotObserver`).
+    private struct Reporter: Sendable {
+        let call: @Sendable (String) -> Void
+    }
+
+    private static let state = Mutex<(count: UInt64, reported: Bool, report: Reporter?)>((0, false, nil))
 
     /// How many rows were skipped since the start.
     package static var count: UInt64 { state.withLock { $0.count } }
 
     /// Where the first skipped row is reported.
     package static func report(to report: @escaping @Sendable (String) -> Void) {
-        state.withLock { $0.report = report }
+        state.withLock { $0.report = Reporter(call: report) }
     }
 
     /// Counts `record`, and reports it if it is the first.
     package static func skip(_ record: UndecodableRecord) {
-        let report = state.withLock { state -> (@Sendable (String) -> Void)? in
+        let report = state.withLock { state -> Reporter? in
             state.count += 1
             defer { state.reported = true }
-            return state.reported ? nil : state.report ?? { FileHandle.standardError.write(Data(("pushmock: " + $0 + "\n").utf8)) }
+            return state.reported ? nil : state.report ?? Reporter { FileHandle.standardError.write(Data(("pushmock: " + $0 + "\n").utf8)) }
         }
-        report?("\(record) (further damaged rows are counted in pushmock_store_undecodable_total, not reported)")
+        report?.call("\(record) (further damaged rows are counted in pushmock_store_undecodable_total, not reported)")
     }
 }

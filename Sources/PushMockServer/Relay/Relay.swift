@@ -38,8 +38,16 @@ final class Relay: Sendable {
     private let jobs: AsyncStream<RelayJob>.Continuation
     private let consumer: Mutex<Task<Void, Never>?>
     private let waiting = Atomic<Int>(0)
-    /// Told of every answer recorded (the event streams' `relay` events).
-    private let observer = Mutex<(@Sendable (RelayResult, UInt64) -> Void)?>(nil)
+    /// Where the queued forwards run: a thread at the lowest priority.
+    private let executor = RelayExecutor()
+    /// Told of every answer recorded (the event streams' `relay` events). In a struct: a closure
+    /// kept in a `Mutex` and read back gains a reabstraction thunk on every read with Swift 6.3,
+    /// so each call would be slower than the last.
+    private struct Observer: Sendable {
+        let call: @Sendable (RelayResult, UInt64) -> Void
+    }
+
+    private let observer = Mutex<Observer?>(nil)
 
     /// Request fields that are never forwarded: the sender's credentials, and what belongs to its
     /// own connection.
@@ -83,7 +91,7 @@ final class Relay: Sendable {
         consumer = Mutex(nil)
         let concurrency = max(1, configuration.concurrency)
         consumer.withLock {
-            $0 = Task { [self] in
+            $0 = Task(executorPreference: executor) { [self] in
                 await withTaskGroup(of: Void.self) { group in
                     var running = 0
                     for await job in stream {
@@ -92,7 +100,7 @@ final class Relay: Sendable {
                             await group.next()
                             running -= 1
                         }
-                        group.addTask { _ = await self.exchange(job) }
+                        group.addTask(executorPreference: executor) { _ = await self.exchange(job) }
                         running += 1
                     }
                 }
@@ -104,13 +112,13 @@ final class Relay: Sendable {
 
     /// Calls `observe` with every answer recorded.
     func observe(_ observe: @escaping @Sendable (RelayResult, UInt64) -> Void) {
-        observer.withLock { $0 = observe }
+        observer.withLock { $0 = Observer(call: observe) }
     }
 
     /// Keeps `result` with delivery `id`, and tells the observer.
     private func record(_ result: RelayResult, forDelivery id: UInt64) {
         store.recordRelay(result, forDelivery: id)
-        observer.withLock { $0 }?(result, id)
+        observer.withLock { $0 }?.call(result, id)
     }
 
     /// Whether `delivery` is forwarded: a service with an upstream, the match, and in `relay`
@@ -288,5 +296,6 @@ final class Relay: Sendable {
             }
         }
         await client.shutdown()
+        executor.stop()
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 import NIOSSL
 import PushMockCore
 
@@ -9,6 +10,8 @@ import PushMockCore
 /// certificate for APNs' certificate auth.
 final class RelayClient: Sendable {
     private let client: HTTPClient
+    /// The client's own event loop, on a thread at the lowest priority (see ``RelayExecutor``).
+    private let group: MultiThreadedEventLoopGroup
 
     init(trustedCAsPEM: String?, clientCertificate: (chainPEM: String, keyPEM: String)?) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -34,7 +37,9 @@ final class RelayClient: Sendable {
         // apply, instead of the client retrying until the connect timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout = .init(connect: .seconds(5))
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        group.next().execute { RelayExecutor.lowerPriority() }
+        client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
 
     /// One request and its whole answer (bodies up to 1 MiB).
@@ -57,5 +62,6 @@ final class RelayClient: Sendable {
 
     func shutdown() async {
         try? await client.shutdown()
+        try? await group.shutdownGracefully()
     }
 }

@@ -17,8 +17,9 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         /// what they were packed from: a delivery with the same ones shares them instead of
         /// keeping a copy, and one made of the same strings as last time is not packed at all.
         var shared = SharedSlots()
-        /// What relay upstreams answered, by delivery id (only deliveries still in the ring).
-        var relays: [UInt64: RelayResult] = [:]
+        /// What relay upstreams answered, slot for slot with `ring` (empty until the first answer:
+        /// a store with no relay spends nothing on it). An evicted delivery's answer goes with it.
+        var relays: [RelayResult?] = []
 
         /// The ring oldest first.
         var ordered: [CompactDelivery] { Array(ring[head...] + ring[..<head]) }
@@ -70,10 +71,11 @@ public final class InMemoryDeliveryStore: DeliveryStore {
                 state.nextID += 1
                 if state.ring.count < retention {
                     state.ring.append(packed)
+                    if !state.relays.isEmpty { state.relays.append(nil) }
                 } else {
                     var replaced = packed
                     swap(&replaced, &state.ring[state.head])
-                    if !state.relays.isEmpty { state.relays.removeValue(forKey: replaced.id) }
+                    if !state.relays.isEmpty { state.relays[state.head] = nil }
                     evicted = replaced
                     state.head = (state.head + 1) % retention
                     state.evicted += 1
@@ -90,16 +92,31 @@ public final class InMemoryDeliveryStore: DeliveryStore {
 
     public func recordRelay(_ result: RelayResult, forDelivery id: UInt64) {
         state.withLock { state in
-            let oldest = state.ring.isEmpty ? state.nextID : state.ring[state.ring.count < retention ? 0 : state.head].id
-            guard id >= oldest, id < state.nextID else { return }
-            state.relays[id] = result
+            guard let slot = Self.slot(of: id, in: state.ring, head: state.head) else { return }
+            if state.relays.isEmpty { state.relays = Array(repeating: nil, count: state.ring.count) }
+            state.relays[slot] = result
         }
     }
 
-    /// `packed`, unpacked, with its relay answer if there is one.
-    private static func unpack(_ packed: CompactDelivery, _ relays: [UInt64: RelayResult]) -> Delivery {
-        var delivery = packed.unpack()
-        if !relays.isEmpty { delivery.relay = relays[delivery.id] }
+    /// The index in `ring` of delivery `id`, if kept. Ids increase from the oldest entry (at
+    /// `head`) on, with gaps after removals: a binary search.
+    private static func slot(of id: UInt64, in ring: [CompactDelivery], head: Int) -> Int? {
+        let count = ring.count
+        var low = 0
+        var high = count
+        while low < high {
+            let middle = (low + high) / 2
+            let slot = (head + middle) % count
+            if ring[slot].id == id { return slot }
+            if ring[slot].id < id { low = middle + 1 } else { high = middle }
+        }
+        return nil
+    }
+
+    /// The delivery in `slot`, unpacked, with its relay answer if there is one.
+    private static func unpack(_ ring: [CompactDelivery], _ relays: [RelayResult?], slot: Int) -> Delivery {
+        var delivery = ring[slot].unpack()
+        if !relays.isEmpty { delivery.relay = relays[slot] }
         return delivery
     }
 
@@ -158,22 +175,8 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     }
 
     public func delivery(id: UInt64) async throws -> Delivery? {
-        let (packed, relay) = state.withLock { state -> (CompactDelivery?, RelayResult?) in
-            // Ids increase from the oldest entry on, with gaps after removals: binary search.
-            let count = state.ring.count
-            var low = 0
-            var high = count
-            while low < high {
-                let middle = (low + high) / 2
-                let candidate = state.ring[(state.head + middle) % count]
-                if candidate.id == id { return (candidate, state.relays[id]) }
-                if candidate.id < id { low = middle + 1 } else { high = middle }
-            }
-            return (nil, nil)
-        }
-        guard var delivery = packed?.unpack() else { return nil }
-        delivery.relay = relay
-        return delivery
+        let (ring, relays, slot) = state.withLock { state in (state.ring, state.relays, Self.slot(of: id, in: state.ring, head: state.head)) }
+        return slot.map { Self.unpack(ring, relays, slot: $0) }
     }
 
     public func query(_ filter: DeliveryFilter, limit: Int) async throws -> DeliveryPage {
@@ -182,10 +185,11 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         var total = 0
         let count = ring.count
         for step in 0..<count {
-            let packed = ring[(head + count - 1 - step) % count]
+            let slot = (head + count - 1 - step) % count
+            let packed = ring[slot]
             if let after = filter.after, packed.id <= after { break }
             if let before = filter.before, packed.id >= before { continue }
-            let delivery = Self.unpack(packed, relays)
+            let delivery = Self.unpack(ring, relays, slot: slot)
             guard filter.matches(delivery) else { continue }
             total += 1
             if result.count < limit { result.append(delivery) }
@@ -206,7 +210,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         var result: [Delivery] = []
         var index = low
         while index < count, result.count < limit {
-            let delivery = Self.unpack(ring[(head + index) % count], relays)
+            let delivery = Self.unpack(ring, relays, slot: (head + index) % count)
             if filter.matches(delivery) { result.append(delivery) }
             index += 1
         }
@@ -220,7 +224,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
                 defer {
                     state.ring = []
                     state.head = 0
-                    state.relays = [:]
+                    state.relays = []
                 }
                 return state.ring
             }
@@ -229,15 +233,18 @@ public final class InMemoryDeliveryStore: DeliveryStore {
         // Match outside the lock, then remove exactly those ids: deliveries recorded meanwhile stay.
         let (snapshot, relays) = state.withLock { ($0.ring, $0.relays) }
         var doomed = Set<UInt64>()
-        for packed in snapshot where filter.matches(Self.unpack(packed, relays)) {
-            doomed.insert(packed.id)
+        for slot in snapshot.indices where filter.matches(Self.unpack(snapshot, relays, slot: slot)) {
+            doomed.insert(snapshot[slot].id)
         }
         guard !doomed.isEmpty else { return 0 }
         return state.withLock { state in
             let before = state.ring.count
+            if !state.relays.isEmpty {
+                let relays = Array(state.relays[state.head...] + state.relays[..<state.head])
+                state.relays = zip(state.ordered, relays).filter { !doomed.contains($0.0.id) }.map(\.1)
+            }
             state.ring = state.ordered.filter { !doomed.contains($0.id) }
             state.head = 0
-            for id in doomed { state.relays.removeValue(forKey: id) }
             return before - state.ring.count
         }
     }

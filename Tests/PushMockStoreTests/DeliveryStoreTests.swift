@@ -165,13 +165,20 @@ struct DeliveryStoreTests {
             if written, try await store.delivery(id: ids[0])?.relay?.status == 200 { break }
             try await Task.sleep(for: .milliseconds(20))
         }
-        let first = try #require(try await store.delivery(id: ids[0])?.relay)
-        #expect(first == RelayResult(upstream: upstream, status: 200, upstreamId: "A-1", latencyMilliseconds: 12, attempts: 1, agrees: true))
+        let answer = try #require(try await store.delivery(id: ids[0])?.relay)
+        #expect(answer == RelayResult(upstream: upstream, status: 200, upstreamId: "A-1", latencyMilliseconds: 12, attempts: 1, agrees: true))
         #expect(try await store.query(disagreeing, limit: 10).deliveries.map(\.id) == [ids[1]])
         #expect(try await store.query(agreeing, limit: 10).deliveries.map(\.id) == [ids[0]])
         #expect(try await store.query(DeliveryFilter(), limit: 10).deliveries.first { $0.id == ids[2] }?.relay == nil, "not forwarded")
         #expect(try await store.deliveries(after: 0, matching: disagreeing, limit: 10).first?.relay?.reason == "BadDeviceToken")
-        // Evicted with its delivery; a removed delivery takes its answer along.
+        // A removed delivery takes its answer along; the others keep theirs.
+        var first = DeliveryFilter()
+        first.before = ids[1]
+        #expect(try await store.remove(first) == 1)
+        #expect(try await store.query(agreeing, limit: 10).total == 0)
+        #expect(try await store.delivery(id: ids[1])?.relay?.reason == "BadDeviceToken")
+        #expect(try await store.delivery(id: ids[2])?.relay == nil)
+        // Evicted with its delivery.
         for index in 5...10 { store.record(Self.delivery(index)) }
         #expect(try await store.query(agreeing, limit: 10).total == 0)
         #expect(try await store.query(disagreeing, limit: 10).total == 0)

@@ -38,6 +38,8 @@ final class Relay: Sendable {
     private let jobs: AsyncStream<RelayJob>.Continuation
     private let consumer: Mutex<Task<Void, Never>?>
     private let waiting = Atomic<Int>(0)
+    /// Whether the APNs upstream is one of Apple's hosts (then the push's environment picks which).
+    private let apnsToApple: Bool
     /// Where the queued forwards run: a thread at the lowest priority.
     private let executor = RelayExecutor()
     /// Told of every answer recorded (the event streams' `relay` events). In a struct: a closure
@@ -59,6 +61,7 @@ final class Relay: Sendable {
     init(_ configuration: RelayConfiguration, store: any DeliveryStore, metrics: ServerMetrics, logger: Logger) throws {
         try configuration.validate()
         self.configuration = configuration
+        apnsToApple = configuration.apns.flatMap { URL(string: $0.url)?.host }.map(Self.appleHosts.contains) ?? false
         self.store = store
         self.metrics = metrics
         self.logger = logger
@@ -216,8 +219,7 @@ final class Relay: Sendable {
     func upstream(for delivery: Delivery) -> String {
         switch delivery.service {
         case .apns:
-            let url = configuration.apns?.url ?? ""
-            guard let host = URL(string: url)?.host, Self.appleHosts.contains(host) else { return url }
+            guard apnsToApple else { return configuration.apns?.url ?? "" }
             return delivery.environment == "production" ? "https://api.push.apple.com" : "https://api.sandbox.push.apple.com"
         default:
             return configuration.fcm?.url ?? ""

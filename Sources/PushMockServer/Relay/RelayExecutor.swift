@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #endif
 
 /// One thread at the lowest scheduling priority (nice 19) that runs the relay's tasks: forwarding
@@ -55,7 +55,7 @@ final class RelayExecutor: TaskExecutor, @unchecked Sendable {
     /// the calling thread (setpriority(2), "Bugs").
     static func lowerPriority() {
         #if os(Linux)
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         #endif
     }
 }

@@ -251,14 +251,14 @@ def live_activity_card():
 @check("relay in shadow mode: a push PushMock rejects and its upstream accepts is highlighted as a disagreement, live and in the detail")
 def relay_disagreement():
     logs = os.path.join(SHOTS, "relay-serve.log")
-    upstream = subprocess.Popen([BINARY, "serve", "--port", "2179", "--inspection-port", "2178", "--live-activity-profile", "apple"],
+    upstream = subprocess.Popen([BINARY, "serve", "--port", "2261", "--inspection-port", "2262", "--live-activity-profile", "apple"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(logs, "w") as log:
-        relay = subprocess.Popen([BINARY, "serve", "--port", "2177", "--inspection-port", "2176", "--relay-apns", "https://localhost:2179",
+        relay = subprocess.Popen([BINARY, "serve", "--port", "2263", "--inspection-port", "2264", "--relay-apns", "https://localhost:2261",
                                   "--relay-apns-key", "Certs/AuthKey_PUSHMOCK01.p8", "--relay-apns-key-id", "PUSHMOCK01", "--relay-apns-team-id", "PMTEAM0001",
                                   "--relay-mode", "shadow", "--relay-ca-file", "Certs/ca.pem"], stdout=log, stderr=subprocess.STDOUT)
     try:
-        for port in (2178, 2176):
+        for port in (2262, 2264):
             deadline = time.time() + 30
             while True:
                 try:
@@ -268,27 +268,28 @@ def relay_disagreement():
                     if time.time() > deadline:
                         raise AssertionError(f"no PushMock on {port}: {open(logs).read()}")
                     time.sleep(0.2)
-        page = "http://127.0.0.1:2176"
+        page = "http://127.0.0.1:2264"
         driver.get(page + "/#/deliveries")
         until("the list", lambda: driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody"))
         # A timestamp in milliseconds: strict PushMock answers 400, Apple's devices drop it (200).
         now = int(time.time())
         status, body = push("5b" * 80, {"apns-topic": "com.example.app.push-type.liveactivity", "apns-push-type": "liveactivity", "apns-priority": "10"},
                             {"aps": {"event": "start", "timestamp": now * 1000, "attributes-type": "MatchAttributes", "attributes": {"home": "A", "away": "B"},
-                                     "content-state": {"score": "0-0"}, "alert": {"title": "t", "body": "b"}}}, base="https://localhost:2177")
+                                     "content-state": {"score": "0-0"}, "alert": {"title": "t", "body": "b"}}}, base="https://localhost:2263")
         assert status == 400 and "LiveActivityTimestampInMilliseconds" in body, (status, body)
         row = until("the row marked as a disagreement", lambda: driver.find_elements(By.CSS_SELECTOR, "tr.disagrees"))[0]
         assert "≠ upstream 200" in row.text, row.text
         shot("relay-disagreement")
         click(row)
         section = until("the relay section", lambda: driver.find_elements(By.CSS_SELECTOR, ".relay-answer.disagrees"))[0]
-        assert "https://localhost:2179 answered 200" in section.text and "difference to report" in section.text, section.text
+        assert "https://localhost:2261 answered 200" in section.text and "difference to report" in section.text, section.text
         listed = json.loads(urllib.request.urlopen(page + "/api/v1/deliveries?relayAgrees=false", timeout=5).read())
         assert listed["total"] == 1 and listed["deliveries"][0]["relay"]["agrees"] is False, listed
-        upstream_list = json.loads(urllib.request.urlopen("http://127.0.0.1:2178/api/v1/deliveries", timeout=5).read())
+        upstream_list = json.loads(urllib.request.urlopen("http://127.0.0.1:2262/api/v1/deliveries", timeout=5).read())
         assert upstream_list["total"] == 1 and upstream_list["deliveries"][0]["outcome"] == "dropped", upstream_list
         banner = open(logs).read()
-        assert "relay (shadow): APNs to https://localhost:2179" in banner and "reach real devices" in banner, banner
+        assert "relay (shadow): APNs to https://localhost:2261" in banner and "reach real devices" in banner, banner
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", section)
         shot("relay-detail")
     finally:
         # Back to the main page first: its event stream would break when the servers stop.

@@ -184,6 +184,9 @@ struct RelayTests {
         let port = try await withPushMockServer(F.configuration()) { $0.pushPort }
         var configuration = F.configuration()
         configuration.relay = try Self.relaying(to: port)
+        // Attempts 1 s and 2 s apart: the answer (none) is in 3 s after the push, long after its
+        // delivery event (a stream that reads the delivery later gets the answer with it instead).
+        configuration.relay.backoff = .seconds(1)
         try await withPushMockServer(configuration) { a in
             let inspection = try #require(a.inspectionPort)
             let raw = try await RawClient.connect(port: inspection)

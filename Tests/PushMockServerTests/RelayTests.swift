@@ -212,6 +212,37 @@ struct RelayTests {
         }
     }
 
+    @Test("a full queue: pushes past the bound are answered, recorded with the relay error \"queue full\" and counted")
+    func queueFull() async throws {
+        let port = try await withPushMockServer(F.configuration()) { $0.pushPort }
+        var configuration = F.configuration()
+        configuration.relay = try Self.relaying(to: port)
+        // One forward in flight, one taken by the workers' loop, one waiting in the queue, each
+        // held 3 s by its attempts: of 8 pushes, 5 overflow.
+        configuration.relay.queueLimit = 1
+        configuration.relay.concurrency = 1
+        configuration.relay.backoff = .seconds(1)
+        try await withPushMockServer(configuration) { a in
+            let statuses = try await withHTTPClient { client in
+                var statuses: [Int] = []
+                for _ in 0..<8 { statuses.append(try await Self.alert(client, a).0) }
+                return statuses
+            }
+            #expect(statuses == Array(repeating: 200, count: 8), "every push answered")
+            var full: [DeliveryResource] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while full.count < 5, ContinuousClock.now < deadline {
+                full = try await a.deliveryList("service=apns").deliveries.filter { $0.relay?.error == "queue full" }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(full.count == 5, "\(full.map(\.id))")
+            #expect(full.allSatisfy { $0.relay?.attempts == 0 && $0.relay?.agrees == nil && $0.status == 200 })
+            let metrics = await a.inspect("GET", "/metrics").text
+            let dropped = metrics.split(separator: "\n").first { $0.hasPrefix("pushmock_relay_dropped_total ") }
+            #expect(dropped.flatMap { Int($0.split(separator: " ").last ?? "") } == 5, "\(String(describing: dropped))")
+        }
+    }
+
     @Test("passthrough: B's fault reaches the sender through A, both verdicts recorded; a dead upstream answers 502 with a reason")
     func passthrough() async throws {
         var upstream = F.configuration()

@@ -40,6 +40,10 @@ final class Relay: Sendable {
     private let waiting = Atomic<Int>(0)
     /// Whether the APNs upstream is one of Apple's hosts (then the push's environment picks which).
     private let apnsToApple: Bool
+    /// Pushes dropped at the queue bound, recorded as such by the relay's thread.
+    private let drops = Mutex(RelayDrops())
+    /// A recording of `drops` is scheduled.
+    private let recordingDrops = Atomic<Bool>(false)
     /// Where the queued forwards run: a thread at the lowest priority.
     private let executor = RelayExecutor()
     /// Told of every answer recorded (the event streams' `relay` events). In a struct: a closure
@@ -146,9 +150,26 @@ final class Relay: Sendable {
         case .dropped, .terminated:
             waiting.subtract(1, ordering: .relaxed)
             metrics.relayDropped()
-            record(RelayResult(upstream: upstream(for: job.delivery), error: "queue full"), forDelivery: job.deliveryID)
+            // Recorded by the relay's thread in a moment: the push path only notes the id.
+            let upstream = upstream(for: job.delivery)
+            guard drops.withLock({ $0.add(job.deliveryID, upstream: upstream) }) else { return }
+            if recordingDrops.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+                Task(executorPreference: executor) { [self] in
+                    try? await Task.sleep(for: .milliseconds(50))
+                    recordDrops()
+                }
+            }
         @unknown default:
             waiting.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    /// Records every push noted as dropped at the queue bound: `queue full`.
+    private func recordDrops() {
+        recordingDrops.store(false, ordering: .releasing)
+        for run in drops.withLock({ $0.take() }) {
+            let result = RelayResult(upstream: run.upstream, error: "queue full")
+            for id in run.ids { record(result, forDelivery: id) }
         }
     }
 
@@ -297,6 +318,7 @@ final class Relay: Sendable {
                 logger.warning("relay: \(queued) queued pushes were not forwarded before shutdown")
             }
         }
+        recordDrops()
         await client.shutdown()
         executor.stop()
     }

@@ -191,7 +191,14 @@ struct RelayTests {
             let inspection = try #require(a.inspectionPort)
             let raw = try await RawClient.connect(port: inspection)
             try await raw.send(Array("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8))
-            try await Task.sleep(for: .milliseconds(200))
+            // The push goes after the stream's preamble: the stream starts after the newest delivery
+            // there is when it opens, so a push sent before that would never be an event on it.
+            let opened = ContinuousClock.now + .seconds(15)
+            while !String(decoding: raw.bytes, as: UTF8.self).contains("retry: 1000"), ContinuousClock.now < opened {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let preamble = String(decoding: raw.bytes, as: UTF8.self)
+            #expect(preamble.contains("resuming after delivery 0"), "the stream opened before the push: \(preamble)")
             let status = try await withHTTPClient { client in try await Self.alert(client, a).0 }
             #expect(status == 200)
             var text = ""

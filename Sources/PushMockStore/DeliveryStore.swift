@@ -24,6 +24,10 @@ public protocol DeliveryStore: AnyObject, Sendable {
     /// that delivery is still kept. Never blocks: a store that writes queues the write.
     func recordRelay(_ result: RelayResult, forDelivery id: UInt64)
 
+    /// Keeps `result` with each delivery in `ids` that is still kept: the same answer for a run of
+    /// deliveries (a relay's `queue full`). Never blocks.
+    func recordRelay(_ result: RelayResult, forDeliveries ids: ClosedRange<UInt64>)
+
     /// Matching deliveries, newest first, at most `limit`, and how many match in all.
     func query(_ filter: DeliveryFilter, limit: Int) async throws -> DeliveryPage
 
@@ -60,6 +64,11 @@ public protocol DeliveryStore: AnyObject, Sendable {
 extension DeliveryStore {
     /// Nothing to write or release.
     public func close() async throws {}
+
+    /// One delivery at a time.
+    public func recordRelay(_ result: RelayResult, forDeliveries ids: ClosedRange<UInt64>) {
+        for id in ids { recordRelay(result, forDelivery: id) }
+    }
 
     public func clear() async throws {
         try await remove(DeliveryFilter())

@@ -53,6 +53,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     /// copy its every field on every push).
     private func insert(_ delivery: Delivery, notify: ((inout State, UInt64) -> [@Sendable () -> Void])?) -> UInt64 {
         var evicted: CompactDelivery?
+        var evictedRelay: RelayResult?
         var fired: [@Sendable () -> Void] = []
         let fixed = CompactDelivery.Fixed(delivery)
         let retention = retention
@@ -75,7 +76,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
                 } else {
                     var replaced = packed
                     swap(&replaced, &state.ring[state.head])
-                    if !state.relays.isEmpty { state.relays[state.head] = nil }
+                    if !state.relays.isEmpty { evictedRelay = state.relays[state.head].take() }
                     evicted = replaced
                     state.head = (state.head + 1) % retention
                     state.evicted += 1
@@ -84,6 +85,7 @@ public final class InMemoryDeliveryStore: DeliveryStore {
             }
         }
         _ = evicted  // freed here, outside the lock
+        _ = evictedRelay
         for callback in fired {
             callback()
         }
@@ -91,26 +93,57 @@ public final class InMemoryDeliveryStore: DeliveryStore {
     }
 
     public func recordRelay(_ result: RelayResult, forDelivery id: UInt64) {
-        state.withLock { state in
-            guard let slot = Self.slot(of: id, in: state.ring, head: state.head) else { return }
-            if state.relays.isEmpty { state.relays = Array(repeating: nil, count: state.ring.count) }
-            state.relays[slot] = result
+        recordRelay(result, forDeliveries: id...id)
+    }
+
+    /// Deliveries per hold of the lock: a long run of `queue full` answers never keeps the push
+    /// path waiting for more than a moment.
+    private static let relayBatch = 1024
+
+    public func recordRelay(_ result: RelayResult, forDeliveries ids: ClosedRange<UInt64>) {
+        var next = ids.lowerBound
+        while true {
+            let done: Bool = state.withLock { state in
+                let count = state.ring.count
+                var offset = Self.offset(ofFirstAtLeast: next, in: state.ring, head: state.head)
+                guard offset < count else { return true }
+                if state.relays.isEmpty { state.relays = Array(repeating: nil, count: count) }
+                for _ in 0..<Self.relayBatch {
+                    guard offset < count else { return true }
+                    let slot = (state.head + offset) % count
+                    let id = state.ring[slot].id
+                    guard id <= ids.upperBound else { return true }
+                    state.relays[slot] = result
+                    offset += 1
+                    if id == ids.upperBound { return true }
+                    next = id + 1
+                }
+                return false
+            }
+            if done { return }
         }
     }
 
-    /// The index in `ring` of delivery `id`, if kept. Ids increase from the oldest entry (at
-    /// `head`) on, with gaps after removals: a binary search.
+    /// The index in `ring` of delivery `id`, if kept.
     private static func slot(of id: UInt64, in ring: [CompactDelivery], head: Int) -> Int? {
+        let offset = offset(ofFirstAtLeast: id, in: ring, head: head)
+        guard offset < ring.count else { return nil }
+        let slot = (head + offset) % ring.count
+        return ring[slot].id == id ? slot : nil
+    }
+
+    /// How far from the oldest entry (at `head`) the first delivery with an id of `id` or more
+    /// is (`ring.count`: none is). Ids increase from `head` on, with gaps after removals: a
+    /// binary search.
+    private static func offset(ofFirstAtLeast id: UInt64, in ring: [CompactDelivery], head: Int) -> Int {
         let count = ring.count
         var low = 0
         var high = count
         while low < high {
             let middle = (low + high) / 2
-            let slot = (head + middle) % count
-            if ring[slot].id == id { return slot }
-            if ring[slot].id < id { low = middle + 1 } else { high = middle }
+            if ring[(head + middle) % count].id < id { low = middle + 1 } else { high = middle }
         }
-        return nil
+        return low
     }
 
     /// The delivery in `slot`, unpacked, with its relay answer if there is one.

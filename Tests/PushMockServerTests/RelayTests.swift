@@ -20,16 +20,19 @@ struct RelayTests {
     typealias L = LiveActivitySimulationTests
 
     /// A's relay to `upstream` (B's push port), signing as B's key SECONDKEY1 and B's service account.
+    /// The upstream is named by address: a name would be resolved on the relay's lowest-priority
+    /// event loop through the global pool, whose new worker would then run the other suites' tasks
+    /// at that priority while they load both cores.
     static func relaying(to port: Int, mode: RelayConfiguration.Mode = .relay) throws -> RelayConfiguration {
         var relay = RelayConfiguration()
         relay.mode = mode
         relay.apns = .init(
-            url: "https://localhost:\(port)",
+            url: "https://127.0.0.1:\(port)",
             credential: .token(key: .pem(S.secondKey.pemRepresentation), keyID: "SECONDKEY1", teamID: DevCertificates.sampleAPNSTeamID))
         var account = try #require(try JSONSerialization.jsonObject(with: Data(F.material.fcmServiceAccountJSON.utf8)) as? [String: String])
-        account["token_uri"] = "https://localhost:\(port)/token"
+        account["token_uri"] = "https://127.0.0.1:\(port)/token"
         relay.fcm = .init(
-            url: "https://localhost:\(port)",
+            url: "https://127.0.0.1:\(port)",
             serviceAccount: .pem(String(decoding: try JSONSerialization.data(withJSONObject: account), as: UTF8.self)))
         relay.trustedCAs = .pem(PushMockConfiguration.testMaterial.caCertificatePEM)
         relay.backoff = .milliseconds(20)
@@ -285,6 +288,32 @@ struct RelayTests {
                 #expect(try await Self.answered(a, "service=apns", count: 1).first?.relay?.error != nil)
             }
         }
+    }
+
+    @Test("a queued forward keeps the request packed on its own: method, path, headers in order, body and verdict come back as they were")
+    func jobPacking() {
+        let headers = [
+            HeaderField(name: "authorization", value: "bearer sender.jwt"), HeaderField(name: "apns-topic", value: "com.example.app"),
+            HeaderField(name: "x-note", value: "grüße ✓"), HeaderField(name: "x-empty", value: ""),
+        ]
+        let body = Array(#"{"aps":{"alert":"Hi ✓"}}"#.utf8)
+        var delivery = Delivery(
+            receivedAt: 1_700_000_000_000, connectionID: 3, httpVersion: "2", service: .apns, method: "POST",
+            path: "/3/device/\(String(repeating: "ab", count: 32))", headers: headers, body: body, outcome: .rejected, status: 400)
+        delivery.reason = "BadDeviceToken"
+        let job = RelayJob(deliveryID: 42, delivery: delivery, upstream: "https://localhost:2197")
+        #expect(job.deliveryID == 42 && job.service == .apns && job.upstream == "https://localhost:2197")
+        #expect(job.method == "POST" && job.path == delivery.path)
+        #expect(job.headers.map(\.name) == headers.map(\.name) && job.headers.map(\.value) == headers.map(\.value))
+        #expect(job.body == body)
+        #expect(job.status == 400 && job.reason == "BadDeviceToken" && job.outcome == .rejected)
+        let bare = RelayJob(
+            deliveryID: 1,
+            delivery: Delivery(
+                receivedAt: 0, connectionID: 1, httpVersion: "2", service: .fcm, method: "GET", path: "/", headers: [], body: [],
+                outcome: .accepted, status: 200),
+            upstream: "https://fcm.example")
+        #expect(bare.method == "GET" && bare.path == "/" && bare.headers.isEmpty && bare.body.isEmpty && bare.reason == nil)
     }
 
     @Test("relay configuration: the real services without credentials are refused; http upstreams are refused; the file's relay section is read")

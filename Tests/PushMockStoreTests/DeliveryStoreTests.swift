@@ -184,6 +184,31 @@ struct DeliveryStoreTests {
         #expect(try await store.query(disagreeing, limit: 10).total == 0)
     }
 
+    @Test(
+        "one answer for a run of ids (a relay's queue full): every kept delivery in the run has it; evicted, removed and later ones do not",
+        arguments: Kind.allCases)
+    func relayAnswerForRun(_ kind: Kind) async throws {
+        let store = try await kind.make(retention: 2500)
+        for index in 1...2510 { store.record(Self.delivery(index)) }
+        var middle = DeliveryFilter()
+        middle.after = 99
+        middle.before = 200
+        #expect(try await store.remove(middle) == 100)
+        let full = RelayResult(upstream: "https://localhost:2197", error: "queue full")
+        // Longer than one hold of the memory store's lock, starting among the evicted (1...10).
+        store.recordRelay(full, forDeliveries: 5...2400)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline, try await store.delivery(id: 2400)?.relay == nil {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let kept = try await store.query(DeliveryFilter(), limit: 3000).deliveries
+        #expect(kept.count == 2400 && kept.map(\.id).min() == 11, "\(kept.count) kept")
+        let answered = kept.filter { $0.relay != nil }
+        #expect(answered.allSatisfy { $0.relay == full })
+        #expect(Set(answered.map(\.id)) == Set(11...2400).subtracting(100...199), "\(answered.count) answered")
+        #expect(try await store.delivery(id: 2401)?.relay == nil)
+    }
+
     @Test("a wait counts what is kept, is woken by recording, and times out leaving no waiter", arguments: Kind.allCases)
     func waiting(_ kind: Kind) async throws {
         let store = try await kind.make(retention: 100)

@@ -196,11 +196,11 @@ final class PushRecorder: Sendable {
         }
         if let relay, relay.forwards(delivery) {
             delivery.id = id
-            let job = RelayJob(deliveryID: id, delivery: delivery)
             guard relay.mode == .passthrough else {
-                relay.submit(job)
+                relay.submit(delivery, id: id)
                 return shaped(response, by: fault, context: context)
             }
+            let job = RelayJob(deliveryID: id, delivery: delivery, upstream: relay.upstream(for: delivery))
             // The sender gets the upstream's answer (PushMock's own is recorded).
             let answer = Mutex<UpstreamAnswer?>(nil)
             return .resumed(
@@ -209,7 +209,7 @@ final class PushRecorder: Sendable {
                         let received = await relay.exchange(job)
                         answer.withLock { $0 = received }
                     },
-                    respond: { _ in .response(relay.response(for: answer.withLock { $0 }, of: job.delivery)) }
+                    respond: { _ in .response(relay.response(for: answer.withLock { $0 }, of: job)) }
                 ))
         }
         return shaped(response, by: fault, context: context)

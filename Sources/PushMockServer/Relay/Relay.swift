@@ -5,12 +5,6 @@ import PushMockStore
 import PushMockTransport
 import Synchronization
 
-/// One push to forward: what was recorded of it, and PushMock's own verdict.
-struct RelayJob: Sendable {
-    var deliveryID: UInt64
-    var delivery: Delivery
-}
-
 /// What an upstream answered.
 struct UpstreamAnswer: Sendable {
     var status: Int
@@ -35,15 +29,19 @@ final class Relay: Sendable {
     private let client: RelayClient
     private let providerToken: RelayProviderToken?
     private let accessToken: RelayAccessToken?
-    private let jobs: AsyncStream<RelayJob>.Continuation
+    private let queue = Mutex(RelayQueue())
     private let consumer: Mutex<Task<Void, Never>?>
-    private let waiting = Atomic<Int>(0)
     /// Whether the APNs upstream is one of Apple's hosts (then the push's environment picks which).
     private let apnsToApple: Bool
-    /// Pushes dropped at the queue bound, recorded as such by the relay's thread.
-    private let drops = Mutex(RelayDrops())
-    /// A recording of `drops` is scheduled.
-    private let recordingDrops = Atomic<Bool>(false)
+    /// What the push path asks of every delivery, worked out once: which services have an
+    /// upstream, whether only accepted pushes go, and whether `match` filters anything.
+    private let forwardsAPNs: Bool
+    private let forwardsFCM: Bool
+    private let forwardsRejected: Bool
+    private let matchesAll: Bool
+    /// The upstreams' URLs as configured.
+    private let apnsURL: String
+    private let fcmURL: String
     /// Where the queued forwards run: a thread at the lowest priority.
     private let executor = RelayExecutor()
     /// Told of every answer recorded (the event streams' `relay` events). In a struct: a closure
@@ -66,6 +64,12 @@ final class Relay: Sendable {
         try configuration.validate()
         self.configuration = configuration
         apnsToApple = configuration.apns.flatMap { URL(string: $0.url)?.host }.map(Self.appleHosts.contains) ?? false
+        forwardsAPNs = configuration.apns != nil
+        forwardsFCM = configuration.fcm != nil
+        forwardsRejected = configuration.mode != .relay
+        matchesAll = configuration.match == RelayConfiguration.Match()
+        apnsURL = configuration.apns?.url ?? ""
+        fcmURL = configuration.fcm?.url ?? ""
         self.store = store
         self.metrics = metrics
         self.logger = logger
@@ -93,16 +97,13 @@ final class Relay: Sendable {
         } else {
             accessToken = nil
         }
-        let (stream, continuation) = AsyncStream.makeStream(of: RelayJob.self, bufferingPolicy: .bufferingOldest(configuration.queueLimit))
-        jobs = continuation
         consumer = Mutex(nil)
         let concurrency = max(1, configuration.concurrency)
         consumer.withLock {
             $0 = Task(executorPreference: executor) { [self] in
                 await withTaskGroup(of: Void.self) { group in
                     var running = 0
-                    for await job in stream {
-                        waiting.subtract(1, ordering: .relaxed)
+                    while let job = await nextJob() {
                         if running >= concurrency {
                             await group.next()
                             running -= 1
@@ -132,49 +133,76 @@ final class Relay: Sendable {
     /// mode only what PushMock accepted (a push a device would drop is accepted by the service).
     func forwards(_ delivery: Delivery) -> Bool {
         switch delivery.service {
-        case .apns: guard configuration.apns != nil else { return false }
-        case .fcm: guard configuration.fcm != nil else { return false }
+        case .apns: guard forwardsAPNs else { return false }
+        case .fcm: guard forwardsFCM else { return false }
         default: return false
         }
-        if configuration.mode == .relay, delivery.outcome == .rejected { return false }
-        return configuration.match.matches(
-            service: delivery.service, topic: delivery.topic, token: delivery.deviceToken, project: delivery.project)
+        if !forwardsRejected, delivery.outcome == .rejected { return false }
+        return matchesAll
+            || configuration.match.matches(
+                service: delivery.service, topic: delivery.topic, token: delivery.deviceToken, project: delivery.project)
     }
 
-    /// Queues `job` (`relay`, `shadow`); a full queue is recorded and counted, never waited on.
-    func submit(_ job: RelayJob) {
-        waiting.add(1, ordering: .relaxed)
-        switch jobs.yield(job) {
-        case .enqueued:
-            break
-        case .dropped, .terminated:
-            waiting.subtract(1, ordering: .relaxed)
-            metrics.relayDropped()
-            // Recorded by the relay's thread in a moment: the push path only notes the id.
-            let upstream = upstream(for: job.delivery)
-            guard drops.withLock({ $0.add(job.deliveryID, upstream: upstream) }) else { return }
-            if recordingDrops.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
-                Task(executorPreference: executor) { [self] in
-                    try? await Task.sleep(for: .milliseconds(50))
-                    recordDrops()
-                }
+    /// Queues delivery `id` for forwarding (`relay`, `shadow`). A full queue is never waited on:
+    /// the push is counted, and only its id is noted, to be recorded as `queue full` by the
+    /// relay's thread in a moment. The delivery is copied only once its place is taken (the
+    /// lock's closures capture the id and the upstream, never the delivery).
+    func submit(_ delivery: Delivery, id: UInt64) {
+        let limit = configuration.queueLimit
+        let upstream = upstream(for: delivery)
+        let step = queue.withLock { queue -> RelayQueue.Step in
+            guard !queue.closed, queue.count < limit else {
+                guard queue.drops.add(id, upstream: upstream) else { return .dropped(record: false) }
+                defer { queue.recordingDrops = true }
+                return .dropped(record: !queue.recordingDrops)
             }
-        @unknown default:
-            waiting.subtract(1, ordering: .relaxed)
+            return queue.reserve()
+        }
+        switch step {
+        case .reserved:
+            let job = RelayJob(deliveryID: id, delivery: delivery, upstream: upstream)
+            queue.withLock { $0.fill(with: job) }?.resume(returning: job)
+        case .dropped(let record):
+            metrics.relayDropped()
+            guard record else { return }
+            Task(executorPreference: executor) { [self] in
+                try? await Task.sleep(for: .milliseconds(50))
+                recordDrops()
+            }
+        }
+    }
+
+    /// The next push to forward, waiting for one; nil once the relay is closed and nothing is left.
+    private func nextJob() async -> RelayJob? {
+        if let job = queue.withLock({ $0.pop() }) { return job }
+        return await withCheckedContinuation { (consumer: CheckedContinuation<RelayJob?, Never>) in
+            let ready: RelayJob?? = queue.withLock { queue in
+                if let job = queue.pop() { return job }
+                if queue.closed { return .some(nil) }
+                queue.consumer = consumer
+                return nil
+            }
+            if let ready { consumer.resume(returning: ready) }
         }
     }
 
     /// Records every push noted as dropped at the queue bound: `queue full`.
     private func recordDrops() {
-        recordingDrops.store(false, ordering: .releasing)
-        for run in drops.withLock({ $0.take() }) {
+        let runs = queue.withLock { queue in
+            queue.recordingDrops = false
+            return queue.drops.take()
+        }
+        for run in runs {
             let result = RelayResult(upstream: run.upstream, error: "queue full")
-            for id in run.ids { record(result, forDelivery: id) }
+            store.recordRelay(result, forDeliveries: run.ids)
+            if let observer = observer.withLock({ $0 }) {
+                for id in run.ids { observer.call(result, id) }
+            }
         }
     }
 
     /// Pushes queued and not yet being forwarded.
-    var queued: Int { max(0, waiting.load(ordering: .relaxed)) }
+    var queued: Int { queue.withLock { $0.count } }
 
     /// Forwards `job` (retrying as the services ask), records what the upstream answered, and
     /// returns that answer (nil: none came).
@@ -201,11 +229,10 @@ final class Relay: Sendable {
         let milliseconds =
             Int((ContinuousClock.now - started).components.seconds * 1000)
             + Int((ContinuousClock.now - started).components.attoseconds / 1_000_000_000_000_000)
-        var result = RelayResult(upstream: upstream(for: job.delivery), latencyMilliseconds: milliseconds, attempts: attempts)
-        let delivery = job.delivery
+        var result = RelayResult(upstream: job.upstream, latencyMilliseconds: milliseconds, attempts: attempts)
         if let answer {
             result.status = answer.status
-            switch delivery.service {
+            switch job.service {
             case .apns:
                 result.upstreamId = answer.headers.first { $0.name == "apns-id" }?.value
                 if answer.status / 100 != 2 { result.reason = RelayResult.apnsReason(body: answer.body) }
@@ -217,17 +244,17 @@ final class Relay: Sendable {
                 }
             }
             result.agrees = RelayResult.agrees(
-                status: answer.status, reason: result.reason, ownStatus: delivery.status, ownReason: delivery.reason, ownOutcome: delivery.outcome)
+                status: answer.status, reason: result.reason, ownStatus: job.status, ownReason: job.reason, ownOutcome: job.outcome)
         } else {
             result.error = failure ?? "no answer"
         }
-        metrics.relayAnswered(service: delivery.service, agrees: result.agrees)
+        metrics.relayAnswered(service: job.service, agrees: result.agrees)
         record(result, forDelivery: job.deliveryID)
         if result.agrees == false {
             logger.info(
                 "relay: the upstream disagrees",
                 metadata: [
-                    "delivery": "\(job.deliveryID)", "pushmock": "\(delivery.status) \(delivery.reason ?? "")",
+                    "delivery": "\(job.deliveryID)", "pushmock": "\(job.status) \(job.reason ?? "")",
                     "upstream": "\(result.status ?? 0) \(result.reason ?? "")",
                 ])
         }
@@ -240,10 +267,10 @@ final class Relay: Sendable {
     func upstream(for delivery: Delivery) -> String {
         switch delivery.service {
         case .apns:
-            guard apnsToApple else { return configuration.apns?.url ?? "" }
+            guard apnsToApple else { return apnsURL }
             return delivery.environment == "production" ? "https://api.push.apple.com" : "https://api.sandbox.push.apple.com"
         default:
-            return configuration.fcm?.url ?? ""
+            return fcmURL
         }
     }
 
@@ -251,10 +278,9 @@ final class Relay: Sendable {
 
     /// One attempt.
     private func send(_ job: RelayJob) async throws -> UpstreamAnswer {
-        let delivery = job.delivery
-        var path = delivery.path
+        var path = job.path
         var headers: [(name: String, value: String)] = []
-        switch delivery.service {
+        switch job.service {
         case .apns:
             if let providerToken {
                 headers.append(("authorization", "bearer " + (try providerToken.token(now: Int64(Date().timeIntervalSince1970)))))
@@ -264,12 +290,11 @@ final class Relay: Sendable {
             headers.append(("authorization", "Bearer " + (try await accessToken.token())))
             path = Self.rewritingProject(path, to: accessToken.account.projectID)
         }
-        for field in delivery.headers where !Self.withheld.contains(field.name) {
-            headers.append((field.name, field.value))
+        for field in job.headers where !Self.withheld.contains(field.name) {
+            headers.append(field)
         }
         return try await client.send(
-            method: delivery.method, url: Self.join(upstream(for: delivery), path), headers: headers, body: delivery.body,
-            timeout: configuration.timeout)
+            method: job.method, url: Self.join(job.upstream, path), headers: headers, body: job.body, timeout: configuration.timeout)
     }
 
     /// `base` (no trailing slash needed) and `path`.
@@ -285,10 +310,10 @@ final class Relay: Sendable {
     }
 
     /// What a `passthrough` sender gets: the upstream's answer, or 502 naming the upstream.
-    func response(for answer: UpstreamAnswer?, of delivery: Delivery) -> HTTPServerResponse {
+    func response(for answer: UpstreamAnswer?, of job: RelayJob) -> HTTPServerResponse {
         guard let answer else {
-            let upstream = upstream(for: delivery)
-            if delivery.service == .apns {
+            let upstream = job.upstream
+            if job.service == .apns {
                 return .json(
                     status: 502,
                     #"{"reason":"RelayUpstreamUnavailable","description":"\#(JSONText.escape("no answer from \(upstream)"))"}"#)
@@ -306,7 +331,10 @@ final class Relay: Sendable {
 
     /// Stops taking pushes, forwards what is queued (at most `patience`), and closes the connections.
     func close(patience: Duration = .seconds(10)) async {
-        jobs.finish()
+        queue.withLock { queue in
+            queue.closed = true
+            return queue.consumer.take()
+        }?.resume(returning: nil)
         if let task = consumer.withLock({ $0 }) {
             let finished = WaitSignal()
             Task {

@@ -10,7 +10,10 @@ import PushMockCore
 /// certificate for APNs' certificate auth.
 final class RelayClient: Sendable {
     private let client: HTTPClient
-    /// The client's own event loop, on a thread at the lowest priority (see ``RelayExecutor``).
+    /// The client's own event loop, where a forward's TLS and HTTP/2 work is done, on a thread
+    /// at the lowest priority (``RelayExecutor/lowerPriority()``). When it opens a connection it
+    /// resolves the host on the global pool; a pool worker it starts then inherits that priority
+    /// until it is idle for a few seconds and ends.
     private let group: MultiThreadedEventLoopGroup
 
     init(trustedCAsPEM: String?, clientCertificate: (chainPEM: String, keyPEM: String)?) throws {

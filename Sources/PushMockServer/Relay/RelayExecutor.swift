@@ -4,10 +4,17 @@ import Foundation
 import Glibc
 #endif
 
-/// One thread at the lowest scheduling priority (nice 19) that runs the relay's tasks: forwarding
-/// uses the CPU the push port leaves idle, so a busy PushMock answers its senders as fast with a
-/// relay as without one, and what the relay cannot keep up with waits in its bounded queue (and
-/// past it is recorded as `queue full`) instead of slowing every sender.
+/// One thread that runs the relay's tasks, so that forwarding never takes the threads of the
+/// global pool from the inspection API.
+///
+/// It keeps the normal priority. The CPU a forward costs (TLS and HTTP/2) is spent on the HTTP
+/// client's own event loop, which runs at the lowest priority (``lowerPriority()``, from
+/// ``RelayClient``), so a busy PushMock answers its senders about as fast with a relay as
+/// without one, and what the relay cannot keep up with waits in its bounded queue (and past it
+/// is recorded as `queue full`). This thread is not lowered because a thread inherits the
+/// priority of the thread that creates it, for good: AsyncHTTPClient starts a task per request,
+/// and one that started a worker of the global pool from here would leave that worker, and the
+/// inspection work it later runs, at the lowest priority.
 final class RelayExecutor: TaskExecutor, @unchecked Sendable {
     // Guarded by `condition`.
     private var jobs: [UnownedJob] = []
@@ -15,10 +22,7 @@ final class RelayExecutor: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
 
     init() {
-        let thread = Thread { [self] in
-            Self.lowerPriority()
-            run()
-        }
+        let thread = Thread { [self] in run() }
         thread.name = "pushmock-relay"
         thread.start()
     }
@@ -51,11 +55,19 @@ final class RelayExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Nice 19 for the calling thread: on Linux the nice value is a thread's own, and `who` 0 is
-    /// the calling thread (setpriority(2), "Bugs").
+    /// The lowest priority for the calling thread. On Linux that is the `SCHED_IDLE` policy
+    /// (sched(7)): such a thread runs only when the core would otherwise be idle, and a push
+    /// thread that wakes takes the core from it at once (a nice-19 thread still gets a share of
+    /// a busy core, and is preempted only after a delay). Where `SCHED_IDLE` is refused, nice 19.
+    /// Both are the calling thread's own; pid 0 and `who` 0 name the calling thread.
     static func lowerPriority() {
         #if os(Linux)
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        var parameters = sched_param()
+        parameters.sched_priority = 0
+        // SCHED_IDLE is 5 in <linux/sched.h>; Glibc's Swift module does not export the macro.
+        if sched_setscheduler(0, 5, &parameters) != 0 {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        }
         #endif
     }
 }

@@ -42,7 +42,8 @@ final class Relay: Sendable {
     /// The upstreams' URLs as configured.
     private let apnsURL: String
     private let fcmURL: String
-    /// Where the queued forwards run: a thread at the lowest priority.
+    /// Where the queued forwards run: a thread of their own (their TLS and HTTP/2 work runs on the
+    /// client's event loop, at the lowest priority).
     private let executor = RelayExecutor()
     /// Told of every answer recorded (the event streams' `relay` events). In a struct: a closure
     /// kept in a `Mutex` and read back gains a reabstraction thunk on every read with Swift 6.3,
@@ -178,7 +179,8 @@ final class Relay: Sendable {
         return await withCheckedContinuation { (consumer: CheckedContinuation<RelayJob?, Never>) in
             let ready: RelayJob?? = queue.withLock { queue in
                 if let job = queue.pop() { return job }
-                if queue.closed { return .some(nil) }
+                // A place taken before the close is filled after it: wait for that job too.
+                if queue.closed, queue.count == 0 { return .some(nil) }
                 queue.consumer = consumer
                 return nil
             }
@@ -333,7 +335,7 @@ final class Relay: Sendable {
     func close(patience: Duration = .seconds(10)) async {
         queue.withLock { queue in
             queue.closed = true
-            return queue.consumer.take()
+            return queue.count == 0 ? queue.consumer.take() : nil
         }?.resume(returning: nil)
         if let task = consumer.withLock({ $0 }) {
             let finished = WaitSignal()

@@ -8,6 +8,29 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// What the server's test targets (one per room) build on.
+let serverTestDependencies: [Target.Dependency] = [
+    "PushMockPostgres",
+    "PushMockSQLite",
+    "PushMockStores",
+    "PushMockSwiftSource",
+    "PushMockServer",
+    "PushMockInspection",
+    "PushMockTestSupport",
+    "PushMockCore",
+    "PushMockStore",
+    .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+    .product(name: "NIOHPACK", package: "swift-nio-http2"),
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "_CryptoExtras", package: "swift-crypto"),
+    "PushMockTesting",
+    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
+    .product(name: "Prometheus", package: "swift-prometheus"),
+]
+
 let package = Package(
     name: "PushMock",
     platforms: [.macOS(.v15)],
@@ -237,41 +260,53 @@ let package = Package(
         ),
         .testTarget(
             name: "PushMockStoreTests",
+            dependencies: ["PushMockStore", "PushMockSQLite", "PushMockPostgres", "PushMockCore", "PushMockBytes", "PushMockTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushMockSQLiteTests",
             dependencies: [
-                "PushMockStore", "PushMockSQLite", "PushMockPostgres", "PushMockCore", "PushMockBytes", "PushMockTestSupport",
+                "PushMockSQLite", "PushMockStore", "PushMockCore", "PushMockBytes", "PushMockTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
+        // The server's tests by room: the push port, the inspection port, Live Activities, the relay, and
+        // the PostgreSQL store (its own rows and a fleet of servers on one database).
         .testTarget(
             name: "PushMockServerTests",
-            dependencies: [
-                "PushMockPostgres",
-                "PushMockSQLite",
-                "PushMockStores",
-                "PushMockSwiftSource",
-                "PushMockServer",
-                "PushMockInspection",
-                "PushMockTestSupport",
-                "PushMockCore",
-                "PushMockStore",
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                "PushMockTesting",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-            ],
+            dependencies: serverTestDependencies,
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushMockInspectionTests",
+            dependencies: serverTestDependencies,
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushMockLiveActivityTests",
+            dependencies: serverTestDependencies,
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushMockRelayTests",
+            dependencies: serverTestDependencies,
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PushMockPostgresTests",
+            dependencies: serverTestDependencies,
             swiftSettings: swiftSettings
         ),
         .target(
             name: "PushMockTestSupport",
             dependencies: [
                 "PushMockPostgres",
+                "PushMockSQLite",
+                "PushMockStore",
+                "PushMockCore",
+                "PushMockInspection",
+                .product(name: "Crypto", package: "swift-crypto"),
                 "PushMockTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -277,18 +277,11 @@ struct APNSEndToEndTests {
         configuration.idleTimeoutSeconds = 1
         try await withPushMockServer(configuration) { server in
             let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
-            let frame = try await client.waitFor("GOAWAY", timeout: .seconds(5)) { if case .goAway = $0.payload { true } else { false } }
+            let frame = try await client.waitFor("GOAWAY") { if case .goAway = $0.payload { true } else { false } }
             guard case .goAway(_, let code, let data) = frame.payload else { return }
             #expect(code == .noError)
             #expect(data.map { String(buffer: $0) } == #"{"reason":"IdleTimeout"}"#)
         }
-    }
-}
-
-extension HTTP2Frame {
-    var maxConcurrentStreamsSetting: Int? {
-        guard case .settings(.settings(let values)) = payload else { return nil }
-        return values.last { $0.parameter == .maxConcurrentStreams }?.value
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PushMockCore
 import PushMockServer
+import PushMockTestSupport
 import Testing
 
 @Suite("The configuration file")

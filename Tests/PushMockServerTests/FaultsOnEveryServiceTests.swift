@@ -13,7 +13,7 @@ import Testing
 @Suite("A fault fires on every service it can name")
 struct FaultsOnEveryServiceTests {
     typealias S = APNSTestServer
-    typealias F = FCMEndToEndTests
+    typealias F = FCMTestServer
 
     enum Kind: String, CaseIterable, Sendable {
         case reject, delay, goAway

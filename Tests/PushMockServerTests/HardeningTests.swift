@@ -28,10 +28,10 @@ struct HardeningTests {
 
     @Test("an OAuth assertion with iat 1e300 and any signature is refused at /token and as an FCM bearer (regression: exit 132)")
     func oauthHostileClaims() async throws {
-        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+        try await withPushMockServer(FCMTestServer.configuration()) { server in
             try await withHTTPClient { client in
                 for claims in [
-                    #"{"iss":"a","iat":1e300,"exp":1}"#, #"{"iss":"\#(FCMEndToEndTests.account["client_email"]!)","iat":-1e400,"exp":1e400}"#,
+                    #"{"iss":"a","iat":1e300,"exp":1}"#, #"{"iss":"\#(FCMTestServer.account["client_email"]!)","iat":-1e400,"exp":1e400}"#,
                 ] {
                     let jwt = Self.unsigned(claims)
                     let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(jwt)"
@@ -40,7 +40,7 @@ struct HardeningTests {
                         headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
                     #expect(token.status == .badRequest)
                     #expect(String(decoding: body, as: UTF8.self).contains("invalid_grant"))
-                    let (status, _, _) = try await FCMEndToEndTests.send(
+                    let (status, _, _) = try await FCMTestServer.send(
                         client, port: server.pushPort, bearer: jwt, body: #"{"message":{"topic":"news"}}"#)
                     #expect(status == 401)
                 }
@@ -150,16 +150,16 @@ struct HardeningTests {
 
     @Test("a token whose scopes lack FCM's is issued, then refused at messages:send with ACCESS_TOKEN_SCOPE_INSUFFICIENT")
     func insufficientScope() async throws {
-        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+        try await withPushMockServer(FCMTestServer.configuration()) { server in
             try await withHTTPClient { client in
-                let assertion = FCMEndToEndTests.assertion(scope: "https://www.googleapis.com/auth/userinfo.email")
+                let assertion = FCMTestServer.assertion(scope: "https://www.googleapis.com/auth/userinfo.email")
                 let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
                 let (issued, body) = try await client.send(
                     "https://localhost:\(server.pushPort)/token", method: .POST,
                     headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
                 #expect(issued.status == .ok)
                 let bearer = try #require((try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["access_token"] as? String)
-                let (status, json, _) = try await FCMEndToEndTests.send(
+                let (status, json, _) = try await FCMTestServer.send(
                     client, port: server.pushPort, bearer: bearer, body: #"{"message":{"topic":"news"}}"#)
                 #expect(status == 403)
                 let error = json["error"] as? [String: Any]
@@ -181,16 +181,14 @@ struct HardeningTests {
             // The server accepts each socket on its own event loop: the third is opened only once
             // both others are registered, or it could be initialised first and keep the slot.
             try await withHTTPClient { client in
-                let deadline = ContinuousClock.now + .seconds(5)
-                while true {
+                let registered = try await eventually {
                     let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
-                    if String(decoding: body, as: UTF8.self).contains("pushmock_connections_active 2") { break }
-                    try #require(ContinuousClock.now < deadline, "the first two connections were never registered")
-                    try await Task.sleep(for: .milliseconds(10))
+                    return String(decoding: body, as: UTF8.self).contains("pushmock_connections_active 2")
                 }
+                try #require(registered, "the first two connections were never registered")
             }
             let third = try await RawClient.connect(port: server.pushPort)
-            _ = try await third.waitForClose(timeout: .seconds(5))
+            _ = try await third.waitForClose()
             #expect(first.channel.isActive && second.channel.isActive)
             try await withHTTPClient { client in
                 let (metrics, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
@@ -227,7 +225,7 @@ struct HardeningTests {
             // Before: each listener had its own cap of 4, so the proxy could add 4 more descriptors.
             for port in [proxyPort, server.pushPort] {
                 let over = try await RawClient.connect(port: port)
-                _ = try await over.waitForClose(timeout: .seconds(5))
+                _ = try await over.waitForClose()
             }
             #expect(open.allSatisfy { $0.channel.isActive })
             try await withHTTPClient { client in
@@ -241,7 +239,7 @@ struct HardeningTests {
             for client in open { try await client.channel.close() }
             // A place given back is a place again (once the server has seen the closes).
             var admitted = false
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + TestDeadline.hang
             while !admitted, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
                 let again = try await RawClient.connect(port: proxyPort)
@@ -264,8 +262,8 @@ struct HardeningTests {
             // Half a request line: no protocol yet. (On a loaded machine the deadline may already have
             // closed the connection; the close below is what is checked.)
             try? await silentCleartext.send(Array("GET /li".utf8))
-            _ = try await silentTLS.waitForClose(timeout: .seconds(8))
-            _ = try await silentCleartext.waitForClose(timeout: .seconds(8))
+            _ = try await silentTLS.waitForClose()
+            _ = try await silentCleartext.waitForClose()
         }
     }
 
@@ -284,7 +282,7 @@ struct HardeningTests {
             for _ in 0..<8 where raw.channel.isActive {
                 try? await raw.send(chunk)
             }
-            let answer = String(decoding: try await raw.waitForClose(timeout: .seconds(5)), as: UTF8.self)
+            let answer = String(decoding: try await raw.waitForClose(), as: UTF8.self)
             #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
             #expect(answer.lowercased().contains("connection: close"))
         }
@@ -298,7 +296,7 @@ struct HardeningTests {
         try await withPushMockServer(configuration) { server in
             let raw = try await RawClient.connect(port: server.cleartextPort!)
             try await raw.send(Array("POST /3/device/\(S.deviceToken) HTTP/1.1\r\nhost: localhost\r\ncontent-length: 100\r\n\r\n{}".utf8))
-            _ = try await raw.waitForClose(timeout: .seconds(8))
+            _ = try await raw.waitForClose()
         }
     }
 
@@ -374,9 +372,7 @@ struct HardeningTests {
                     try await raw.send(Array("GET /api/v1/events HTTP/1.1\r\nhost: 127.0.0.1\r\n\(resume)\r\n".utf8))
                     streams.append(raw)
                 }
-                for _ in 0..<200 where !streams.allSatisfy({ String(decoding: $0.bytes, as: UTF8.self).contains(": PushMock event stream") }) {
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                _ = await eventually { streams.allSatisfy { String(decoding: $0.bytes, as: UTF8.self).contains(": PushMock event stream") } }
                 for _ in 0..<5 { try await push() }
                 func ids(_ raw: RawClient) -> [Int] {
                     // (split on any newline: "\r\n" of the chunked framing is one Character)
@@ -384,9 +380,7 @@ struct HardeningTests {
                         line.hasPrefix("id: ") ? Int(line.dropFirst(4)) : nil
                     }
                 }
-                for _ in 0..<500 where !(ids(streams[0]).count == 8 && streams.dropFirst().allSatisfy { ids($0).count == 5 }) {
-                    try await Task.sleep(for: .milliseconds(10))
-                }
+                _ = await eventually { ids(streams[0]).count == 8 && streams.dropFirst().allSatisfy { ids($0).count == 5 } }
                 #expect(ids(streams[0]) == Array(1...8), "the resumed stream: \(ids(streams[0]))")
                 for (index, raw) in streams.enumerated().dropFirst() {
                     #expect(ids(raw) == Array(4...8), "stream \(index): \(ids(raw))")
@@ -405,12 +399,7 @@ struct HardeningTests {
             let first = try await RawClient.connect(port: server.inspectionPort!)
             try await first.send(request)
             try await withHTTPClient { client in
-                var opened = false
-                // Up to 5 s: the whole suite runs in parallel on two cores.
-                for _ in 0..<250 where !opened {
-                    opened = String(decoding: first.bytes, as: UTF8.self).contains("200 OK")
-                    if !opened { try await Task.sleep(for: .milliseconds(20)) }
-                }
+                let opened = await eventually { String(decoding: first.bytes, as: UTF8.self).contains("200 OK") }
                 #expect(opened)
                 let (second, _) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/deliveries/wait?timeout=1ms")
                 #expect(second.status.code == 408, "other routes are not affected")
@@ -418,13 +407,13 @@ struct HardeningTests {
                 #expect(refused.status == .serviceUnavailable)
                 #expect(String(decoding: body, as: UTF8.self).contains("--max-event-subscribers"))
                 try await first.channel.close()
-                var freed = false
-                for _ in 0..<50 where !freed {
+                // Until the server has seen the close, another stream is refused (503); then one opens.
+                let freed = try await eventually {
                     let third = try await RawClient.connect(port: server.inspectionPort!)
                     try await third.send(request)
-                    try await Task.sleep(for: .milliseconds(50))
-                    freed = String(decoding: third.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200")
-                    try? await third.channel.close()
+                    _ = await eventually { third.bytes.count >= 12 || !third.channel.isActive }
+                    defer { Task { try? await third.channel.close() } }
+                    return String(decoding: third.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200")
                 }
                 #expect(freed)
             }

@@ -1,4 +1,5 @@
 import Prometheus
+import PushMockTestSupport
 import Testing
 
 @testable import PushMockServer

@@ -13,7 +13,7 @@ import Testing
 @Suite("One recorder: every service's request is recorded once, and its faults apply, a delay once")
 struct PushRecorderTests {
     typealias S = APNSTestServer
-    typealias L = LiveActivitySimulationTests
+    typealias L = LiveActivityTestServer
 
     /// One request of `service`: its HTTP status.
     static func send(_ service: Delivery.Service, _ client: HTTPClient, _ server: PushMockServer, jwt: String, bearer: String) async throws -> Int {
@@ -27,14 +27,14 @@ struct PushRecorderTests {
             let (response, _) = try await client.send(base + "/1/apps/com.example.app/all-channels", headers: [("authorization", "bearer \(jwt)")])
             return Int(response.status.code)
         case .fcm:
-            let message = #"{"message":{"token":"\#(FCMEndToEndTests.token)","notification":{"title":"Hi"}}}"#
-            return try await FCMEndToEndTests.send(client, port: server.pushPort, bearer: bearer, body: message).0
+            let message = #"{"message":{"token":"\#(FCMTestServer.token)","notification":{"title":"Hi"}}}"#
+            return try await FCMTestServer.send(client, port: server.pushPort, bearer: bearer, body: message).0
         case .iid:
             return try await TopicManagementTests.batch(
                 client, port: server.pushPort, topic: "news", tokens: [TopicManagementTests.token(1)], bearer: bearer
             ).0
         default:
-            let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(FCMEndToEndTests.assertion())"
+            let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(FCMTestServer.assertion())"
             let (response, _) = try await client.send(
                 base + "/token", method: .POST, headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
             return Int(response.status.code)
@@ -49,7 +49,7 @@ struct PushRecorderTests {
         try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
                 let jwt = S.token(issuedAt: clock.nowSeconds)
-                let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
+                let bearer = try await FCMTestServer.accessToken(client, port: server.pushPort)
                 func recorded() async throws -> [Delivery] { try await server.deliveries(matching: DeliveryFilter(service: service)) }
 
                 let before = try await recorded().count

@@ -13,7 +13,7 @@ import Testing
 /// project, the metadata server, stale tokens, and a start on an unknown broadcast channel.
 @Suite("What real SDKs send: FIDs, user credentials, the metadata server, stale tokens")
 struct SDKFidelityTests {
-    typealias F = FCMEndToEndTests
+    typealias F = FCMTestServer
     static let fid = "cPushMockSampleFID0001"
     static let client = OAuthUserClient.sample
     static let refreshToken = DevCertificates.sampleRefreshToken
@@ -37,7 +37,7 @@ struct SDKFidelityTests {
         for (profile, ignore, status, outcome) in [
             (LiveActivityProfile.strict, false, 400, Delivery.Outcome.rejected), (.apple, false, 200, .dropped), (.strict, true, 200, .accepted),
         ] {
-            var (configuration, clock) = LiveActivitySimulationTests.configuration()
+            var (configuration, clock) = LiveActivityTestServer.configuration()
             configuration.apns.options.liveActivity.profile = profile
             configuration.apns.options.liveActivity.ignoreInputPushOnUpdate = ignore
             try await withPushMockServer(configuration) { server in
@@ -45,10 +45,10 @@ struct SDKFidelityTests {
                     let jwt = APNSTestServer.token(issuedAt: clock.nowSeconds)
                     let aps =
                         #""event":"update","timestamp":\#(clock.nowSeconds),"content-state":{"score":"1-0"},"input-push-channel":"dW5rbm93bg==""#
-                    let (answered, _) = try await LiveActivitySimulationTests.send(
+                    let (answered, _) = try await LiveActivityTestServer.send(
                         client, server, token: String(repeating: "ac", count: 32), jwt: jwt, aps: aps)
                     #expect(answered == status, "\(profile) ignore=\(ignore)")
-                    let recorded = try await LiveActivitySimulationTests.newest(server)
+                    let recorded = try await LiveActivityTestServer.newest(server)
                     #expect(recorded.outcome == outcome, "\(profile) ignore=\(ignore)")
                     if ignore {
                         #expect(recorded.diagnostics.contains { $0.contains("which the device ignores") })
@@ -270,26 +270,26 @@ struct SDKFidelityTests {
         "a start whose input-push-channel names no channel is answered 200 and recorded as a start the device fails, in both profiles",
         arguments: LiveActivityProfile.allCases)
     func unknownInputPushChannel(profile: LiveActivityProfile) async throws {
-        var (configuration, clock) = LiveActivitySimulationTests.configuration()
+        var (configuration, clock) = LiveActivityTestServer.configuration()
         configuration.apns.options.liveActivity.profile = profile
         try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
                 let jwt = APNSTestServer.token(issuedAt: clock.nowSeconds)
                 let now = clock.nowSeconds
-                let (status, _) = try await LiveActivitySimulationTests.send(
-                    client, server, token: LiveActivitySimulationTests.pushToStart, jwt: jwt,
-                    aps: LiveActivitySimulationTests.start(now, channel: "dW5rbm93bg=="))
+                let (status, _) = try await LiveActivityTestServer.send(
+                    client, server, token: LiveActivityTestServer.pushToStart, jwt: jwt,
+                    aps: LiveActivityTestServer.start(now, channel: "dW5rbm93bg=="))
                 #expect(status == 200)
-                let failed = try await LiveActivitySimulationTests.newest(server)
+                let failed = try await LiveActivityTestServer.newest(server)
                 #expect(failed.outcome == .dropped)
                 #expect(failed.reason == LiveActivityDeviceRule.unknownInputPushChannel.reason)
                 #expect(server.liveActivities.isEmpty, "no activity started")
-                let channel = try await ActivityStateStoreTests.createChannel(client, server, jwt: jwt)
-                let (joined, _) = try await LiveActivitySimulationTests.send(
-                    client, server, token: LiveActivitySimulationTests.pushToStart, jwt: jwt,
-                    aps: LiveActivitySimulationTests.start(now, channel: channel))
+                let channel = try await LiveActivityTestServer.createChannel(client, server, jwt: jwt)
+                let (joined, _) = try await LiveActivityTestServer.send(
+                    client, server, token: LiveActivityTestServer.pushToStart, jwt: jwt,
+                    aps: LiveActivityTestServer.start(now, channel: channel))
                 #expect(joined == 200)
-                let started = try await LiveActivitySimulationTests.newest(server)
+                let started = try await LiveActivityTestServer.newest(server)
                 #expect(started.outcome == .accepted)
                 #expect(server.liveActivities.count == 1)
             }

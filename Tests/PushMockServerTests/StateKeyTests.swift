@@ -1,3 +1,4 @@
+import PushMockTestSupport
 import Testing
 
 @testable import PushMockServer

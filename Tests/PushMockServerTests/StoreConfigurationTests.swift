@@ -4,6 +4,7 @@ import PushMockServer
 import PushMockStore
 import PushMockStores
 import PushMockTesting
+import PushMockTestSupport
 import Testing
 
 @Suite("--store: where deliveries are kept")

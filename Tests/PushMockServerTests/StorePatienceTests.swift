@@ -1,6 +1,7 @@
 import Foundation
 import PushMockCore
 import Synchronization
+import PushMockTestSupport
 import Testing
 
 @testable import PushMockInspection

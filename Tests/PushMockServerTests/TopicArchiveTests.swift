@@ -2,6 +2,7 @@ import Foundation
 import PushMockCore
 import PushMockStore
 import Synchronization
+import PushMockTestSupport
 import Testing
 
 @testable import PushMockServer
@@ -9,19 +10,6 @@ import Testing
 /// Topic subscriptions are saved one key per subscription: a batch costs the batch, not the topic.
 @Suite("FCM topic subscriptions in a store that keeps state")
 struct TopicArchiveTests {
-    /// A state archive in memory that counts what is written to it.
-    final class CountingArchive: StateArchive {
-        let values = Mutex<[String: [UInt8]]>([:])
-        let written = Atomic<Int>(0)
-
-        func archived(_ key: String) throws -> [UInt8]? { values.withLock { $0[key] } }
-        func archived(prefix: String) throws -> [String: [UInt8]] { values.withLock { $0.filter { $0.key.hasPrefix(prefix) } } }
-        func archive(_ key: String, _ value: [UInt8]) {
-            written.add(key.utf8.count + value.count, ordering: .relaxed)
-            values.withLock { $0[key] = value.isEmpty ? nil : value }
-        }
-    }
-
     @Test("20 batches of 1 000 tokens into one topic write each subscription once (linear, not one whole topic per batch), and restore whole")
     func batchesAreLinear() throws {
         let archive = CountingArchive()

@@ -13,7 +13,7 @@ import Testing
 
 @Suite("FCM topic management: Instance ID and FCM topicSubscriptions, fan-out of topic sends")
 struct TopicManagementTests {
-    static let project = FCMEndToEndTests.project
+    static let project = FCMTestServer.project
     static func token(_ n: Int) -> String { "dG9waWMtMDAw\(n):APA91b" + String(repeating: "Tp\(n)", count: 40) }
 
     static func iid(
@@ -37,12 +37,12 @@ struct TopicManagementTests {
 
     @Test("batchAdd answers per token in Google's shape; info lists the topics; a topic send records its fan-out; batchRemove undoes it")
     func instanceID() async throws {
-        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+        try await withPushMockServer(FCMTestServer.configuration()) { server in
             let gone = Self.token(9)
             server.devices.set(DeviceRecord(state: .expired), for: gone)
             try await withHTTPClient { client in
                 let port = server.pushPort
-                let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
+                let bearer = try await FCMTestServer.accessToken(client, port: port)
                 let (status, json) = try await Self.batch(
                     client, port: port, topic: "news", tokens: [Self.token(1), "not-a-token", gone, Self.token(2)], bearer: bearer)
                 #expect(status == 200)
@@ -58,14 +58,14 @@ struct TopicManagementTests {
                 #expect(topics?.keys.sorted() == ["news"])
                 #expect(((topics?["news"] as? [String: Any])?["addDate"] as? String)?.wholeMatch(of: /\d{4}-\d{2}-\d{2}/) != nil)
 
-                let (sent, _, _) = try await FCMEndToEndTests.send(
+                let (sent, _, _) = try await FCMTestServer.send(
                     client, port: port, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#)
                 #expect(sent == 200)
-                let (conditionSent, _, _) = try await FCMEndToEndTests.send(
+                let (conditionSent, _, _) = try await FCMTestServer.send(
                     client, port: port, bearer: bearer,
                     body: #"{"message":{"condition":"'news' in topics && !('sports' in topics)","data":{"a":"b"}}}"#)
                 #expect(conditionSent == 200)
-                let (nobody, _, _) = try await FCMEndToEndTests.send(
+                let (nobody, _, _) = try await FCMTestServer.send(
                     client, port: port, bearer: bearer, body: #"{"message":{"topic":"sports","data":{"a":"b"}}}"#)
                 #expect(nobody == 200, "FCM answers a topic without subscribers with success")
 
@@ -90,10 +90,10 @@ struct TopicManagementTests {
 
     @Test("a send to a topic of 1 200 tokens (1 KB each) records 16 of them at most 16 KB, and their number in a diagnostic")
     func fanOutIsBounded() async throws {
-        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+        try await withPushMockServer(FCMTestServer.configuration()) { server in
             try await withHTTPClient { client in
                 let port = server.pushPort
-                let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
+                let bearer = try await FCMTestServer.accessToken(client, port: port)
                 let tokens = (0..<1200).map { "dG9waWMtMDAw\($0):APA91b" + String(repeating: "x", count: 1000) }
                 for start in stride(from: 0, to: tokens.count, by: 50) {
                     let (status, _) = try await Self.batch(
@@ -101,7 +101,7 @@ struct TopicManagementTests {
                     #expect(status == 200)
                 }
                 for body in [#"{"message":{"topic":"big","data":{"a":"b"}}}"#, #"{"message":{"condition":"'big' in topics","data":{"a":"b"}}}"#] {
-                    let (sent, _, _) = try await FCMEndToEndTests.send(client, port: port, bearer: bearer, body: body)
+                    let (sent, _, _) = try await FCMTestServer.send(client, port: port, bearer: bearer, body: body)
                     #expect(sent == 200)
                 }
             }
@@ -119,12 +119,12 @@ struct TopicManagementTests {
 
     @Test("Instance ID refuses what Google refuses: no access_token_auth, no bearer, 1 001 tokens, a bad topic, a body that is not JSON")
     func instanceIDRefusals() async throws {
-        var configuration = FCMEndToEndTests.configuration()
+        var configuration = FCMTestServer.configuration()
         configuration.maxRequestBodySize = 512 * 1024  // 1 000 real-length tokens are ~140 KB
         try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
                 let port = server.pushPort
-                let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
+                let bearer = try await FCMTestServer.accessToken(client, port: port)
                 let body = #"{"to":"/topics/news","registration_tokens":["\#(Self.token(1))"]}"#
                 let (noHeader, noHeaderJSON) = try await Self.iid(
                     client, port: port, "/iid/v1:batchAdd", bearer: bearer, body: body, accessTokenAuth: false)
@@ -159,10 +159,10 @@ struct TopicManagementTests {
 
     @Test("FCM v1 topicSubscriptions (firebase-admin-python 7): subscribe, 409 when subscribed, delete with and without allow_missing")
     func fcmTopicSubscriptions() async throws {
-        try await withPushMockServer(FCMEndToEndTests.configuration()) { server in
+        try await withPushMockServer(FCMTestServer.configuration()) { server in
             try await withHTTPClient { client in
                 let port = server.pushPort
-                let bearer = try await FCMEndToEndTests.accessToken(client, port: port)
+                let bearer = try await FCMTestServer.accessToken(client, port: port)
                 let encoded = Self.token(1).replacingOccurrences(of: ":", with: "%3A")
                 let base = "/v1/projects/\(Self.project)/registrations/\(encoded)/topicSubscriptions"
                 let (created, createdJSON) = try await Self.iid(
@@ -197,12 +197,12 @@ struct TopicManagementTests {
     func keptAcrossRestarts() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-topics-\(UUID().uuidString).sqlite").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        var configuration = FCMEndToEndTests.configuration()
+        var configuration = FCMTestServer.configuration()
         configuration.store = .sqlite(path: path)
         configuration.storeOpeners = StoreOpener.all
         try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
-                let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
+                let bearer = try await FCMTestServer.accessToken(client, port: server.pushPort)
                 let (status, _) = try await Self.batch(
                     client, port: server.pushPort, topic: "news", tokens: [Self.token(1), Self.token(2)], bearer: bearer)
                 #expect(status == 200)
@@ -212,8 +212,8 @@ struct TopicManagementTests {
             let device = try await server.inspected("/api/v1/devices/\(Self.token(2))", as: DeviceResource.self)
             #expect(device.topics == ["news"])
             try await withHTTPClient { client in
-                let bearer = try await FCMEndToEndTests.accessToken(client, port: server.pushPort)
-                _ = try await FCMEndToEndTests.send(
+                let bearer = try await FCMTestServer.accessToken(client, port: server.pushPort)
+                _ = try await FCMTestServer.send(
                     client, port: server.pushPort, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#)
             }
             #expect(try await server.deliveryList("service=fcm").deliveries.first?.recipients == [Self.token(1), Self.token(2)])
@@ -226,21 +226,21 @@ struct TopicManagementTests {
 }
 
 extension TopicManagementTests {
-    @Test("postgres: a token subscribed through A is in the fan-out of a topic send through B; an unsubscribe through B reaches A")
+    @Test("postgres: a token subscribed through A is in the fan-out of a topic send through B; an unsubscribe through B reaches A", .postgres)
     func fleet() async throws {
-        var configuration = FCMEndToEndTests.configuration()
+        var configuration = FCMTestServer.configuration()
         configuration.store = .postgres(url: try await PostgresTestDatabase.create().description)
         configuration.storeOpeners = StoreOpener.all
         try await withPushMockServer(configuration) { a in
             try await withPushMockServer(configuration) { b in
                 try await withHTTPClient { client in
-                    let bearer = try await FCMEndToEndTests.accessToken(client, port: a.pushPort)
+                    let bearer = try await FCMTestServer.accessToken(client, port: a.pushPort)
                     #expect(try await Self.batch(client, port: a.pushPort, topic: "news", tokens: [Self.token(1)], bearer: bearer).0 == 200)
                     #expect(
-                        await PostgresFleetTests.eventually { await b.inspect("GET", "/api/v1/devices/\(Self.token(1))").status == 200 },
+                        await eventually { await b.inspect("GET", "/api/v1/devices/\(Self.token(1))").status == 200 },
                         "A's subscription reaches B")
                     #expect(
-                        try await FCMEndToEndTests.send(
+                        try await FCMTestServer.send(
                             client, port: b.pushPort, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#
                         ).0 == 200)
                     let sent = try #require(try await b.deliveries().last)
@@ -248,7 +248,7 @@ extension TopicManagementTests {
                     #expect(
                         try await Self.batch(client, port: b.pushPort, add: false, topic: "news", tokens: [Self.token(1)], bearer: bearer).0 == 200)
                     #expect(
-                        await PostgresFleetTests.eventually { await a.inspect("GET", "/api/v1/devices/\(Self.token(1))").status == 404 },
+                        await eventually { await a.inspect("GET", "/api/v1/devices/\(Self.token(1))").status == 404 },
                         "B's unsubscribe reaches A")
                 }
             }

@@ -12,7 +12,7 @@ import Testing
 @Suite("Unmodified clients: the real hosts by :authority/SNI, transparent mode and the CONNECT proxy")
 struct TransparentModeTests {
     static func configuration(transparent: Bool = true, proxy: Bool = false) -> PushMockConfiguration {
-        var configuration = FCMEndToEndTests.configuration()
+        var configuration = FCMTestServer.configuration()
         configuration.pushPort = 0
         configuration.transparent = transparent
         configuration.proxyPort = proxy ? 0 : nil
@@ -31,7 +31,7 @@ struct TransparentModeTests {
             )
             #expect(try await client.status(of: 1) == "200")
             client.send(
-                streamID: 3, path: "/v1/projects/\(FCMEndToEndTests.project)/messages:send", authority: "api.push.apple.com", body: Array("{}".utf8))
+                streamID: 3, path: "/v1/projects/\(FCMTestServer.project)/messages:send", authority: "api.push.apple.com", body: Array("{}".utf8))
             #expect(try await client.status(of: 3) == "404")
             #expect(try await client.json(of: 3)["reason"] as? String == "BadPath")
             client.send(streamID: 5, path: "/3/device/\(APNSTestServer.deviceToken)", authority: "fcm.googleapis.com", body: Array("{}".utf8))
@@ -86,7 +86,7 @@ struct TransparentModeTests {
             configuration.proxy = .server(host: "127.0.0.1", port: proxyPort)
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             do {
-                let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(FCMEndToEndTests.assertion())"
+                let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(FCMTestServer.assertion())"
                 let (tokenResponse, tokenBody) = try await client.send(
                     "https://oauth2.googleapis.com/token", method: .POST, headers: [("content-type", "application/x-www-form-urlencoded")],
                     body: Array(form.utf8)
@@ -94,15 +94,15 @@ struct TransparentModeTests {
                 #expect(tokenResponse.status == .ok)
                 let bearer = try #require((try JSONSerialization.jsonObject(with: Data(tokenBody)) as? [String: Any])?["access_token"] as? String)
                 let (sendResponse, _) = try await client.send(
-                    "https://fcm.googleapis.com/v1/projects/\(FCMEndToEndTests.project)/messages:send", method: .POST,
+                    "https://fcm.googleapis.com/v1/projects/\(FCMTestServer.project)/messages:send", method: .POST,
                     headers: [("content-type", "application/json"), ("authorization", "Bearer \(bearer)")],
-                    body: Array(#"{"message":{"token":"\#(FCMEndToEndTests.token)","data":{"a":"b"}}}"#.utf8)
+                    body: Array(#"{"message":{"token":"\#(FCMTestServer.token)","data":{"a":"b"}}}"#.utf8)
                 )
                 #expect(sendResponse.status == .ok)
                 let (iidResponse, iidBody) = try await client.send(
                     "https://iid.googleapis.com/iid/v1:batchAdd", method: .POST,
                     headers: [("content-type", "application/json"), ("authorization", "Bearer \(bearer)"), ("access_token_auth", "true")],
-                    body: Array(#"{"to":"/topics/news","registration_tokens":["\#(FCMEndToEndTests.token)"]}"#.utf8)
+                    body: Array(#"{"to":"/topics/news","registration_tokens":["\#(FCMTestServer.token)"]}"#.utf8)
                 )
                 #expect(iidResponse.status == .ok)
                 #expect(String(decoding: iidBody, as: UTF8.self) == #"{"results":[{}]}"# + "\n")

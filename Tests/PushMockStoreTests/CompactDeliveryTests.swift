@@ -1,5 +1,6 @@
 import PushMockCore
 import PushMockStore
+import PushMockTestSupport
 import Testing
 
 /// The memory store's compact form: every field comes back as it was, and what a connection's

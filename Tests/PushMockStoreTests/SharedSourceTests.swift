@@ -1,5 +1,6 @@
 import PushMockBytes
 import PushMockCore
+import PushMockTestSupport
 import Testing
 
 @testable import PushMockStore

@@ -56,7 +56,9 @@ package final class H2FrameClient: Sendable {
     package var frames: [HTTP2Frame] { log.frames }
 
     /// Waits for the first received frame matching `predicate`.
-    package func waitFor(_ what: String, timeout: Duration = .seconds(5), _ predicate: @Sendable (HTTP2Frame) -> Bool) async throws -> HTTP2Frame {
+    package func waitFor(
+        _ what: String, timeout: Duration = TestDeadline.hang, _ predicate: @Sendable (HTTP2Frame) -> Bool
+    ) async throws -> HTTP2Frame {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let frame = log.frames.first(where: predicate) {
@@ -148,7 +150,7 @@ package final class RawClient: Sendable {
     }
 
     /// Waits until the server closes the connection, returning all bytes it sent.
-    package func waitForClose(timeout: Duration = .seconds(5)) async throws -> [UInt8] {
+    package func waitForClose(timeout: Duration = TestDeadline.hang) async throws -> [UInt8] {
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 try await self.channel.closeFuture.get()

@@ -25,7 +25,7 @@ package func withHTTPClient<T>(http1Only: Bool = false, tls: TLSConfiguration? =
 extension HTTPClient {
     /// Sends a request and collects the whole response.
     package func send(
-        _ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: [UInt8]? = nil, timeout: Duration = .seconds(10)
+        _ url: String, method: HTTPMethod = .GET, headers: [(String, String)] = [], body: [UInt8]? = nil, timeout: Duration = TestDeadline.hang
     ) async throws -> (response: HTTPClientResponse, body: [UInt8]) {
         var request = HTTPClientRequest(url: url)
         request.method = method

@@ -6,6 +6,10 @@ import Synchronization
 /// connection open at that moment stays open but carries nothing more in either direction (what a
 /// dead network path or a hung server looks like to a client), while connections made later are
 /// relayed again. For tests of a client that must notice a peer that never answers.
+///
+/// It also stands for a server that is down: started with no target (``down()``), it closes
+/// every connection at once, on a port of its own that no other test can take; ``connect(to:)``
+/// brings the server "back" on that same port.
 package final class TCPRelay: Sendable {
     package let port: Int
     private let channel: any Channel
@@ -16,6 +20,8 @@ package final class TCPRelay: Sendable {
         let pairs = Mutex<[Pair]>([])
         /// New connections are swallowed too (``swallowAll()``).
         let blackHole = Atomic<Bool>(false)
+        /// The server's port; 0 while it is down (each connection is closed at once).
+        let target = Atomic<Int>(0)
     }
 
     /// One accepted connection and the one opened to the server for it.
@@ -30,8 +36,9 @@ package final class TCPRelay: Sendable {
     }
 
     /// Listens on a free loopback port and relays each connection to `host:port`.
-    package static func start(to host: String, port targetPort: Int) async throws -> TCPRelay {
+    package static func start(to host: String = "127.0.0.1", port targetPort: Int) async throws -> TCPRelay {
         let connections = Connections()
+        connections.target.store(targetPort, ordering: .relaxed)
         let group = MultiThreadedEventLoopGroup.singleton
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -39,6 +46,8 @@ package final class TCPRelay: Sendable {
                 let pair = Pair()
                 pair.swallowed.store(connections.blackHole.load(ordering: .relaxed), ordering: .relaxed)
                 connections.pairs.withLock { $0.append(pair) }
+                let targetPort = connections.target.load(ordering: .relaxed)
+                guard targetPort != 0 else { return inbound.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
                 return ClientBootstrap(group: inbound.eventLoop).connect(host: host, port: targetPort).flatMap { outbound in
                     let toServer = Forward(to: outbound, pair: pair)
                     let toClient = Forward(to: inbound, pair: pair)
@@ -47,6 +56,17 @@ package final class TCPRelay: Sendable {
             }
             .bind(host: "127.0.0.1", port: 0).get()
         return TCPRelay(port: channel.localAddress!.port!, channel: channel, connections: connections)
+    }
+
+    /// A server that is down: every connection to the returned port is closed at once, until
+    /// ``connect(to:)``.
+    package static func down() async throws -> TCPRelay {
+        try await start(port: 0)
+    }
+
+    /// From now on, new connections are relayed to `port` on the relay's host.
+    package func connect(to port: Int) {
+        connections.target.store(port, ordering: .relaxed)
     }
 
     /// From now on, the connections open now carry nothing; later ones are relayed.

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -25,7 +26,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-BINARY, PUSH_PORT, INSPECTION_PORT, OTHER_PORT, SHOTS, TOKEN_PORT = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6]
+BINARY, PUSH_PORT, INSPECTION_PORT, SHOTS, TOKEN_PORT = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 BASE = f"http://127.0.0.1:{INSPECTION_PORT}"
 PUSH = f"https://localhost:{PUSH_PORT}"
 os.makedirs(SHOTS, exist_ok=True)
@@ -251,44 +252,47 @@ def live_activity_card():
 @check("relay in shadow mode: a push PushMock rejects and its upstream accepts is highlighted as a disagreement, live and in the detail")
 def relay_disagreement():
     logs = os.path.join(SHOTS, "relay-serve.log")
-    upstream = subprocess.Popen([BINARY, "serve", "--port", "2261", "--inspection-port", "2262", "--live-activity-profile", "apple"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def serve(*args, **popen):
+        # Ports from the kernel, read back from --ports-file once the server is up.
+        ports_file = os.path.join(tempfile.mkdtemp(prefix="pushmock-ui-"), "ports.json")
+        process = subprocess.Popen([BINARY, "serve", "--port", "0", "--inspection-port", "0", "--ports-file", ports_file, *args], **popen)
+        deadline = time.time() + 60
+        while not os.path.exists(ports_file):
+            if process.poll() is not None or time.time() > deadline:
+                raise AssertionError(f"pushmock serve {args} did not start: {open(logs).read() if os.path.exists(logs) else ''}")
+            time.sleep(0.05)
+        ports = json.load(open(ports_file))
+        return process, ports["push"], ports["inspection"]
+
+    upstream, upstream_push, upstream_inspection = serve("--live-activity-profile", "apple", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     with open(logs, "w") as log:
-        relay = subprocess.Popen([BINARY, "serve", "--port", "2263", "--inspection-port", "2264", "--relay-apns", "https://localhost:2261",
-                                  "--relay-apns-key", "Certs/AuthKey_PUSHMOCK01.p8", "--relay-apns-key-id", "PUSHMOCK01", "--relay-apns-team-id", "PMTEAM0001",
-                                  "--relay-mode", "shadow", "--relay-ca-file", "Certs/ca.pem"], stdout=log, stderr=subprocess.STDOUT)
+        relay, relay_push, relay_inspection = serve("--relay-apns", f"https://localhost:{upstream_push}",
+                                                    "--relay-apns-key", "Certs/AuthKey_PUSHMOCK01.p8", "--relay-apns-key-id", "PUSHMOCK01",
+                                                    "--relay-apns-team-id", "PMTEAM0001", "--relay-mode", "shadow", "--relay-ca-file", "Certs/ca.pem",
+                                                    stdout=log, stderr=subprocess.STDOUT)
     try:
-        for port in (2262, 2264):
-            deadline = time.time() + 30
-            while True:
-                try:
-                    urllib.request.urlopen(f"http://127.0.0.1:{port}/livez", timeout=2).read()
-                    break
-                except OSError:
-                    if time.time() > deadline:
-                        raise AssertionError(f"no PushMock on {port}: {open(logs).read()}")
-                    time.sleep(0.2)
-        page = "http://127.0.0.1:2264"
+        page = f"http://127.0.0.1:{relay_inspection}"
         driver.get(page + "/#/deliveries")
         until("the list", lambda: driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody"))
         # A timestamp in milliseconds: strict PushMock answers 400, Apple's devices drop it (200).
         now = int(time.time())
         status, body = push("5b" * 80, {"apns-topic": "com.example.app.push-type.liveactivity", "apns-push-type": "liveactivity", "apns-priority": "10"},
                             {"aps": {"event": "start", "timestamp": now * 1000, "attributes-type": "MatchAttributes", "attributes": {"home": "A", "away": "B"},
-                                     "content-state": {"score": "0-0"}, "alert": {"title": "t", "body": "b"}}}, base="https://localhost:2263")
+                                     "content-state": {"score": "0-0"}, "alert": {"title": "t", "body": "b"}}}, base=f"https://localhost:{relay_push}")
         assert status == 400 and "LiveActivityTimestampInMilliseconds" in body, (status, body)
         row = until("the row marked as a disagreement", lambda: driver.find_elements(By.CSS_SELECTOR, "tr.disagrees"))[0]
         assert "≠ upstream 200" in row.text, row.text
         shot("relay-disagreement")
         click(row)
         section = until("the relay section", lambda: driver.find_elements(By.CSS_SELECTOR, ".relay-answer.disagrees"))[0]
-        assert "https://localhost:2261 answered 200" in section.text and "difference to report" in section.text, section.text
+        assert f"https://localhost:{upstream_push} answered 200" in section.text and "difference to report" in section.text, section.text
         listed = json.loads(urllib.request.urlopen(page + "/api/v1/deliveries?relayAgrees=false", timeout=5).read())
         assert listed["total"] == 1 and listed["deliveries"][0]["relay"]["agrees"] is False, listed
-        upstream_list = json.loads(urllib.request.urlopen("http://127.0.0.1:2262/api/v1/deliveries", timeout=5).read())
+        upstream_list = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{upstream_inspection}/api/v1/deliveries", timeout=5).read())
         assert upstream_list["total"] == 1 and upstream_list["deliveries"][0]["outcome"] == "dropped", upstream_list
         banner = open(logs).read()
-        assert "relay (shadow): APNs to https://localhost:2261" in banner and "reach real devices" in banner, banner
+        assert f"relay (shadow): APNs to https://localhost:{upstream_push}" in banner and "reach real devices" in banner, banner
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", section)
         shot("relay-detail")
     finally:
@@ -457,7 +461,8 @@ def cross_origin():
             self.end_headers()
             self.wfile.write(b"<!doctype html><title>another origin</title>")
 
-    server = http.server.HTTPServer(("127.0.0.1", OTHER_PORT), Quiet)
+    server = http.server.HTTPServer(("127.0.0.1", 0), Quiet)
+    OTHER_PORT = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         driver.get(f"http://127.0.0.1:{OTHER_PORT}/")

@@ -1,0 +1,186 @@
+# Shared by .ci/run and every step under .ci/steps/ (sourced, never run).
+#
+# A step runs in its own bash process, from the source tree CI builds ($SRC), in a work folder of
+# its own ($STEP_WORK). Its servers bind ports the kernel picks (`serve NAME …`), and whatever it
+# started is stopped when it ends. What it needs that takes long is made once per CI run and
+# reused by the steps after it: the debug build (`need_debug_build`), the release archive and
+# image (`need_package`), a Python environment (`need_venv`).
+
+set -euo pipefail
+
+# Where builds and caches live between runs: a second run on the same machine recompiles only what
+# changed. SwiftPM keeps build products by the sources' absolute paths and modification times, so
+# CI builds from a copy of the clone at a fixed path ($SRC) where only changed files are rewritten.
+CACHE="${PUSHMOCK_CI_CACHE:-/var/cache/pushmock-ci}"
+SRC="$CACHE/src"
+DEBUG_BUILD="$CACHE/build/debug"
+RUN_STATE="${CI_RUN_STATE:-$CACHE/run}"
+
+fail() {
+  printf '\nFAIL: %s\n' "$*" >&2
+  exit 1
+}
+
+note() { printf '%s\n' "$*"; }
+
+# The debug build's pushmock (built by need_debug_build).
+BIN="$DEBUG_BUILD/debug/pushmock"
+
+# Fails unless the step that makes `what` succeeded in this run; makes it when run alone.
+# need NAME COMMAND…: runs COMMAND once per CI run, recording success or failure in $RUN_STATE.
+need() {
+  local name="$1"
+  shift
+  if [ -f "$RUN_STATE/$name.ok" ]; then return 0; fi
+  if [ -f "$RUN_STATE/$name.failed" ]; then fail "this step needs $name, which failed earlier in this run"; fi
+  if "$@"; then
+    touch "$RUN_STATE/$name.ok"
+  else
+    touch "$RUN_STATE/$name.failed"
+    fail "this step needs $name, which failed"
+  fi
+}
+
+# The debug build with the tests, into $DEBUG_BUILD; its log in $RUN_STATE/debug-build.log.
+debug_build() {
+  (cd "$SRC" && swift build --build-tests --scratch-path "$DEBUG_BUILD") >"$RUN_STATE/debug-build.log" 2>&1 \
+    || { grep -E "error:" "$RUN_STATE/debug-build.log" | sort -u | head -50 >&2; return 1; }
+}
+need_debug_build() { need debug-build debug_build; }
+
+# A Python virtual environment in the cache, with what `pip install` is given (pinned where the
+# outcome should not change with a release).
+VENV="$CACHE/venv"
+need_venv() {
+  if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV" || fail "python3 -m venv failed"; fi
+  if [ $# -gt 0 ]; then
+    "$VENV/bin/pip" install -q --disable-pip-version-check "$@" || fail "pip install $* failed"
+  fi
+}
+
+# The release archive and container image (scripts/package --image), once per run; their paths in
+# ARCHIVE, PM_NAME, PM_VERSION and IMAGE_TAR.
+package_build() {
+  local started
+  started=$(date +%s)
+  (cd "$SRC" && PUSHMOCK_PACKAGE_SCRATCH="$CACHE/build/package" scripts/package --image) >"$RUN_STATE/package.out" 2>"$RUN_STATE/package.log" \
+    || { cat "$RUN_STATE/package.log" >&2; return 1; }
+  tail -1 "$RUN_STATE/package.out" >"$RUN_STATE/archive-path"
+  echo "packaged in $(($(date +%s) - started)) s" >>"$RUN_STATE/package.log"
+}
+need_package() {
+  need package package_build
+  ARCHIVE="$(cat "$RUN_STATE/archive-path")"
+  [ -f "$ARCHIVE" ] || fail "no archive at '$ARCHIVE'"
+  PM_NAME="$(basename "$ARCHIVE" .tar.gz)"
+  PM_VERSION="$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' "$SRC/Sources/pushmock/PushMockCommand.swift")"
+  IMAGE_TAR="$SRC/dist/pushmock-$PM_VERSION-image.tar"
+}
+
+# --- servers -----------------------------------------------------------------------------------
+
+PIDS=()
+STEP_WORK="$(mktemp -d "${TMPDIR:-/tmp}/pushmock-ci-step.XXXXXX")"
+CLEANUPS=()
+cleanup_step() {
+  local command pid
+  for command in "${CLEANUPS[@]:-}"; do [ -n "$command" ] && eval "$command" || true; done
+  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && kill "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]:-}"; do [ -n "$pid" ] && wait "$pid" 2>/dev/null || true; done
+  rm -rf "$STEP_WORK"
+}
+trap cleanup_step EXIT
+# on_exit COMMAND: run COMMAND when the step ends, before its servers are stopped.
+on_exit() { CLEANUPS+=("$1"); }
+
+# wait_for_file FILE PID LOG: waits until FILE exists (a server's --ports-file), failing at once if
+# PID ends first, and after a minute at most.
+wait_for_file() {
+  local _
+  for _ in $(seq 600); do
+    [ -s "$1" ] && return 0
+    kill -0 "$2" 2>/dev/null || { tail -20 "$3" >&2; fail "the server (pid $2) ended before it wrote $1"; }
+    sleep 0.1
+  done
+  tail -20 "$3" >&2
+  fail "no $1 after 60 s"
+}
+
+# serve NAME [ARGS…]: starts `pushmock serve ARGS` on a push port and an inspection port the kernel
+# picks, and sets NAME_PID, NAME_PUSH, NAME_INSPECTION, NAME_CLEARTEXT, NAME_PROXY, NAME_METADATA
+# (the last three when ARGS ask for them, with 0), NAME_API (the inspection API's base URL) and
+# NAME_LOG. ARGS that name --port or --inspection-port choose that port instead.
+serve() {
+  local name="$1"
+  shift
+  local ports="$STEP_WORK/$name.ports.json" log="$STEP_WORK/$name.log" pid
+  rm -f "$ports"
+  local defaults=() flag
+  for flag in --port --inspection-port; do
+    [[ " $* " == *" $flag "* || ( $flag == --inspection-port && " $* " == *" --no-inspection "* ) ]] || defaults+=("$flag" 0)
+  done
+  "$BIN" serve "${defaults[@]}" --ports-file "$ports" "$@" >>"$log" 2>&1 &
+  pid=$!
+  PIDS+=("$pid")
+  wait_for_file "$ports" "$pid" "$log"
+  printf -v "${name}_PID" '%s' "$pid"
+  printf -v "${name}_LOG" '%s' "$log"
+  local key
+  for key in push inspection cleartext proxy metadata; do
+    printf -v "${name}_${key^^}" '%s' "$(jq -r ".$key // empty" "$ports")"
+  done
+  local inspection="${name}_INSPECTION"
+  printf -v "${name}_API" '%s' "http://127.0.0.1:${!inspection}/api/v1"
+}
+
+# stop PID: SIGTERM, and the server must exit 0.
+stop() {
+  kill -TERM "$1"
+  wait "$1" || fail "the server (pid $1) exited non-zero after SIGTERM"
+}
+
+# --- PostgreSQL --------------------------------------------------------------------------------
+
+# start_postgres: a throwaway cluster of the step's own (as the tests' harness makes one): initdb
+# in $STEP_WORK, served on 127.0.0.1 on a port drawn below the kernel's range for port-0 binds,
+# another drawn if that one is taken. Sets PG_PORT, PG_URL (…/postgres); stopped with the step.
+PG_BIN=""
+start_postgres() {
+  PG_BIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)"
+  [ -x "$PG_BIN/initdb" ] || fail "PostgreSQL's initdb not found under /usr/lib/postgresql (apt-get install postgresql)"
+  PG_DIR="$STEP_WORK/postgres"
+  mkdir -p "$PG_DIR"
+  chmod 755 "$STEP_WORK"  # (the postgres user reaches its folder through it)
+  as_pg "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -E UTF8 --locale=C --no-sync >"$PG_DIR/initdb.log" 2>&1 \
+    || { cat "$PG_DIR/initdb.log" >&2; fail "initdb failed"; }
+  local _
+  for _ in $(seq 20); do
+    PG_PORT=$((20000 + RANDOM % 12000))
+    if pg_start; then
+      PG_URL="postgres://postgres@127.0.0.1:$PG_PORT/postgres"
+      on_exit pg_stop
+      return 0
+    fi
+    grep -q "already in use" "$PG_DIR/server.log" || { cat "$PG_DIR/server.log" >&2; fail "PostgreSQL did not start"; }
+  done
+  fail "PostgreSQL found no free port in 20 tries"
+}
+as_pg() {
+  if [ "$(id -u)" -eq 0 ]; then
+    chown -R postgres "$PG_DIR"
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+pg_start() {
+  as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w \
+    -o "-p $PG_PORT -k $PG_DIR -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off" start >/dev/null 2>&1
+}
+pg_stop() { as_pg "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m fast stop >/dev/null 2>&1 || true; }
+psql_run() { psql -q -h 127.0.0.1 -p "$PG_PORT" -U postgres "$@"; }
+
+# --- pushes ------------------------------------------------------------------------------------
+
+# hex TIMES PAIR: PAIR repeated (a device token).
+hex() { printf "$2%.0s" $(seq "$1"); }

@@ -1,0 +1,14 @@
+# Module boundaries: scripts/check-imports passes, and fails on a crossing it must catch.
+source .ci/lib.sh
+bash scripts/check-imports || fail "an import crosses a module boundary"
+CROSSING="$STEP_WORK/crossing"
+mkdir -p "$CROSSING"
+cp -r Sources "$CROSSING/Sources"
+sed -i '1i import NIOCore' "$CROSSING/Sources/PushMockCore/IDGenerator.swift"
+if bash scripts/check-imports "$CROSSING/Sources" 2>"$CROSSING/out"; then fail "check-imports passed an import of NIOCore in PushMockCore"; fi
+grep -q "PushMockCore/IDGenerator.swift:1: imports NIOCore" "$CROSSING/out" || fail "check-imports did not name the crossing: $(cat "$CROSSING/out")"
+echo 'let leak = [UInt8]().withUnsafeBufferPointer { $0.count }' >>"$CROSSING/Sources/PushMockStore/StoreError.swift"
+bash scripts/check-imports "$CROSSING/Sources" 2>"$CROSSING/out" || true
+grep -q "PushMockStore/StoreError.swift:[0-9]*: raw-pointer code belongs in PushMockBytes" "$CROSSING/out" \
+  || fail "check-imports did not name raw-pointer code in PushMockStore: $(cat "$CROSSING/out")"
+note "check-imports: clean, and it names both planted crossings"

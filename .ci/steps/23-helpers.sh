@@ -1,0 +1,22 @@
+# The language helpers against real servers, each twice: against a running server (PUSHMOCK_URL),
+# and starting its own (PUSHMOCK_BIN): Python (pytest, the plugin as a user has it, recipes),
+# JavaScript (node --test) and Go (go test).
+source .ci/lib.sh
+need_debug_build
+need_venv pytest ./clients/python
+# (a folder of the same version is not installed again unless forced)
+"$VENV/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps ./clients/python || fail "pip install ./clients/python failed"
+command -v node >/dev/null || fail "node is not installed (apt-get install nodejs)"
+command -v go >/dev/null || fail "go is not installed (apt-get install golang-go)"
+HELP="$STEP_WORK/helpers"
+mkdir -p "$HELP"
+serve HELP --data-dir "$HELP/data"
+HELP_URL="http://127.0.0.1:$HELP_INSPECTION"
+curl -sS "$HELP_URL/api/v1/credentials/ca.pem" -o "$HELP/ca.pem"
+# Each helper twice: against the running server (PUSHMOCK_URL), and starting its own (PUSHMOCK_BIN).
+(cd clients/python && PUSHMOCK_URL="$HELP_URL" "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests recipes/test_recipes.py) || fail "the Python helper's tests and recipes"
+(cd clients/python/plugin-example && PUSHMOCK_BIN="$BIN" "$VENV/bin/python" -m pytest -q -p no:cacheprovider .) || fail "the pytest plugin, used as a user would"
+(cd clients/js && PUSHMOCK_URL="$HELP_URL" NODE_EXTRA_CA_CERTS="$HELP/ca.pem" node --test test/) || fail "the JavaScript helper against a running server"
+(cd clients/js && env -u NODE_EXTRA_CA_CERTS PUSHMOCK_BIN="$BIN" node --test test/) || fail "the JavaScript helper with startPushMock"
+(cd clients/go && PUSHMOCK_URL="$HELP_URL" GOFLAGS=-mod=mod GOPROXY=off go test -count=1 ./...) || fail "the Go helper against a running server"
+(cd clients/go && PUSHMOCK_BIN="$BIN" GOFLAGS=-mod=mod GOPROXY=off go test -count=1 -v ./... | grep -E '^(--- |ok|FAIL|PASS)') || fail "the Go helper with Start"

@@ -1,0 +1,39 @@
+# No checkout: --port 0 --ports-file, credentials over the API, firebase-admin with the served
+# account, PUSHMOCK_* variables, a port in use, healthcheck, and serve as an unprivileged user.
+source .ci/lib.sh
+need_debug_build
+need_venv firebase-admin "httpx[http2]"
+NOREPO="$STEP_WORK/no-checkout"
+mkdir -p "$NOREPO/run" "$NOREPO/home"
+(cd "$NOREPO/run" && HOME="$NOREPO/home" exec "$BIN" serve --port 0 --inspection-port 0 --ports-file "$NOREPO/ports.json" >"$NOREPO/serve.log" 2>&1) &
+NOREPO_PID=$!; PIDS+=("$NOREPO_PID")
+for _ in $(seq 600); do [ -s "$NOREPO/ports.json" ] && break; sleep 0.1; done
+[ -s "$NOREPO/ports.json" ] || fail "--ports-file was not written: $(cat "$NOREPO/serve.log")"
+jq -e '(.push | type == "number") and .push > 0 and .push != 2197 and (.inspection | type == "number") and .cleartext == null' "$NOREPO/ports.json" >/dev/null \
+  || fail "--ports-file: $(cat "$NOREPO/ports.json")"
+grep -q "development credentials (not secret): $NOREPO/home/.local/share/pushmock/certs, created now" "$NOREPO/serve.log" || fail "the banner does not say where the credentials are: $(head -3 "$NOREPO/serve.log")"
+"$VENV/bin/python" scripts/interop/served_credentials_check.py "$NOREPO/ports.json" || fail "the served credentials on free ports"
+NOREPO_PUSH="$(jq .push "$NOREPO/ports.json")"
+out="$(HOME="$NOREPO/home" "$BIN" serve --port "$NOREPO_PUSH" --inspection-port 0 2>&1 || true)"
+echo "$out" | grep -q "^Error: port $NOREPO_PUSH is in use (--port, PUSHMOCK_PORT); stop what holds it, or pass --port 0 for a free one$" || fail "port in use: '$out'"
+out="$(HOME="$NOREPO/home" PUSHMOCK_PORT=0 PUSHMOCK_INSPECTION_PORT="$(jq .inspection "$NOREPO/ports.json")" "$BIN" serve 2>&1 || true)"
+echo "$out" | grep -q "is in use (--inspection-port, PUSHMOCK_INSPECTION_PORT)" || fail "PUSHMOCK_INSPECTION_PORT was not read: '$out'"
+out="$(PUSHMOCK_LOG_LEVEL=loud "$BIN" serve 2>&1 || true)"
+echo "$out" | grep -q "The value 'loud' is invalid for '--log-level" || fail "PUSHMOCK_LOG_LEVEL was not read: '$out'"
+out="$(PUSHMOCK_TRANSPARENT=maybe "$BIN" serve 2>&1 || true)"
+echo "$out" | grep -q "PUSHMOCK_TRANSPARENT=maybe: a flag takes" || fail "a bad flag value: '$out'"
+[ "$("$BIN" --version)" = "$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/pushmock/PushMockCommand.swift)" ] || fail "pushmock --version"
+PUSHMOCK_INSPECTION_PORT="$(jq .inspection "$NOREPO/ports.json")" "$BIN" healthcheck || fail "pushmock healthcheck against a ready server"
+if "$BIN" healthcheck --url http://127.0.0.1:9 >/dev/null 2>&1; then fail "pushmock healthcheck said ready with nothing listening"; fi
+kill -TERM "$NOREPO_PID"; wait "$NOREPO_PID" || fail "the no-checkout server exited non-zero"
+# As a user without privileges (root may set socket options others may not, such as SO_DEBUG).
+NOBODY_HOME="$(mktemp -d)"; chown nobody "$NOBODY_HOME"
+(cd "$NOBODY_HOME" && exec runuser -u nobody -- env HOME="$NOBODY_HOME" "$BIN" serve --port 0 --inspection-port 0 --ports-file "$NOBODY_HOME/ports.json" >"$STEP_WORK/nobody.log" 2>&1) &
+NOBODY_PID=$!; PIDS+=("$NOBODY_PID")
+for _ in $(seq 600); do [ -s "$NOBODY_HOME/ports.json" ] && break; sleep 0.1; done
+[ -s "$NOBODY_HOME/ports.json" ] || fail "pushmock serve as nobody did not start: $(cat "$STEP_WORK/nobody.log")"
+curl -sf "http://127.0.0.1:$(jq .inspection "$NOBODY_HOME/ports.json")/readyz" >/dev/null || fail "pushmock serve as nobody does not answer its inspection port"
+status="$(curl -sS --http2 --cacert "$NOBODY_HOME/.local/share/pushmock/certs/ca.pem" -o /dev/null -w '%{http_code}' "https://localhost:$(jq .push "$NOBODY_HOME/ports.json")/livez")"
+[ "$status" = "200" ] || fail "pushmock serve as nobody: the push port answered '$status'"
+kill -TERM "$NOBODY_PID"; wait "$NOBODY_PID" || true
+echo "free ports reported, credentials served with the real port, firebase-admin sent; port-in-use, PUSHMOCK_* and healthcheck as documented"

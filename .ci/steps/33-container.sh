@@ -1,0 +1,30 @@
+# The image from its saved archive under podman (runc, cgroupfs), --network host, PUSHMOCK_PORT and
+# PUSHMOCK_INSPECTION_PORT.
+source .ci/lib.sh
+need_debug_build
+need_package
+source .ci/clean-machine.sh
+# The image's HEALTHCHECK asks the port PUSHMOCK_INSPECTION_PORT names, so this step names its two
+# ports (and checks that nothing holds them) rather than asking the kernel for them.
+for port in 2397 2398; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then fail "port $port is taken; the container step needs it"; fi
+done
+PODMAN=(podman --runtime runc --cgroup-manager=cgroupfs)
+"${PODMAN[@]}" rm -f pushmock-ci >/dev/null 2>&1 || true
+"${PODMAN[@]}" rmi -f "pushmock:$PM_VERSION" >/dev/null 2>&1 || true
+"${PODMAN[@]}" load -q -i "$IMAGE_TAR" >/dev/null || fail "podman load"
+run_start=$(date +%s%N)
+"${PODMAN[@]}" run -d --name pushmock-ci --network host --ulimit "nofile=$(ulimit -Sn):$(ulimit -Hn)" --ulimit nproc=4096:4096 \
+  -e PUSHMOCK_PORT=2397 -e PUSHMOCK_INSPECTION_PORT=2398 "pushmock:$PM_VERSION" >/dev/null || fail "podman run"
+for _ in $(seq 1200); do curl -sf http://127.0.0.1:2398/readyz >/dev/null 2>&1 && break; sleep 0.05; done
+curl -sf http://127.0.0.1:2398/readyz >/dev/null || { "${PODMAN[@]}" logs pushmock-ci; fail "the container never became ready"; }
+ready_ms=$(( ($(date +%s%N) - run_start) / 1000000 ))
+curl -sS http://127.0.0.1:2398/api/v1/credentials/ca.pem -o "$STEP_WORK/container-ca.pem"
+curl -sS http://127.0.0.1:2398/api/v1/credentials/apns-key.p8 -o "$STEP_WORK/container-key.p8"
+clean_machine_pushes 2397 2398 "$STEP_WORK/container-ca.pem" "$STEP_WORK/container-key.p8" "container"
+"${PODMAN[@]}" exec pushmock-ci /usr/local/bin/pushmock healthcheck || fail "pushmock healthcheck inside the container"
+"${PODMAN[@]}" healthcheck run pushmock-ci || fail "the image's HEALTHCHECK"
+[ "$("${PODMAN[@]}" exec pushmock-ci /usr/local/bin/pushmock --version)" = "$PM_VERSION" ] || fail "the image's version"
+[ "$("${PODMAN[@]}" inspect pushmock-ci --format '{{.Config.User}}')" = "10001:10001" ] || fail "the container does not run as the non-root user"
+"${PODMAN[@]}" rm -f pushmock-ci >/dev/null
+echo "container: ready $ready_ms ms after podman run; pushes, page, healthcheck (exec and HEALTHCHECK) as on the bare root; image $("${PODMAN[@]}" image inspect "pushmock:$PM_VERSION" --format '{{.Size}}') bytes"

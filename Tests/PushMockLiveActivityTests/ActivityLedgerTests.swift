@@ -1,0 +1,154 @@
+import Foundation
+import PushMockCore
+import PushMockStore
+import Synchronization
+import PushMockTestSupport
+import Testing
+
+@testable import PushMockServer
+
+/// A store keeps a Live Activity as its head and one key per timeline entry: a push writes what
+/// it changed, not the activity with its whole timeline.
+@Suite("Live Activities in a store that keeps state")
+struct ActivityLedgerTests {
+    static let t0: Int64 = 1_767_225_600_000
+    static let pushToStart = String(repeating: "a1", count: 80)
+
+    static func push(_ aps: String) -> LiveActivityPush {
+        LiveActivityPush(payload: JSONValue.parse(Array(#"{"aps":{\#(aps)}}"#.utf8))!, priority: 5)!
+    }
+
+    static func activities(_ archive: CountingArchive, maxTimeline: Int = 1000, seed: UInt64 = 3) -> LiveActivities {
+        var limits = LiveActivityDevice.Limits()
+        limits.maxTimeline = maxTimeline
+        return LiveActivities(limits: limits, devices: DeviceRegistry(), types: ActivityTypeRegistry(), seed: seed, archive: archive)
+    }
+
+    /// Starts an activity and sends it `updates` updates of about 2 KB each, recording each as
+    /// delivery `n` and saving after each (as the save window would): its token.
+    @discardableResult
+    static func run(_ activities: LiveActivities, updates: Int, from first: Int = 1) throws -> String {
+        let filler = String(repeating: "x", count: 2_000)
+        var token = activities.all.first?.token
+        if token == nil {
+            let start = push(
+                #""event":"start","timestamp":\#(t0 / 1000),"content-state":{"n":0},"attributes-type":"A","attributes":{},"input-push-token":1,"alert":{"title":"t","body":"b"}"#
+            )
+            let started = try #require(
+                activities.receive(
+                    start, token: pushToStart, bundleID: "com.example", service: .apns, now: PushInstant(millisecondsSinceEpoch: t0), payloadDrop: nil
+                ))
+            activities.attach(deliveryID: 1, to: [started])
+            activities.saveChanged()
+            token = started.issuedToken
+        }
+        let activityToken = try #require(token)
+        for n in first..<(first + updates) {
+            let update = push(#""event":"update","timestamp":\#(t0 / 1000 + Int64(n)),"content-state":{"n":\#(n),"pad":"\#(filler)"}"#)
+            let outcome = try #require(
+                activities.receive(
+                    update, token: activityToken, bundleID: "com.example", service: .apns,
+                    now: PushInstant(millisecondsSinceEpoch: t0 + Int64(n) * 1000), payloadDrop: nil))
+            #expect(outcome.drop == nil)
+            activities.attach(deliveryID: UInt64(n + 1), to: [outcome])
+            activities.saveChanged()
+        }
+        return activityToken
+    }
+
+    @Test("each update writes its entry and the head: 300 updates of 2 KB write about 300 × 2 KB, not a growing timeline each time")
+    func writesWhatChanged() throws {
+        let archive = CountingArchive()
+        let activities = Self.activities(archive)
+        let token = try Self.run(activities, updates: 10)
+        let before: Int = archive.written.load(ordering: .relaxed)
+        try Self.run(activities, updates: 300, from: 11)
+        let written: Int = archive.written.load(ordering: .relaxed) - before
+        // An entry (~2.3 KB: its content-state) and a head (~2.5 KB: the current content-state) per
+        // update: under 6 KB each. The whole timeline each time wrote ~100 times that.
+        #expect(written < 300 * 6_000, "\(written) bytes written for 300 updates")
+        let keys = try archive.archived(prefix: ActivityLedger.entryPrefix)
+        #expect(keys.count == 311, "an entry per push: \(keys.count)")
+        #expect(try archive.archived(prefix: ActivityLedger.headPrefix).count == 1)
+
+        // A restart reads the head and its entries back: the same activity, timeline and deliveries.
+        let restored = Self.activities(archive)
+        try restored.restore(from: archive)
+        let original = try #require(activities.activity(token))
+        let back = try #require(restored.activity(token))
+        #expect(back == original)
+        #expect(
+            back.timeline.map(\.deliveryID) == (1...311).map { UInt64($0) }, "each entry names its delivery (attached after it was first written)")
+    }
+
+    @Test("entries trimmed from a full timeline are deleted from the store; a forgotten activity takes its entries with it")
+    func trimmedAndForgotten() throws {
+        let archive = CountingArchive()
+        let activities = Self.activities(archive, maxTimeline: 20)
+        let token = try Self.run(activities, updates: 50)
+        let activity = try #require(activities.activity(token))
+        #expect(activity.timeline.count == 20 && activity.firstEntry == 31)
+        let numbers = try archive.archived(prefix: ActivityLedger.entryPrefix).keys.compactMap { ActivityLedger.entry(of: $0)?.number }.sorted()
+        #expect(numbers == Array(31...50), "only the kept entries are stored: \(numbers)")
+
+        let restored = Self.activities(archive, maxTimeline: 20)
+        try restored.restore(from: archive)
+        #expect(restored.activity(token) == activity, "restored with its first entry's number")
+        try Self.run(restored, updates: 5, from: 51)
+        #expect(restored.activity(token)?.firstEntry == 36)
+        #expect(try archive.archived(prefix: ActivityLedger.entryPrefix).count == 20)
+
+        restored.removeAll()
+        #expect(try archive.archived(prefix: ActivityLedger.entryPrefix).isEmpty)
+        #expect(try archive.archived(prefix: ActivityLedger.headPrefix).isEmpty)
+    }
+
+    @Test("an activity an older PushMock kept whole is read at start and rewritten as a head and entries; stray entries are deleted")
+    func olderLayout() throws {
+        let archive = CountingArchive()
+        let token = try Self.run(Self.activities(CountingArchive()), updates: 0)
+        let source = Self.activities(archive)
+        try Self.run(source, updates: 4)
+        let whole = try #require(source.activity(token))
+        // What an older version wrote: the whole activity under its key, nothing else.
+        for key in try archive.archived(prefix: "activity").keys { archive.archive(key, []) }
+        archive.archive("activity:" + whole.id, Array(try JSONEncoder().encode(whole)))
+        archive.archive(ActivityLedger.entryKey("gone", 3), Array("{}".utf8))
+
+        let restored = Self.activities(archive)
+        try restored.restore(from: archive)
+        #expect(restored.activity(token) == whole)
+        #expect(try archive.archived(prefix: ActivityLedger.entryPrefix).count == 5, "rewritten as 5 entries, the stray one deleted")
+        let head = try #require(try archive.archived("activity:" + whole.id))
+        let decoded = try JSONDecoder().decode(ActivityLedger.Head.self, from: Data(head))
+        #expect(decoded.activity.timeline.isEmpty && decoded.entries == 0..<5)
+    }
+
+    @Test("a fleet's heads and entries apply in any order: an entry before its activity, or after a gap, waits until it fits")
+    func anyOrder() throws {
+        let archive = CountingArchive()
+        let source = Self.activities(archive)
+        let token = try Self.run(source, updates: 3)
+        let whole = try #require(source.activity(token))
+        let saved = try archive.archived(prefix: "activity")
+        let peer = Self.activities(CountingArchive(), seed: 9)
+        // Entries newest first, then the head: nothing fits until the head names the activity.
+        for key in saved.keys.sorted(by: >) where key.hasPrefix(ActivityLedger.entryPrefix) {
+            peer.apply(key: key, saved[key]!)
+            #expect(peer.activity(token) == nil)
+        }
+        peer.apply(key: "activity:" + whole.id, saved["activity:" + whole.id]!)
+        #expect(peer.activity(token) == whole)
+
+        // The head of the next update before its entry, then the entry.
+        try Self.run(source, updates: 1, from: 4)
+        let after = try archive.archived(prefix: "activity")
+        peer.apply(key: "activity:" + whole.id, after["activity:" + whole.id]!)
+        #expect(peer.activity(token)?.timeline.count == 4, "the head alone does not invent the entry")
+        peer.apply(key: ActivityLedger.entryKey(whole.id, 4), after[ActivityLedger.entryKey(whole.id, 4)]!)
+        #expect(peer.activity(token) == source.activity(token))
+        // An older head (a notification applied late) does not shorten it.
+        peer.apply(key: "activity:" + whole.id, saved["activity:" + whole.id]!)
+        #expect(peer.activity(token)?.timeline.count == 5)
+    }
+}

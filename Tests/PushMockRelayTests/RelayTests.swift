@@ -1,0 +1,343 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import NIOHTTP1
+import PushMockCore
+import PushMockInspection
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+@testable import PushMockServer
+
+/// Two in-process PushMocks: A relays to B with credentials of its own (B's second APNs key, a
+/// service account whose token_uri is B's), as it would to Apple's and Google's hosts.
+@Suite("Relay: A records and forwards to B; B's answers are recorded on A")
+struct RelayTests {
+    typealias S = APNSTestServer
+    typealias F = FCMTestServer
+    typealias L = LiveActivityTestServer
+
+    /// A's relay to `upstream` (B's push port), signing as B's key SECONDKEY1 and B's service account.
+    /// The upstream is named by address: a name would be resolved on the relay's lowest-priority
+    /// event loop through the global pool, whose new worker would then run the other suites' tasks
+    /// at that priority while they load both cores.
+    static func relaying(to port: Int, mode: RelayConfiguration.Mode = .relay) throws -> RelayConfiguration {
+        var relay = RelayConfiguration()
+        relay.mode = mode
+        relay.apns = .init(
+            url: "https://127.0.0.1:\(port)",
+            credential: .token(key: .pem(S.secondKey.pemRepresentation), keyID: "SECONDKEY1", teamID: DevCertificates.sampleAPNSTeamID))
+        var account = try #require(try JSONSerialization.jsonObject(with: Data(F.material.fcmServiceAccountJSON.utf8)) as? [String: String])
+        account["token_uri"] = "https://127.0.0.1:\(port)/token"
+        relay.fcm = .init(
+            url: "https://127.0.0.1:\(port)",
+            serviceAccount: .pem(String(decoding: try JSONSerialization.data(withJSONObject: account), as: UTF8.self)))
+        relay.trustedCAs = .pem(PushMockConfiguration.testMaterial.caCertificatePEM)
+        relay.backoff = .milliseconds(20)
+        return relay
+    }
+
+    /// The sender's provider token: one for the whole test (a connection whose token changes
+    /// within 20 minutes gets TooManyProviderTokenUpdates, as from APNs).
+    static let senderToken = S.token(issuedAt: Int64(Date().timeIntervalSince1970))
+
+    static func alert(_ client: HTTPClient, _ server: PushMockServer, token: String = S.deviceToken) async throws -> (Int, String) {
+        let (response, body) = try await client.send(
+            "https://localhost:\(server.pushPort)/3/device/\(token)", method: .POST, headers: S.alertHeaders(token: senderToken), body: S.alertBody)
+        return (Int(response.status.code), String(decoding: body, as: UTF8.self))
+    }
+
+    /// The deliveries of `server` matching `query` once each has a relay answer (`limit` at most).
+    static func answered(
+        _ server: PushMockServer, _ query: String, count: Int, within limit: Duration = .seconds(15)
+    ) async throws
+        -> [DeliveryResource]
+    {
+        var list: [DeliveryResource] = []
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            list = try await server.deliveryList(query).deliveries
+            if list.count >= count, list.allSatisfy({ $0.relay != nil }) { return list }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("\(query): \(list.count) of \(count) deliveries, relay answers: \(list.map { String(describing: $0.relay) })")
+        return list
+    }
+
+    @Test(
+        "relay: an APNs alert, an FCM message and a Live Activity start and update are recorded on A and B, agreeing; B sees A's key and project, never the sender's token"
+    )
+    func relayMode() async throws {
+        // Live Activity types declared; the system clock, as the relay signs with it.
+        var upstream = L.configuration().0
+        upstream.clock = .system
+        try await withPushMockServer(upstream) { b in
+            var configuration = upstream
+            configuration.relay = try Self.relaying(to: b.pushPort)
+            try await withPushMockServer(configuration) { a in
+                try await withHTTPClient { client in
+                    let (status, _) = try await Self.alert(client, a)
+                    #expect(status == 200)
+                    let bearer = try await F.accessToken(client, port: a.pushPort)
+                    let (sent, json, _) = try await F.send(
+                        client, port: a.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(F.token)","data":{"a":"b"}}}"#)
+                    #expect(sent == 200, "\(json)")
+                    let now = Int64(Date().timeIntervalSince1970)
+                    let jwt = Self.senderToken
+                    #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
+                    let activity = try #require(try await L.newest(a).issuedActivityToken)
+                    let update = #""event":"update","timestamp":\#(now + 1),"content-state":{"score":"1-0"}"#
+                    #expect(try await L.send(client, a, token: activity, jwt: jwt, aps: update).0 == 200)
+
+                    let forwarded = try await Self.answered(a, "relayAgrees=true", count: 4)
+                    #expect(forwarded.count == 4, "\(forwarded.map(\.path))")
+                    #expect(forwarded.allSatisfy { $0.relay?.status == 200 && $0.relay?.agrees == true && $0.relay?.attempts == 1 })
+                    let fcm = try #require(forwarded.first { $0.service == "fcm" })
+                    #expect(fcm.relay?.upstreamId?.hasPrefix("projects/\(F.project)/messages/") == true, "\(String(describing: fcm.relay))")
+                    #expect(try await a.deliveryList("service=oauth").total == 1, "the sender's own token exchange is A's, not forwarded")
+
+                    let onB = try await b.deliveryList("reveal=1")
+                    #expect(Set(onB.deliveries.map(\.service)) == ["apns", "fcm", "oauth"], "B got the pushes and A's own token request")
+                    let apnsOnB = onB.deliveries.filter { $0.service == "apns" }
+                    #expect(apnsOnB.count == 3)
+                    #expect(apnsOnB.allSatisfy { $0.identity == "\(DevCertificates.sampleAPNSTeamID)/SECONDKEY1" && $0.outcome != .rejected })
+                    #expect(onB.deliveries.first { $0.service == "fcm" }?.project == F.project)
+                    let signature = String(jwt.split(separator: ".")[2])
+                    #expect(!onB.deliveries.contains { $0.headers.contains { $0[1].contains(signature) } }, "the sender's token never reaches B")
+                    #expect(!onB.deliveries.contains { $0.headers.contains { $0[1].contains(bearer) } }, "nor its access token")
+                    #expect(await !a.inspect("GET", "/api/v1/keys").text.contains("PRIVATE KEY"), "the relay's key is never shown")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "shadow: a push A rejects (strict) and B accepts (apple) is forwarded and recorded with agrees false, listed by relayAgrees=false and counted"
+    )
+    func shadowDisagreement() async throws {
+        var upstream = F.configuration()
+        upstream.apns.options.liveActivity.profile = .apple
+        try await withPushMockServer(upstream) { b in
+            var configuration = F.configuration()
+            configuration.apns.options.liveActivity.profile = .strict
+            configuration.relay = try Self.relaying(to: b.pushPort, mode: .shadow)
+            try await withPushMockServer(configuration) { a in
+                try await withHTTPClient { client in
+                    let now = Int64(Date().timeIntervalSince1970)
+                    // A timestamp in milliseconds: strict rejects it, Apple's device drops it.
+                    let start = L.start(now * 1000)
+                    let (status, refusal) = try await L.send(client, a, token: L.pushToStart, jwt: S.token(issuedAt: now), aps: start)
+                    #expect(status == 400 && refusal["reason"] as? String == "LiveActivityTimestampInMilliseconds", "\(refusal)")
+                    let disagreeing = try await Self.answered(a, "relayAgrees=false", count: 1)
+                    let relay = try #require(disagreeing.first?.relay)
+                    #expect(relay.status == 200 && relay.agrees == false && disagreeing.first?.status == 400, "\(relay)")
+                    #expect(try await b.deliveryList("outcome=dropped&reason=LiveActivityTimestampInMilliseconds").total == 1)
+                    #expect(await a.inspect("GET", "/metrics").text.contains(#"pushmock_relay_answers_total{service="apns",agrees="false"} 1"#))
+                    let wait = await a.inspect("GET", "/api/v1/deliveries/wait?relayAgrees=false&count=1&timeout=1s")
+                    #expect(wait.status == 400 && wait.errorMessage?.contains("relayAgrees") == true, "\(wait.text)")
+                }
+            }
+        }
+    }
+
+    @Test("relay: a stopped upstream never holds the sender; the error is recorded; forwarding resumes when it is back")
+    func upstreamDown() async throws {
+        // B is down: its port (a TCP relay's, which no other test can take) closes every connection.
+        let gate = try await TCPRelay.down()
+        defer { Task { await gate.close() } }
+        var configuration = F.configuration()
+        configuration.relay = try Self.relaying(to: gate.port)
+        // Three attempts 2 s and 4 s apart: the relay's answer comes 6 s after the push at the
+        // earliest, so a sender answered before it was not held by the relay.
+        configuration.relay.backoff = .seconds(2)
+        try await withPushMockServer(configuration) { a in
+            try await withHTTPClient { client in
+                for _ in 0..<3 {
+                    let (status, body) = try await Self.alert(client, a)
+                    #expect(status == 200, "\(body)")
+                }
+                let pending = try await a.deliveryList("service=apns").deliveries
+                #expect(pending.count == 3 && pending.allSatisfy { $0.relay == nil }, "answered before the relay gave up: \(pending.map(\.relay))")
+                let failed = try await Self.answered(a, "service=apns", count: 3, within: .seconds(60))
+                #expect(failed.allSatisfy { $0.relay?.status == nil && $0.relay?.error != nil && $0.relay?.attempts == 3 }, "\(failed.map(\.relay))")
+                #expect(failed.allSatisfy { $0.relay?.agrees == nil })
+
+                // B back, on the same port.
+                try await withPushMockServer(F.configuration()) { b in
+                    gate.connect(to: b.pushPort)
+                    #expect(try await Self.alert(client, a).0 == 200)
+                    let resumed = try await Self.answered(a, "service=apns&limit=1", count: 1)
+                    #expect(resumed.first?.relay?.status == 200, "\(String(describing: resumed.first?.relay))")
+                    #expect(try await b.deliveryList("service=apns").total == 1)
+                }
+            }
+        }
+    }
+
+    @Test("the event stream sends the delivery at once and a relay event when the upstream's answer (here: none) is in")
+    func relayEvent() async throws {
+        let down = try await TCPRelay.down()
+        defer { Task { await down.close() } }
+        var configuration = F.configuration()
+        configuration.relay = try Self.relaying(to: down.port)
+        // Attempts 1 s and 2 s apart: the answer (none) is in 3 s after the push, long after its
+        // delivery event (a stream that reads the delivery later gets the answer with it instead).
+        configuration.relay.backoff = .seconds(1)
+        try await withPushMockServer(configuration) { a in
+            let inspection = try #require(a.inspectionPort)
+            let raw = try await RawClient.connect(port: inspection)
+            try await raw.send(Array("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8))
+            // The push goes after the stream's preamble: the stream starts after the newest delivery
+            // there is when it opens, so a push sent before that would never be an event on it.
+            let opened = ContinuousClock.now + .seconds(15)
+            while !String(decoding: raw.bytes, as: UTF8.self).contains("retry: 1000"), ContinuousClock.now < opened {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let preamble = String(decoding: raw.bytes, as: UTF8.self)
+            #expect(preamble.contains("resuming after delivery 0"), "the stream opened before the push: \(preamble)")
+            let status = try await withHTTPClient { client in try await Self.alert(client, a).0 }
+            #expect(status == 200)
+            var text = ""
+            let deadline = ContinuousClock.now + .seconds(15)
+            while !text.contains("event: relay"), ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+                text = String(decoding: raw.bytes.filter { $0 != 13 }, as: UTF8.self)
+            }
+            try? await raw.channel.close()
+            let delivery = try #require(text.range(of: "event: delivery"), "\(text)")
+            let relay = try #require(text.range(of: "event: relay"), "\(text)")
+            #expect(delivery.lowerBound < relay.lowerBound, "the delivery first, its relay answer after")
+            let line = try #require(text[relay.upperBound...].split(separator: "\n").first { $0.hasPrefix("data: ") })
+            let event = try JSONDecoder().decode(RelayEvent.self, from: Data(line.dropFirst(6).utf8))
+            #expect(event.relay.error != nil && event.relay.attempts == 3 && event.relay.status == nil, "\(event)")
+            let recorded = try await Self.answered(a, "service=apns", count: 1)
+            #expect(event.deliveryId == recorded.first?.id)
+        }
+    }
+
+    @Test("a full queue: pushes past the bound are answered, recorded with the relay error \"queue full\" and counted")
+    func queueFull() async throws {
+        let down = try await TCPRelay.down()
+        defer { Task { await down.close() } }
+        var configuration = F.configuration()
+        configuration.relay = try Self.relaying(to: down.port)
+        // One forward in flight, one taken by the workers' loop, one waiting in the queue, each
+        // held 3 s by its attempts: of 8 pushes, 5 overflow.
+        configuration.relay.queueLimit = 1
+        configuration.relay.concurrency = 1
+        configuration.relay.backoff = .seconds(1)
+        try await withPushMockServer(configuration) { a in
+            let statuses = try await withHTTPClient { client in
+                var statuses: [Int] = []
+                for _ in 0..<8 { statuses.append(try await Self.alert(client, a).0) }
+                return statuses
+            }
+            #expect(statuses == Array(repeating: 200, count: 8), "every push answered")
+            var full: [DeliveryResource] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while full.count < 5, ContinuousClock.now < deadline {
+                full = try await a.deliveryList("service=apns").deliveries.filter { $0.relay?.error == "queue full" }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(full.count == 5, "\(full.map(\.id))")
+            #expect(full.allSatisfy { $0.relay?.attempts == 0 && $0.relay?.agrees == nil && $0.status == 200 })
+            let metrics = await a.inspect("GET", "/metrics").text
+            let dropped = metrics.split(separator: "\n").first { $0.hasPrefix("pushmock_relay_dropped_total ") }
+            #expect(dropped.flatMap { Int($0.split(separator: " ").last ?? "") } == 5, "\(String(describing: dropped))")
+        }
+    }
+
+    @Test("passthrough: B's fault reaches the sender through A, both verdicts recorded; a dead upstream answers 502 with a reason")
+    func passthrough() async throws {
+        var upstream = F.configuration()
+        upstream.pushPort = 0
+        try await withPushMockServer(upstream) { b in
+            var configuration = F.configuration()
+            configuration.relay = try Self.relaying(to: b.pushPort, mode: .passthrough)
+            try await withPushMockServer(configuration) { a in
+                try await withHTTPClient { client in
+                    #expect(
+                        await b.inspect(
+                            "PUT", "/api/v1/faults", body: #"{"id":"gone","match":{"service":"apns"},"reject":{"reason":"Unregistered"},"count":1}"#
+                        ).status == 200)
+                    let (status, body) = try await Self.alert(client, a)
+                    #expect(status == 410 && body.contains("Unregistered"), "\(body)")
+                    let recorded = try await Self.answered(a, "service=apns", count: 1)
+                    #expect(recorded.first?.status == 200, "A's own verdict")
+                    #expect(
+                        recorded.first?.relay?.status == 410 && recorded.first?.relay?.reason == "Unregistered"
+                            && recorded.first?.relay?.agrees == false)
+                    #expect(try await Self.alert(client, a).0 == 200, "the fault fired once")
+                }
+            }
+        }
+        let down = try await TCPRelay.down()
+        defer { Task { await down.close() } }
+        var dead = F.configuration()
+        dead.relay = try Self.relaying(to: down.port, mode: .passthrough)
+        dead.relay.attempts = 1
+        try await withPushMockServer(dead) { a in
+            try await withHTTPClient { client in
+                let (status, body) = try await Self.alert(client, a)
+                #expect(status == 502 && body.contains("RelayUpstreamUnavailable"), "\(body)")
+                #expect(try await Self.answered(a, "service=apns", count: 1).first?.relay?.error != nil)
+            }
+        }
+    }
+
+    @Test("a queued forward keeps the request packed on its own: method, path, headers in order, body and verdict come back as they were")
+    func jobPacking() {
+        let headers = [
+            HeaderField(name: "authorization", value: "bearer sender.jwt"), HeaderField(name: "apns-topic", value: "com.example.app"),
+            HeaderField(name: "x-note", value: "grüße ✓"), HeaderField(name: "x-empty", value: ""),
+        ]
+        let body = Array(#"{"aps":{"alert":"Hi ✓"}}"#.utf8)
+        var delivery = Delivery(
+            receivedAt: 1_700_000_000_000, connectionID: 3, httpVersion: "2", service: .apns, method: "POST",
+            path: "/3/device/\(String(repeating: "ab", count: 32))", headers: headers, body: body, outcome: .rejected, status: 400)
+        delivery.reason = "BadDeviceToken"
+        let job = RelayJob(deliveryID: 42, delivery: delivery, upstream: "https://localhost:2197")
+        #expect(job.deliveryID == 42 && job.service == .apns && job.upstream == "https://localhost:2197")
+        #expect(job.method == "POST" && job.path == delivery.path)
+        #expect(job.headers.map(\.name) == headers.map(\.name) && job.headers.map(\.value) == headers.map(\.value))
+        #expect(job.body == body)
+        #expect(job.status == 400 && job.reason == "BadDeviceToken" && job.outcome == .rejected)
+        let bare = RelayJob(
+            deliveryID: 1,
+            delivery: Delivery(
+                receivedAt: 0, connectionID: 1, httpVersion: "2", service: .fcm, method: "GET", path: "/", headers: [], body: [],
+                outcome: .accepted, status: 200),
+            upstream: "https://fcm.example")
+        #expect(bare.method == "GET" && bare.path == "/" && bare.headers.isEmpty && bare.body.isEmpty && bare.reason == nil)
+    }
+
+    @Test("relay configuration: the real services without credentials are refused; http upstreams are refused; the file's relay section is read")
+    func configurationChecks() throws {
+        var relay = RelayConfiguration()
+        relay.apns = .init(url: "https://api.sandbox.push.apple.com", credential: nil)
+        #expect(throws: PushMockError.self) { try relay.validate() }
+        relay.apns = nil
+        relay.fcm = .init(url: "http://fcm.googleapis.com", serviceAccount: .pem("{}"))
+        #expect(throws: PushMockError.self) { try relay.validate() }
+
+        var configuration = PushMockConfiguration()
+        try configuration.load(
+            contents: Array(
+                #"{"relay":{"mode":"shadow","apns":{"url":"https://api.push.apple.com","key":"AuthKey.p8","keyId":"K","teamId":"T"},"fcm":{"url":"https://fcm.googleapis.com","serviceAccount":"sa.json"},"match":{"service":"apns","topic":"com.example.app"},"queueLimit":5}}"#
+                    .utf8), path: "/etc/pushmock/pushmock.json")
+        #expect(configuration.relay.mode == .shadow)
+        #expect(configuration.relay.apns?.credential == .token(key: .file("/etc/pushmock/AuthKey.p8"), keyID: "K", teamID: "T"))
+        #expect(configuration.relay.fcm?.serviceAccount == .file("/etc/pushmock/sa.json"))
+        #expect(configuration.relay.match == .init(service: .apns, topic: "com.example.app"))
+        #expect(configuration.relay.queueLimit == 5)
+        #expect(configuration.relay.summary?.contains("relayed pushes reach real devices") == true)
+        var bad = PushMockConfiguration()
+        #expect(throws: PushMockError.self) { try bad.load(contents: Array(#"{"relay":{"mode":"mirror"}}"#.utf8), path: "p.json") }
+        #expect(throws: PushMockError.self) {
+            try bad.load(contents: Array(#"{"relay":{"apns":{"url":"https://x","key":"k.p8"}}}"#.utf8), path: "p.json")
+        }
+        #expect(Relay.rewritingProject("/v1/projects/sender/messages:send", to: "relay") == "/v1/projects/relay/messages:send")
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import PushMockStore
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A PostgreSQL cluster of this test process's own, as Testcontainers gives its users one: made by
+/// `initdb` in a temporary folder (trust authentication, superuser `postgres`, no fsync), served
+/// on 127.0.0.1 by `postgres`, and stopped, its folder removed, when the test process ends.
+///
+/// - As root, `initdb` and `postgres` run as the `postgres` user (`runuser`), since PostgreSQL
+///   refuses to run as root.
+/// - PostgreSQL cannot be told to bind port 0, so its port is drawn from 20000–32767, below the
+///   kernel's range for port-0 binds (32768–60999 by default), where no test server lands; a port
+///   that something else holds makes `postgres` exit at once, and another is drawn.
+/// - The end comes by an event, not a timer: a small shell holds `postgres` as its child and reads
+///   a pipe whose other end only this process holds. When the process ends, however it ends, the
+///   kernel closes that end, the read returns, and the shell stops `postgres` (fast shutdown) and
+///   removes the folder. A `postgres` that ends by itself (its port taken) leaves the folder for
+///   the next try.
+enum ThrowawayPostgres {
+    /// The cluster, started on first use.
+    static let shared = Task { try await start() }
+
+    /// The folder holding `initdb` and `postgres`, if PostgreSQL is installed.
+    static func binaries() -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        let files = FileManager.default
+        var folders: [String] = []
+        if let only = environment["PUSHMOCK_TEST_POSTGRES_BIN"] {
+            folders = [only]
+        } else {
+            let versions = (try? files.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+            folders += versions.sorted { $0.compare($1, options: .numeric) == .orderedDescending }.map { "/usr/lib/postgresql/\($0)/bin" }
+            folders += (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        }
+        return folders.first { !$0.isEmpty && files.isExecutableFile(atPath: "\($0)/initdb") && files.isExecutableFile(atPath: "\($0)/postgres") }
+    }
+
+    /// Kept for the life of the process: its write end is what keeps the cluster running.
+    private static let lifeline = Mutex<[Pipe]>([])
+
+    static func start() async throws -> PostgresLocation {
+        guard let bin = binaries() else { throw ThrowawayPostgresError(description: "\(PostgresTestDatabase.skipReason)") }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pushmock-test-postgres-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        ).path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        var runAs: [String] = []  // (as root: runuser -u USER --)
+        if geteuid() == 0 {
+            let user = getpwnam("postgres") != nil ? "postgres" : "nobody"
+            guard let account = getpwnam(user), chown(folder, account.pointee.pw_uid, account.pointee.pw_gid) == 0 else {
+                throw ThrowawayPostgresError(description: "cannot give \(folder) to the user \(user), who runs PostgreSQL for the tests")
+            }
+            let runuser = ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+            guard let runuser else {
+                throw ThrowawayPostgresError(description: "running as root, the tests start PostgreSQL as \(user) with runuser, which is missing")
+            }
+            runAs = [runuser, "-u", user, "--"]
+        }
+        let prefix = runAs
+        let initdb = try await offThePool {
+            try run(prefix + ["\(bin)/initdb", "-D", "\(folder)/data", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"])
+        }
+        guard initdb.status == 0 else {
+            throw ThrowawayPostgresError(
+                description: "initdb failed for the tests' PostgreSQL (exit \(initdb.status)): \(initdb.output.suffix(2000))")
+        }
+        var log = ""
+        for _ in 0..<20 {
+            let port = Int.random(in: 20_000...32_767)
+            switch try await serve(runAs: runAs, bin: bin, folder: folder, port: port) {
+            case .ready:
+                return try PostgresLocation(url: "postgres://postgres@127.0.0.1:\(port)/postgres", environment: [:])
+            case .exited(let output) where output.contains("already in use"):
+                log = output
+                continue
+            case .exited(let output):
+                throw ThrowawayPostgresError(description: "the tests' PostgreSQL did not start on 127.0.0.1:\(port): \(output.suffix(2000))")
+            }
+        }
+        throw ThrowawayPostgresError(description: "the tests' PostgreSQL found no free port in 20 tries: \(log.suffix(1000))")
+    }
+
+    enum Start: Sendable {
+        case ready
+        case exited(String)
+    }
+
+    /// Starts `postgres` under its guard shell and waits for its log to say it is ready, or for it
+    /// to end.
+    private static func serve(runAs: [String], bin: String, folder: String, port: Int) async throws -> Start {
+        let guardScript = """
+            exec 3<&0 0</dev/null
+            "$1/postgres" -D "$2/data" -p "$3" -k "$2" -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
+              -c full_page_writes=off -c max_connections=300 3<&- 2>&1 &
+            pid=$!
+            ( read -r _ <&3; : >"$2/stopping"; kill -INT "$pid" ) >/dev/null 2>&1 &
+            watcher=$!
+            exec 3<&-
+            wait "$pid"
+            echo "pushmock-test-postgres: postgres exited $?"
+            kill "$watcher" 2>/dev/null
+            if [ -e "$2/stopping" ]; then rm -rf "$2"; fi
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: runAs.first ?? "/bin/sh")
+        process.arguments = Array(runAs.dropFirst()) + (runAs.isEmpty ? [] : ["/bin/sh"]) + ["-c", guardScript, "sh", bin, folder, String(port)]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let outcome = StartOutcome()
+        let reader = Thread {
+            let handle = output.fileHandleForReading
+            var text = ""
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                if text.utf8.count < 100_000 { text += String(decoding: data, as: UTF8.self) }
+                if text.contains("ready to accept connections") { outcome.resume(.ready) }
+                if text.contains("pushmock-test-postgres: postgres exited") { outcome.resume(.exited(text)) }
+            }
+            outcome.resume(.exited(text))
+        }
+        reader.start()
+        let result = await outcome.value
+        if case .ready = result {
+            lifeline.withLock { $0.append(input) }
+        } else {
+            try? input.fileHandleForWriting.close()
+        }
+        return result
+    }
+
+    /// A start's outcome, told once to the one who waits for it.
+    private final class StartOutcome: Sendable {
+        private let state = Mutex<(result: Start?, waiter: CheckedContinuation<Start, Never>?)>((nil, nil))
+
+        func resume(_ result: Start) {
+            let waiter: CheckedContinuation<Start, Never>? = state.withLock { state in
+                guard state.result == nil else { return nil }
+                state.result = result
+                defer { state.waiter = nil }
+                return state.waiter
+            }
+            waiter?.resume(returning: result)
+        }
+
+        var value: Start {
+            get async {
+                await withCheckedContinuation { continuation in
+                    let ready: Start? = state.withLock { state in
+                        if let result = state.result { return result }
+                        state.waiter = continuation
+                        return nil
+                    }
+                    if let ready { continuation.resume(returning: ready) }
+                }
+            }
+        }
+    }
+
+    /// Runs a command to its end; its output and exit status.
+    private static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+struct ThrowawayPostgresError: Error, CustomStringConvertible {
+    let description: String
+}

@@ -1,7 +1,7 @@
 import PushMockCore
 import PushMockStore
-import Synchronization
 import PushMockTestSupport
+import Synchronization
 import Testing
 
 @testable import PushMockInspection

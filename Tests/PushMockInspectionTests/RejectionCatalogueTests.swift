@@ -2,8 +2,8 @@ import Foundation
 import PushMockCore
 import PushMockInspection
 import PushMockServer
-import PushMockTesting
 import PushMockTestSupport
+import PushMockTesting
 import Testing
 
 @Suite("The rejections catalogue: each entry really produces its answer through the push port")

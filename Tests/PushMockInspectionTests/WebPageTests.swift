@@ -1,8 +1,8 @@
 import Foundation
 import PushMockInspection
 import PushMockServer
-import PushMockTesting
 import PushMockTestSupport
+import PushMockTesting
 import Testing
 
 @Suite("The web page: served from resources with content types, validators and a CSP")

@@ -1,8 +1,8 @@
 import Foundation
 import PushMockCore
 import PushMockStore
-import Synchronization
 import PushMockTestSupport
+import Synchronization
 import Testing
 
 @testable import PushMockServer

@@ -65,7 +65,8 @@ struct ActivityStateStoreTests {
         let (token, channel, bearer) = try await withPushMockServer(configuration) { server in
             try await withHTTPClient { client in
                 (
-                    try await Self.startAndUpdate(client, server, jwt: jwt, now: now), try await LiveActivityTestServer.createChannel(client, server, jwt: jwt),
+                    try await Self.startAndUpdate(client, server, jwt: jwt, now: now),
+                    try await LiveActivityTestServer.createChannel(client, server, jwt: jwt),
                     try await FCMTestServer.accessToken(client, port: server.pushPort)
                 )
             }

@@ -3,8 +3,8 @@ import GRDB
 import PushMockCore
 import PushMockSQLite
 import PushMockStore
-import Synchronization
 import PushMockTestSupport
+import Synchronization
 import Testing
 
 /// The SQLite store's file under conditions a user's machine produces: a second server on the same

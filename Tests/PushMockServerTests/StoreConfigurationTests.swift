@@ -3,8 +3,8 @@ import PushMockInspection
 import PushMockServer
 import PushMockStore
 import PushMockStores
-import PushMockTesting
 import PushMockTestSupport
+import PushMockTesting
 import Testing
 
 @Suite("--store: where deliveries are kept")

@@ -1,7 +1,7 @@
 import Foundation
 import PushMockCore
-import Synchronization
 import PushMockTestSupport
+import Synchronization
 import Testing
 
 @testable import PushMockInspection

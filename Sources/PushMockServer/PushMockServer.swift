@@ -234,7 +234,7 @@ public final class PushMockServer: Service, Sendable {
         let router = InspectionRouter(
             store: store, devices: state, faults: state, activities: state, control: state,
             settings: inspectionSettings,
-            sender: LoopbackSender(address: pushAddress), credentials: catalogue,
+            sender: LoopbackSender(address: pushAddress, deadline: configuration.catalogueAnswerDeadline), credentials: catalogue,
             nowMilliseconds: { [clock = configuration.clock] in clock.nowMilliseconds }
         )
         relay?.observe { [router] result, id in router.relayAnswered(result, forDelivery: id) }

@@ -29,6 +29,8 @@ extension PushMockConfiguration {
         configuration.inspectionPort = 0
         configuration.tls = .pem(certificateChain: material.serverCertificatePEM, privateKey: material.serverPrivateKeyPEM)
         configuration.idleTimeoutSeconds = nil
+        // A test's own machine may be busy: the catalogue's sends wait as long as a test would.
+        configuration.catalogueAnswerDeadline = .seconds(60)
         configuration.clock = clock
         configuration.apns.keys = [
             .init(keyID: DevCertificates.sampleAPNSKeyID, teamID: DevCertificates.sampleAPNSTeamID, source: .pem(material.apnsAuthKeyP8))

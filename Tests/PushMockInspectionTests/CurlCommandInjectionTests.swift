@@ -35,8 +35,11 @@ struct CurlCommandInjectionTests {
                     body: Array(text.utf8), outcome: .rejected, status: 405, reason: "MethodNotAllowed"
                 )
                 let id = server.store.record(delivery)
-                try await Task.sleep(for: .milliseconds(20))
-                let reply = await server.inspect("GET", "/api/v1/deliveries/\(id)/curl")
+                var reply = await server.inspect("GET", "/api/v1/deliveries/\(id)/curl")
+                _ = await eventually {
+                    reply = await server.inspect("GET", "/api/v1/deliveries/\(id)/curl")
+                    return reply.status == 200
+                }
                 #expect(reply.status == 200)
                 let command = reply.text
                 let script = folder.appendingPathComponent("command-\(index).sh")

@@ -10,8 +10,8 @@ import PushMockTestSupport
 import PushMockTesting
 import Testing
 
-/// Two servers on one PostgreSQL database behave as one PushMock. Needs the test server
-/// (`PUSHMOCK_TEST_POSTGRES`, started by `.ci/run`); without it these tests fail and say so.
+/// Two servers on one PostgreSQL database behave as one PushMock, on the tests' PostgreSQL
+/// (``PostgresTestDatabase``); where there is none, the tests that need it are skipped.
 @Suite("--store postgres: a fleet of PushMocks on one database")
 struct PostgresFleetTests {
     typealias S = APNSTestServer

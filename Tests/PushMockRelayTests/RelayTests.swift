@@ -51,17 +51,16 @@ struct RelayTests {
 
     /// The deliveries of `server` matching `query` once each has a relay answer (`limit` at most).
     static func answered(
-        _ server: PushMockServer, _ query: String, count: Int, within limit: Duration = .seconds(15)
+        _ server: PushMockServer, _ query: String, count: Int, within limit: Duration = TestDeadline.hang
     ) async throws
         -> [DeliveryResource]
     {
         var list: [DeliveryResource] = []
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
+        let answered = try await eventually(within: limit) {
             list = try await server.deliveryList(query).deliveries
-            if list.count >= count, list.allSatisfy({ $0.relay != nil }) { return list }
-            try await Task.sleep(for: .milliseconds(20))
+            return list.count >= count && list.allSatisfy { $0.relay != nil }
         }
+        if answered { return list }
         Issue.record("\(query): \(list.count) of \(count) deliveries, relay answers: \(list.map { String(describing: $0.relay) })")
         return list
     }
@@ -160,7 +159,7 @@ struct RelayTests {
                 }
                 let pending = try await a.deliveryList("service=apns").deliveries
                 #expect(pending.count == 3 && pending.allSatisfy { $0.relay == nil }, "answered before the relay gave up: \(pending.map(\.relay))")
-                let failed = try await Self.answered(a, "service=apns", count: 3, within: .seconds(60))
+                let failed = try await Self.answered(a, "service=apns", count: 3)
                 #expect(failed.allSatisfy { $0.relay?.status == nil && $0.relay?.error != nil && $0.relay?.attempts == 3 }, "\(failed.map(\.relay))")
                 #expect(failed.allSatisfy { $0.relay?.agrees == nil })
 
@@ -191,19 +190,15 @@ struct RelayTests {
             try await raw.send(Array("GET /api/v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n".utf8))
             // The push goes after the stream's preamble: the stream starts after the newest delivery
             // there is when it opens, so a push sent before that would never be an event on it.
-            let opened = ContinuousClock.now + .seconds(15)
-            while !String(decoding: raw.bytes, as: UTF8.self).contains("retry: 1000"), ContinuousClock.now < opened {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            _ = await eventually { String(decoding: raw.bytes, as: UTF8.self).contains("retry: 1000") }
             let preamble = String(decoding: raw.bytes, as: UTF8.self)
             #expect(preamble.contains("resuming after delivery 0"), "the stream opened before the push: \(preamble)")
             let status = try await withHTTPClient { client in try await Self.alert(client, a).0 }
             #expect(status == 200)
             var text = ""
-            let deadline = ContinuousClock.now + .seconds(15)
-            while !text.contains("event: relay"), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+            _ = await eventually {
                 text = String(decoding: raw.bytes.filter { $0 != 13 }, as: UTF8.self)
+                return text.contains("event: relay")
             }
             try? await raw.channel.close()
             let delivery = try #require(text.range(of: "event: delivery"), "\(text)")
@@ -236,10 +231,9 @@ struct RelayTests {
             }
             #expect(statuses == Array(repeating: 200, count: 8), "every push answered")
             var full: [DeliveryResource] = []
-            let deadline = ContinuousClock.now + .seconds(10)
-            while full.count < 5, ContinuousClock.now < deadline {
+            _ = try await eventually {
                 full = try await a.deliveryList("service=apns").deliveries.filter { $0.relay?.error == "queue full" }
-                try await Task.sleep(for: .milliseconds(20))
+                return full.count >= 5
             }
             #expect(full.count == 5, "\(full.map(\.id))")
             #expect(full.allSatisfy { $0.relay?.attempts == 0 && $0.relay?.agrees == nil && $0.status == 200 })

@@ -57,8 +57,7 @@ struct SQLiteSharedFieldsTests {
         changed.headers.append(HeaderField(name: "authorization", value: "bearer new"))
         let second = store.record(changed)
         #expect(second == first + 1)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while await store.statistics().failure == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        _ = await eventually { await store.statistics().failure != nil }
         #expect(await store.statistics().failure != nil, "the batch did not fail")
         try await blocker.write { db in try db.execute(sql: "DELETE FROM delivery WHERE id = ?", arguments: [Int64(second)]) }
         try blocker.close()

@@ -142,9 +142,7 @@ struct TransparentModeTests {
             #expect(!answer.contains("\u{1B}"), "the escape byte is not passed through")
             let allowed = try await RawClient.connect(port: proxyPort)
             try await allowed.send(Array("CONNECT api.push.apple.com:443 HTTP/1.1\r\nHost: api.push.apple.com:443\r\n\r\n".utf8))
-            for _ in 0..<250 where allowed.bytes.isEmpty {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            _ = await eventually { !allowed.bytes.isEmpty }
             #expect(String(decoding: allowed.bytes, as: UTF8.self) == "HTTP/1.1 200 Connection Established\r\n\r\n")
             try await allowed.channel.close()
             #expect(try await server.deliveryList().total == 0)

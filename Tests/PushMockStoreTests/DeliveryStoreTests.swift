@@ -154,11 +154,9 @@ struct DeliveryStoreTests {
         disagreeing.relayAgrees = false
         var agreeing = DeliveryFilter()
         agreeing.relayAgrees = true
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
+        _ = try await eventually {
             let written = try await store.query(disagreeing, limit: 10).total == 1
-            if written, try await store.delivery(id: ids[0])?.relay?.status == 200 { break }
-            try await Task.sleep(for: .milliseconds(20))
+            return try await written && store.delivery(id: ids[0])?.relay?.status == 200
         }
         let answer = try #require(try await store.delivery(id: ids[0])?.relay)
         #expect(answer == RelayResult(upstream: upstream, status: 200, upstreamId: "A-1", latencyMilliseconds: 12, attempts: 1, agrees: true))
@@ -192,10 +190,7 @@ struct DeliveryStoreTests {
         let full = RelayResult(upstream: "https://localhost:2197", error: "queue full")
         // Longer than one hold of the memory store's lock, starting among the evicted (1...10).
         store.recordRelay(full, forDeliveries: 5...2400)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline, try await store.delivery(id: 2400)?.relay == nil {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try await eventually { try await store.delivery(id: 2400)?.relay != nil }
         let kept = try await store.query(DeliveryFilter(), limit: 3000).deliveries
         #expect(kept.count == 2400 && kept.map(\.id).min() == 11, "\(kept.count) kept")
         let answered = kept.filter { $0.relay != nil }
@@ -211,14 +206,14 @@ struct DeliveryStoreTests {
         #expect(try await store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 1, timeout: .seconds(1)), "already there")
         #expect(try await !store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 2, timeout: .milliseconds(50)), "times out")
         #expect(await store.statistics().waiters == 0, "a timed-out waiter is removed")
-        async let woken = store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 3, timeout: .seconds(10))
-        try await Task.sleep(for: .milliseconds(50))
+        async let woken = store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 3, timeout: TestDeadline.hang)
+        #expect(await eventually { await store.statistics().waiters == 1 }, "the wait is waiting")
         store.record(Self.delivery(2, token: "bb"))
         store.record(Self.delivery(3, token: "aa"))
         store.record(Self.delivery(4, token: "aa"))
         #expect(try await woken, "two more matching ones wake it; the other token does not count")
-        let cancelled = Task { try await store.wait(for: DeliveryFilter(deviceToken: "zz"), count: 1, timeout: .seconds(30)) }
-        try await Task.sleep(for: .milliseconds(50))
+        let cancelled = Task { try await store.wait(for: DeliveryFilter(deviceToken: "zz"), count: 1, timeout: TestDeadline.hang) }
+        #expect(await eventually { await store.statistics().waiters == 1 }, "the wait is waiting")
         cancelled.cancel()
         #expect(try await !cancelled.value, "cancelling ends a wait")
         #expect(await store.statistics().waiters == 0)
@@ -236,7 +231,7 @@ struct DeliveryStoreTests {
             }
             return seen
         }
-        try await Task.sleep(for: .milliseconds(50))
+        // (Recorded before or after the reader starts, the deliveries after the cursor are its events.)
         store.record(Self.delivery(4, token: "bb"))
         store.record(Self.delivery(5, token: "aa"))
         store.record(Self.delivery(6, token: "aa"))

@@ -291,7 +291,7 @@ struct PushMockTestingExampleTests {
         let channel = try #require(idle)
         let closed = Atomic<Bool>(false)
         channel.closeFuture.whenComplete { _ in closed.store(true, ordering: .sequentiallyConsistent) }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while !closed.load(ordering: .sequentiallyConsistent), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }

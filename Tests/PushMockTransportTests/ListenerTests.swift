@@ -37,11 +37,9 @@ struct ListenerTests {
             let raw = try await RawClient.connect(port: listener.port)
             try await raw.send(Array("GET /late-stream HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8))
             try await responder.log.waitFor("/late-stream")
-            try await raw.channel.close()
-            let deadline = ContinuousClock.now + .seconds(10)
-            while responder.log.lateWriterClosed.withLock({ $0 }) == nil, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
-            }
+            // (A server that closed it first, its deadlines passed on a busy machine, leaves it closed too.)
+            try? await raw.channel.close()
+            _ = await eventually { responder.log.lateWriterClosed.withLock { $0 } != nil }
             #expect(responder.log.lateWriterClosed.withLock { $0 } == true, "the producer ran, on a closed writer, so it can give back what it took")
         }
     }

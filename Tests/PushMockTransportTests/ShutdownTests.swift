@@ -41,21 +41,15 @@ struct ShutdownTests {
                     clients.withLock { $0.append(client) }
                 }
             }
-            // Shut down once the first clients are in (up to 5 s: the suite runs in parallel on two cores).
-            let firstIn = ContinuousClock.now + .seconds(5)
-            while clients.withLock({ $0.count }) < 3, ContinuousClock.now < firstIn {
-                try await Task.sleep(for: .milliseconds(5))
-            }
+            // Shut down once the first clients are in.
+            _ = await eventually { clients.withLock { $0.count } >= 3 }
             // Unstructured, so that a shutdown that never returns fails this test instead of hanging it.
             let done = Atomic<Bool>(false)
             Task {
                 await listener.shutdown()
                 done.store(true, ordering: .sequentiallyConsistent)
             }
-            let deadline = ContinuousClock.now + .seconds(20)
-            while !done.load(ordering: .sequentiallyConsistent), ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
+            _ = await eventually { done.load(ordering: .sequentiallyConsistent) }
             let finished = done.load(ordering: .sequentiallyConsistent)
             connecting.cancel()
             _ = await connecting.value

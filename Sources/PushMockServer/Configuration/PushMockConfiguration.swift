@@ -47,6 +47,10 @@ public struct PushMockConfiguration: Sendable {
     public var http2 = HTTP2Settings()
     /// Request bodies are read up to this size; larger ones get 413 and are discarded.
     public var maxRequestBodySize = 64 * 1024
+    /// How long a send of the rejections catalogue (the page's "Send it", `pushmock rejections`,
+    /// `POST /api/v1/deliveries/{id}/resend`) waits for the push port's answers; one held longer
+    /// (a delay fault) is reported as status 0, and its delivery is recorded all the same.
+    public var catalogueAnswerDeadline: Duration = .seconds(4)
     /// Seconds a connection may stay idle before GOAWAY `{"reason":"IdleTimeout"}`; `nil` never.
     public var idleTimeoutSeconds: Int64? = 3600
     /// Connections the push port keeps open at once; one over it is closed at once and counted

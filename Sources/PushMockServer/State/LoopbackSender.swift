@@ -11,6 +11,8 @@ import PushMockInspection
 /// configured with its own certificate chain need not be signed by a CA PushMock knows).
 struct LoopbackSender: PushSender {
     let address: PushAddress
+    /// How long one exchange (all its requests) may wait for the push port's answers.
+    var deadline: Duration = .seconds(4)
 
     func send(_ requests: [OutgoingRequest]) async throws -> [SentResponse] {
         let port = address.port
@@ -26,7 +28,8 @@ struct LoopbackSender: PushSender {
             var answers: [SentResponse] = []
             // One deadline for the whole exchange: a delay fault can hold answers for minutes; the
             // caller (a person, a CLI) gets status 0 instead, and the delivery is recorded all the same.
-            let deadline = NIODeadline.now() + .seconds(4)
+            let deadline =
+                NIODeadline.now() + .nanoseconds(deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)
             for outgoing in requests {
                 var request = HTTPClientRequest(url: "https://\(host):\(port)\(outgoing.path)")
                 request.method = HTTPMethod(rawValue: outgoing.method)

@@ -117,7 +117,7 @@ final class RequestLog: Sendable {
     var all: [String] { paths.withLock { $0 } }
 
     /// Waits until `path` was received.
-    func waitFor(_ path: String, timeout: Duration = .seconds(5)) async throws {
+    func waitFor(_ path: String, timeout: Duration = TestDeadline.hang) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if all.contains(path) { return }

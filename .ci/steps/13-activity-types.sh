@@ -30,7 +30,7 @@ struct TripAttributes: ActivityAttributes {
     var tripID: String
 }
 SWIFT
-curl -sS -X PUT 'http://127.0.0.1:$TYPES_INSPECTION/api/v1/activity-types?file=TripAttributes.swift' -H 'content-type: text/x-swift' \
+curl -sS -X PUT "http://127.0.0.1:$TYPES_INSPECTION/api/v1/activity-types?file=TripAttributes.swift" -H 'content-type: text/x-swift' \
   --data-binary @"$STEP_WORK/TripAttributes.swift" >"$STEP_WORK/put-types.json"
 jq -e '.activityTypes[0].name == "TripAttributes" and .activityTypes[0].origin == "TripAttributes.swift:2" and (.warnings | length) == 0' "$STEP_WORK/put-types.json" >/dev/null \
   || fail "PUT /activity-types (text/x-swift): $(cat "$STEP_WORK/put-types.json")"

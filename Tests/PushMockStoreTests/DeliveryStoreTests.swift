@@ -155,8 +155,8 @@ struct DeliveryStoreTests {
         var agreeing = DeliveryFilter()
         agreeing.relayAgrees = true
         _ = try await eventually {
-            let written = try await store.query(disagreeing, limit: 10).total == 1
-            return try await written && store.delivery(id: ids[0])?.relay?.status == 200
+            guard try await store.query(disagreeing, limit: 10).total == 1 else { return false }
+            return try await store.delivery(id: ids[0])?.relay?.status == 200
         }
         let answer = try #require(try await store.delivery(id: ids[0])?.relay)
         #expect(answer == RelayResult(upstream: upstream, status: 200, upstreamId: "A-1", latencyMilliseconds: 12, attempts: 1, agrees: true))

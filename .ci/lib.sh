@@ -69,12 +69,25 @@ package_build() {
   echo "packaged in $(($(date +%s) - started)) s" >>"$RUN_STATE/package.log"
 }
 need_package() {
+  # .ci/run may have started it in the background already (see background_package).
+  while [ -f "$RUN_STATE/package.running" ]; do sleep 1; done
   need package package_build
   ARCHIVE="$(cat "$RUN_STATE/archive-path")"
   [ -f "$ARCHIVE" ] || fail "no archive at '$ARCHIVE'"
   PM_NAME="$(basename "$ARCHIVE" .tar.gz)"
   PM_VERSION="$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' "$SRC/Sources/pushmock/PushMockCommand.swift")"
   IMAGE_TAR="$SRC/dist/pushmock-$PM_VERSION-image.tar"
+}
+
+# Started by .ci/run once the debug build is done, when the package step is to run: the release
+# build then overlaps the tests and the steps that mostly wait on servers and browsers, which leave
+# a core idle. need_package waits for it.
+background_package() {
+  touch "$RUN_STATE/package.running"
+  (
+    trap 'rm -f "$RUN_STATE/package.running"' EXIT
+    need package package_build
+  ) >"$RUN_STATE/package.background.log" 2>&1 </dev/null &
 }
 
 # --- servers -----------------------------------------------------------------------------------

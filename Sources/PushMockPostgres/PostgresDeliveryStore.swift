@@ -117,10 +117,12 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// refused at once with one line that names it (never its password). After every
     /// `sharedCleanupEvery` shared fields this instance introduces (new connections, new provider
     /// tokens; by default 1 000, or a tenth of `retention` if more), a batch also deletes the
-    /// shared rows no delivery names any more.
+    /// shared rows no delivery names any more. A database that does not answer the start (its schema
+    /// brought up to date) within `connectPatience` is refused.
     public static func connect(
         _ location: PostgresLocation, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
-        writePatience: Duration = .seconds(10), eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+        writePatience: Duration = .seconds(10), connectPatience: Duration = defaultConnectPatience,
+        eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
         sharedCleanupEvery: Int? = nil,
         logger: Logger = Logger(label: "pushmock.postgres")
     ) async throws -> PostgresDeliveryStore {
@@ -197,8 +199,8 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
         logger.notice("PostgreSQL at \(location): a write got no answer; connecting afresh")
     }
 
-    /// How long a start waits for the database before it is refused.
-    static let connectPatience: Duration = .seconds(10)
+    /// How long a start waits for the database before it is refused, unless told otherwise.
+    public static let defaultConnectPatience: Duration = .seconds(10)
 
     /// `operation`, or an error once `limit` passes.
     @discardableResult

@@ -25,6 +25,8 @@ public struct StoreOptions: Sendable {
     public var retention: Int
     /// Deliveries older than this are deleted; nil keeps them.
     public var retentionAge: Duration?
+    /// How long a store that needs a server waits for it at start before it is refused.
+    public var startPatience: Duration = .seconds(10)
 }
 
 extension PushMockServer {
@@ -32,7 +34,8 @@ extension PushMockServer {
     /// refused with the reason in one line (a URL never with its password). A kind no opener
     /// registered for is refused by name.
     static func makeStore(_ configuration: PushMockConfiguration, logger: Logger) async throws -> any DeliveryStore {
-        let options = StoreOptions(retention: max(1, configuration.retention), retentionAge: configuration.retentionAge)
+        let options = StoreOptions(
+            retention: max(1, configuration.retention), retentionAge: configuration.retentionAge, startPatience: configuration.storeStartPatience)
         UndecodableRecords.report { line in logger.warning("\(line)") }
         if case .memory = configuration.store {
             return InMemoryDeliveryStore(retention: options.retention)

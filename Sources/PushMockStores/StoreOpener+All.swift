@@ -29,7 +29,8 @@ extension StoreOpener {
         guard case .postgres(let url) = location else { return nil }
         do {
             return try await PostgresDeliveryStore.connect(
-                PostgresLocation(url: url), retention: options.retention, retentionAge: options.retentionAge, logger: logger)
+                PostgresLocation(url: url), retention: options.retention, retentionAge: options.retentionAge,
+                connectPatience: options.startPatience, logger: logger)
         } catch {
             throw PushMockError(code: .storeUnavailable, message: "store: \(error)")
         }

@@ -31,6 +31,7 @@ extension PushMockConfiguration {
         configuration.idleTimeoutSeconds = nil
         // A test's own machine may be busy: the catalogue's sends wait as long as a test would.
         configuration.catalogueAnswerDeadline = .seconds(60)
+        configuration.storeStartPatience = .seconds(60)
         configuration.clock = clock
         configuration.apns.keys = [
             .init(keyID: DevCertificates.sampleAPNSKeyID, teamID: DevCertificates.sampleAPNSTeamID, source: .pem(material.apnsAuthKeyP8))

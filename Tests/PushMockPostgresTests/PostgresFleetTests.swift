@@ -189,6 +189,7 @@ struct PostgresFleetTests {
         var configuration = PushMockConfiguration.testing()
         configuration.store = .postgres(url: "postgres://pushmock:s3cret@127.0.0.1:1/pushmock")
         configuration.storeOpeners = StoreOpener.all
+        configuration.storeStartPatience = .seconds(2)  // nothing listens there: no need to wait long
         do {
             try await withPushMockServer(configuration) { _ in }
             Issue.record("a server started on an unreachable database")

@@ -12,7 +12,8 @@ struct PostgresRecoveryTests {
         var location = try await PostgresTestDatabase.create()
         let relay = try await TCPRelay.start(to: location.host, port: location.port)
         location.port = relay.port
-        let store = try await PostgresDeliveryStore.connect(location, retention: 1_000, writePatience: .seconds(1))
+        let store = try await PostgresDeliveryStore.connect(
+            location, retention: 1_000, writePatience: .seconds(1), connectPatience: TestDeadline.hang)
         store.record(SampleDelivery.make(0))
         await store.flush()
         #expect(try await store.query(DeliveryFilter(), limit: 10).total == 1)
@@ -46,7 +47,8 @@ struct PostgresRecoveryTests {
     )
     func terminatedUnderLoad() async throws {
         let location = try await PostgresTestDatabase.create()
-        let store = try await PostgresDeliveryStore.connect(location, retention: 100_000, writePatience: .seconds(2))
+        let store = try await PostgresDeliveryStore.connect(
+            location, retention: 100_000, writePatience: .seconds(2), connectPatience: TestDeadline.hang)
         // Every other connection to the store's database (the writer's, the listener's) is ended
         // again and again while batches are written, as `pg_ctl stop -m fast` ends them.
         let ended = EndedCount()

@@ -24,7 +24,8 @@ struct DeliveryStoreTests {
             switch self {
             case .memory: InMemoryDeliveryStore(retention: retention)
             case .sqlite: try SQLiteDeliveryStore(path: SQLiteFile.temporary(), retention: retention)
-            case .postgres: try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: retention)
+            case .postgres:
+                try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: retention, connectPatience: TestDeadline.hang)
             }
         }
     }
@@ -63,8 +64,12 @@ struct DeliveryStoreTests {
         }
         // statistics() waits at most 1 s for queued writes (it serves /metrics); a read waits for them.
         #expect(try await store.newestID() == 250)
-        #expect(await store.statistics().count == 100)
-        #expect(await store.statistics().evicted == 150)
+        let settled = await eventually {
+            let statistics = await store.statistics()
+            return statistics.count == 100 && statistics.evicted == 150
+        }
+        let statistics = await store.statistics()
+        #expect(settled && statistics.count == 100 && statistics.evicted == 150, "\(statistics)")
         let page = try await store.query(DeliveryFilter(), limit: 1000)
         let (all, total) = (page.deliveries, page.total)
         #expect(total == 100)
@@ -203,7 +208,7 @@ struct DeliveryStoreTests {
     func waiting(_ kind: Kind) async throws {
         let store = try await kind.make(retention: 100)
         store.record(Self.delivery(1, token: "aa"))
-        #expect(try await store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 1, timeout: .seconds(1)), "already there")
+        #expect(try await store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 1, timeout: TestDeadline.hang), "already there")
         #expect(try await !store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 2, timeout: .milliseconds(50)), "times out")
         #expect(await store.statistics().waiters == 0, "a timed-out waiter is removed")
         async let woken = store.wait(for: DeliveryFilter(deviceToken: "aa"), count: 3, timeout: TestDeadline.hang)

@@ -111,6 +111,9 @@ public struct PushMockConfiguration: Sendable {
     public var retention = 10_000
     /// Deliveries older than this are deleted (the SQLite store); `nil` keeps them.
     public var retentionAge: Duration?
+    /// How long a store that needs a server (PostgreSQL) waits for it at start, its schema brought
+    /// up to date, before the start is refused.
+    public var storeStartPatience: Duration = .seconds(10)
     /// Where deliveries are kept.
     public var store: StoreLocation = .memory
     /// The stores besides memory this server can open (`StoreOpener.all` from `PushMockStores`:

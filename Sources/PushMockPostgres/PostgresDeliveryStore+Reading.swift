@@ -39,17 +39,17 @@ extension PostgresDeliveryStore {
     }
 
     public func newestID() async throws -> UInt64 {
-        await queue.flush(within: Self.readerPatience)
+        await queue.flush(within: readerPatience)
         return try await deliveries(client.query("SELECT \(unescaped: Self.columns) FROM pushmock_delivery ORDER BY seq DESC LIMIT 1")).first?.id ?? 0
     }
 
     public func delivery(id: UInt64) async throws -> Delivery? {
-        await queue.flush(within: Self.readerPatience)
+        await queue.flush(within: readerPatience)
         return try await deliveries(client.query("SELECT \(unescaped: Self.columns) FROM pushmock_delivery WHERE id = \(Int64(clamping: id))")).first
     }
 
     public func query(_ filter: DeliveryFilter, limit: Int) async throws -> DeliveryPage {
-        await queue.flush(within: Self.readerPatience)
+        await queue.flush(within: readerPatience)
         let where_ = PostgresFilter(filter)
         guard let text = PostgresFilter.swiftSide(filter) else {
             let total = try await Self.count(client.query(where_.query("SELECT count(*) FROM pushmock_delivery")))
@@ -69,7 +69,7 @@ extension PostgresDeliveryStore {
     }
 
     public func deliveries(after cursor: UInt64, matching filter: DeliveryFilter, limit: Int) async throws -> [Delivery] {
-        await queue.flush(within: Self.readerPatience)
+        await queue.flush(within: readerPatience)
         let where_ = PostgresFilter(filter, after: cursor)
         guard let text = PostgresFilter.swiftSide(filter) else {
             return try await deliveries(

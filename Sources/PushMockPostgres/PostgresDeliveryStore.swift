@@ -92,15 +92,17 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     let listenTask = Mutex<Task<Void, Never>?>(nil)
     /// How long closing waits for an unreachable database before it gives up on what is queued.
     static let closePatience: Duration = .seconds(10)
-    /// How long a reader waits for what this instance recorded before it to be committed.
-    static let readerPatience: Duration = .seconds(5)
+    /// How long a reader waits for what this instance recorded before it to be committed (then it
+    /// answers from what is).
+    let readerPatience: Duration
 
     private init(
         client: PostgresClient, runTask: Task<Void, Never>, location: PostgresLocation, eventLoopGroup: any EventLoopGroup, firstBlock: Range<UInt64>,
         spares: [Range<UInt64>], retention: Int,
-        retentionAge: Duration?, queueLimit: Int, writePatience: Duration, sharedCleanupEvery: Int, logger: Logger
+        retentionAge: Duration?, queueLimit: Int, writePatience: Duration, readerPatience: Duration, sharedCleanupEvery: Int, logger: Logger
     ) {
         self.writePatience = writePatience
+        self.readerPatience = readerPatience
         self.sharedCleanupEvery = sharedCleanupEvery
         pool = Mutex((client, runTask))
         self.location = location
@@ -118,10 +120,11 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// `sharedCleanupEvery` shared fields this instance introduces (new connections, new provider
     /// tokens; by default 1 000, or a tenth of `retention` if more), a batch also deletes the
     /// shared rows no delivery names any more. A database that does not answer the start (its schema
-    /// brought up to date) within `connectPatience` is refused.
+    /// brought up to date) within `connectPatience` is refused. A read waits up to `readerPatience`
+    /// for what was recorded before it to be committed.
     public static func connect(
         _ location: PostgresLocation, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
-        writePatience: Duration = .seconds(10), connectPatience: Duration = defaultConnectPatience,
+        writePatience: Duration = .seconds(10), connectPatience: Duration = defaultConnectPatience, readerPatience: Duration = .seconds(5),
         eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
         sharedCleanupEvery: Int? = nil,
         logger: Logger = Logger(label: "pushmock.postgres")
@@ -136,7 +139,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             let store = PostgresDeliveryStore(
                 client: client, runTask: runTask, location: location, eventLoopGroup: eventLoopGroup, firstBlock: blocks[0],
                 spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
-                queueLimit: queueLimit, writePatience: writePatience,
+                queueLimit: queueLimit, writePatience: writePatience, readerPatience: readerPatience,
                 sharedCleanupEvery: sharedCleanupEvery ?? SharedRows.cleanupDefault(retention: retention), logger: logger
             )
             try await store.loadSnapshots()

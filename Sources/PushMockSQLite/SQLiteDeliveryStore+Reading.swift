@@ -27,7 +27,7 @@ extension SQLiteDeliveryStore {
     }
 
     public func delivery(id: UInt64) async throws -> Delivery? {
-        await flush(within: Self.readerPatience)
+        await flush(within: readerPatience)
         return try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT \(Self.selection) FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap {
                 try Self.delivery($0)
@@ -36,7 +36,7 @@ extension SQLiteDeliveryStore {
     }
 
     public func query(_ filter: DeliveryFilter, limit: Int) async throws -> DeliveryPage {
-        await flush(within: Self.readerPatience)
+        await flush(within: readerPatience)
         let (clause, arguments) = SQLiteFilter.whereClause(filter)
         return try await pool.read { db in
             if filter.text == nil {
@@ -58,7 +58,7 @@ extension SQLiteDeliveryStore {
     }
 
     public func deliveries(after cursor: UInt64, matching filter: DeliveryFilter, limit: Int) async throws -> [Delivery] {
-        await flush(within: Self.readerPatience)
+        await flush(within: readerPatience)
         var narrowed = filter
         narrowed.after = max(filter.after ?? 0, cursor)
         let bounded = narrowed

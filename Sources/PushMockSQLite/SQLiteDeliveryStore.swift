@@ -47,7 +47,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// The file.
     public let path: String
     /// How long a reader waits for earlier deliveries to be committed before it answers from what is.
-    static let readerPatience: Duration = .seconds(5)
+    let readerPatience: Duration
     /// The batches written behind the push path.
     let queue: WriteBehind<SQLiteRowBatch>
     /// Relay answers written behind the relay.
@@ -77,10 +77,12 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// also deletes the shared rows no delivery names any more.
     public init(
         path: String, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000, sharedCleanupEvery: Int? = nil,
-        closePatience: Duration = .seconds(10), report: (@Sendable (_ line: String, _ trouble: Bool) -> Void)? = nil
+        closePatience: Duration = .seconds(10), readerPatience: Duration = .seconds(5),
+        report: (@Sendable (_ line: String, _ trouble: Bool) -> Void)? = nil
     ) throws {
         precondition(retention > 0)
         self.closePatience = closePatience
+        self.readerPatience = readerPatience
         self.sharedCleanupEvery = sharedCleanupEvery ?? Self.sharedCleanupDefault(retention: retention)
         self.path = path
         self.retention = retention

@@ -18,7 +18,8 @@ struct PostgresSharedFieldsTests {
     @Test("one shared row per connection and change of its shared fields; every delivery reads back whole, also on another instance")
     func oneRowPerConnection() async throws {
         let location = try await PostgresTestDatabase.create()
-        let store = try await PostgresDeliveryStore.connect(location, retention: 100, connectPatience: TestDeadline.hang)
+        let store = try await PostgresDeliveryStore.connect(
+            location, retention: 100, connectPatience: TestDeadline.hang, readerPatience: TestDeadline.hang)
         let sent = SharedFieldsSample.deliveries()
         let ids = sent.map { store.record($0) }
         await SharedFieldsSample.committed { await store.flush() }
@@ -26,7 +27,8 @@ struct PostgresSharedFieldsTests {
         #expect(try await Self.count(store, "SELECT count(*) FROM pushmock_shared") == 3)
         #expect(try await Self.count(store, "SELECT count(DISTINCT shared_id) FROM pushmock_delivery") == 3)
 
-        let reader = try await PostgresDeliveryStore.connect(location, retention: 100, connectPatience: TestDeadline.hang)
+        let reader = try await PostgresDeliveryStore.connect(
+            location, retention: 100, connectPatience: TestDeadline.hang, readerPatience: TestDeadline.hang)
         for (id, original) in zip(ids, sent) {
             for instance in [store, reader] { try SharedFieldsSample.expectSame(try await instance.delivery(id: id), original, id: id) }
         }
@@ -36,7 +38,8 @@ struct PostgresSharedFieldsTests {
 
     @Test("a delivery written before shared fields were kept apart (the whole record, no shared_id) still reads back")
     func olderRows() async throws {
-        let store = try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: 100, connectPatience: TestDeadline.hang)
+        let store = try await PostgresDeliveryStore.connect(
+            PostgresTestDatabase.create(), retention: 100, connectPatience: TestDeadline.hang, readerPatience: TestDeadline.hang)
         var old = SampleDelivery.make(9)
         old.id = 424_242
         let record = ByteBuffer(bytes: PackedDelivery(old).arena)
@@ -52,7 +55,8 @@ struct PostgresSharedFieldsTests {
 
     @Test("a delivery whose shared fields are gone is an error that names both, not a wrong delivery")
     func missingSharedRow() async throws {
-        let store = try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: 100, connectPatience: TestDeadline.hang)
+        let store = try await PostgresDeliveryStore.connect(
+            PostgresTestDatabase.create(), retention: 100, connectPatience: TestDeadline.hang, readerPatience: TestDeadline.hang)
         let id = store.record(SampleDelivery.make(1))
         await SharedFieldsSample.committed { await store.flush() }
         try await store.client.query("DELETE FROM pushmock_shared")
@@ -62,7 +66,8 @@ struct PostgresSharedFieldsTests {
 
     @Test("a garbage record row in a fleet's database is skipped and counted by every reader, never a crash")
     func garbageRow() async throws {
-        let store = try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: 100, connectPatience: TestDeadline.hang)
+        let store = try await PostgresDeliveryStore.connect(
+            PostgresTestDatabase.create(), retention: 100, connectPatience: TestDeadline.hang, readerPatience: TestDeadline.hang)
         let ids = (1...3).map { store.record(SampleDelivery.make($0)) }
         await SharedFieldsSample.committed { await store.flush() }
         let before = UndecodableRecords.count
@@ -80,7 +85,8 @@ struct PostgresSharedFieldsTests {
     @Test("shared fields no delivery names are cleaned up; a connection whose slot names cleaned-up fields writes them again")
     func cleanup() async throws {
         let store = try await PostgresDeliveryStore.connect(
-            PostgresTestDatabase.create(), retention: 100, connectPatience: TestDeadline.hang, sharedCleanupEvery: 2)
+            PostgresTestDatabase.create(), retention: 100, connectPatience: TestDeadline.hang, readerPatience: TestDeadline.hang,
+            sharedCleanupEvery: 2)
         try await SharedFieldsSample.cleanupScenario(
             store, flush: { await SharedFieldsSample.committed { await store.flush() } },
             sharedIDs: {

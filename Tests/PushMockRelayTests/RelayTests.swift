@@ -222,10 +222,11 @@ struct RelayTests {
         var configuration = F.configuration()
         configuration.relay = try Self.relaying(to: down.port)
         // One forward in flight, one taken by the workers' loop, one waiting in the queue, each
-        // held 3 s by its attempts: of 8 pushes, 5 overflow.
+        // held 30 s by its attempts (far longer than 8 pushes take on a busy machine): of 8
+        // pushes, 5 overflow.
         configuration.relay.queueLimit = 1
         configuration.relay.concurrency = 1
-        configuration.relay.backoff = .seconds(1)
+        configuration.relay.backoff = .seconds(10)
         try await withPushMockServer(configuration) { a in
             let statuses = try await withHTTPClient { client in
                 var statuses: [Int] = []

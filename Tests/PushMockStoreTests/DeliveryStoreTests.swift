@@ -23,9 +23,12 @@ struct DeliveryStoreTests {
         func make(retention: Int) async throws -> any DeliveryStore {
             switch self {
             case .memory: InMemoryDeliveryStore(retention: retention)
-            case .sqlite: try SQLiteDeliveryStore(path: SQLiteFile.temporary(), retention: retention)
+            // Reads wait for what was recorded before them however busy the machine (a store serving
+            // a page answers from what is after 5 s).
+            case .sqlite: try SQLiteDeliveryStore(path: SQLiteFile.temporary(), retention: retention, readerPatience: TestDeadline.hang)
             case .postgres:
-                try await PostgresDeliveryStore.connect(PostgresTestDatabase.create(), retention: retention, connectPatience: TestDeadline.hang)
+                try await PostgresDeliveryStore.connect(
+                    PostgresTestDatabase.create(), retention: retention, connectPatience: TestDeadline.hang, readerPatience: TestDeadline.hang)
             }
         }
     }

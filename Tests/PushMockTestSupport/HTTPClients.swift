@@ -11,6 +11,8 @@ package func withHTTPClient<T>(http1Only: Bool = false, tls: TLSConfiguration? =
     var configuration = HTTPClient.Configuration()
     configuration.tlsConfiguration = try tls ?? TestTLS.clientConfiguration(alpn: [])
     configuration.httpVersion = http1Only ? .http1Only : .automatic
+    // Connecting (TCP and TLS) is bounded as a hang is, not by what an idle machine takes.
+    configuration.timeout = .init(connect: .seconds(60))
     let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     do {
         let result = try await body(client)

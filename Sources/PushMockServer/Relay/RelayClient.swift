@@ -16,7 +16,8 @@ final class RelayClient: Sendable {
     /// until it is idle for a few seconds and ends.
     private let group: MultiThreadedEventLoopGroup
 
-    init(trustedCAsPEM: String?, clientCertificate: (chainPEM: String, keyPEM: String)?) throws {
+    /// `connectTimeout` bounds opening a connection (TCP and TLS), part of an attempt.
+    init(trustedCAsPEM: String?, clientCertificate: (chainPEM: String, keyPEM: String)?, connectTimeout: Duration) throws {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let trustedCAsPEM {
             do {
@@ -39,7 +40,8 @@ final class RelayClient: Sendable {
         // A refused connection fails the attempt at once: the relay's own attempts and backoff
         // apply, instead of the client retrying until the connect timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout = .init(connect: .seconds(5))
+        let milliseconds = connectTimeout.components.seconds * 1000 + connectTimeout.components.attoseconds / 1_000_000_000_000_000
+        configuration.timeout = .init(connect: .milliseconds(max(1, milliseconds)))
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         group.next().execute { RelayExecutor.lowerPriority() }
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)

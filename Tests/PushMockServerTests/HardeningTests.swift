@@ -243,10 +243,11 @@ struct HardeningTests {
             // connection is answered (403 for a host the proxy does not serve), one over the cap is
             // closed unanswered.
             let admitted = try await eventually {
+                // (Each try's connection is closed before the next: they count in the cap.)
                 let again = try await RawClient.connect(port: proxyPort)
-                defer { Task { try? await again.channel.close() } }
                 try? await again.send(Array("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n".utf8))
                 _ = await eventually { again.bytes.count >= 12 || !again.channel.isActive }
+                try? await again.channel.close()
                 return String(decoding: again.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 403")
             }
             #expect(admitted, "no proxy connection was admitted again after the others closed")
@@ -410,11 +411,12 @@ struct HardeningTests {
                 #expect(String(decoding: body, as: UTF8.self).contains("--max-event-subscribers"))
                 try await first.channel.close()
                 // Until the server has seen the close, another stream is refused (503); then one opens.
+                // (Each try's connection is closed before the next: they count in the port's cap.)
                 let freed = try await eventually {
                     let third = try await RawClient.connect(port: server.inspectionPort!)
-                    try await third.send(request)
+                    try? await third.send(request)
                     _ = await eventually { third.bytes.count >= 12 || !third.channel.isActive }
-                    defer { Task { try? await third.channel.close() } }
+                    try? await third.channel.close()
                     return String(decoding: third.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200")
                 }
                 #expect(freed)

@@ -4,7 +4,7 @@ import PushMockBytes
 /// an uppercase RFC 9562 version-4 UUID in place, about 50 ns, where Foundation's `UUID()` reads
 /// /dev/urandom on every call (1–2 µs). Seeded, so tests can assert exact ids.
 ///
-/// Not thread-safe: keep one per event loop or behind a lock.
+/// Not thread-safe: keep one per event loop, or one behind a lock.
 ///
 /// ```swift
 /// var ids = IDGenerator(seed: 42)

@@ -56,14 +56,14 @@ struct PushRecorderTests {
                 #expect(try await Self.send(service, client, server, jwt: jwt, bearer: bearer) < 400, "\(service) answers without a fault")
                 #expect(try await recorded().count == before + 1, "recorded once")
 
-                server.faults.add(FaultRule(id: "slow-\(service)", match: .init(service: service), action: .delay(milliseconds: 5000), count: 1))
+                server.faults.add(FaultRule(id: "slow-\(service)", match: .init(service: service), action: .delay(milliseconds: 15_000), count: 1))
                 let started = ContinuousClock.now
                 #expect(try await Self.send(service, client, server, jwt: jwt, bearer: bearer) < 400)
                 let elapsed = ContinuousClock.now - started
-                // Applied twice, it would take 10 s at least: the 5 s between leave room for a busy
-                // machine's own slowness (2.3 s seen with both cores kept busy).
-                #expect(elapsed >= .milliseconds(4990), "\(service): the delay applies (\(elapsed))")
-                #expect(elapsed < .milliseconds(10_000), "\(service): once, not twice (\(elapsed))")
+                // Applied twice, it would take 30 s at least: the 15 s between leave room for a busy
+                // machine's own slowness (5 s seen with both cores kept busy).
+                #expect(elapsed >= .milliseconds(14_990), "\(service): the delay applies (\(elapsed))")
+                #expect(elapsed < .milliseconds(30_000), "\(service): once, not twice (\(elapsed))")
                 let delayed = try await recorded()
                 #expect(delayed.count == before + 2, "recorded once")
                 #expect(delayed.last?.fault == "slow-\(service)")

@@ -37,8 +37,11 @@ struct ListenerTests {
             let raw = try await RawClient.connect(port: listener.port)
             try await raw.send(Array("GET /late-stream HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8))
             try await responder.log.waitFor("/late-stream")
-            // (A server that closed it first, its deadlines passed on a busy machine, leaves it closed too.)
-            try? await raw.channel.close()
+            try await raw.channel.close()
+            // The answer is completed once the server has seen the client leave.
+            let left = await eventually { listener.connectionCount == 0 }
+            #expect(left, "the server saw the client leave")
+            responder.log.lateRelease.store(true, ordering: .sequentiallyConsistent)
             _ = await eventually { responder.log.lateWriterClosed.withLock { $0 } != nil }
             #expect(responder.log.lateWriterClosed.withLock { $0 } == true, "the producer ran, on a closed writer, so it can give back what it took")
         }

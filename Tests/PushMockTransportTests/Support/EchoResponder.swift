@@ -15,8 +15,9 @@ import Synchronization
 /// - `/reset`: RST_STREAM(CANCEL).
 /// - `/resumed`: a resumed answer: 50 ms of work off the loop, then, on the loop, a 30 ms delayed
 ///   200 whose body names the connection's HTTP version.
-/// - `/late-stream`: a deferred answer completed 3 s later (time for the server to see the client leave, also on a loaded CI machine: 1 s was not) as a streamed body; the writer the
-///   producer got is reported in `log.lateWriterClosed`.
+/// - `/late-stream`: a deferred answer completed once the test says so (`log.lateRelease`, after
+///   the server has seen the client leave) as a streamed body; the writer the producer got is
+///   reported in `log.lateWriterClosed`.
 /// - anything else: 200 with a JSON echo of the request and connection.
 struct EchoResponder: HTTPResponder {
     /// Paths received, in order (so a test can wait until the server has a request in hand).
@@ -60,7 +61,7 @@ struct EchoResponder: HTTPResponder {
             let answer = DeferredResponse()
             let log = self.log
             Task {
-                try await Task.sleep(for: .seconds(3))
+                while !log.lateRelease.load(ordering: .sequentiallyConsistent) { try await Task.sleep(for: .milliseconds(5)) }
                 answer.stream(HTTPServerResponse(status: 200, headers: [("content-type", "text/event-stream")])) { writer in
                     log.lateWriterClosed.withLock { $0 = writer.isClosed }
                     writer.finish()
@@ -113,6 +114,8 @@ final class RequestLog: Sendable {
     private let paths = Mutex<[String]>([])
     /// Whether the writer `/late-stream`'s producer got was closed (nil until it got one).
     let lateWriterClosed = Mutex<Bool?>(nil)
+    /// Set by the test: `/late-stream`'s answer may be completed now.
+    let lateRelease = Atomic<Bool>(false)
     func append(_ path: String) { paths.withLock { $0.append(path) } }
     var all: [String] { paths.withLock { $0 } }
 

@@ -85,11 +85,9 @@ final class Relay: Sendable {
             break
         }
         self.providerToken = providerToken
-        // Its connections are opened on the lowest priority thread: on a machine busy with other
-        // work, opening one takes its share of the attempt's time, as a request does.
         let client = try RelayClient(
             trustedCAsPEM: try configuration.trustedCAs?.read("trusted CA file"), clientCertificate: clientCertificate,
-            connectTimeout: configuration.timeout)
+            connectTimeout: .seconds(5))
         self.client = client
         if let fcm = configuration.fcm, let material = fcm.serviceAccount {
             let account = try RelayAccessToken.account(json: try material.read("FCM service account"))

@@ -93,8 +93,7 @@ public struct RelayConfiguration: Sendable {
     public var queueLimit = 10_000
     /// Forwards in flight at most (HTTP/2 streams over the pooled connections).
     public var concurrency = 64
-    /// How long one attempt may take before it counts as failed; opening a connection may take as
-    /// long.
+    /// How long one attempt may take before it counts as failed (opening a connection: 5 s at most).
     public var timeout: Duration = .seconds(10)
     /// Attempts at most for a 429 or 5xx answer (or no answer), with backoff in between.
     public var attempts = 3

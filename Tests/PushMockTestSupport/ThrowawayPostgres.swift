@@ -114,7 +114,10 @@ enum ThrowawayPostgres {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = output
+        // The same pipe's write end as a handle, not the Pipe twice: Foundation closes a Pipe's
+        // parent-side end once per stream it is given for, and a second close of that number may
+        // hit whatever socket took it meanwhile.
+        process.standardError = output.fileHandleForWriting
         try process.run()
         let outcome = StartOutcome()
         let reader = Thread {
@@ -174,7 +177,7 @@ enum ThrowawayPostgres {
         process.arguments = Array(arguments.dropFirst())
         let output = Pipe()
         process.standardOutput = output
-        process.standardError = output
+        process.standardError = output.fileHandleForWriting  // (see serve: one Pipe, given once)
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()

@@ -225,8 +225,9 @@ final class Relay: Sendable {
                 if received.status != 429 && received.status < 500 { break }
             } catch {
                 failure = "\(error)"
+                if let error = error as? RelayError, error == .shuttingDown { break }
             }
-            guard attempts < configuration.attempts else { break }
+            guard attempts < configuration.attempts, !Task.isCancelled else { break }
             try? await Task.sleep(for: delay)
             delay *= 2
         }
@@ -348,6 +349,8 @@ final class Relay: Sendable {
             if await !finished.result(timeout: patience, cancel: {}) {
                 task.cancel()
                 logger.warning("relay: \(queued) queued pushes were not forwarded before shutdown")
+                // Cancelled forwards end at once (no retry is tried): the client is shut down after them.
+                await task.value
             }
         }
         recordDrops()

@@ -4,6 +4,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import PushMockCore
+import Synchronization
 
 /// The relay's HTTP client: HTTP/2 over TLS with ALPN (HTTP/1.1 where the upstream has no h2),
 /// pooled connections kept open, the system's trust roots plus any CA given, and a client
@@ -15,6 +16,16 @@ final class RelayClient: Sendable {
     /// resolves the host on the global pool; a pool worker it starts then inherits that priority
     /// until it is idle for a few seconds and ends.
     private let group: MultiThreadedEventLoopGroup
+    /// Requests under way, and whether the client is shutting down. The event loop is shut down
+    /// only once the last request has ended: one still running would otherwise schedule on a loop
+    /// that is gone, which SwiftNIO reports (and a promise left behind crashes a debug build).
+    private let gate = Mutex(Gate())
+
+    private struct Gate {
+        var running = 0
+        var closed = false
+        var drained: [CheckedContinuation<Void, Never>] = []
+    }
 
     /// `connectTimeout` bounds opening a connection (TCP and TLS), part of an attempt.
     init(trustedCAsPEM: String?, clientCertificate: (chainPEM: String, keyPEM: String)?, connectTimeout: Duration) throws {
@@ -53,6 +64,20 @@ final class RelayClient: Sendable {
     ) async throws
         -> UpstreamAnswer
     {
+        guard gate.withLock({ gate in
+            guard !gate.closed else { return false }
+            gate.running += 1
+            return true
+        }) else { throw RelayError.shuttingDown }
+        defer {
+            let waiting = gate.withLock { gate in
+                gate.running -= 1
+                guard gate.running == 0 else { return [CheckedContinuation<Void, Never>]() }
+                defer { gate.drained = [] }
+                return gate.drained
+            }
+            for waiter in waiting { waiter.resume() }
+        }
         var request = HTTPClientRequest(url: url)
         request.method = HTTPMethod(rawValue: method)
         for field in headers { request.headers.add(name: field.name, value: field.value) }
@@ -65,8 +90,19 @@ final class RelayClient: Sendable {
             body: Array(buffer: answer))
     }
 
+    /// Refuses new requests, shuts the client down (which cancels those under way), waits for
+    /// them to end, then shuts the event loop down.
     func shutdown() async {
+        gate.withLock { $0.closed = true }
         try? await client.shutdown()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let idle = gate.withLock { gate in
+                if gate.running == 0 { return true }
+                gate.drained.append(done)
+                return false
+            }
+            if idle { done.resume() }
+        }
         try? await group.shutdownGracefully()
     }
 }

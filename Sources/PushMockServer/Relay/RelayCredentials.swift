@@ -109,7 +109,10 @@ actor RelayAccessToken {
 }
 
 /// Why a forward got no answer.
-struct RelayError: Error, CustomStringConvertible {
+struct RelayError: Error, CustomStringConvertible, Equatable {
     let description: String
     init(_ description: String) { self.description = description }
+
+    /// The relay is closing: not retried.
+    static let shuttingDown = RelayError("the relay is shutting down")
 }

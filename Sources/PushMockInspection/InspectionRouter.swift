@@ -86,7 +86,7 @@ public struct InspectionRouter: Sendable {
         InspectionRoute("GET", "/api/v1/activities/{token}") { router, call in try router.activity(call) },
         InspectionRoute("GET", "/api/v1/channels") { router, call in try router.listChannels(call) },
         InspectionRoute("GET", "/api/v1/activity-types") { router, _ in router.listActivityTypes() },
-        InspectionRoute("PUT", "/api/v1/activity-types") { router, call in try router.declareActivityTypes(call) },
+        InspectionRoute("PUT", "/api/v1/activity-types") { router, call in try await router.declareActivityTypes(call) },
         InspectionRoute("GET", "/api/v1/activity-types/{name}") { router, call in try router.activityType(call) },
         InspectionRoute("PUT", "/api/v1/activity-types/{name}") { router, call in try router.declareActivityType(call) },
         InspectionRoute("DELETE", "/api/v1/activity-types/{name}") { router, call in try router.removeActivityType(call) },

@@ -59,13 +59,21 @@ public struct SwiftActivityTypes: Sendable {
             guard let data = FileManager.default.contents(atPath: file) else { throw SwiftSourceError("\(file): cannot be read") }
             sources.append((file, String(decoding: data, as: UTF8.self)))
         }
-        return read(sources: sources)
+        return try read(sources: sources)
     }
 
-    /// The types declared in `sources` (a file name, for messages, and its text).
-    public static func read(sources: [(file: String, text: String)]) -> SwiftActivityTypes {
+    /// The types declared in `sources` (a file name, for messages, and its text), read on a
+    /// thread of their own (``SwiftSourceThread``). Throws for a source nested too deeply or too
+    /// costly to resolve (``SwiftSourceLimits``).
+    public static func read(sources: [(file: String, text: String)]) throws -> SwiftActivityTypes {
+        try SwiftSourceThread.runBlocking { () throws(SwiftSourceError) in try readHere(sources: sources) }
+    }
+
+    /// ``read(sources:)`` on the calling thread, which must have a stack of
+    /// ``SwiftSourceThread/stackSize``.
+    static func readHere(sources: [(file: String, text: String)]) throws(SwiftSourceError) -> SwiftActivityTypes {
         var index = SwiftTypeIndex()
-        for source in sources { index.add(source: source.text, file: source.file) }
+        for source in sources { try index.add(source: source.text, file: source.file) }
         index.finish()
         var reader = DeclarationBuilder(index: index)
         var found: [Found] = []
@@ -91,11 +99,19 @@ public struct SwiftActivityTypes: Sendable {
                 found.append(Found(name: name, declaration: declaration, file: type.file, line: type.line))
             }
         }
-        for duplicate in index.duplicates {
-            reader.warnings.append(
-                Warning(file: duplicate.file, line: duplicate.line, message: "\(duplicate.name) is declared twice; the first declaration is used"))
+        if reader.steps > SwiftSourceLimits.maximumSteps {
+            throw SwiftSourceError(
+                "resolving the types took more than \(SwiftSourceLimits.maximumSteps) steps (aliases and nested types that multiply); PushMock reads no further"
+            )
         }
-        return SwiftActivityTypes(types: found, warnings: reader.warnings)
+        for duplicate in index.duplicates {
+            reader.warn(file: duplicate.file, line: duplicate.line, "\(duplicate.name) is declared twice; the first declaration is used")
+        }
+        var warnings = reader.warnings
+        if reader.warningsLeftOut > 0 {
+            warnings.append(Warning(file: warnings.last?.file ?? "", line: warnings.last?.line ?? 0, message: "and \(reader.warningsLeftOut) more warnings"))
+        }
+        return SwiftActivityTypes(types: found, warnings: warnings)
     }
 }
 
@@ -103,8 +119,11 @@ public struct SwiftActivityTypes: Sendable {
 extension SwiftActivityTypes {
     /// Reads one Swift source text named `file` (for `PUT /api/v1/activity-types` with
     /// `content-type: text/x-swift`): each type by name, each warning as `file:line: message`.
+    /// The read runs on a thread of its own, one at a time, never on the threads other requests
+    /// need; it throws ``SwiftSourceError`` for a source PushMock will not read, and
+    /// `SwiftSourceReaderBusy` when ``SwiftSourceThread/maximumWaiting`` reads already wait.
     public static let reader: SwiftSourceReader = { file, text in
-        let read = read(sources: [(file: file, text: text)])
+        let read = try await SwiftSourceThread.run { () throws(SwiftSourceError) in try readHere(sources: [(file: file, text: text)]) }
         return SwiftSourceReading(types: read.types.map { ($0.name, $0.declaration) }, warnings: read.warnings.map(\.description))
     }
 }
@@ -117,11 +136,31 @@ public struct SwiftSourceError: Error, CustomStringConvertible, Sendable {
 /// Builds one `ActivityAttributes` type's declaration (the JSON form ``ActivityTypeDeclaration`` reads).
 private struct DeclarationBuilder {
     let index: SwiftTypeIndex
+    /// The warnings, each once, in the order given; past ``SwiftSourceLimits/maximumWarnings``
+    /// only counted.
     var warnings: [SwiftActivityTypes.Warning] = []
+    var warned = Set<SwiftActivityTypes.Warning>()
+    var warningsLeftOut = 0
+    /// ``fieldType(_:scope:owner:line:field:pending:)`` calls so far; past
+    /// ``SwiftSourceLimits/maximumSteps`` every type reads as `Any` and the read is refused.
+    var steps = 0
+    /// The aliases being followed (one met again is a cycle), and what each alias read as.
+    var following = Set<String>()
+    var aliasText: [String: String] = [:]
 
     mutating func warn(_ type: SwiftTypeIndex.TypeInfo, line: Int? = nil, _ message: String) {
-        let warning = SwiftActivityTypes.Warning(file: type.file, line: line ?? type.line, message: message)
-        if !warnings.contains(warning) { warnings.append(warning) }
+        warn(file: type.file, line: line ?? type.line, message)
+    }
+
+    mutating func warn(file: String, line: Int, _ message: String) {
+        let warning = SwiftActivityTypes.Warning(file: file, line: line, message: message)
+        guard !warned.contains(warning) else { return }
+        guard warnings.count < SwiftSourceLimits.maximumWarnings else {
+            warningsLeftOut += 1
+            return
+        }
+        warned.insert(warning)
+        warnings.append(warning)
     }
 
     mutating func declaration(for attributes: SwiftTypeIndex.TypeInfo) -> ActivityTypeDeclaration? {
@@ -278,6 +317,8 @@ private struct DeclarationBuilder {
             warn(owner, line: line, "\(owner.name).\(field): \(why); it is not checked")
             return "Any"
         }
+        steps += 1
+        guard steps <= SwiftSourceLimits.maximumSteps else { return "Any" }
         if let optional = syntax.as(OptionalTypeSyntax.self) {
             return optionalText(fieldType(optional.wrappedType, scope: scope, owner: owner, line: line, field: field, pending: &pending))
         }
@@ -342,9 +383,18 @@ private struct DeclarationBuilder {
         guard let type = index.types[qualified] else { return unknown("the type \(name) is not declared in the files read") }
         if type.kind == .alias {
             guard let target = type.aliasTarget else { return unknown("\(name) is an alias PushMock cannot follow") }
-            return fieldType(
+            // An alias reads the same wherever it is used: read once (aliases of aliases would
+            // otherwise be read again at every use, twice as often at each level).
+            if let text = aliasText[qualified] { return text }
+            guard following.insert(qualified).inserted else {
+                return unknown("\(qualified) is an alias that stands for itself (a cycle of typealiases), which Swift refuses")
+            }
+            let text = fieldType(
                 target, scope: Array(qualified.split(separator: ".").dropLast().map(String.init)), owner: owner, line: line, field: field,
                 pending: &pending)
+            following.remove(qualified)
+            aliasText[qualified] = text
+            return text
         }
         if type.generic { return unknown("\(qualified) is a generic type") }
         pending.append(qualified)

@@ -61,10 +61,16 @@ struct SwiftTypeIndex {
     private var extensions: [(extended: String, scope: [String], inherited: [String], customDecoder: Bool)] = []
     private(set) var duplicates: [(name: String, file: String, line: Int)] = []
 
-    /// Reads one file's declarations.
-    mutating func add(source: String, file: String) {
-        let tree = Parser.parse(source: source)
+    /// Reads one file's declarations. Throws, naming the line, for a file nested deeper than
+    /// ``SwiftSourceLimits/maximumNesting`` (the parser's own bound) or whose syntax tree is deeper
+    /// than ``SwiftSourceLimits/maximumTreeDepth`` (a chain such as `Int???…`, which the parser
+    /// builds without nesting): no reading of such a tree is attempted.
+    mutating func add(source: String, file: String) throws(SwiftSourceError) {
+        try Self.checkNesting(source, file: file)
+        var text = source
+        let tree = text.withUTF8 { Parser.parse(source: $0, maximumNestingLevel: SwiftSourceLimits.parserNestingLevel) }
         let converter = SourceLocationConverter(fileName: file, tree: tree)
+        try Self.checkDepth(tree, file: file, converter: converter)
         var reader = FileReader(file: file, converter: converter)
         reader.statements(tree.statements, scope: [])
         for type in reader.types {
@@ -76,6 +82,108 @@ struct SwiftTypeIndex {
             bySimpleName[String(type.name.split(separator: ".").last ?? ""), default: []].append(type.name)
         }
         extensions += reader.extensions
+    }
+
+    /// Refuses, before parsing, a text whose brackets, parentheses, braces (string interpolations
+    /// among them), `#if` blocks or `<` on one line nest deeper than
+    /// ``SwiftSourceLimits/maximumNesting``, or square brackets deeper than
+    /// ``SwiftSourceLimits/maximumSquareBracketNesting``: the parser is slow on them long before
+    /// its own bound (its lookahead doubles with each `[` level), and its lexer's memory grows
+    /// with interpolations. Comments and strings are not told apart, so the
+    /// count can only be higher than the code's own nesting where they hold unbalanced brackets.
+    static func checkNesting(_ source: String, file: String) throws(SwiftSourceError) {
+        let limit = SwiftSourceLimits.maximumNesting
+        var brackets = 0
+        var squares = 0
+        var lookahead = 0
+        var angles = 0
+        var conditions = 0
+        var line = 1
+        func refuse(_ what: String) -> SwiftSourceError {
+            SwiftSourceError("\(file):\(line): \(what) nest more than \(limit) deep here; PushMock reads no deeper (no app's types come near it)")
+        }
+        let bytes = Array(source.utf8)
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\n"):
+                line += 1
+                angles = 0
+            case UInt8(ascii: "["):
+                squares += 1
+                if squares > SwiftSourceLimits.maximumSquareBracketNesting {
+                    throw SwiftSourceError(
+                        "\(file):\(line): square brackets nest more than \(SwiftSourceLimits.maximumSquareBracketNesting) deep here; the Swift parser's time doubles with each level, so PushMock reads no deeper (no app's types come near it)"
+                    )
+                }
+                lookahead += 1 << (squares - 1)
+                if lookahead > SwiftSourceLimits.maximumBracketLookahead {
+                    throw SwiftSourceError(
+                        "\(file):\(line): the file holds so many deeply nested square brackets that parsing it would take minutes (each [ at depth d costs 2^(d-1), more than \(SwiftSourceLimits.maximumBracketLookahead) in all by here); PushMock reads no further"
+                    )
+                }
+                fallthrough
+            case UInt8(ascii: "("), UInt8(ascii: "{"):
+                brackets += 1
+                if brackets > limit { throw refuse("brackets, parentheses, braces and string interpolations") }
+            case UInt8(ascii: "]"):
+                squares = max(0, squares - 1)
+                fallthrough
+            case UInt8(ascii: ")"), UInt8(ascii: "}"):
+                brackets = max(0, brackets - 1)
+            case UInt8(ascii: "<"):
+                angles += 1
+                if angles > limit { throw refuse("generic arguments (<) on one line") }
+            case UInt8(ascii: ">"):
+                angles = max(0, angles - 1)
+            case UInt8(ascii: "#"):
+                if Self.word(bytes, at: index + 1, "if") {
+                    conditions += 1
+                    if conditions > limit { throw refuse("#if blocks") }
+                } else if Self.word(bytes, at: index + 1, "endif") {
+                    conditions = max(0, conditions - 1)
+                }
+            default:
+                break
+            }
+            index += 1
+        }
+    }
+
+    /// Whether `bytes` hold the word `word` at `index`, not followed by an identifier character.
+    static func word(_ bytes: [UInt8], at index: Int, _ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+        guard index + count < bytes.count else { return true }
+        let next = bytes[index + count]
+        return !(next == UInt8(ascii: "_") || (next >= 0x30 && next <= 0x39) || ((next | 0x20) >= 0x61 && (next | 0x20) <= 0x7A))
+    }
+
+    /// Walks the tree without recursion and throws at the first node past the depth bound, or at
+    /// the parser's own "too deeply nested" marker.
+    static func checkDepth(_ tree: SourceFileSyntax, file: String, converter: SourceLocationConverter) throws(SwiftSourceError) {
+        // The parser stops nesting at its bound and keeps the rest of the file as unexpected
+        // text, marked (the flag is carried up to the root): the deepest marked node names the line.
+        if tree.hasMaximumNestingLevelOverflow {
+            var node = Syntax(tree)
+            while let next = node.children(viewMode: .all).first(where: { $0.hasMaximumNestingLevelOverflow }) { node = next }
+            let line = node.startLocation(converter: converter).line
+            throw SwiftSourceError(
+                "\(file):\(line): the source is nested more than the parser's \(SwiftSourceLimits.parserNestingLevel) levels here; PushMock reads no deeper"
+            )
+        }
+        let limit = SwiftSourceLimits.maximumTreeDepth
+        var stack: [(node: Syntax, depth: Int)] = [(Syntax(tree), 0)]
+        while let (node, depth) = stack.popLast() {
+            if depth > limit {
+                let line = node.startLocation(converter: converter).line
+                throw SwiftSourceError(
+                    "\(file):\(line): the syntax tree is more than \(limit) levels deep here (a chain such as Int???…); PushMock reads no deeper"
+                )
+            }
+            for child in node.children(viewMode: .all) { stack.append((child, depth + 1)) }
+        }
     }
 
     /// Applies the extensions once every file is read (an extension may come before its type).

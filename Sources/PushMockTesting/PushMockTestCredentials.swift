@@ -3,6 +3,7 @@ public import Foundation
 public import PushMockCore
 public import PushMockServer
 import _CryptoExtras
+import Synchronization
 
 /// Credentials a test needs to talk to a PushMock it started: the CA to trust, APNs provider tokens
 /// (valid, expired, signed by the wrong key) and FCM service-account JWTs.
@@ -88,13 +89,26 @@ public struct PushMockTestCredentials: Sendable {
     }
 
     /// A provider token signed by the configured APNs key, issued at `issuedAt` (an hour later it
-    /// is `ExpiredProviderToken`). By default `iat` is the start of the current 30-minute window, so
-    /// repeated calls give the same token, as a well-behaved provider reuses one: APNs answers
-    /// `429 TooManyProviderTokenUpdates` to a connection whose token changes within 20 minutes.
+    /// is `ExpiredProviderToken`). By default the same token is given again for 50 minutes after
+    /// it was first issued (then a new one, issued now), as a well-behaved provider reuses one:
+    /// APNs answers `429 TooManyProviderTokenUpdates` to a connection whose token changes within
+    /// 20 minutes. (A token that changed at a fixed time, on the hour say, would fail a test that
+    /// runs across it.)
     public func apnsToken(issuedAt: Date? = nil, keyID: String? = nil, teamID: String? = nil) throws -> String {
         let key = try P256.Signing.PrivateKey(pemRepresentation: apnsKeyPEM)
-        let seconds = issuedAt.map { Int64($0.timeIntervalSince1970) } ?? (Int64(Date().timeIntervalSince1970) / 1800 * 1800)
-        return try ProviderToken.sign(keyID: keyID ?? apnsKeyID, teamID: teamID ?? apnsTeamID, issuedAt: seconds, key: key)
+        let keyID = keyID ?? apnsKeyID
+        let teamID = teamID ?? apnsTeamID
+        if let issuedAt {
+            return try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: Int64(issuedAt.timeIntervalSince1970), key: key)
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        let name = ReusedToken.Name(key: apnsKeyPEM, keyID: keyID, teamID: teamID)
+        return try ReusedToken.tokens.withLock { tokens in
+            if let reused = tokens[name], now - reused.issuedAt < 3000, reused.issuedAt <= now { return reused.token }
+            let token = try ProviderToken.sign(keyID: keyID, teamID: teamID, issuedAt: now, key: key)
+            tokens[name] = ReusedToken(issuedAt: now, token: token)
+            return token
+        }
     }
 
     /// A provider token issued at the clock's time (for a server on a manual clock).
@@ -147,4 +161,19 @@ public struct PushMockTestingError: Error, CustomStringConvertible, Sendable {
         self.description = description
         self.found = found
     }
+}
+
+/// The provider tokens ``PushMockTestCredentials/apnsToken(issuedAt:keyID:teamID:)`` gives again,
+/// by key, key id and team, for every server of the process.
+private struct ReusedToken {
+    struct Name: Hashable {
+        var key: String
+        var keyID: String
+        var teamID: String
+    }
+
+    var issuedAt: Int64
+    var token: String
+
+    static let tokens = Mutex<[Name: ReusedToken]>([:])
 }

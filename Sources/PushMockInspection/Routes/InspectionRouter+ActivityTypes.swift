@@ -25,7 +25,7 @@ extension InspectionRouter {
 
     /// `PUT /api/v1/activity-types` with `content-type: text/x-swift`: every `ActivityAttributes`
     /// type in the body, read as `serve --activity-types` reads a file.
-    func declareActivityTypes(_ call: InspectionCall) throws -> InspectionAnswer {
+    func declareActivityTypes(_ call: InspectionCall) async throws -> InspectionAnswer {
         let mediaType = call.request.header("content-type").map { String($0.prefix { $0 != ";" }).lowercased().filter { $0 != " " } }
         guard mediaType == "text/x-swift" else {
             throw InspectionError(
@@ -34,7 +34,7 @@ extension InspectionRouter {
             )
         }
         guard let text = String(validating: call.request.body, as: UTF8.self) else { throw InspectionError.badRequest("the body is not UTF-8 text") }
-        let read = try activities.declareActivityTypes(swiftSource: text, file: call.request.queryValue("file") ?? "request body")
+        let read = try await activities.declareActivityTypes(swiftSource: text, file: call.request.queryValue("file") ?? "request body")
         let list = read.types.map { ActivityTypeResource(name: $0.name, .declared($0.declaration)) }
         return .response(.json(200, ActivityTypeReading(activityTypes: list, warnings: read.warnings)))
     }

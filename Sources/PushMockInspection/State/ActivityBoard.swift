@@ -19,7 +19,7 @@ public protocol ActivityBoard: Sendable {
     /// and warnings): the types declared and the reader's warnings.
     func declareActivityTypes(
         swiftSource text: String, file: String
-    ) throws(InspectionError)
+    ) async throws(InspectionError)
         -> (types: [(name: String, declaration: ActivityTypeDeclaration)], warnings: [String])
     /// Forgets type `name`; false when it was not declared.
     func removeActivityType(_ name: String) -> Bool
@@ -29,7 +29,7 @@ extension ActivityBoard {
     /// A board without a Swift source reader answers 501.
     public func declareActivityTypes(
         swiftSource text: String, file: String
-    ) throws(InspectionError)
+    ) async throws(InspectionError)
         -> (types: [(name: String, declaration: ActivityTypeDeclaration)], warnings: [String])
     {
         throw InspectionError(

@@ -221,6 +221,7 @@ extension PushMockConfiguration {
         if let limit = try object.int("queueLimit", in: 1...10_000_000) { relay.queueLimit = limit }
         if let concurrency = try object.int("concurrency", in: 1...10_000) { relay.concurrency = concurrency }
         if let seconds = try object.int("timeout", in: 1...600) { relay.timeout = .seconds(seconds) }
+        if let seconds = try object.int("connectTimeout", in: 1...600) { relay.connectTimeout = .seconds(seconds) }
         if let attempts = try object.int("attempts", in: 1...20) { relay.attempts = attempts }
         if let file = try object.string("caFile") { relay.trustedCAs = .file(resolve(file)) }
         try object.finish()

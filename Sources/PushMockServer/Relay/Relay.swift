@@ -87,7 +87,7 @@ final class Relay: Sendable {
         self.providerToken = providerToken
         let client = try RelayClient(
             trustedCAsPEM: try configuration.trustedCAs?.read("trusted CA file"), clientCertificate: clientCertificate,
-            connectTimeout: .seconds(5))
+            connectTimeout: configuration.connectTimeout)
         self.client = client
         if let fcm = configuration.fcm, let material = fcm.serviceAccount {
             let account = try RelayAccessToken.account(json: try material.read("FCM service account"))

@@ -95,6 +95,10 @@ public struct RelayConfiguration: Sendable {
     public var concurrency = 64
     /// How long one attempt may take before it counts as failed (opening a connection: 5 s at most).
     public var timeout: Duration = .seconds(10)
+    /// How long opening a connection (TCP and TLS) may take, within an attempt. The relay's
+    /// network work runs at the lowest CPU priority, so on a machine whose cores are all busy a
+    /// connection can take longer than on an idle one.
+    public var connectTimeout: Duration = .seconds(5)
     /// Attempts at most for a 429 or 5xx answer (or no answer), with backoff in between.
     public var attempts = 3
     /// The first backoff; it doubles after each attempt.

@@ -180,7 +180,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     func declareActivityTypes(
         swiftSource text: String, file: String
-    ) throws(InspectionError)
+    ) async throws(InspectionError)
         -> (types: [(name: String, declaration: ActivityTypeDeclaration)], warnings: [String])
     {
         guard let reader = configuration.swiftSourceReader else {
@@ -189,7 +189,14 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
                 "this server does not read Swift source (the pushmock executable does; PushMockTesting leaves the parser out): declare each type in the JSON form with PUT /api/v1/activity-types/{name}"
             )
         }
-        let read = reader(file, text)
+        let read: SwiftSourceReading
+        do {
+            read = try await reader(file, text)
+        } catch let busy as SwiftSourceReaderBusy {
+            throw InspectionError(503, busy.description)
+        } catch {
+            throw InspectionError.badRequest("\(error)")
+        }
         guard !read.types.isEmpty else {
             let warnings = read.warnings.isEmpty ? "" : " (\(read.warnings.joined(separator: "; ")))"
             throw InspectionError.badRequest("no type in the body conforms to ActivityAttributes\(warnings)")

@@ -68,17 +68,7 @@ struct CurlCommandInjectionTests {
     }
 
     static func runBlocking(_ command: [String], folder: URL, environment: [String: String]?) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = command
-        process.currentDirectoryURL = folder
-        if let environment { process.environment = environment }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        // In `folder`: a shell changes to it, then runs the command through env (found on PATH).
+        try ChildProcess.run(["/bin/sh", "-c", #"cd "$0" && exec /usr/bin/env "$@""#, folder.path] + command, environment: environment)
     }
 }

@@ -3,11 +3,11 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import PushMockCore
-import PushMockInspection
 import PushMockTestSupport
 import PushMockTesting
 import Testing
 
+@testable import PushMockInspection
 @testable import PushMockServer
 
 /// Event streams and long-polls must never take every connection of the inspection port: 520 of
@@ -42,6 +42,10 @@ struct InspectionReserveTests {
                 try await raw.send(Array("GET /api/v1/deliveries/wait?timeout=120s HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n".utf8))
                 waiting.append(raw)
             }
+            // Every held long-poll has its slot before the probes start (a probe that came first
+            // would take the last slot, and the last held one would be refused).
+            let held = await eventually { server.inspection.longPolls.count == cap }
+            #expect(held, "\(server.inspection.longPolls.count) of \(cap) long-polls admitted")
             try await withHTTPClient { client in
                 // Once every slot is taken, one more is refused at once (until then, a 1 ms wait
                 // is admitted and answers 408 at once).

@@ -38,6 +38,7 @@ struct RelayTests {
         relay.backoff = .milliseconds(20)
         // One attempt is one attempt however busy the machine: its timeout only bounds a hang.
         relay.timeout = TestDeadline.hang
+        relay.connectTimeout = TestDeadline.hang
         return relay
     }
 
@@ -323,13 +324,14 @@ struct RelayTests {
         var configuration = PushMockConfiguration()
         try configuration.load(
             contents: Array(
-                #"{"relay":{"mode":"shadow","apns":{"url":"https://api.push.apple.com","key":"AuthKey.p8","keyId":"K","teamId":"T"},"fcm":{"url":"https://fcm.googleapis.com","serviceAccount":"sa.json"},"match":{"service":"apns","topic":"com.example.app"},"queueLimit":5}}"#
+                #"{"relay":{"mode":"shadow","apns":{"url":"https://api.push.apple.com","key":"AuthKey.p8","keyId":"K","teamId":"T"},"fcm":{"url":"https://fcm.googleapis.com","serviceAccount":"sa.json"},"match":{"service":"apns","topic":"com.example.app"},"queueLimit":5,"connectTimeout":30}}"#
                     .utf8), path: "/etc/pushmock/pushmock.json")
         #expect(configuration.relay.mode == .shadow)
         #expect(configuration.relay.apns?.credential == .token(key: .file("/etc/pushmock/AuthKey.p8"), keyID: "K", teamID: "T"))
         #expect(configuration.relay.fcm?.serviceAccount == .file("/etc/pushmock/sa.json"))
         #expect(configuration.relay.match == .init(service: .apns, topic: "com.example.app"))
         #expect(configuration.relay.queueLimit == 5)
+        #expect(configuration.relay.connectTimeout == .seconds(30))
         #expect(configuration.relay.summary?.contains("relayed pushes reach real devices") == true)
         var bad = PushMockConfiguration()
         #expect(throws: PushMockError.self) { try bad.load(contents: Array(#"{"relay":{"mode":"mirror"}}"#.utf8), path: "p.json") }

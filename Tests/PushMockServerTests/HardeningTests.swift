@@ -114,18 +114,12 @@ struct HardeningTests {
             let port = server.pushPort
             for _ in 0..<100 {
                 let answer = try await offThePool {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-                    process.arguments = [
-                        "-sk", "--http2", "-o", "/dev/null", "-w", "%{http_code}", "-H", "x-big: \(big)", "-H", "apns-topic: com.example.app",
-                        "-X", "POST", "-d", #"{"aps":{"alert":"hi"}}"#, "https://localhost:\(port)/3/device/\(S.deviceToken)",
-                    ]
-                    let output = Pipe()
-                    process.standardOutput = output
-                    try process.run()
-                    let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    process.waitUntilExit()
-                    return "\(printed) exit \(process.terminationStatus)"
+                    let (status, printed) = try ChildProcess.run([
+                        "/usr/bin/curl", "-sk", "--http2", "-o", "/dev/null", "-w", "%{http_code}", "-H", "x-big: \(big)", "-H",
+                        "apns-topic: com.example.app", "-X", "POST", "-d", #"{"aps":{"alert":"hi"}}"#,
+                        "https://localhost:\(port)/3/device/\(S.deviceToken)",
+                    ])
+                    return "\(printed) exit \(status)"
                 }
                 answers[answer, default: 0] += 1
             }

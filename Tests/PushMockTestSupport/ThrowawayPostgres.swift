@@ -42,7 +42,7 @@ enum ThrowawayPostgres {
     }
 
     /// Kept for the life of the process: its write end is what keeps the cluster running.
-    private static let lifeline = Mutex<[Pipe]>([])
+    private static let lifeline = Mutex<[ChildProcess]>([])
 
     static func start() async throws -> PostgresLocation {
         guard let bin = binaries() else { throw ThrowawayPostgresError(description: "\(PostgresTestDatabase.skipReason)") }
@@ -107,25 +107,12 @@ enum ThrowawayPostgres {
             kill "$watcher" 2>/dev/null
             if [ -e "$2/stopping" ]; then rm -rf "$2"; fi
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: runAs.first ?? "/bin/sh")
-        process.arguments = Array(runAs.dropFirst()) + (runAs.isEmpty ? [] : ["/bin/sh"]) + ["-c", guardScript, "sh", bin, folder, String(port)]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        // The same pipe's write end as a handle, not the Pipe twice: Foundation closes a Pipe's
-        // parent-side end once per stream it is given for, and a second close of that number may
-        // hit whatever socket took it meanwhile.
-        process.standardError = output.fileHandleForWriting
-        try process.run()
+        let arguments = (runAs.isEmpty ? ["/bin/sh"] : runAs + ["/bin/sh"]) + ["-c", guardScript, "sh", bin, folder, String(port)]
+        let child = try ChildProcess.spawn(arguments, inputPipe: true)
         let outcome = StartOutcome()
         let reader = Thread {
-            let handle = output.fileHandleForReading
             var text = ""
-            while true {
-                let data = handle.availableData
-                if data.isEmpty { break }
+            while let data = child.read() {
                 if text.utf8.count < 100_000 { text += String(decoding: data, as: UTF8.self) }
                 if text.contains("ready to accept connections") { outcome.resume(.ready) }
                 if text.contains("pushmock-test-postgres: postgres exited") { outcome.resume(.exited(text)) }
@@ -135,9 +122,10 @@ enum ThrowawayPostgres {
         reader.start()
         let result = await outcome.value
         if case .ready = result {
-            lifeline.withLock { $0.append(input) }
+            lifeline.withLock { $0.append(child) }
         } else {
-            try? input.fileHandleForWriting.close()
+            child.closeInput()
+            _ = child.wait()
         }
         return result
     }
@@ -172,17 +160,7 @@ enum ThrowawayPostgres {
 
     /// Runs a command to its end; its output and exit status.
     private static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output.fileHandleForWriting  // (see serve: one Pipe, given once)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try ChildProcess.run(arguments)
     }
 }
 

@@ -105,6 +105,25 @@ struct PushMockTestingExampleTests {
         }
     }
 
+    @Test("apnsToken() gives the token it gave before, issued when first asked (not at a fixed time a test could run across)")
+    func reusedProviderToken() async throws {
+        try await withPushMockServer { server in
+            let before = Int64(Date().timeIntervalSince1970)
+            let first = try server.credentials.apnsToken()
+            let second = try server.credentials.apnsToken()
+            #expect(first == second, "ES256 signatures differ each time: the second call signed anew")
+            let claims = try #require(first.split(separator: ".").dropFirst().first)
+            var base64 = claims.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            let data = try #require(Data(base64Encoded: base64))
+            let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            let issuedAt = try #require((json["iat"] as? NSNumber)?.int64Value)
+            // Another test of this process may have asked first, minutes ago at most.
+            #expect(before - issuedAt < 3000 && issuedAt <= Int64(Date().timeIntervalSince1970), "iat \(issuedAt), asked at \(before)")
+            #expect(try server.credentials.apnsToken(keyID: "OTHERKEY01") != first, "another key id gets a token of its own")
+        }
+    }
+
     @Test("FCM: exchange a minted assertion for an access token, send, read the message back typed")
     func fcmMessage() async throws {
         try await withPushMockServer { server in

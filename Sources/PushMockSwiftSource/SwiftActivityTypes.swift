@@ -109,7 +109,8 @@ public struct SwiftActivityTypes: Sendable {
         }
         var warnings = reader.warnings
         if reader.warningsLeftOut > 0 {
-            warnings.append(Warning(file: warnings.last?.file ?? "", line: warnings.last?.line ?? 0, message: "and \(reader.warningsLeftOut) more warnings"))
+            warnings.append(
+                Warning(file: warnings.last?.file ?? "", line: warnings.last?.line ?? 0, message: "and \(reader.warningsLeftOut) more warnings"))
         }
         return SwiftActivityTypes(types: found, warnings: warnings)
     }

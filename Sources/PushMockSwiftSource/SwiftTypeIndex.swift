@@ -67,8 +67,8 @@ struct SwiftTypeIndex {
     /// builds without nesting): no reading of such a tree is attempted.
     mutating func add(source: String, file: String) throws(SwiftSourceError) {
         try Self.checkNesting(source, file: file)
-        var text = source
-        let tree = text.withUTF8 { Parser.parse(source: $0, maximumNestingLevel: SwiftSourceLimits.parserNestingLevel) }
+        var parser = Parser(source, maximumNestingLevel: SwiftSourceLimits.parserNestingLevel)
+        let tree = SourceFileSyntax.parse(from: &parser)
         let converter = SourceLocationConverter(fileName: file, tree: tree)
         try Self.checkDepth(tree, file: file, converter: converter)
         var reader = FileReader(file: file, converter: converter)

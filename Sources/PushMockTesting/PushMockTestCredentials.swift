@@ -2,8 +2,8 @@ import Crypto
 public import Foundation
 public import PushMockCore
 public import PushMockServer
-import _CryptoExtras
 import Synchronization
+import _CryptoExtras
 
 /// Credentials a test needs to talk to a PushMock it started: the CA to trust, APNs provider tokens
 /// (valid, expired, signed by the wrong key) and FCM service-account JWTs.

@@ -31,7 +31,9 @@ struct RelayShutdownTests {
         func close() async { try? await channel.close() }
     }
 
-    @Test("closing with forwards in flight: they are cancelled and end before the client's event loop does, each is recorded with its error, and a forward after the close is refused")
+    @Test(
+        "closing with forwards in flight: they are cancelled and end before the client's event loop does, each is recorded with its error, and a forward after the close is refused"
+    )
     func closeWithForwardsInFlight() async throws {
         let upstream = try await SilentServer()
         var configuration = try RelayTests.relaying(to: upstream.port)

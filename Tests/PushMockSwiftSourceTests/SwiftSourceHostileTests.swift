@@ -77,7 +77,8 @@ struct SwiftSourceHostileTests {
                 after: "let p = " + String(repeating: "(", count: 150) + "1" + String(repeating: ")", count: 150) + "\n"))
         #expect(read.types.map(\.name) == ["A"])
         #expect(read.warnings.isEmpty, "\(read.warnings)")
-        let conditions = try Self.read(String(repeating: "#if canImport(ActivityKit)\n", count: 150) + Self.file(field: "Int") + String(repeating: "#endif\n", count: 150))
+        let conditions = try Self.read(
+            String(repeating: "#if canImport(ActivityKit)\n", count: 150) + Self.file(field: "Int") + String(repeating: "#endif\n", count: 150))
         #expect(conditions.types.map(\.name) == ["A"])
         var interpolation = #""x""#
         for _ in 0..<150 { interpolation = #""\(\#(interpolation))""# }
@@ -99,7 +100,9 @@ struct SwiftSourceHostileTests {
         let text = "import ActivityKit\nstruct A: ActivityAttributes {\n  struct ContentState: Codable, Hashable {\n\(fields)\n}\n}\n"
         let read = try Self.read(text)
         #expect(read.warnings.count == SwiftSourceLimits.maximumWarnings + 1)
-        #expect(read.warnings.last?.message == "and \(5_000 - SwiftSourceLimits.maximumWarnings) more warnings", "\(String(describing: read.warnings.last))")
+        #expect(
+            read.warnings.last?.message == "and \(5_000 - SwiftSourceLimits.maximumWarnings) more warnings",
+            "\(String(describing: read.warnings.last))")
     }
 
     @Test("over the API: a deep source gets 400 naming the bound, and the server goes on answering")
@@ -108,11 +111,13 @@ struct SwiftSourceHostileTests {
         configuration.swiftSourceReader = SwiftActivityTypes.reader
         try await withPushMockServer(configuration) { server in
             let deep = Self.file(field: String(repeating: "[", count: 100_000) + "Int" + String(repeating: "]", count: 100_000))
-            let refused = await SwiftSourceUploadTests.call(server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array(deep.utf8))
+            let refused = await SwiftSourceUploadTests.call(
+                server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array(deep.utf8))
             #expect(refused.status == 400)
             #expect(refused.text.contains("square brackets nest more than"), "\(refused.text)")
             let cycle = Self.file(field: "Loop", before: "typealias Loop = Loop")
-            let read = await SwiftSourceUploadTests.call(server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array(cycle.utf8))
+            let read = await SwiftSourceUploadTests.call(
+                server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: Array(cycle.utf8))
             #expect(read.status == 200, "\(read.text)")
             #expect(read.text.contains("stands for itself"), "\(read.text)")
             let live = await SwiftSourceUploadTests.call(server, "GET", "/livez", contentType: nil, body: [])

@@ -62,7 +62,8 @@ package final class ChildProcess: Sendable {
         // holding a copy of one would keep its connection open after the test closed it.
         closeFrom3(&actions)
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp: [UnsafeMutablePointer<CChar>?] =
+            (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for argument in argv + envp { free(argument) } }
         var pid: pid_t = 0
         #if canImport(Darwin)

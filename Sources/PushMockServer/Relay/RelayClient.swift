@@ -64,11 +64,13 @@ final class RelayClient: Sendable {
     ) async throws
         -> UpstreamAnswer
     {
-        guard gate.withLock({ gate in
-            guard !gate.closed else { return false }
-            gate.running += 1
-            return true
-        }) else { throw RelayError.shuttingDown }
+        guard
+            gate.withLock({ gate in
+                guard !gate.closed else { return false }
+                gate.running += 1
+                return true
+            })
+        else { throw RelayError.shuttingDown }
         defer {
             let waiting = gate.withLock { gate in
                 gate.running -= 1

@@ -20,6 +20,14 @@ done
 dev_packages="$(chroot "$DEB" dpkg-query -W -f '${Package}\n' | grep -- '-dev$' || true)"
 [ -z "$dev_packages" ] || fail "the bare root has -dev packages: $dev_packages"
 tar -C "$DEB/opt" -xzf "$ARCHIVE"
+# With no /proc (a plain chroot), the command line cannot be read: pushmock says so and exits,
+# whatever was asked (it once started a server for --version).
+set +e
+timeout 20 chroot "$DEB" "/opt/$PM_NAME/pushmock" --version >"$STEP_WORK/noproc.out" 2>&1
+noproc=$?
+set -e
+[ "$noproc" -eq 2 ] && grep -q "is /proc mounted" "$STEP_WORK/noproc.out" \
+  || fail "pushmock --version without /proc: exit $noproc, $(head -c 300 "$STEP_WORK/noproc.out")"
 start_in_root() {
   rm -f "$DEB/tmp/ports.json"
   # One process from unshare to pushmock (each execs the next), so the pid is the server's.

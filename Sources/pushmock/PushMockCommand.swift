@@ -17,6 +17,14 @@ struct PushMockCommand: AsyncParsableCommand {
 
     /// Parses the command line with `serve`'s `PUSHMOCK_*` environment variables put in.
     static func main() async {
+        // Swift on Linux reads the command line from /proc/self/cmdline: with /proc not mounted
+        // (a chroot, some sandboxes) it reads none, not even the program's name, and the default
+        // command would start a server whatever was asked.
+        guard !CommandLine.arguments.isEmpty else {
+            FileHandle.standardError.write(
+                Data("pushmock: cannot read its command line (Swift reads it from /proc/self/cmdline: is /proc mounted?); nothing was run\n".utf8))
+            Foundation.exit(2)
+        }
         let arguments: [String]
         do {
             arguments = try EnvironmentOptions.commandLine(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)

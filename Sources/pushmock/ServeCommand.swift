@@ -116,6 +116,7 @@ struct ServeCommand: AsyncParsableCommand {
         let server: PushMockServer
         do {
             let created = try material.ensure()
+            for notice in try material.secure() { logger.notice("\(notice)") }
             logger.info(
                 "development credentials (not secret): \(material.path)\(created ? ", created now" : "") — CA \(DevCertificates.FileName.caCertificate), APNs key \(DevCertificates.FileName.apnsAuthKey), FCM service account \(DevCertificates.FileName.fcmServiceAccount); also at GET /api/v1/credentials"
             )

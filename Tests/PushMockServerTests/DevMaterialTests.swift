@@ -77,6 +77,43 @@ struct DevMaterialTests {
         #expect(!FileManager.default.fileExists(atPath: checkout.path))
     }
 
+    @Test(
+        "keys and credentials are the owner's alone (0600, the folder 0700), older looser modes are fixed with a notice, and root refuses a folder others can write"
+    )
+    func privateModes() throws {
+        let root = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let material = DevMaterialDirectory.resolve(dataDirectory: root, environment: [:])
+        try material.ensure()
+        func mode(_ path: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber).intValue
+        }
+        #expect(try mode(material.path) == 0o700)
+        for name in DevCertificates.FileName.privateFiles {
+            #expect(try mode(material.file(name)) == 0o600, "\(name)")
+        }
+        #expect(try mode(material.file(DevCertificates.FileName.caCertificate)) == 0o644, "a certificate is public")
+        #expect(try material.secure(runningAsRoot: false).isEmpty, "nothing to fix")
+        try material.pointServiceAccount(atPort: 40_002)
+        #expect(try mode(material.file(DevCertificates.FileName.fcmServiceAccount)) == 0o600, "rewritten, still the owner's")
+
+        // What an older PushMock left: world-readable keys in a 755 folder.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: material.file(DevCertificates.FileName.caPrivateKey))
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: material.path)
+        let notices = try material.secure(runningAsRoot: false)
+        #expect(notices.count == 2, "\(notices)")
+        #expect(notices.contains { $0.contains("ca-key.pem was mode 644; it is 600 now") }, "\(notices)")
+        #expect(try mode(material.file(DevCertificates.FileName.caPrivateKey)) == 0o600)
+        #expect(try mode(material.path) == 0o700)
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: root)
+        let refused = #expect(throws: PushMockError.self) { try material.secure(runningAsRoot: true) }
+        #expect(refused?.description.contains("can be written by other users") == true, "\(String(describing: refused))")
+        #expect(try material.secure(runningAsRoot: false).isEmpty, "not root: the parent is the user's own business")
+        let checkout = DevMaterialDirectory(path: root, isDataDirectory: false)
+        #expect(try checkout.secure(runningAsRoot: true).isEmpty, "a checkout's Certs/ is left as it is")
+    }
+
     @Test("a server on a free port serves its credentials, the service account naming that port, and each file")
     func served() async throws {
         let root = Self.temporaryDirectory()

@@ -155,6 +155,11 @@ public struct DevCertificates: Sendable {
         public static let authorizedUser = "authorized-user.json"
         public static let apnsClientCertificate = "apns-client.pem"
         public static let apnsClientPrivateKey = "apns-client-key.pem"
+
+        /// The files that hold a private key or a credential: written for the owner alone (0600).
+        public static let privateFiles: Set<String> = [
+            caPrivateKey, serverPrivateKey, apnsAuthKey, fcmServiceAccount, authorizedUser, apnsClientPrivateKey,
+        ]
     }
 
     /// Writes every file into `directory` (created if needed), returning the paths written.
@@ -175,6 +180,10 @@ public struct DevCertificates: Sendable {
         return try files.map { name, contents in
             let url = directory.appendingPathComponent(name)
             try Data(contents.utf8).write(to: url, options: .atomic)
+            // Keys are the owner's alone (the CA's key among them: a system that trusts the CA
+            // trusts whoever can read it).
+            try FileManager.default.setAttributes(
+                [.posixPermissions: FileName.privateFiles.contains(name) ? 0o600 : 0o644], ofItemAtPath: url.path)
             return url
         }
     }

@@ -71,13 +71,48 @@ public struct DevMaterialDirectory: Sendable, Equatable {
                 message: "\(path) lacks \(missing.joined(separator: ", ")); run pushmock certs generate --out \(path), or pass --data-dir")
         }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
             try DevCertificates.generate(now: now).write(to: URL(fileURLWithPath: path, isDirectory: true))
         } catch {
             throw PushMockError(
                 code: .invalidConfiguration, message: "cannot create development credentials in \(path) (--data-dir, PUSHMOCK_DATA_DIR): \(error)")
         }
         return true
+    }
+
+    /// Makes a data directory's material the owner's alone, as it is created: the folder 0700, the
+    /// keys and credentials 0600 (an older PushMock wrote them 0644). Returns a notice for each
+    /// mode changed. Running as root, a data directory that others can write to (the folder or the
+    /// one above it: they could put their own keys in) is refused. A checkout's `Certs/` is left
+    /// as it is (committed, and marked not secret).
+    public func secure(runningAsRoot: Bool = geteuid() == 0) throws -> [String] {
+        guard isDataDirectory else { return [] }
+        let files = FileManager.default
+        func mode(_ path: String) -> Int? { (try? files.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue }
+        if runningAsRoot {
+            for folder in [path, (path as NSString).deletingLastPathComponent] {
+                if let mode = mode(folder), mode & 0o022 != 0 {
+                    throw PushMockError(
+                        code: .invalidConfiguration,
+                        message:
+                            "\(folder) can be written by other users (mode \(String(mode, radix: 8))), and PushMock runs as root: they could replace its keys; run chmod go-w \(folder), or choose another --data-dir"
+                    )
+                }
+            }
+        }
+        var notices: [String] = []
+        if let current = mode(path), current & 0o077 != 0 {
+            try files.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
+            notices.append("\(path) was mode \(String(current, radix: 8)); it is 700 now (the owner's alone)")
+        }
+        for name in DevCertificates.FileName.privateFiles.sorted() {
+            let file = file(name)
+            guard let current = mode(file), current & 0o077 != 0 else { continue }
+            try files.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+            notices.append("\(file) was mode \(String(current, radix: 8)); it is 600 now (it holds a private key or credential)")
+        }
+        return notices
     }
 
     /// Points the server-certificate, sample-key, trust-root and service-account defaults at this folder.
@@ -128,5 +163,6 @@ public struct DevMaterialDirectory: Sendable, Equatable {
         account["token_uri"] = tokenURI
         try JSONSerialization.data(withJSONObject: account, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]).write(
             to: url, options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
     }
 }

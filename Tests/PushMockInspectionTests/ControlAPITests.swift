@@ -107,6 +107,12 @@ struct ControlAPITests {
                     #expect(informational.status == 400, "status \(status)")
                     #expect(informational.errorMessage?.contains("reject.status") == true, "\(informational.text)")
                 }
+                for status in [204, 205, 304] {
+                    let bodyless = await server.inspect(
+                        "PUT", "/api/v1/faults", body: #"{"match":{},"reject":{"status":\#(status),"reason":"X"}}"#)
+                    #expect(bodyless.status == 400, "status \(status)")
+                    #expect(bodyless.errorMessage?.contains("has no body") == true, "\(bodyless.text)")
+                }
                 #expect(bad.status == 400)
                 _ = await server.inspect("PUT", "/api/v1/faults", body: #"{"id":"slow","delayMilliseconds":10}"#)
                 _ = await server.inspect("PUT", "/api/v1/devices/abcd", body: #"{"state":"expired"}"#)

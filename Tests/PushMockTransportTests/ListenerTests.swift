@@ -64,6 +64,24 @@ struct ListenerTests {
         }
     }
 
+    @Test("a responder's 204, 205 or 304 with a body is sent without it, on HTTP/1.1 and HTTP/2, and the connection stays in step", arguments: [true, false])
+    func bodylessStatusFromResponder(http1Only: Bool) async throws {
+        try await withListener { listener in
+            try await withHTTPClient(http1Only: http1Only) { client in
+                for status in [204, 205, 304] {
+                    let (response, body) = try await client.send("https://localhost:\(listener.port)/status/\(status)")
+                    #expect(Int(response.status.code) == status)
+                    #expect(body.isEmpty, "\(status): \(String(decoding: body, as: UTF8.self))")
+                    #expect(!response.headers.contains(name: "content-type"), "\(status): no body, no content-type")
+                    // The next answer on the same connection is read as itself, not as the body left over.
+                    let (after, echo) = try await client.send("https://localhost:\(listener.port)/after-\(status)")
+                    #expect(after.status == .ok)
+                    #expect(try decodeEcho(echo).path == "/after-\(status)")
+                }
+            }
+        }
+    }
+
     @Test("serves HTTP/1.1 when ALPN picks http/1.1")
     func http1OverTLS() async throws {
         try await withListener { listener in

@@ -79,6 +79,10 @@ extension FaultRule {
             guard !reason.isEmpty else { throw reject.error("reason", "must not be empty") }
             // Final statuses only: a 1xx answer cannot carry the rejection's body.
             let status = try reject.int("status", in: 200...599) ?? Self.status(of: reason)
+            // Nor one that has no body: the rejection's reason is its body.
+            if let status, [204, 205, 304].contains(status) {
+                throw reject.error("status", "must not be \(status): a \(status) answer has no body, and the rejection's reason is its body")
+            }
             guard let status else {
                 throw ConfigObject.error(
                     reject.file, reject.path,

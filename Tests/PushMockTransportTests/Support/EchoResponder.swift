@@ -44,7 +44,7 @@ struct EchoResponder: HTTPResponder {
             return .response(HTTPServerResponse(status: 200, headers: [("x-header-only", "1")]))
         }
         if path.hasPrefix("/status/"), let status = Int(path.dropFirst("/status/".count)) {
-            return .response(HTTPServerResponse(status: status, body: Array("a body".utf8)))
+            return .response(HTTPServerResponse(status: status, headers: [("content-type", "text/plain")], body: Array("a body".utf8)))
         }
         if path.hasPrefix("/settings/"), let value = UInt32(path.dropFirst("/settings/".count)) {
             context.control.setMaxConcurrentStreams(value)

@@ -43,10 +43,20 @@ public struct RelayResult: Sendable, Hashable, Codable {
         return reason == (ownOutcome == .dropped ? nil : ownReason)
     }
 
+    /// The most characters kept of each text an upstream sends (a reason, an id, an error):
+    /// the real services' are a few dozen; an upstream that sends more cannot fill memory.
+    public static let maximumTextLength = 256
+
+    /// `text` as kept: past ``maximumTextLength`` characters, its start and how long it was.
+    public static func capped(_ text: String?) -> String? {
+        guard let text, text.utf8.count > maximumTextLength else { return text }
+        return String(text.prefix(maximumTextLength)) + "… (\(text.utf8.count) bytes; PushMock keeps the first \(maximumTextLength) characters)"
+    }
+
     /// The reason in an APNs error body (`{"reason":"BadDeviceToken"}`).
     public static func apnsReason(body: [UInt8]) -> String? {
         guard case .string(let reason)? = JSONValue.parse(body)?["reason"] else { return nil }
-        return reason
+        return capped(reason)
     }
 
     /// The reason in a Google error envelope, read as PushMock records its own: the FcmError
@@ -58,22 +68,22 @@ public struct RelayResult: Sendable, Hashable, Codable {
                 if case .string(let type)? = detail["@type"], type.hasSuffix("google.firebase.fcm.v1.FcmError"),
                     case .string(let code)? = detail["errorCode"]
                 {
-                    return code
+                    return capped(code)
                 }
             }
             for detail in details {
                 if case .string(let type)? = detail["@type"], type.hasSuffix("google.rpc.ErrorInfo"), case .string(let reason)? = detail["reason"] {
-                    return reason
+                    return capped(reason)
                 }
             }
         }
-        if case .string(let status)? = error["status"] { return status }
+        if case .string(let status)? = error["status"] { return capped(status) }
         return nil
     }
 
     /// The FCM message `name` of a success body.
     public static func messageName(body: [UInt8]) -> String? {
         guard case .string(let name)? = JSONValue.parse(body)?["name"] else { return nil }
-        return name
+        return capped(name)
     }
 }

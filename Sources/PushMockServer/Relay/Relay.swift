@@ -239,7 +239,7 @@ final class Relay: Sendable {
             result.status = answer.status
             switch job.service {
             case .apns:
-                result.upstreamId = answer.headers.first { $0.name == "apns-id" }?.value
+                result.upstreamId = RelayResult.capped(answer.headers.first { $0.name == "apns-id" }?.value)
                 if answer.status / 100 != 2 { result.reason = RelayResult.apnsReason(body: answer.body) }
             default:
                 if answer.status / 100 == 2 {
@@ -251,7 +251,7 @@ final class Relay: Sendable {
             result.agrees = RelayResult.agrees(
                 status: answer.status, reason: result.reason, ownStatus: job.status, ownReason: job.reason, ownOutcome: job.outcome)
         } else {
-            result.error = failure ?? "no answer"
+            result.error = RelayResult.capped(failure ?? "no answer")
         }
         metrics.relayAnswered(service: job.service, agrees: result.agrees)
         record(result, forDelivery: job.deliveryID)

@@ -95,7 +95,15 @@ struct RelayTests {
 
                     let forwarded = try await Self.answered(a, "relayAgrees=true", count: 4)
                     #expect(forwarded.count == 4, "\(forwarded.map(\.path))")
-                    #expect(forwarded.allSatisfy { $0.relay?.status == 200 && $0.relay?.agrees == true && $0.relay?.attempts == 1 })
+                    // Each was answered 200 and agrees. A first attempt can fail on a machine whose
+                    // cores are all busy (the relay's network work runs at the lowest priority, and
+                    // B may close a connection whose TLS handshake it waited too long for): a retry
+                    // is then the relay doing its job, so more than one attempt is allowed here.
+                    #expect(
+                        forwarded.allSatisfy {
+                            $0.relay?.status == 200 && $0.relay?.agrees == true
+                                && (1...configuration.relay.attempts).contains($0.relay?.attempts ?? 0)
+                        }, "\(forwarded.map { String(describing: $0.relay) })")
                     let fcm = try #require(forwarded.first { $0.service == "fcm" })
                     #expect(fcm.relay?.upstreamId?.hasPrefix("projects/\(F.project)/messages/") == true, "\(String(describing: fcm.relay))")
                     #expect(try await a.deliveryList("service=oauth").total == 1, "the sender's own token exchange is A's, not forwarded")

@@ -34,7 +34,7 @@ struct ServerTests {
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         if let body { request.body = .bytes(ByteBuffer(string: body)) }
-        let response = try await client.execute(request, timeout: .seconds(10))
+        let response = try await client.execute(request, timeout: .seconds(60))  // a hang, not a slow machine
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return (response, String(buffer: bytes))
     }
@@ -164,10 +164,11 @@ struct ServerTests {
             tls.trustRoots = .file(directory.appendingPathComponent("ca.pem").path)
             var clientConfiguration = HTTPClient.Configuration()
             clientConfiguration.tlsConfiguration = tls
+            clientConfiguration.timeout = .init(connect: .seconds(60))
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
             defer { _ = client.shutdown() }
             for host in ["localhost", "127.0.0.1"] {
-                let response = try await client.execute(HTTPClientRequest(url: "https://\(host):\(server.pushPort)/livez"), timeout: .seconds(10))
+                let response = try await client.execute(HTTPClientRequest(url: "https://\(host):\(server.pushPort)/livez"), timeout: .seconds(60))
                 #expect(response.status == .ok)
             }
         }

@@ -84,6 +84,7 @@ struct TransparentModeTests {
             var configuration = HTTPClient.Configuration()
             configuration.tlsConfiguration = try TestTLS.clientConfiguration(alpn: [])
             configuration.proxy = .server(host: "127.0.0.1", port: proxyPort)
+            configuration.timeout = .init(connect: .seconds(60))
             let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
             do {
                 let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(FCMTestServer.assertion())"

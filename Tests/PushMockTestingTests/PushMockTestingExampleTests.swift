@@ -25,6 +25,8 @@ struct PushMockTestingExampleTests {
         tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(try server.credentials.caCertificatePEM.utf8)))
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
+        // A minute to connect: on a CI machine whose cores are all busy, 10 s (the default) is not always enough.
+        configuration.timeout = .init(connect: .seconds(60))
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             let result = try await body(client)
@@ -43,7 +45,7 @@ struct PushMockTestingExampleTests {
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(string: body))
-        let response = try await client.execute(request, timeout: .seconds(10))
+        let response = try await client.execute(request, timeout: .seconds(60))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         return (Int(response.status.code), String(buffer: bytes), response.version)
     }

@@ -64,7 +64,9 @@ struct ListenerTests {
         }
     }
 
-    @Test("a responder's 204, 205 or 304 with a body is sent without it, on HTTP/1.1 and HTTP/2, and the connection stays in step", arguments: [true, false])
+    @Test(
+        "a responder's 204, 205 or 304 with a body is sent without it, on HTTP/1.1 and HTTP/2, and the connection stays in step",
+        arguments: [true, false])
     func bodylessStatusFromResponder(http1Only: Bool) async throws {
         try await withListener { listener in
             try await withHTTPClient(http1Only: http1Only) { client in

@@ -10,7 +10,7 @@ import Testing
 @testable import PushMockServer
 
 /// Closing a relay whose forwards are still waiting on an upstream.
-@Suite("Relay shutdown")
+@Suite("Relay: closing with forwards under way, and the fields it forwards")
 struct RelayShutdownTests {
     /// An upstream that accepts connections and never says a word (a TLS handshake to it hangs).
     final class SilentServer: Sendable {
@@ -38,6 +38,8 @@ struct RelayShutdownTests {
         let upstream = try await SilentServer()
         var configuration = try RelayTests.relaying(to: upstream.port)
         configuration.concurrency = 3
+        // The default: the client's shutdown waits for a connection still being opened.
+        configuration.connectTimeout = .seconds(5)
         configuration.backoff = .seconds(30)
         let store = InMemoryDeliveryStore()
         let relay = try Relay(configuration, store: store, metrics: ServerMetrics(), logger: Logger(label: "test"))
@@ -62,5 +64,23 @@ struct RelayShutdownTests {
         #expect(answer == nil)
         #expect(try await store.delivery(id: lateID)?.relay?.error?.contains("shutting down") == true)
         await upstream.close()
+    }
+
+    @Test("only the header fields each API defines are forwarded: never the sender's credentials, cookies or connection fields")
+    func forwardedFields() {
+        for name in ["apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id", "apns-id", "content-type"] {
+            #expect(Relay.forwards(name, to: .apns), "\(name)")
+        }
+        for name in ["content-type", "x-goog-api-client", "x-firebase-client", "user-agent"] {
+            #expect(Relay.forwards(name, to: .fcm), "\(name)")
+        }
+        for name in [
+            "authorization", "proxy-authorization", "cookie", "x-goog-user-project", "host", "connection", "te", "accept-encoding",
+            "x-forwarded-for",
+        ] {
+            #expect(!Relay.forwards(name, to: .apns) && !Relay.forwards(name, to: .fcm), "\(name)")
+        }
+        #expect(!Relay.forwards("x-goog-api-client", to: .apns), "Google's fields go to Google only")
+        #expect(!Relay.forwards("apns-topic", to: .fcm), "APNs' fields go to APNs only")
     }
 }

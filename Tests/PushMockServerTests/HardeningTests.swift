@@ -142,6 +142,26 @@ struct HardeningTests {
         }
     }
 
+    @Test("a token form past the body cap is answered 413, never read as the part that fit", arguments: [true, false])
+    func tokenFormOverCap(http1Only: Bool) async throws {
+        try await withPushMockServer(FCMTestServer.configuration()) { server in
+            try await withHTTPClient(http1Only: http1Only) { client in
+                // A valid grant first, then 70 KB more: the part under the cap would be a valid form.
+                let form =
+                    "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(FCMTestServer.assertion())&pad="
+                    + String(repeating: "x", count: 70_000)
+                let (response, body) = try await client.send(
+                    "https://localhost:\(server.pushPort)/token", method: .POST,
+                    headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
+                #expect(response.status == .payloadTooLarge, "\(String(decoding: body, as: UTF8.self))")
+                #expect(String(decoding: body, as: UTF8.self).contains("body cap"))
+                let recorded = try await server.deliveryList("service=oauth").deliveries
+                #expect(recorded.first?.status == 413, "\(recorded.map(\.status))")
+                try await Self.alive(server, client)
+            }
+        }
+    }
+
     @Test("a token whose scopes lack FCM's is issued, then refused at messages:send with ACCESS_TOKEN_SCOPE_INSUFFICIENT")
     func insufficientScope() async throws {
         try await withPushMockServer(FCMTestServer.configuration()) { server in

@@ -26,10 +26,16 @@ final class OAuthEndpoint: Sendable {
         let outcome: OAuthTokenEndpoint.Outcome
         if request.method != "POST" {
             outcome = .refused(.init(error: "invalid_request", description: "Invalid request method: \(request.method); use POST"), account: nil)
+        } else if case .bodySize(let limit)? = request.limitExceeded {
+            // Never read past the cap: a truncated form could read as a valid one.
+            outcome = .refused(
+                .init(error: "invalid_request", description: "the form is larger than PushMock's \(limit)-byte body cap (--max-body-size)"),
+                account: nil)
         } else {
             outcome = endpoint.handle(form: request.body, now: now, store: tokens)
         }
         var (status, json) = outcome.response
+        if request.limitExceeded != nil { status = 413 }
         var identity: String?
         var project: String?
         var reason: String?

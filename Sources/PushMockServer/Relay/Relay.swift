@@ -20,7 +20,8 @@ struct UpstreamAnswer: Sendable {
 /// `queue full` and counted) and forwarded by a fixed number of tasks over pooled HTTP/2
 /// connections, so the sender's answer never waits for the upstream. In `passthrough` the
 /// sender's request waits for ``exchange(_:)``. 429, 5xx and no answer are retried with backoff;
-/// a 4xx never is. The sender's `authorization` is never forwarded.
+/// a 4xx never is. Only the fields each API defines are forwarded (``forwards(_:to:)``): never the
+/// sender's credentials.
 final class Relay: Sendable {
     let configuration: RelayConfiguration
     private let store: any DeliveryStore
@@ -54,12 +55,19 @@ final class Relay: Sendable {
 
     private let observer = Mutex<Observer?>(nil)
 
-    /// Request fields that are never forwarded: the sender's credentials, and what belongs to its
-    /// own connection.
-    static let withheld: Set<String> = [
-        "authorization", "host", "content-length", "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade",
-        "x-goog-user-project",
-    ]
+    /// Whether the sender's request field `name` is forwarded to a `service` upstream: only the
+    /// fields that API defines (APNs' `apns-*`; Google's client and API headers) and the content
+    /// type. Never the sender's credentials (`authorization`, `proxy-authorization`, cookies, the
+    /// quota project) or what belongs to its own connection.
+    static func forwards(_ name: String, to service: Delivery.Service) -> Bool {
+        if name == "content-type" { return true }
+        switch service {
+        case .apns: return name.hasPrefix("apns-")
+        default: return googleFields.contains(name)
+        }
+    }
+
+    static let googleFields: Set<String> = ["x-goog-api-client", "x-firebase-client", "user-agent"]
 
     init(_ configuration: RelayConfiguration, store: any DeliveryStore, metrics: ServerMetrics, logger: Logger) throws {
         try configuration.validate()
@@ -295,7 +303,7 @@ final class Relay: Sendable {
             headers.append(("authorization", "Bearer " + (try await accessToken.token())))
             path = Self.rewritingProject(path, to: accessToken.account.projectID)
         }
-        for field in job.headers where !Self.withheld.contains(field.name) {
+        for field in job.headers where Self.forwards(field.name, to: job.service) {
             headers.append(field)
         }
         return try await client.send(

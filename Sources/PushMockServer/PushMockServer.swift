@@ -133,7 +133,7 @@ public final class PushMockServer: Service, Sendable {
         let tokens = ProviderTokenVerifier(registry: registry)
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
-        let activityTypes = ActivityTypeRegistry(configuration.startingActivityTypes)
+        let activityTypes = ActivityTypeRegistry(configuration.startingActivityTypes, maximumTypes: configuration.maxActivityTypes)
         let capabilities = StoreCapabilities(of: store)
         let archive = capabilities.archive
         let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit, archive: archive)
@@ -255,7 +255,9 @@ public final class PushMockServer: Service, Sendable {
             inspection: InspectionPort(router: router),
             metadata: MetadataServer(
                 account: accounts.first, tokens: accessTokens, lifetime: configuration.fcm.accessTokenLifetime, recorder: recorder,
-                clock: configuration.clock),
+                clock: configuration.clock,
+                hostGuard: InspectionGuard(
+                    inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts + MetadataServer.metadataHosts)),
             pushAddress: pushAddress,
             state: state,
             relay: relay

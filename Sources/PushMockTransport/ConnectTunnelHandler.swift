@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import PushMockHTTP
 
 /// Which CONNECT targets a proxy listener tunnels (``ListenerConfiguration/connectProxy``): the
 /// tunnel ends at this listener's own TLS and HTTP stack, never at the target. Anything else gets
@@ -111,19 +112,8 @@ final class ConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHandler
         }
     }
 
-    /// What a client sent, safe for a log line and a JSON string: printable ASCII as it is; a quote,
-    /// a backslash, control bytes and anything else as `\xNN`; at most 200 bytes.
-    static func printable(_ text: some StringProtocol) -> String {
-        var out = ""
-        for byte in text.utf8.prefix(200) {
-            if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                out += "\\x" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return text.utf8.count > 200 ? out + "…" : out
-    }
+    /// What a client sent, safe for a log line and a JSON string (`PrintableText`).
+    static func printable(_ text: some StringProtocol) -> String { PrintableText.escaped(text) }
 
     /// `host:port` or `[v6]:port` → lowercased host without brackets and the port.
     static func split(_ target: String) -> (String, Int)? {
@@ -134,11 +124,5 @@ final class ConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHandler
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
         guard !host.isEmpty else { return nil }
         return (host.lowercased(), port)
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

@@ -180,6 +180,59 @@ struct OAuthTests {
         #expect(AccessTokenStore(accounts: [Self.account]).grant(for: "ya29.pmc.AAAA.BBBB") == nil)
     }
 
+    @Test("form fields and scopes are bounded in bytes: a 60 KB scope is refused at /token, whichever grant carries it")
+    func scopesAreBounded() throws {
+        let client = OAuthUserClient.sample
+        func refresh(scope: String) -> [UInt8] {
+            let encoded = scope.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            return Array(
+                "grant_type=refresh_token&client_id=\(client.clientID)&client_secret=\(client.clientSecret!)&refresh_token=1//0gdemo\(String(repeating: "a", count: 60))&scope=\(encoded)"
+                    .utf8)
+        }
+        let fits = String(repeating: "s", count: OAuthTokenEndpoint.maxScopeBytes)
+        guard case .issuedToUser(_, _, let scope, _) = Self.handle(refresh(scope: fits)) else {
+            Issue.record("a scope list of exactly \(OAuthTokenEndpoint.maxScopeBytes) bytes was refused")
+            return
+        }
+        #expect(scope == fits)
+        for (name, body) in [
+            ("refresh, one byte over", refresh(scope: fits + "s")),
+            ("assertion, one byte over", Self.form(Self.assertion(scope: fits + "s"))),
+        ] {
+            guard case .refused(let problem, _) = Self.handle(body) else {
+                Issue.record("\(name): issued")
+                continue
+            }
+            #expect(problem.error == "invalid_scope", "\(name)")
+            #expect(problem.description.contains("at most \(OAuthTokenEndpoint.maxScopeBytes) bytes"), "\(name): \(problem.description)")
+        }
+        guard case .refused(let problem, _) = Self.handle(refresh(scope: String(repeating: "s", count: 60_000))) else {
+            Issue.record("a 60 KB scope was issued")
+            return
+        }
+        #expect(problem.error == "invalid_request")
+        #expect(problem.description == "The scope parameter is 60000 bytes; PushMock reads at most \(OAuthTokenEndpoint.maxFieldBytes).")
+    }
+
+    @Test("the cache of verified tokens is bounded by bytes, the oldest dropped first; a dropped token is verified again")
+    func tokenCacheIsBounded() throws {
+        let budget = 64 * 1024
+        let store = AccessTokenStore(secret: Array("fleet".utf8), cacheBudget: budget)
+        let scope = String(repeating: "s", count: OAuthTokenEndpoint.maxScopeBytes)
+        var tokens: [String] = []
+        for index in 0..<200 {
+            tokens.append(
+                store.issue(.init(clientEmail: "a\(index)@demo.iam.gserviceaccount.com", projectID: "demo", scope: scope, expiresAt: Self.now)))
+            #expect(store.cached.bytes <= budget, "after \(index + 1) tokens: \(store.cached.bytes) bytes cached")
+        }
+        #expect(store.cached.tokens > 1 && store.cached.tokens < 20, "\(store.cached.tokens) tokens cached")
+        #expect(store.grant(for: tokens[0])?.clientEmail == "a0@demo.iam.gserviceaccount.com", "the oldest, dropped, is verified again")
+        #expect(store.grant(for: tokens[199])?.clientEmail == "a199@demo.iam.gserviceaccount.com")
+        #expect(store.cached.bytes <= budget)
+        store.removeAll()
+        #expect(store.cached.tokens == 0 && store.cached.bytes == 0)
+    }
+
     @Test("a scope list without FCM's scopes still gets a token, as Google issues one (refused later, at messages:send)")
     func otherScopeIssued() {
         let store = AccessTokenStore()

@@ -258,11 +258,27 @@ struct SDKFidelityTests {
                 #expect(sent == 200)
                 let (unknown, _) = try await client.send(base + "/computeMetadata/v1/instance/zone", headers: [("metadata-flavor", "Google")])
                 #expect(unknown.status == .notFound)
+                // A DNS-rebinding page sends its own name as Host; Google's names and loopback pass.
+                let tokenPath = "/computeMetadata/v1/instance/service-accounts/default/token"
+                let (rebound, reboundBody) = try await client.send(
+                    base + tokenPath, headers: [("metadata-flavor", "Google"), ("host", "attacker.example:\(port)")])
+                #expect(rebound.status.code == 421)
+                #expect(String(decoding: reboundBody, as: UTF8.self).contains("attacker.example:\(port) is not one (DNS-rebinding guard)"))
+                let (google, _) = try await client.send(
+                    base + tokenPath, headers: [("metadata-flavor", "Google"), ("host", "metadata.google.internal")])
+                #expect(google.status == .ok)
+                let longScopes = String(repeating: "s", count: OAuthTokenEndpoint.maxScopeBytes + 1)
+                let (tooLong, tooLongBody) = try await client.send(
+                    base + tokenPath + "?scopes=" + longScopes, headers: [("metadata-flavor", "Google")])
+                #expect(tooLong.status == .badRequest)
+                #expect(String(decoding: tooLongBody, as: UTF8.self).contains("at most \(OAuthTokenEndpoint.maxScopeBytes) bytes of scopes"))
             }
             let oauth = try await server.deliveries(matching: DeliveryFilter(service: .oauth))
-            #expect(oauth.count == 6)
-            #expect(oauth.map(\.status) == [200, 403, 200, 200, 200, 404])
+            #expect(oauth.count == 9)
+            #expect(oauth.map(\.status) == [200, 403, 200, 200, 200, 404, 421, 200, 400])
             #expect(oauth[1].reason == "MissingMetadataFlavor")
+            #expect(oauth[6].reason == "MisdirectedRequest")
+            #expect(oauth[8].reason == "InvalidScopes")
         }
     }
 

@@ -58,13 +58,40 @@ public final class AccessTokenStore: Sendable {
         "https://www.googleapis.com/auth/cloud-platform.read-only",
     ]
     private let key: SymmetricKey
-    private let state = Mutex<(generation: UInt64, verified: [String: Grant])>((0, [:]))
+    private let state = Mutex(Verified())
+    /// The most the cache of verified tokens holds, in bytes (tokens and their grants' texts).
+    public let cacheBudget: Int
+
+    /// Tokens verified in this generation, and the order they came in: the oldest go first when the
+    /// cache passes its budget.
+    struct Verified {
+        var generation: UInt64 = 0
+        var grants: [String: Grant] = [:]
+        var order: [String] = []
+        /// Where the oldest token still cached is in `order`.
+        var head = 0
+        var bytes = 0
+
+        mutating func clear() {
+            grants = [:]
+            order = []
+            head = 0
+            bytes = 0
+        }
+    }
+
+    /// What one cached token costs: its text, its grant's texts and a fixed overhead for the entry.
+    static func cost(_ token: String, _ grant: Grant) -> Int {
+        token.utf8.count * 2 + grant.clientEmail.utf8.count + grant.projectID.utf8.count + grant.scope.utf8.count + 96
+    }
     /// The accounts a compact token can name, by fingerprint (`fingerprint(clientEmail:projectID:)`).
     private let grantees: [UInt64: (clientEmail: String, projectID: String)]
 
     /// Tokens sealed with `secret`; nil: a random one (tokens valid in this process only). Grants to
-    /// `accounts` get compact tokens.
-    public init(secret: [UInt8]? = nil, accounts: [ServiceAccount] = []) {
+    /// `accounts` get compact tokens. Verified tokens are cached up to `cacheBudget` bytes, the
+    /// oldest dropped first (a dropped token is verified again when it comes back).
+    public init(secret: [UInt8]? = nil, accounts: [ServiceAccount] = [], cacheBudget: Int = 16 << 20) {
+        self.cacheBudget = max(cacheBudget, 0)
         key = secret.map { SymmetricKey(data: SHA256.hash(data: $0)) } ?? SymmetricKey(size: .bits256)
         var grantees: [UInt64: (clientEmail: String, projectID: String)] = [:]
         var collided: Set<UInt64> = []
@@ -113,6 +140,9 @@ public final class AccessTokenStore: Sendable {
     /// The generation tokens are issued in now; a reset starts the next.
     public var generation: UInt64 { state.withLock { $0.generation } }
 
+    /// What the cache of verified tokens holds now: tokens and bytes (`cost(_:_:)`).
+    public var cached: (tokens: Int, bytes: Int) { state.withLock { ($0.grants.count, $0.bytes) } }
+
     /// Issues a token for `grant`, returning it.
     public func issue(_ grant: Grant) -> String {
         let generation = generation
@@ -148,7 +178,7 @@ public final class AccessTokenStore: Sendable {
     /// The grant of `token`, expired or not; nil when PushMock (with this secret, in this
     /// generation) did not issue it.
     public func grant(for token: String) -> Grant? {
-        let (generation, cached) = state.withLock { ($0.generation, $0.verified[token]) }
+        let (generation, cached) = state.withLock { ($0.generation, $0.grants[token]) }
         if let cached { return cached }
         if token.hasPrefix(Self.compactPrefix) {
             return compactGrant(for: token, generation: generation)
@@ -203,7 +233,7 @@ public final class AccessTokenStore: Sendable {
     public func removeAll() -> UInt64 {
         state.withLock { state in
             state.generation &+= 1
-            state.verified = [:]
+            state.clear()
             return state.generation
         }
     }
@@ -213,18 +243,29 @@ public final class AccessTokenStore: Sendable {
         state.withLock { state in
             guard state.generation != generation else { return }
             state.generation = generation
-            state.verified = [:]
+            state.clear()
         }
     }
 
     private func remember(_ token: String, _ grant: Grant, generation: UInt64) {
+        let cost = Self.cost(token, grant)
+        guard cost <= cacheBudget else { return }
         state.withLock { state in
-            guard state.generation == generation else { return }
-            if state.verified.count > 100_000 {
-                let oldest = state.verified.min { $0.value.expiresAt < $1.value.expiresAt }?.value.expiresAt ?? 0
-                state.verified = state.verified.filter { $0.value.expiresAt > oldest }
+            guard state.generation == generation, state.grants[token] == nil else { return }
+            while state.bytes + cost > cacheBudget, state.head < state.order.count {
+                let oldest = state.order[state.head]
+                state.head += 1
+                if let dropped = state.grants.removeValue(forKey: oldest) {
+                    state.bytes -= Self.cost(oldest, dropped)
+                }
             }
-            state.verified[token] = grant
+            if state.head > 1024, state.head * 2 > state.order.count {
+                state.order.removeFirst(state.head)
+                state.head = 0
+            }
+            state.grants[token] = grant
+            state.order.append(token)
+            state.bytes += cost
         }
     }
 

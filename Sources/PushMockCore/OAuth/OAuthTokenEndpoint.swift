@@ -9,6 +9,13 @@ public struct OAuthTokenEndpoint: Sendable {
     /// Scopes that allow sending (either one).
     public static let sendScopes = ["https://www.googleapis.com/auth/firebase.messaging", "https://www.googleapis.com/auth/cloud-platform"]
 
+    /// The longest value of a form field PushMock reads, in bytes. Google publishes no limit; a
+    /// service account's assertion is about 1 KB, a refresh token about 100 bytes.
+    public static let maxFieldBytes = 8192
+    /// The longest scope list a token is issued for, in bytes (Google publishes no limit; the scopes
+    /// a sender asks for are a few hundred bytes). Tokens and the cache of verified ones stay small.
+    public static let maxScopeBytes = 4096
+
     /// Whether a space-separated scope list holds a sending scope.
     public static func allowsSending(scope: String) -> Bool {
         scope.split(separator: " ").contains { sendScopes.contains(String($0)) }
@@ -88,6 +95,13 @@ public struct OAuthTokenEndpoint: Sendable {
     public func handle(form body: [UInt8], now instant: PushInstant, store: AccessTokenStore) -> Outcome {
         let now = instant.secondsSinceEpoch
         let form = Self.parseForm(body)
+        if let (name, value) = form.first(where: { $0.value.utf8.count > Self.maxFieldBytes }) {
+            return .refused(
+                .init(
+                    error: "invalid_request",
+                    description: "The \(name.prefix(64)) parameter is \(value.utf8.count) bytes; PushMock reads at most \(Self.maxFieldBytes)."),
+                account: nil)
+        }
         guard let grantType = form["grant_type"] else {
             return .refused(.init(error: "invalid_request", description: "Missing required parameter: grant_type"), account: nil)
         }
@@ -118,6 +132,7 @@ public struct OAuthTokenEndpoint: Sendable {
             guard !(assertion.scope ?? "").split(separator: " ").isEmpty else {
                 throw .scope
             }
+            if let problem = Self.scopeTooLong(assertion.scope ?? "") { throw problem }
             let token = store.issue(
                 .init(
                     clientEmail: account.clientEmail, projectID: account.projectID, scope: assertion.scope ?? "",
@@ -148,10 +163,22 @@ public struct OAuthTokenEndpoint: Sendable {
             return .refused(.init(error: "invalid_grant", description: "Token has been expired or revoked."), account: nil)
         }
         let scope = form["scope"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.userDefaultScope
+        if let problem = Self.scopeTooLong(scope) { return .refused(problem, account: nil) }
         let token = store.issue(
             .init(
                 clientEmail: AccessTokenStore.Grant.userPrefix + clientID, projectID: "", scope: scope, expiresAt: now &+ tokenLifetime.wholeSeconds))
         return .issuedToUser(token: token, expiresIn: tokenLifetime.wholeSeconds, scope: scope, client: clientID)
+    }
+
+    /// Google's refusal of a scope list, when `scope` is longer than `maxScopeBytes`.
+    public static func scopeTooLong(_ scope: String) -> OAuthAssertion.Problem? {
+        let bytes = scope.utf8.count
+        guard bytes > maxScopeBytes else { return nil }
+        return .init(
+            error: "invalid_scope",
+            description:
+                "Invalid OAuth scope or ID token audience provided. PushMock issues tokens for at most \(maxScopeBytes) bytes of scopes; these are \(bytes)."
+        )
     }
 
     /// `application/x-www-form-urlencoded` pairs; the last repeated key wins.

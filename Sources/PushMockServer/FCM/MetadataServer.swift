@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import PushMockCore
+import PushMockHTTP
+import PushMockInspection
 import PushMockTransport
 
 /// Google's metadata server as GCP workloads see it, on a port of its own (`--metadata-port`): Google's
@@ -19,13 +21,23 @@ final class MetadataServer: HTTPResponder, Sendable {
     let lifetime: Duration
     let recorder: PushRecorder
     let clock: PushMockClock
+    /// The DNS-rebinding guard: Host must be a loopback name, one of Google's metadata names, the
+    /// bound host or an `--inspection-allowed-host`.
+    let hostGuard: InspectionGuard
+
+    /// The names Google's libraries and GCP workloads reach the metadata server by.
+    static let metadataHosts = ["metadata.google.internal", "metadata", "169.254.169.254"]
 
     /// Scopes a token gets when the request names none (those of a default compute service account).
     static let defaultScopes = ["https://www.googleapis.com/auth/cloud-platform", "https://www.googleapis.com/auth/userinfo.email"]
     /// What Google's metadata server answers without the `Metadata-Flavor: Google` header.
     static let missingFlavor = "Missing required header: Metadata-Flavor\n"
 
-    init(account: ServiceAccount?, tokens: AccessTokenStore, lifetime: Duration, recorder: PushRecorder, clock: PushMockClock) {
+    init(
+        account: ServiceAccount?, tokens: AccessTokenStore, lifetime: Duration, recorder: PushRecorder, clock: PushMockClock,
+        hostGuard: InspectionGuard
+    ) {
+        self.hostGuard = hostGuard
         self.account = account
         self.tokens = tokens
         self.lifetime = lifetime
@@ -50,6 +62,15 @@ final class MetadataServer: HTTPResponder, Sendable {
     /// Status, content type, body and the recorded reason of a refusal.
     func answer(_ request: HTTPServerRequest, now: PushInstant) -> (Int, String, [UInt8], String?) {
         let text = "application/text"
+        if let host = request.authority, !hostGuard.isAllowed(authority: host) {
+            let names = (["localhost", "127.0.0.1", "[::1]"] + Self.metadataHosts).joined(separator: ", ")
+            return (
+                421, text,
+                Array(
+                    "PushMock's metadata server answers only the Host names \(names) and --inspection-allowed-host; \(PrintableText.escaped(host)) is not one (DNS-rebinding guard).\n"
+                        .utf8), "MisdirectedRequest"
+            )
+        }
         let (path, query) = Self.split(request.path)
         // google-auth's detection: GET / with the header, answered with `Metadata-Flavor: Google`.
         if path == "/" {
@@ -74,6 +95,9 @@ final class MetadataServer: HTTPResponder, Sendable {
             case "token":
                 let scopes = query["scopes"].map { $0.split(separator: ",").map(String.init).filter { !$0.isEmpty } } ?? Self.defaultScopes
                 let scope = (scopes.isEmpty ? Self.defaultScopes : scopes).joined(separator: " ")
+                if let problem = OAuthTokenEndpoint.scopeTooLong(scope) {
+                    return (400, text, Array((problem.description + "\n").utf8), "InvalidScopes")
+                }
                 let expiresIn = lifetime.wholeSeconds
                 let token = tokens.issue(
                     .init(clientEmail: account.clientEmail, projectID: account.projectID, scope: scope, expiresAt: now.secondsSinceEpoch &+ expiresIn)

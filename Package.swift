@@ -207,6 +207,7 @@ let package = Package(
             name: "PushMockSwiftSource",
             dependencies: [
                 "PushMockCore",
+                "PushMockHTTP",
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftParser", package: "swift-syntax"),
             ],

@@ -1,5 +1,6 @@
 import Foundation
 public import PushMockCore
+import PushMockHTTP
 import SwiftSyntax
 
 /// The `ActivityAttributes` types of an app, read from its Swift source: each type that conforms
@@ -25,38 +26,83 @@ public struct SwiftActivityTypes: Sendable {
         public var file: String
         public var line: Int
         public var message: String
-        public var description: String { "\(file):\(line): \(message)" }
+        /// `file:line: message`, the file name's control bytes escaped (it is printed on a terminal).
+        public var description: String { "\(SwiftSourceError.printable(file)):\(line): \(message)" }
     }
 
     public var types: [Found]
     public var warnings: [Warning]
 
+    /// How much `read(path:budget:)` reads: `.swift` files, and bytes over all of them.
+    public struct Budget: Sendable, Hashable {
+        /// `.swift` files read (`--activity-types-max-files`).
+        public var files: Int
+        /// Bytes read over all files (`--activity-types-max-bytes`).
+        public var bytes: Int
+        /// Entries of a folder walked to find them (not configurable: a folder this large is not an
+        /// app's source; name the widget's folder instead).
+        public static let maximumEntriesWalked = 200_000
+
+        public init(files: Int = 5_000, bytes: Int = 32 << 20) {
+            self.files = files
+            self.bytes = bytes
+        }
+    }
+
     /// The types in the `.swift` file at `path`, or in every `.swift` file under the folder at
-    /// `path` (hidden folders and `.build` are skipped). Throws when the path cannot be read.
-    public static func read(path: String) throws -> SwiftActivityTypes {
+    /// `path` (hidden folders and `.build` are skipped). Throws when the path cannot be read or
+    /// holds more than `budget`.
+    public static func read(path: String, budget: Budget = Budget()) throws -> SwiftActivityTypes {
+        let shown = SwiftSourceError.printable(path)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw SwiftSourceError("\(path): no such file or folder")
+            throw SwiftSourceError("\(shown): no such file or folder")
         }
         var files: [String] = []
         if isFolder.boolValue {
             let root = URL(fileURLWithPath: path)
             let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey], options: [.skipsHiddenFiles])
+            var walked = 0
             while let url = walker?.nextObject() as? URL {
+                walked += 1
+                guard walked <= Budget.maximumEntriesWalked else {
+                    throw SwiftSourceError(
+                        "\(shown): more than \(Budget.maximumEntriesWalked) entries in the folder; PushMock walks no further (name the folder of the app's or widget's source)"
+                    )
+                }
                 if url.lastPathComponent == ".build" || url.lastPathComponent == "DerivedData" || url.lastPathComponent == "Pods" {
                     walker?.skipDescendants()
                 } else if url.pathExtension == "swift" {
                     files.append(url.path)
+                    guard files.count <= budget.files else {
+                        throw SwiftSourceError(
+                            "\(shown): more than \(budget.files) .swift files; PushMock reads no more (--activity-types-max-files raises the bound)")
+                    }
                 }
             }
             files.sort()
         } else {
-            guard path.hasSuffix(".swift") else { throw SwiftSourceError("\(path): not a .swift file or a folder") }
+            guard path.hasSuffix(".swift") else { throw SwiftSourceError("\(shown): not a .swift file or a folder") }
             files = [path]
         }
         var sources: [(file: String, text: String)] = []
+        var bytes = 0
         for file in files {
-            guard let data = FileManager.default.contents(atPath: file) else { throw SwiftSourceError("\(file): cannot be read") }
+            let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+            guard bytes + size <= budget.bytes else {
+                throw SwiftSourceError(
+                    "\(SwiftSourceError.printable(file)): more than \(budget.bytes) bytes of Swift source\(files.count > 1 ? " in all" : ""); PushMock reads no more (--activity-types-max-bytes raises the bound)"
+                )
+            }
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw SwiftSourceError("\(SwiftSourceError.printable(file)): cannot be read")
+            }
+            bytes += data.count
+            guard bytes <= budget.bytes else {
+                throw SwiftSourceError(
+                    "\(SwiftSourceError.printable(file)): more than \(budget.bytes) bytes of Swift source; PushMock reads no more (--activity-types-max-bytes raises the bound)"
+                )
+            }
             sources.append((file, String(decoding: data, as: UTF8.self)))
         }
         return try read(sources: sources)
@@ -132,6 +178,11 @@ extension SwiftActivityTypes {
 public struct SwiftSourceError: Error, CustomStringConvertible, Sendable {
     public let description: String
     init(_ description: String) { self.description = description }
+
+    /// A file name as it may be printed: its control bytes (escape sequences among them) escaped.
+    static func printable(_ name: String) -> String {
+        name.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) } ? PrintableText.escaped(name, limit: 4096) : name
+    }
 }
 
 /// Builds one `ActivityAttributes` type's declaration (the JSON form ``ActivityTypeDeclaration`` reads).

@@ -20,15 +20,22 @@ struct ActivityTypesCommand: ParsableCommand {
     @Argument(help: "A .swift file or a folder (searched recursively; .build, Pods and hidden folders are skipped).")
     var paths: [String]
 
+    @Option(help: "The most .swift files read under one path (default 5000).")
+    var maxFiles = SwiftActivityTypes.Budget().files
+
+    @Option(help: "The most bytes of Swift source read under one path (default 33554432, 32 MiB).")
+    var maxBytes = SwiftActivityTypes.Budget().bytes
+
     func run() throws {
         var types: [(key: String, value: JSONValue)] = []
         var warnings: [String] = []
         for path in paths {
             let read: SwiftActivityTypes
             do {
-                read = try SwiftActivityTypes.read(path: path)
+                read = try SwiftActivityTypes.read(path: path, budget: .init(files: maxFiles, bytes: maxBytes))
             } catch {
-                FileHandle.standardError.write(Data("pushmock activity-types: \(error)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("pushmock activity-types: \(error)\n".replacingOccurrences(of: "--activity-types-max-", with: "--max-").utf8))
                 throw ExitCode(2)
             }
             for found in read.types {
@@ -59,7 +66,8 @@ struct ActivityTypesCommand: ParsableCommand {
         for path in sources {
             let read: SwiftActivityTypes
             do {
-                read = try SwiftActivityTypes.read(path: path)
+                read = try SwiftActivityTypes.read(
+                    path: path, budget: .init(files: configuration.activityTypeSourceMaxFiles, bytes: configuration.activityTypeSourceMaxBytes))
             } catch {
                 throw ValidationError("--activity-types: \(error)")
             }
@@ -68,6 +76,12 @@ struct ActivityTypesCommand: ParsableCommand {
             }
             for found in read.types where configuration.activityTypes[found.name] == nil {
                 configuration.activityTypes[found.name] = found.declaration
+            }
+            let count = configuration.startingActivityTypes.count
+            guard count <= configuration.maxActivityTypes else {
+                throw ValidationError(
+                    "--activity-types: \(count) activity types would be declared, the presets among them; PushMock holds at most \(configuration.maxActivityTypes) (--max-activity-types raises the bound)"
+                )
             }
         }
     }

@@ -325,6 +325,15 @@ struct LiveActivityOptions: ParsableArguments {
     )
     var activityTypes: [String] = []
 
+    @Option(help: "The most .swift files --activity-types reads under one path (default 5000).")
+    var activityTypesMaxFiles: Int?
+
+    @Option(help: "The most bytes of Swift source --activity-types reads under one path (default 33554432, 32 MiB).")
+    var activityTypesMaxBytes: Int?
+
+    @Option(help: "The most activity types declared at once, the presets and the API's among them (default 1000).")
+    var maxActivityTypes: Int?
+
     @Flag(
         help:
             "Do not check the ActivityAttributes types popular SDKs define (Flutter live_activities, expo-live-activity, Voltra, OneSignal) without a declaration."
@@ -338,6 +347,12 @@ struct LiveActivityOptions: ParsableArguments {
         for (name, value) in [("--live-activity-max-age", liveActivityMaxAge), ("--live-activity-max-ahead", liveActivityMaxAhead)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 or more") }
         }
+        for (name, value) in [
+            ("--activity-types-max-files", activityTypesMaxFiles), ("--activity-types-max-bytes", activityTypesMaxBytes),
+            ("--max-activity-types", maxActivityTypes),
+        ] {
+            if let value, value < 1 { throw ValidationError("\(name) must be at least 1 (got \(value))") }
+        }
     }
 
     func apply(to configuration: inout PushMockConfiguration) {
@@ -346,6 +361,9 @@ struct LiveActivityOptions: ParsableArguments {
         if let liveActivityMaxAhead { configuration.apns.options.liveActivity.maxAhead = .seconds(liveActivityMaxAhead) }
         if let liveActivityBudget { configuration.liveActivityLimits.priorityBudgetPerHour = liveActivityBudget }
         configuration.activityTypeSources += activityTypes
+        if let activityTypesMaxFiles { configuration.activityTypeSourceMaxFiles = activityTypesMaxFiles }
+        if let activityTypesMaxBytes { configuration.activityTypeSourceMaxBytes = activityTypesMaxBytes }
+        if let maxActivityTypes { configuration.maxActivityTypes = maxActivityTypes }
         if noActivityTypePresets { configuration.activityTypePresets = false }
     }
 }

@@ -105,6 +105,66 @@ struct SwiftSourceHostileTests {
             "\(String(describing: read.warnings.last))")
     }
 
+    @Test("a folder past its budget of files or bytes is refused, naming the bound and its flag; file names are printed with control bytes escaped")
+    func folderBudget() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-budget-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let hostile = "Widget\u{1B}]0;owned\u{07}.swift"
+        for (index, name) in ["A.swift", "B.swift", hostile].enumerated() {
+            try Data(Self.file(field: "Missing\(index)").replacingOccurrences(of: "struct A:", with: "struct T\(index):").utf8)
+                .write(to: folder.appendingPathComponent(name))
+        }
+        let read = try SwiftActivityTypes.read(path: folder.path)
+        #expect(read.types.count == 3)
+        let printed = read.warnings.map(\.description).joined(separator: "\n")
+        #expect(!printed.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(printed.debugDescription)")
+        #expect(printed.contains("Widget\\x1B]0;owned\\x07.swift:"), "\(printed)")
+
+        #expect {
+            try SwiftActivityTypes.read(path: folder.path, budget: .init(files: 2))
+        } throws: { error in
+            "\(error)".contains("more than 2 .swift files") && "\(error)".contains("--activity-types-max-files")
+        }
+        let size = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("A.swift").path)[.size] as! Int
+        #expect(throws: Never.self) { try SwiftActivityTypes.read(path: folder.path, budget: .init(bytes: size * 3)) }
+        #expect {
+            try SwiftActivityTypes.read(path: folder.path, budget: .init(bytes: size * 2))
+        } throws: { error in
+            "\(error)".contains("more than \(size * 2) bytes") && "\(error)".contains("--activity-types-max-bytes")
+        }
+    }
+
+    @Test("the registry holds at most --max-activity-types: a read that would pass it declares nothing (409); replacing a type still works")
+    func registryCap() async throws {
+        var configuration = PushMockConfiguration.testing()
+        configuration.swiftSourceReader = SwiftActivityTypes.reader
+        configuration.activityTypePresets = false
+        configuration.maxActivityTypes = 2
+        try await withPushMockServer(configuration) { server in
+            func source(_ names: [String]) -> [UInt8] {
+                Array(
+                    ("import ActivityKit\n"
+                        + names.map { "struct \($0): ActivityAttributes {\n  struct ContentState: Codable, Hashable { var n: Int }\n}\n" }.joined())
+                        .utf8)
+            }
+            let three = await SwiftSourceUploadTests.call(
+                server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: source(["A", "B", "C"]))
+            #expect(three.status == 409, "\(three.text)")
+            #expect(three.text.contains("at most 2 activity types (--max-activity-types)"), "\(three.text)")
+            #expect(server.activityTypes.all.isEmpty, "nothing was declared")
+            let two = await SwiftSourceUploadTests.call(
+                server, "PUT", "/api/v1/activity-types", contentType: "text/x-swift", body: source(["A", "B"]))
+            #expect(two.status == 200, "\(two.text)")
+            let json = Array(#"{"contentState":{"n":"Int"}}"#.utf8)
+            let another = await SwiftSourceUploadTests.call(server, "PUT", "/api/v1/activity-types/C", contentType: "application/json", body: json)
+            #expect(another.status == 409, "\(another.text)")
+            let replaced = await SwiftSourceUploadTests.call(server, "PUT", "/api/v1/activity-types/A", contentType: "application/json", body: json)
+            #expect(replaced.status == 200, "\(replaced.text)")
+            #expect(Set(server.activityTypes.all.keys) == ["A", "B"])
+        }
+    }
+
     @Test("over the API: a deep source gets 400 naming the bound, and the server goes on answering")
     func refusedOverTheAPI() async throws {
         var configuration = PushMockConfiguration.testing()

@@ -19,7 +19,7 @@ extension InspectionRouter {
     func declareActivityType(_ call: InspectionCall) throws -> InspectionAnswer {
         let name = call.parameter("name")
         let declaration = try ControlBody.activityType(name, call.request.body)
-        activities.declareActivityType(name, declaration)
+        try activities.declareActivityType(name, declaration)
         return .response(.json(200, ActivityTypeResource(name: name, .declared(declaration))))
     }
 

@@ -13,8 +13,8 @@ public protocol ActivityBoard: Sendable {
     func state(of activity: SimulatedActivity) -> SimulatedActivity.State
     /// The declared activity types by Swift name.
     func activityTypes() -> [String: ActivityTypeRegistry.Entry]
-    /// Declares (or replaces) type `name`.
-    func declareActivityType(_ name: String, _ declaration: ActivityTypeDeclaration)
+    /// Declares (or replaces) type `name`; 409 when a new type would pass the registry's bound.
+    func declareActivityType(_ name: String, _ declaration: ActivityTypeDeclaration) throws(InspectionError)
     /// Declares every `ActivityAttributes` type in Swift source `text` (named `file` in origins
     /// and warnings): the types declared and the reader's warnings.
     func declareActivityTypes(
@@ -23,6 +23,16 @@ public protocol ActivityBoard: Sendable {
         -> (types: [(name: String, declaration: ActivityTypeDeclaration)], warnings: [String])
     /// Forgets type `name`; false when it was not declared.
     func removeActivityType(_ name: String) -> Bool
+}
+
+extension InspectionError {
+    /// The answer to declarations that would take the registry past `maximumTypes`.
+    public static func tooManyActivityTypes(_ maximumTypes: Int, adding: Int) -> InspectionError {
+        InspectionError(
+            409,
+            "PushMock holds at most \(maximumTypes) activity types (--max-activity-types) and this would add \(adding) more; remove some with DELETE /api/v1/activity-types/{name} or raise the bound"
+        )
+    }
 }
 
 extension ActivityBoard {

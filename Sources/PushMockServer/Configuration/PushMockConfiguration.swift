@@ -92,6 +92,13 @@ public struct PushMockConfiguration: Sendable {
     /// path, `--activity-types`): `.swift` files or folders. The `pushmock` executable reads them
     /// into ``activityTypes`` before the server starts; a declaration given by name wins.
     public var activityTypeSources: [String] = []
+    /// `.swift` files and bytes read from ``activityTypeSources`` at most, each path
+    /// (`--activity-types-max-files`, `--activity-types-max-bytes`).
+    public var activityTypeSourceMaxFiles = 5_000
+    public var activityTypeSourceMaxBytes = 32 << 20
+    /// Activity types declared at once at most, the presets and the API's among them
+    /// (`--max-activity-types`); a declaration of a new type past it is refused with 409.
+    public var maxActivityTypes = 1_000
     /// Whether the types popular SDKs define (``ActivityTypePresets``) are checked without a
     /// declaration (config `liveActivity.presets`); a declared type of the same name wins.
     public var activityTypePresets = true

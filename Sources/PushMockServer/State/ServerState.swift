@@ -173,9 +173,18 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     func activityTypes() -> [String: ActivityTypeRegistry.Entry] { liveActivities.types.all }
 
-    func declareActivityType(_ name: String, _ declaration: ActivityTypeDeclaration) {
-        liveActivities.types.declare(name, .declared(declaration))
-        ActivityTypeArchive.save(name, declaration, in: capabilities.archive)
+    func declareActivityType(_ name: String, _ declaration: ActivityTypeDeclaration) throws(InspectionError) {
+        try declareActivityTypes([(name, declaration)])
+    }
+
+    /// Declares all of `types` or none (409 past the registry's bound), and keeps them in the store.
+    func declareActivityTypes(_ types: [(name: String, declaration: ActivityTypeDeclaration)]) throws(InspectionError) {
+        let registry = liveActivities.types
+        guard registry.declare(within: types.map { ($0.name, .declared($0.declaration)) }) else {
+            let known = registry.all
+            throw .tooManyActivityTypes(registry.maximumTypes, adding: Set(types.map(\.name)).filter { known[$0] == nil }.count)
+        }
+        for (name, declaration) in types { ActivityTypeArchive.save(name, declaration, in: capabilities.archive) }
     }
 
     func declareActivityTypes(
@@ -201,7 +210,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
             let warnings = read.warnings.isEmpty ? "" : " (\(read.warnings.joined(separator: "; ")))"
             throw InspectionError.badRequest("no type in the body conforms to ActivityAttributes\(warnings)")
         }
-        for (name, declaration) in read.types { declareActivityType(name, declaration) }
+        try declareActivityTypes(read.types)
         return (read.types, read.warnings)
     }
 

@@ -20,9 +20,17 @@ public final class ActivityTypeRegistry: Sendable {
 
     private let state = Mutex(State())
     private let count = Atomic<Int>(0)
+    /// How many types ``declare(within:)`` lets the registry hold.
+    public let maximumTypes: Int
 
-    /// Creates a registry with `declarations`.
-    public init(_ declarations: [String: ActivityTypeDeclaration] = [:]) {
+    /// Creates a registry with `declarations`, with no bound on types declared.
+    public convenience init(_ declarations: [String: ActivityTypeDeclaration] = [:]) {
+        self.init(declarations, maximumTypes: .max)
+    }
+
+    /// Creates a registry with `declarations`; ``declare(within:)`` lets it hold `maximumTypes` in all.
+    public init(_ declarations: [String: ActivityTypeDeclaration], maximumTypes: Int) {
+        self.maximumTypes = maximumTypes
         reset(to: declarations)
     }
 
@@ -31,6 +39,18 @@ public final class ActivityTypeRegistry: Sendable {
         state.withLock { state in
             state.types[name] = entry
             count.store(state.types.count, ordering: .relaxed)
+        }
+    }
+
+    /// Declares (or replaces) every type of `entries`, or none: false when the new names would take
+    /// the registry past ``maximumTypes``.
+    public func declare(within entries: [(name: String, entry: Entry)]) -> Bool {
+        state.withLock { state in
+            let added = Set(entries.map(\.name)).filter { state.types[$0] == nil }.count
+            guard added == 0 || state.types.count + added <= maximumTypes else { return false }
+            for (name, entry) in entries { state.types[name] = entry }
+            count.store(state.types.count, ordering: .relaxed)
+            return true
         }
     }
 

@@ -25,6 +25,8 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     private var isHeadRequest = false
     /// A deferred answer (a long-poll wait, a delay) is pending: the connection is not idle.
     private var awaitingResponse = false
+    /// The first half of a resumed answer still running: cancelled when the client goes first.
+    private var resumedWork: Task<Void, Never>?
     let storage = ConnectionStorage()
 
     init(responder: any HTTPResponder, info: ConnectionInfo, maxBodySize: Int, maxHeaderListSize: Int = 8000, firstHead: (() -> Void)? = nil) {
@@ -45,6 +47,8 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        resumedWork?.cancel()
+        resumedWork = nil
         streaming?.closed()
         streaming = nil
         responder.connectionClosed(info)
@@ -158,7 +162,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
             awaitingResponse = true
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let loop = context.eventLoop
-            Task {
+            resumedWork = Task {
                 await resumption.work()
                 loop.execute { handler.value.resume(resumption) }
             }
@@ -168,6 +172,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     /// The second half of a resumed answer, on the event loop.
     private func resume(_ resumption: ResponderResumption) {
         awaitingResponse = false
+        resumedWork = nil
         guard let context, context.channel.isActive else { return }
         let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
         handle(resumption.respond(requestContext), context: context)

@@ -18,6 +18,9 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     private var inReadBatch = false
     private var pendingRead = false
     private var closing = false
+    /// The first halves of resumed answers still running, by stream: cancelled when their stream
+    /// closes first (the client reset it) or the connection goes, so no work outlives its sender.
+    private var resumedWork: [Int32: Task<Void, Never>] = [:]
     private let lenientFieldWhitespace: Bool
     /// Called once, when the first bytes (the client preface) were accepted by nghttp2.
     private var prefaceReceived: (() -> Void)?
@@ -169,7 +172,7 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
         case .resumed(let resumption):
             let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
             let loop = context.eventLoop
-            Task {
+            resumedWork[streamID] = Task {
                 await resumption.work()
                 loop.execute { handler.value.resume(resumption, streamID: streamID) }
             }
@@ -178,6 +181,7 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
 
     /// The second half of a resumed answer, on the event loop.
     private func resume(_ resumption: ResponderResumption, streamID: Int32) {
+        resumedWork[streamID] = nil
         guard let context, let connection else { return }
         let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
         handle(resumption.respond(requestContext), streamID: streamID, context: context, connection: connection)
@@ -214,7 +218,9 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
             ))
     }
 
-    func streamClosed(_ streamID: Int32, errorCode: UInt32) {}
+    func streamClosed(_ streamID: Int32, errorCode: UInt32) {
+        resumedWork.removeValue(forKey: streamID)?.cancel()
+    }
 
     func limitExceeded(_ limit: RequestLimit) {
         switch limit {
@@ -284,6 +290,8 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     }
 
     private func teardown() {
+        for work in resumedWork.values { work.cancel() }
+        resumedWork = [:]
         guard let connection else { return }
         connection.close()
         self.connection = nil

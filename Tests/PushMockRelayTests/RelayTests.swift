@@ -1,10 +1,12 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import PushMockCore
 import PushMockInspection
+import PushMockStore
 import PushMockTestSupport
 import PushMockTesting
 import Testing
@@ -257,6 +259,43 @@ struct RelayTests {
         }
     }
 
+    @Test("the queue is bounded by bytes too: 60 KB pushes past relay.queueBytes are recorded as \"queue full\", and what waits never passes it")
+    func queueBytes() async throws {
+        let silent = try await RelayShutdownTests.SilentServer()
+        var configuration = try Self.relaying(to: silent.port)
+        configuration.concurrency = 1
+        configuration.backoff = .seconds(30)
+        // The close waits for a connection being opened: not the hang bound.
+        configuration.connectTimeout = .seconds(5)
+        let store = InMemoryDeliveryStore()
+        func big(_ index: Int) -> Delivery {
+            var delivery = SampleDelivery.make(index)
+            delivery.body = Array(repeating: UInt8(ascii: "x"), count: 60_000)
+            return delivery
+        }
+        configuration.queueBytes = 3 * RelayJob.cost(of: big(0))
+        let relay = try Relay(configuration, store: store, metrics: ServerMetrics(), logger: Logger(label: "test"))
+        var ids: [UInt64] = []
+        for index in 1...10 {
+            let delivery = big(index)
+            let id = store.record(delivery)
+            ids.append(id)
+            relay.submit(delivery.with(id: id), id: id)
+            #expect(relay.queuedBytes <= configuration.queueBytes, "after \(index): \(relay.queuedBytes) bytes queued")
+            #expect(relay.queued <= 3)
+        }
+        // At most two are taken by the workers (one forward in flight, one in hand): five or more overflow.
+        var full = 0
+        let recorded = try await eventually {
+            full = 0
+            for id in ids where try await store.delivery(id: id)?.relay?.error == "queue full" { full += 1 }
+            return full >= 5
+        }
+        #expect(recorded, "\(full) pushes recorded as queue full")
+        await relay.close(patience: .milliseconds(50))
+        await silent.close()
+    }
+
     @Test("passthrough: B's fault reaches the sender through A, both verdicts recorded; a dead upstream answers 502 with a reason")
     func passthrough() async throws {
         var upstream = F.configuration()
@@ -291,6 +330,56 @@ struct RelayTests {
                 let (status, body) = try await Self.alert(client, a)
                 #expect(status == 502 && body.contains("RelayUpstreamUnavailable"), "\(body)")
                 #expect(try await Self.answered(a, "service=apns", count: 1).first?.relay?.error != nil)
+            }
+        }
+    }
+
+    @Test(
+        "passthrough to an upstream that holds its answers: past the bound a sender gets 429 at once, a sender that leaves stops its forward, the rest get 502 at the deadline"
+    )
+    func passthroughBounds() async throws {
+        var upstream = F.configuration()
+        upstream.pushPort = 0
+        try await withPushMockServer(upstream) { b in
+            // B holds every APNs answer for ten minutes: A's forwards wait for it.
+            #expect(
+                await b.inspect("PUT", "/api/v1/faults", body: #"{"id":"slow","match":{"service":"apns"},"delayMilliseconds":600000}"#).status
+                    == 200)
+            var configuration = F.configuration()
+            configuration.relay = try Self.relaying(to: b.pushPort, mode: .passthrough)
+            configuration.relay.passthroughLimit = 2
+            configuration.relay.passthroughDeadline = .seconds(600)
+            try await withPushMockServer(configuration) { a in
+                let relay = try #require(a.relay)
+                try await withHTTPClient { client in
+                    // Two senders wait for the upstream; a third is answered at once, as APNs answers overload.
+                    let waiting = (1...2).map { _ in Task { try await Self.alert(client, a) } }
+                    #expect(try await eventually { relay.awaitingUpstream == 2 }, "awaiting: \(relay.awaitingUpstream)")
+                    let (status, body) = try await Self.alert(client, a)
+                    #expect(status == 429 && body.contains("TooManyRequests"), "\(status) \(body)")
+                    let noted = try await eventually {
+                        try await a.deliveryList("service=apns").deliveries.contains { $0.relay?.error?.contains("relay.passthroughLimit") == true }
+                    }
+                    #expect(noted, "the refused push is recorded as not forwarded, naming the bound")
+                    // The senders leave: their forwards stop, and their places are given back.
+                    for task in waiting { task.cancel() }
+                    #expect(try await eventually { relay.awaitingUpstream == 0 }, "awaiting: \(relay.awaitingUpstream)")
+                    let left = try await Self.answered(a, "service=apns", count: 3)
+                    #expect(
+                        left.filter { $0.relay?.error?.contains("the sender left") == true }.count == 2,
+                        "\(left.map { String(describing: $0.relay) })")
+                    for task in waiting { _ = await task.result }
+                }
+            }
+            configuration.relay.passthroughLimit = 1_000
+            configuration.relay.passthroughDeadline = .seconds(1)
+            try await withPushMockServer(configuration) { a in
+                try await withHTTPClient { client in
+                    let (status, body) = try await Self.alert(client, a)
+                    #expect(status == 502 && body.contains("RelayUpstreamUnavailable"), "\(body)")
+                    let recorded = try await Self.answered(a, "service=apns", count: 1).first
+                    #expect(recorded?.relay?.error?.contains("passthrough deadline") == true, "\(String(describing: recorded?.relay))")
+                }
             }
         }
     }

@@ -219,6 +219,10 @@ extension PushMockConfiguration {
             try match.finish()
         }
         if let limit = try object.int("queueLimit", in: 1...10_000_000) { relay.queueLimit = limit }
+        if let bytes = try object.int("queueBytes", in: 1...(1 << 40)) { relay.queueBytes = bytes }
+        if let limit = try object.int("passthroughLimit", in: 1...1_000_000) { relay.passthroughLimit = limit }
+        if let limit = try object.int("passthroughPerConnection", in: 1...1_000_000) { relay.passthroughPerConnection = limit }
+        if let seconds = try object.int("passthroughDeadline", in: 1...600) { relay.passthroughDeadline = .seconds(seconds) }
         if let concurrency = try object.int("concurrency", in: 1...10_000) { relay.concurrency = concurrency }
         if let seconds = try object.int("timeout", in: 1...600) { relay.timeout = .seconds(seconds) }
         if let seconds = try object.int("connectTimeout", in: 1...600) { relay.connectTimeout = .seconds(seconds) }

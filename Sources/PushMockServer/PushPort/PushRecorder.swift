@@ -201,13 +201,19 @@ final class PushRecorder: Sendable {
                 return shaped(response, by: fault, context: context)
             }
             let job = RelayJob(deliveryID: id, delivery: delivery, upstream: relay.upstream(for: delivery))
-            // The sender gets the upstream's answer (PushMock's own is recorded).
+            guard let place = relay.admitPassthrough(connection: context.connection.id) else {
+                return .response(relay.overloaded(job))
+            }
+            // The sender gets the upstream's answer (PushMock's own is recorded). The place is
+            // given back when the work ends, answered, timed out or cancelled (the sender left).
             let answer = Mutex<UpstreamAnswer?>(nil)
+            let deadline = relay.configuration.passthroughDeadline
             return .resumed(
                 ResponderResumption(
                     work: {
-                        let received = await relay.exchange(job)
+                        let received = await relay.exchange(job, deadline: deadline)
                         answer.withLock { $0 = received }
+                        withExtendedLifetime(place) {}
                     },
                     respond: { _ in .response(relay.response(for: answer.withLock { $0 }, of: job)) }
                 ))

@@ -160,14 +160,16 @@ final class Relay: Sendable {
     /// lock's closures capture the id and the upstream, never the delivery).
     func submit(_ delivery: Delivery, id: UInt64) {
         let limit = configuration.queueLimit
+        let byteLimit = configuration.queueBytes
         let upstream = upstream(for: delivery)
+        let cost = RelayJob.cost(of: delivery)
         let step = queue.withLock { queue -> RelayQueue.Step in
-            guard !queue.closed, queue.count < limit else {
+            guard !queue.closed, queue.count < limit, queue.bytes + cost <= byteLimit else {
                 guard queue.drops.add(id, upstream: upstream) else { return .dropped(record: false) }
                 defer { queue.recordingDrops = true }
                 return .dropped(record: !queue.recordingDrops)
             }
-            return queue.reserve()
+            return queue.reserve(cost: cost)
         }
         switch step {
         case .reserved:
@@ -216,18 +218,73 @@ final class Relay: Sendable {
     /// Pushes queued and not yet being forwarded.
     var queued: Int { queue.withLock { $0.count } }
 
+    /// What the pushes queued hold, in bytes.
+    var queuedBytes: Int { queue.withLock { $0.bytes } }
+
+    /// In `passthrough`: requests awaiting the upstream, in all and per sender connection.
+    private let awaiting = Mutex<(total: Int, byConnection: [UInt64: Int])>((0, [:]))
+
+    /// Takes a place for a `passthrough` request from `connection`; past either bound, nil, and
+    /// the push is not forwarded (``overloaded(_:)``).
+    func admitPassthrough(connection: UInt64) -> PassthroughPlace? {
+        let total = configuration.passthroughLimit
+        let perConnection = configuration.passthroughPerConnection
+        let admitted = awaiting.withLock { state in
+            let mine = state.byConnection[connection, default: 0]
+            guard state.total < total, mine < perConnection else { return false }
+            state.total += 1
+            state.byConnection[connection] = mine + 1
+            return true
+        }
+        return admitted ? PassthroughPlace(relay: self, connection: connection) : nil
+    }
+
+    /// Gives back a place ``admitPassthrough(connection:)`` took.
+    fileprivate func release(connection: UInt64) {
+        awaiting.withLock { state in
+            state.total -= 1
+            let mine = state.byConnection[connection, default: 1] - 1
+            state.byConnection[connection] = mine > 0 ? mine : nil
+        }
+    }
+
+    /// `passthrough` requests awaiting the upstream now.
+    var awaitingUpstream: Int { awaiting.withLock { $0.total } }
+
+    /// What a `passthrough` sender past the bounds gets at once, as the service answers overload
+    /// (APNs 429 `TooManyRequests`; FCM 429 `QUOTA_EXCEEDED`); the push is recorded as not forwarded.
+    func overloaded(_ job: RelayJob) -> HTTPServerResponse {
+        let why =
+            "not forwarded: \(configuration.passthroughLimit) passthrough requests in all, or \(configuration.passthroughPerConnection) from one connection, were awaiting the upstream (relay.passthroughLimit, relay.passthroughPerConnection)"
+        metrics.relayDropped()
+        record(RelayResult(upstream: job.upstream, error: why), forDelivery: job.deliveryID)
+        if job.service == .apns {
+            return .json(status: 429, #"{"reason":"TooManyRequests"}"#)
+        }
+        let error = GoogleError.fcm(.quotaExceeded, message: "PushMock relay: \(why)")
+        return GooglePages.json(status: error.code, error.json)
+    }
+
     /// Forwards `job` (retrying as the services ask), records what the upstream answered, and
-    /// returns that answer (nil: none came).
-    func exchange(_ job: RelayJob) async -> UpstreamAnswer? {
+    /// returns that answer (nil: none came). With `deadline` (`passthrough`), every attempt and
+    /// backoff ends by then. A cancelled task (the sender left) stops at once.
+    func exchange(_ job: RelayJob, deadline: Duration? = nil) async -> UpstreamAnswer? {
         let started = ContinuousClock.now
+        let end = deadline.map { started + $0 }
         var delay = configuration.backoff
         var attempts = 0
         var answer: UpstreamAnswer?
         var failure: String?
         while true {
+            var timeout = configuration.timeout
+            if let end {
+                let left = end - .now
+                guard left > .zero else { break }
+                timeout = min(timeout, left)
+            }
             attempts += 1
             do {
-                let received = try await send(job)
+                let received = try await send(job, timeout: timeout)
                 answer = received
                 failure = nil
                 if received.status != 429 && received.status < 500 { break }
@@ -236,8 +293,14 @@ final class Relay: Sendable {
                 if let error = error as? RelayError, error == .shuttingDown { break }
             }
             guard attempts < configuration.attempts, !Task.isCancelled else { break }
+            if let end, ContinuousClock.now + delay >= end { break }
             try? await Task.sleep(for: delay)
             delay *= 2
+        }
+        if Task.isCancelled {
+            failure = "the sender left before the upstream answered: forwarding stopped"
+        } else if answer == nil, let end, let deadline, ContinuousClock.now >= end - .milliseconds(50) {
+            failure = "no answer within the passthrough deadline (\(deadline.components.seconds) s, relay.passthroughDeadline): \(failure ?? "none")"
         }
         let milliseconds =
             Int((ContinuousClock.now - started).components.seconds * 1000)
@@ -289,8 +352,8 @@ final class Relay: Sendable {
 
     static let appleHosts: Set<String> = ["api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com"]
 
-    /// One attempt.
-    private func send(_ job: RelayJob) async throws -> UpstreamAnswer {
+    /// One attempt, of `timeout` at most.
+    private func send(_ job: RelayJob, timeout: Duration) async throws -> UpstreamAnswer {
         var path = job.path
         var headers: [(name: String, value: String)] = []
         switch job.service {
@@ -307,7 +370,7 @@ final class Relay: Sendable {
             headers.append(field)
         }
         return try await client.send(
-            method: job.method, url: Self.join(job.upstream, path), headers: headers, body: job.body, timeout: configuration.timeout)
+            method: job.method, url: Self.join(job.upstream, path), headers: headers, body: job.body, timeout: timeout)
     }
 
     /// `base` (no trailing slash needed) and `path`.
@@ -365,4 +428,17 @@ final class Relay: Sendable {
         await client.shutdown()
         executor.stop()
     }
+}
+
+/// A place among the `passthrough` requests awaiting the upstream, given back when it goes.
+final class PassthroughPlace: Sendable {
+    private let relay: Relay
+    private let connection: UInt64
+
+    fileprivate init(relay: Relay, connection: UInt64) {
+        self.relay = relay
+        self.connection = connection
+    }
+
+    deinit { relay.release(connection: connection) }
 }

@@ -91,6 +91,17 @@ public struct RelayConfiguration: Sendable {
     public var match = Match()
     /// Pushes waiting to be forwarded at most; more are recorded as `queue full` and counted.
     public var queueLimit = 10_000
+    /// Bytes of pushes (bodies, fields and paths) waiting to be forwarded at most; past it as past
+    /// ``queueLimit``.
+    public var queueBytes = 64 << 20
+    /// In `passthrough`: requests awaiting the upstream at most, in all and from one connection.
+    /// Past either, the sender is answered at once as the service answers overload (APNs 429
+    /// `TooManyRequests`, FCM 429 `QUOTA_EXCEEDED`) and the push is not forwarded.
+    public var passthroughLimit = 1_000
+    public var passthroughPerConnection = 100
+    /// In `passthrough`: how long a sender waits for the upstream's answer, every attempt and
+    /// backoff included, before it gets 502 (well under the usual client timeouts of 10–60 s).
+    public var passthroughDeadline: Duration = .seconds(8)
     /// Forwards in flight at most (HTTP/2 streams over the pooled connections).
     public var concurrency = 64
     /// How long one attempt may take before it counts as failed (opening a connection: 5 s at most).

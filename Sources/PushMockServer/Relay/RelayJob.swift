@@ -19,6 +19,15 @@ struct RelayJob: Sendable {
     private let bytes: [UInt8]
     /// Where each part but the body ends in `bytes`: method, path, then name and value per header.
     private let ends: [Int]
+    /// What the job holds, in bytes (``cost(of:)``): what the queue's byte bound counts.
+    let cost: Int
+
+    /// What the job of `delivery` holds, in bytes: the request's bytes, the ends and the rest of the job.
+    static func cost(of delivery: Delivery) -> Int {
+        var size = delivery.method.utf8.count + delivery.path.utf8.count + delivery.body.count
+        for field in delivery.headers { size += field.name.utf8.count + field.value.utf8.count }
+        return size + (2 + 2 * delivery.headers.count) * MemoryLayout<Int>.size + 128
+    }
 
     init(deliveryID: UInt64, delivery: Delivery, upstream: String) {
         self.deliveryID = deliveryID
@@ -27,6 +36,7 @@ struct RelayJob: Sendable {
         status = delivery.status
         reason = delivery.reason
         outcome = delivery.outcome
+        cost = Self.cost(of: delivery)
         var size = delivery.method.utf8.count + delivery.path.utf8.count + delivery.body.count
         for field in delivery.headers { size += field.name.utf8.count + field.value.utf8.count }
         var bytes: [UInt8] = []

@@ -17,6 +17,8 @@ struct RelayQueue {
 
     /// Places taken by `reserve` and not yet filled: they count as waiting.
     private var reserved = 0
+    /// What the jobs waiting (and the places kept) hold, in bytes (``RelayJob/cost``).
+    private(set) var bytes = 0
 
     /// What `submit` does after the lock.
     enum Step {
@@ -29,9 +31,10 @@ struct RelayQueue {
     /// Jobs waiting.
     var count: Int { jobs.count - next + reserved }
 
-    /// Keeps a place for a job.
-    mutating func reserve() -> Step {
+    /// Keeps a place for a job of `cost` bytes.
+    mutating func reserve(cost: Int) -> Step {
         reserved += 1
+        bytes += cost
         return .reserved
     }
 
@@ -40,6 +43,8 @@ struct RelayQueue {
     mutating func fill(with job: RelayJob) -> CheckedContinuation<RelayJob?, Never>? {
         reserved -= 1
         if let consumer {
+            // Handed over at once: it never waits.
+            bytes -= job.cost
             self.consumer = nil
             return consumer
         }
@@ -51,6 +56,7 @@ struct RelayQueue {
     mutating func pop() -> RelayJob? {
         guard next < jobs.count else { return nil }
         let job = jobs[next].take()
+        bytes -= job?.cost ?? 0
         next += 1
         if next == jobs.count {
             jobs.removeAll(keepingCapacity: true)

@@ -1,3 +1,4 @@
+import Foundation
 import PushMockCore
 import Testing
 
@@ -51,6 +52,22 @@ struct LiveActivityMemoryTests {
                 now: L.at(L.t0 + Int64(index) * 1000))
         }
         #expect(small.activity(third)?.timeline.count == 1_000)
+    }
+
+    @Test("updates to ever new tokens: activities stay at maxActivities, and without a store the evicted ids are not kept (they grew without bound)")
+    func distinctTokens() throws {
+        var limits = LiveActivityDevice.Limits()
+        limits.maxActivities = 100
+        for keeps in [false, true] {
+            var device = LiveActivityDevice(limits: limits, seed: 1)
+            device.keepsEvictions = keeps
+            for index in 0..<5_000 {
+                let token = String(repeating: "0", count: 56) + String(format: "%08x", index)
+                _ = device.receive(L.update(L.s0, score: "1-0"), token: token, kind: nil, bundleID: L.bundle, service: .apns, now: L.at(L.t0))
+            }
+            #expect(device.activities.count == 100)
+            #expect(device.takeEvicted().count == (keeps ? 4_900 : 0), "keepsEvictions \(keeps)")
+        }
     }
 
     @Test("activities past maxBytes together are forgotten oldest first (and reported as evicted); the total is kept exactly")

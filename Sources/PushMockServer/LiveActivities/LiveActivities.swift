@@ -41,7 +41,10 @@ final class LiveActivities: Sendable {
         self.channels = channels
         self.types = types
         self.archive = archive
-        self.device = Mutex(LiveActivityDevice(limits: limits, seed: seed))
+        var device = LiveActivityDevice(limits: limits, seed: seed)
+        // Without a store nothing takes the evicted ids: keeping them grew without bound.
+        device.keepsEvictions = archive != nil
+        self.device = Mutex(device)
         self.devices = devices
         self.limits = limits
         self.seed = seed

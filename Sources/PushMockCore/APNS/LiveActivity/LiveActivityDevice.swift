@@ -61,8 +61,12 @@ public struct LiveActivityDevice: Sendable {
     /// Names this device's local activities (`local-<prefix>-<n>`), so that the activities of a
     /// fleet's instances never share an id.
     private let localPrefix: String
-    /// Activities forgotten to stay within `maxActivities` since ``takeEvicted()`` was last called.
+    /// Activities forgotten to stay within `maxActivities` since ``takeEvicted()`` was last called
+    /// (kept only when ``keepsEvictions``).
     private var evicted: [String] = []
+    /// Whether the ids of forgotten activities are kept for ``takeEvicted()`` (a store deletes
+    /// them). Off, nothing is kept: updates to ever new tokens cost nothing once evicted.
+    public var keepsEvictions = true
     /// Each activity's estimated bytes: its head and its timeline (``Limits/maxBytes``).
     private var sizes: [String: (head: Int, timeline: Int)] = [:]
     /// The estimated bytes of every activity together.
@@ -307,7 +311,7 @@ public struct LiveActivityDevice: Sendable {
         while activities.count > limits.maxActivities || (totalBytes > limits.maxBytes && activities.count > 1), orderStart < order.count {
             let id = order[orderStart]
             if activities.removeValue(forKey: id) != nil {
-                evicted.append(id)
+                if keepsEvictions { evicted.append(id) }
                 setSize(id, nil)
             }
             orderStart += 1

@@ -69,6 +69,7 @@ extension PushMockServer {
         )
         let caps = DescriptorLimit.caps(descriptors: DescriptorLimit.raiseToHardLimit(), cleartext: configuration.cleartextPort != nil)
         listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.tls
+        listenerConfiguration.maxConnectionsPerClient = configuration.maxConnectionsPerClient
         if configuration.proxyPort != nil {
             listenerConfiguration.sharedBudget = ConnectionBudget(limit: configuration.maxConnections ?? caps.tls)
         }

@@ -6,6 +6,8 @@ import Synchronization
 final class ConnectionRegistry: Sendable {
     private struct State {
         var channels: [ObjectIdentifier: any Channel] = [:]
+        /// Open connections by client address (only with a per-client cap).
+        var byClient: [String: Int] = [:]
         var waiters: [CheckedContinuation<Void, Never>] = []
         var closed = false
     }
@@ -15,6 +17,8 @@ final class ConnectionRegistry: Sendable {
         case admitted
         /// `limit` connections are open already.
         case overCap
+        /// `perClient` connections from the same address are open already.
+        case overClientCap
         /// The listener is shutting down (`close()` was called).
         case closed
     }
@@ -32,11 +36,19 @@ final class ConnectionRegistry: Sendable {
 
     /// Tracks `channel` until it closes, unless `limit` connections are open already or the
     /// registry is closed: then it does not track it (the caller closes it).
-    func register(_ channel: any Channel, limit: Int? = nil, onClose: @escaping @Sendable () -> Void = {}) -> Admission {
+    func register(
+        _ channel: any Channel, limit: Int? = nil, perClient: Int? = nil, onClose: @escaping @Sendable () -> Void = {}
+    ) -> Admission {
         let key = ObjectIdentifier(channel)
+        let client = perClient == nil ? nil : channel.remoteAddress?.ipAddress
         let admission = state.withLock { state -> Admission in
             if state.closed { return .closed }
             if let limit, state.channels.count >= limit { return .overCap }
+            if let perClient, let client {
+                let open = state.byClient[client, default: 0]
+                if open >= perClient { return .overClientCap }
+                state.byClient[client] = open + 1
+            }
             state.channels[key] = channel
             return .admitted
         }
@@ -45,6 +57,9 @@ final class ConnectionRegistry: Sendable {
             onClose()
             let waiters = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.channels[key] = nil
+                if let client, let open = state.byClient[client] {
+                    state.byClient[client] = open > 1 ? open - 1 : nil
+                }
                 guard state.channels.isEmpty else { return [] }
                 defer { state.waiters = [] }
                 return state.waiters

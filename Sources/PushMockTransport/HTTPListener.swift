@@ -88,7 +88,9 @@ public final class HTTPListener: Service, Sendable {
                     return channel.eventLoop.makeFailedFuture(
                         TransportError(code: .overConnectionCap, message: "over \(budget.limit) connections (shared)"))
                 }
-                let admission = registry.register(channel, limit: configuration.maxConnections) {
+                let admission = registry.register(
+                    channel, limit: configuration.maxConnections, perClient: configuration.maxConnectionsPerClient
+                ) {
                     budget?.giveBack()
                     responder.connectionReleased()
                 }
@@ -101,6 +103,11 @@ public final class HTTPListener: Service, Sendable {
                     // A failed initializer makes NIO close the accepted socket without registering it.
                     return channel.eventLoop.makeFailedFuture(
                         TransportError(code: .overConnectionCap, message: "over \(configuration.maxConnections ?? 0) connections"))
+                case .overClientCap:
+                    responder.transportEvent(.connectionOverClientCap, connection: nil)
+                    return channel.eventLoop.makeFailedFuture(
+                        TransportError(
+                            code: .overConnectionCap, message: "over \(configuration.maxConnectionsPerClient ?? 0) connections from one address"))
                 case .closed:
                     return channel.eventLoop.makeFailedFuture(TransportError(code: .shuttingDown, message: "the listener is shutting down"))
                 }

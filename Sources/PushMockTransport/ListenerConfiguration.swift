@@ -46,6 +46,9 @@ public struct ListenerConfiguration: Sendable {
     /// At most this many connections are open at once; one accepted over the cap is closed at
     /// once and reported as ``TransportEvent/connectionOverCap``. `nil`: no cap.
     public var maxConnections: Int?
+    /// At most this many of them from one client address (IP, any port); one more is closed at
+    /// once and reported as ``TransportEvent/connectionOverClientCap``. `nil`: no cap.
+    public var maxConnectionsPerClient: Int?
     /// A cap this listener shares with others (the push port and its CONNECT proxy, whose
     /// tunnels hold a descriptor each): a connection needs a place under it as well as under
     /// ``maxConnections``.

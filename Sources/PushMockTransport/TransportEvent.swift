@@ -17,6 +17,8 @@ public enum TransportEvent: String, Sendable, Hashable, CaseIterable {
     case idleTimeout = "idle_timeout"
     /// A connection accepted over the connection cap was closed at once.
     case connectionOverCap = "connection_over_cap"
+    /// A connection accepted from an address that holds the per-client cap already was closed at once.
+    case connectionOverClientCap = "connection_over_client_cap"
     /// A connection did not finish its handshake or show its protocol in time and was closed.
     case protocolDeadline = "protocol_deadline"
     /// A request's header list was over the limit: 431 on HTTP/2 (stream), 431 and close on HTTP/1.1.

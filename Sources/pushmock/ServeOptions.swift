@@ -50,6 +50,9 @@ struct ListenerOptions: ParsableArguments {
     @Option(help: "Connections the push port keeps open at once; more are closed at once (default: from the descriptor limit, RLIMIT_NOFILE).")
     var maxConnections: Int?
 
+    @Option(help: "Connections one client address keeps open on the push port at once; more are closed at once (default 1024).")
+    var maxConnectionsPerClient: Int?
+
     @Option(help: "Seconds a new connection has to finish TLS and show its protocol before it is closed, 0 never (default 10).")
     var protocolDeadline: Int64?
 
@@ -69,6 +72,9 @@ struct ListenerOptions: ParsableArguments {
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
         if let idleTimeout, idleTimeout < 0 { throw ValidationError("--idle-timeout must be 0 or more") }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be at least 1 (got \(maxConnections))") }
+        if let maxConnectionsPerClient, maxConnectionsPerClient < 1 {
+            throw ValidationError("--max-connections-per-client must be at least 1 (got \(maxConnectionsPerClient))")
+        }
         if let protocolDeadline, !(0...3600).contains(protocolDeadline) {
             throw ValidationError("--protocol-deadline must be 0 to 3600 seconds (got \(protocolDeadline))")
         }
@@ -91,6 +97,7 @@ struct ListenerOptions: ParsableArguments {
         if let idleTimeout { configuration.idleTimeoutSeconds = idleTimeout > 0 ? idleTimeout : nil }
         if let threads { configuration.threads = threads }
         if let maxConnections { configuration.maxConnections = maxConnections }
+        if let maxConnectionsPerClient { configuration.maxConnectionsPerClient = maxConnectionsPerClient }
         if let protocolDeadline { configuration.protocolDeadlineSeconds = protocolDeadline > 0 ? protocolDeadline : nil }
         if let mode { configuration.mode = mode }
     }

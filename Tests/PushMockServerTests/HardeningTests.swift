@@ -218,6 +218,46 @@ struct HardeningTests {
         }
     }
 
+    @Test("connections over --max-connections-per-client from one address are closed at once and counted; a place given back is a place again")
+    func clientCap() async throws {
+        var configuration = S.configuration()
+        configuration.maxConnections = 100
+        configuration.maxConnectionsPerClient = 2
+        configuration.protocolDeadlineSeconds = nil
+        try await withPushMockServer(configuration) { server in
+            let first = try await RawClient.connect(port: server.pushPort)
+            let second = try await RawClient.connect(port: server.pushPort)
+            try await withHTTPClient { client in
+                let registered = try await eventually {
+                    let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
+                    return String(decoding: body, as: UTF8.self).contains("pushmock_connections_active 2")
+                }
+                try #require(registered, "the first two connections were never registered")
+            }
+            let third = try await RawClient.connect(port: server.pushPort)
+            _ = try await third.waitForClose()
+            #expect(first.channel.isActive && second.channel.isActive)
+            try await withHTTPClient { client in
+                let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
+                let text = String(decoding: body, as: UTF8.self)
+                #expect(
+                    text.contains(#"event="connection_over_client_cap"} 1"#), "\(text.split(separator: "\n").filter { $0.contains("transport") })")
+            }
+            try await first.channel.close()
+            // Once the server has seen the close, the address has a place again.
+            let admitted = try await eventually {
+                let next = try await RawClient.connect(port: server.pushPort)
+                defer { Task { try? await next.channel.close() } }
+                return try await withHTTPClient { client in
+                    let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
+                    return String(decoding: body, as: UTF8.self).contains("pushmock_connections_active 2")
+                }
+            }
+            #expect(admitted, "a connection after a close was never admitted")
+            try await second.channel.close()
+        }
+    }
+
     @Test("the CONNECT proxy's connections count in the push port's cap: push and proxy together stay under it; the inspection port keeps answering")
     func proxyInBudget() async throws {
         var configuration = S.configuration()

@@ -79,6 +79,7 @@ extension PushMockConfiguration {
         }
         if let threads = try root.int("threads", in: 1...256) { self.threads = threads }
         if let cap = try root.int("maxConnections", in: 1...10_000_000) { maxConnections = cap }
+        if let cap = try root.int("maxConnectionsPerClient", in: 1...10_000_000) { maxConnectionsPerClient = cap }
         if root.isNull("protocolDeadline") {
             protocolDeadlineSeconds = nil
         } else if let seconds = try root.int("protocolDeadline", in: 1...3600) {

@@ -57,6 +57,11 @@ public struct PushMockConfiguration: Sendable {
     /// (`pushmock_transport_events_total{event="connection_over_cap"}`). `nil`: sized from the
     /// process's descriptor limit (RLIMIT_NOFILE), leaving room for the inspection port.
     public var maxConnections: Int?
+    /// Connections one client address keeps open on a push port at once (the proxy's and the
+    /// cleartext port's counted apart); one more is closed at once and counted
+    /// (`…{event="connection_over_client_cap"}`). APNs keeps idle connections an hour, so without
+    /// it one client could hold every place for that long. `nil`: no such cap.
+    public var maxConnectionsPerClient: Int? = 1_024
     /// Seconds a new connection has to finish its TLS handshake and show its protocol (ALPN and
     /// the HTTP/2 preface, or an HTTP/1.1 request head) before it is closed; `nil` never.
     public var protocolDeadlineSeconds: Int64? = 10

@@ -133,7 +133,20 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
         let (client, runTask) = makePool(location, on: eventLoopGroup)
         do {
             // The pool retries a refused connection for ever; a start gives it ``connectPatience``.
-            try await Self.within(connectPatience) { try await PostgresSchema.migrate(client, logger: logger) }
+            // Meanwhile one connection of our own hears a refusal from the server itself (a wrong
+            // password, a database that does not exist) at once, instead of after the patience.
+            try await withThrowingTaskGroup(of: String?.self) { group in
+                group.addTask {
+                    try await Self.within(connectPatience) { try await PostgresSchema.migrate(client, logger: logger) }
+                    return nil
+                }
+                group.addTask { await Self.serverRefusal(location, on: eventLoopGroup) ?? "" }
+                while let finished = try await group.next() {
+                    if finished == nil { break }
+                    if let refusal = finished, !refusal.isEmpty { throw StoreError(refusal) }
+                }
+                group.cancelAll()
+            }
             var blocks: [Range<UInt64>] = []
             for _ in 0...spareBlocks { blocks.append(try await leaseBlock(client)) }
             let store = PostgresDeliveryStore(
@@ -159,6 +172,24 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             var reason = Self.describe(error)
             if let refusal = await Self.probe(location, on: eventLoopGroup, logger: logger) { reason = refusal }
             throw StoreError("cannot use PostgreSQL at \(location): \(reason)")
+        }
+    }
+
+    /// What the server itself answered when one connection to `location` was refused (a FATAL
+    /// error: authentication, a missing database, too many clients); nil when it connected, or
+    /// got no answer from a server (not up yet: the pool keeps trying).
+    static func serverRefusal(_ location: PostgresLocation, on eventLoopGroup: any EventLoopGroup) async -> String? {
+        do {
+            let connection = try await PostgresConnection.connect(
+                on: eventLoopGroup.any(), configuration: location.connectionConfiguration, id: 0,
+                logger: Logger(label: "pushmock.postgres.probe", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
+            try? await connection.close()
+            return nil
+        } catch let error as PSQLError where error.serverInfo?[.message] != nil {
+            return describe(error)
+        } catch {
+            return nil
         }
     }
 

@@ -82,14 +82,17 @@ struct PostgresRecoveryTests {
         try await store.close()
     }
 
-    @Test("a start refused by PostgreSQL (no connection slot left for the role) names PostgreSQL's own message, not \"no answer\"")
+    @Test(
+        "a start refused by PostgreSQL (no connection slot left for the role) names PostgreSQL's own message at once, not \"no answer\" after the patience",
+        .timeLimit(.minutes(2)))
     func refusedAtStart() async throws {
         var location = try await PostgresTestDatabase.create()
         let role = "pushmock_full_" + String(UInt32.random(in: 0...UInt32.max))
         try await PostgresTestDatabase.execute("CREATE ROLE \(role) LOGIN CONNECTION LIMIT 0", at: location)
         location.user = role
         location.password = nil
-        let error = await #expect(throws: StoreError.self) { try await PostgresDeliveryStore.connect(location) }
+        // A patience far past the test's time limit: only a refusal heard at once ends the start in time.
+        let error = await #expect(throws: StoreError.self) { try await PostgresDeliveryStore.connect(location, connectPatience: .seconds(3600)) }
         #expect(error?.message.contains("too many connections for role") == true, "\(String(describing: error))")
     }
 }

@@ -23,3 +23,20 @@ produced="$(grep -c '^ok ' "$STEP_WORK/rejections.txt")"
 "$BIN" rejections --inspection-url http://127.0.0.1:$CLI_INSPECTION --service liveactivity --format json | jq -e 'all(.produced) and length == 19' >/dev/null \
   || fail "pushmock rejections --format json: not every Live Activity rule produced"
 echo "rejections: $produced of $entries entries produced their answer (table, markdown, json)"
+
+# An inspection API that listens beyond loopback takes the data directory's token when none is
+# given; `--inspection-token none` serves without one. (Started outside the checkout, whose Certs/
+# would be used instead of a data directory.)
+pushd "$STEP_WORK" >/dev/null
+serve WIDE --inspection-host 0.0.0.0 --data-dir "$STEP_WORK/wide-data"
+popd >/dev/null
+status="$(curl -sS -o /dev/null -w '%{http_code}' "$WIDE_API/credentials")"
+[ "$status" = "401" ] || fail "an inspection API on 0.0.0.0 with no token given answered $status, not 401"
+[ "$(stat -c %a "$STEP_WORK/wide-data/certs/inspection-token")" = "600" ] || fail "the data directory's inspection-token is not 0600"
+status="$(curl -sS -o /dev/null -w '%{http_code}' -H "authorization: Bearer $(cat "$STEP_WORK/wide-data/certs/inspection-token")" "$WIDE_API/credentials")"
+[ "$status" = "200" ] || fail "the data directory's inspection token was refused: $status"
+grep -q "kept in $STEP_WORK/wide-data/certs/inspection-token" "$WIDE_LOG" || fail "the start did not say where the inspection token is"
+serve OPEN --inspection-host 0.0.0.0 --data-dir "$STEP_WORK/open-data" --inspection-token none
+status="$(curl -sS -o /dev/null -w '%{http_code}' "$OPEN_API/credentials")"
+[ "$status" = "200" ] || fail "--inspection-token none still wanted a token: $status"
+echo "inspection beyond loopback: the data directory's token by default (401 without it), none on request"

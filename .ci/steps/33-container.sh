@@ -19,9 +19,15 @@ run_start=$(date +%s%N)
 for _ in $(seq 1200); do curl -sf http://127.0.0.1:2398/readyz >/dev/null 2>&1 && break; sleep 0.05; done
 curl -sf http://127.0.0.1:2398/readyz >/dev/null || { "${PODMAN[@]}" logs pushmock-ci; fail "the container never became ready"; }
 ready_ms=$(( ($(date +%s%N) - run_start) / 1000000 ))
-curl -sS http://127.0.0.1:2398/api/v1/credentials/ca.pem -o "$STEP_WORK/container-ca.pem"
-curl -sS http://127.0.0.1:2398/api/v1/credentials/apns-key.p8 -o "$STEP_WORK/container-key.p8"
-clean_machine_pushes 2397 2398 "$STEP_WORK/container-ca.pem" "$STEP_WORK/container-key.p8" "container"
+# The image listens beyond loopback, so its inspection API wants the token kept in /data.
+status="$(curl -sS -o /dev/null -w '%{http_code}' http://127.0.0.1:2398/api/v1/credentials/apns-key.p8)"
+[ "$status" = "401" ] || fail "the image's inspection API answered $status without its token"
+INSPECTION_TOKEN="$("${PODMAN[@]}" exec pushmock-ci cat /data/certs/inspection-token)"
+[ -n "$INSPECTION_TOKEN" ] || fail "no /data/certs/inspection-token in the container"
+"${PODMAN[@]}" logs pushmock-ci 2>&1 | grep -q "kept in /data/certs/inspection-token" || fail "the start did not say where the inspection token is"
+curl -sS -H "authorization: Bearer $INSPECTION_TOKEN" http://127.0.0.1:2398/api/v1/credentials/ca.pem -o "$STEP_WORK/container-ca.pem"
+curl -sS -H "authorization: Bearer $INSPECTION_TOKEN" http://127.0.0.1:2398/api/v1/credentials/apns-key.p8 -o "$STEP_WORK/container-key.p8"
+INSPECTION_TOKEN="$INSPECTION_TOKEN" clean_machine_pushes 2397 2398 "$STEP_WORK/container-ca.pem" "$STEP_WORK/container-key.p8" "container"
 "${PODMAN[@]}" exec pushmock-ci /usr/local/bin/pushmock healthcheck || fail "pushmock healthcheck inside the container"
 "${PODMAN[@]}" healthcheck run pushmock-ci || fail "the image's HEALTHCHECK"
 [ "$("${PODMAN[@]}" exec pushmock-ci /usr/local/bin/pushmock --version)" = "$PM_VERSION" ] || fail "the image's version"

@@ -120,7 +120,11 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info(
                 "development credentials (not secret): \(material.path)\(created ? ", created now" : "") — CA \(DevCertificates.FileName.caCertificate), APNs key \(DevCertificates.FileName.apnsAuthKey), FCM service account \(DevCertificates.FileName.fcmServiceAccount); also at GET /api/v1/credentials"
             )
-            server = try await PushMockServer.start(configuration: try makeConfiguration(material: material), logger: logger)
+            var configuration = try makeConfiguration(material: material)
+            if let notice = try inspection.applyDefaultToken(to: &configuration, material: material, environment: ProcessInfo.processInfo.environment) {
+                logger.notice("\(notice)")
+            }
+            server = try await PushMockServer.start(configuration: configuration, logger: logger)
             try material.pointServiceAccount(atPort: server.pushPort)
         } catch {
             // Not a usage error: the message says what to do, without the usage text after it.

@@ -114,7 +114,10 @@ struct InspectionOptions: ParsableArguments {
     @Option(help: "Address of the inspection API; keep it on loopback (default 127.0.0.1).")
     var inspectionHost: String?
 
-    @Option(help: "Require `Authorization: Bearer <token>` on the inspection API (also read from PUSHMOCK_INSPECTION_TOKEN).")
+    @Option(
+        help:
+            "Require `Authorization: Bearer <token>` on the inspection API (also read from PUSHMOCK_INSPECTION_TOKEN). When the API listens beyond loopback and none is given, the data directory's inspection-token file is used (made at the first start); `none` serves without one."
+    )
     var inspectionToken: String?
 
     @Option(
@@ -137,9 +140,41 @@ struct InspectionOptions: ParsableArguments {
         if let inspectionHost { configuration.inspectionHost = inspectionHost }
         if let inspectionPort { configuration.inspectionPort = inspectionPort }
         if noInspection { configuration.inspectionPort = nil }
-        if let token = inspectionToken ?? environment["PUSHMOCK_INSPECTION_TOKEN"], !token.isEmpty {
+        if let token = requestedToken(environment), token != Self.noToken {
             configuration.inspectionToken = token
         }
+    }
+
+    /// What `--inspection-token` turns the token off with.
+    static let noToken = "none"
+
+    /// The token asked for by the flag or the environment (`none` included), if any.
+    func requestedToken(_ environment: [String: String]) -> String? {
+        guard let token = inspectionToken ?? environment["PUSHMOCK_INSPECTION_TOKEN"], !token.isEmpty else { return nil }
+        return token
+    }
+
+    /// Whether `host` is a loopback address or name (the inspection API reaches this machine only).
+    static func isLoopback(_ host: String) -> Bool {
+        let name = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return name == "localhost" || name == "::1" || name.hasPrefix("127.")
+    }
+
+    /// An inspection API that listens beyond loopback with no token asked for takes the data
+    /// directory's (made now if it has none): anyone who reaches the port could otherwise read the
+    /// keys and reset. Returns the notice to log, nil when nothing was done.
+    func applyDefaultToken(
+        to configuration: inout PushMockConfiguration, material: DevMaterialDirectory, environment: [String: String]
+    ) throws -> String? {
+        guard configuration.inspectionPort != nil, configuration.inspectionToken == nil, !Self.isLoopback(configuration.inspectionHost) else {
+            return nil
+        }
+        if requestedToken(environment) == Self.noToken { return nil }
+        let (token, file) = try material.inspectionToken()
+        configuration.inspectionToken = token
+        let source = file.map { "kept in \($0)" } ?? "made for this run: \(token)"
+        return
+            "the inspection API listens on \(configuration.inspectionHost): it wants Authorization: Bearer <token> (the page asks for it once), the token \(source); set PUSHMOCK_INSPECTION_TOKEN or --inspection-token to choose it, or none to serve without"
     }
 }
 

@@ -165,4 +165,22 @@ public struct DevMaterialDirectory: Sendable, Equatable {
             to: url, options: .atomic)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
     }
+
+    /// The file a data directory keeps its inspection token in.
+    public static let inspectionTokenFile = "inspection-token"
+
+    /// The inspection token kept in a data directory (`inspection-token`, mode 0600), made now if
+    /// there is none: 32 random bytes in hex. A checkout's `Certs/` keeps none: a new one each run.
+    public func inspectionToken() throws -> (token: String, file: String?) {
+        let made = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined()
+        guard isDataDirectory else { return (made, nil) }
+        let path = file(Self.inspectionTokenFile)
+        if let data = FileManager.default.contents(atPath: path) {
+            let kept = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if !kept.isEmpty { return (kept, path) }
+        }
+        try Data((made + "\n").utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return (made, path)
+    }
 }

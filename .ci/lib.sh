@@ -43,8 +43,20 @@ need() {
 
 # The debug build with the tests, into $DEBUG_BUILD; its log in $RUN_STATE/debug-build.log.
 debug_build() {
-  (cd "$SRC" && swift build --build-tests --scratch-path "$DEBUG_BUILD") >"$RUN_STATE/debug-build.log" 2>&1 \
-    || { grep -E "error:" "$RUN_STATE/debug-build.log" | sort -u | head -50 >&2; return 1; }
+  if ! (cd "$SRC" && swift build --build-tests --scratch-path "$DEBUG_BUILD") >"$RUN_STATE/debug-build.log" 2>&1; then
+    # SwiftPM's incremental build can keep an object file that still calls a public function whose
+    # default arguments changed in another module (the caller is not recompiled): the link then
+    # fails with "undefined reference". Our own modules are compiled afresh once, the
+    # dependencies' objects kept.
+    if grep -q "undefined reference" "$RUN_STATE/debug-build.log"; then
+      note "the warm build's link failed on stale objects: compiling PushMock's own modules afresh"
+      local module
+      for module in "$SRC"/Sources/* "$SRC"/Tests/*; do rm -rf "$DEBUG_BUILD/debug/$(basename "$module").build"; done
+      (cd "$SRC" && swift build --build-tests --scratch-path "$DEBUG_BUILD") >"$RUN_STATE/debug-build.log" 2>&1 && return 0
+    fi
+    grep -E "error:" "$RUN_STATE/debug-build.log" | sort -u | head -50 >&2
+    return 1
+  fi
 }
 need_debug_build() { need debug-build debug_build; }
 

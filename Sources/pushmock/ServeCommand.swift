@@ -121,7 +121,8 @@ struct ServeCommand: AsyncParsableCommand {
                 "development credentials (not secret): \(material.path)\(created ? ", created now" : "") — CA \(DevCertificates.FileName.caCertificate), APNs key \(DevCertificates.FileName.apnsAuthKey), FCM service account \(DevCertificates.FileName.fcmServiceAccount); also at GET /api/v1/credentials"
             )
             var configuration = try makeConfiguration(material: material)
-            if let notice = try inspection.applyDefaultToken(to: &configuration, material: material, environment: ProcessInfo.processInfo.environment) {
+            if let notice = try inspection.applyDefaultToken(to: &configuration, material: material, environment: ProcessInfo.processInfo.environment)
+            {
                 logger.notice("\(notice)")
             }
             server = try await PushMockServer.start(configuration: configuration, logger: logger)

@@ -354,7 +354,7 @@ struct RelayTests {
                 try await withHTTPClient { client in
                     // Two senders wait for the upstream; a third is answered at once, as APNs answers overload.
                     let waiting = (1...2).map { _ in Task { try await Self.alert(client, a) } }
-                    #expect(try await eventually { relay.awaitingUpstream == 2 }, "awaiting: \(relay.awaitingUpstream)")
+                    #expect(await eventually { relay.awaitingUpstream == 2 }, "awaiting: \(relay.awaitingUpstream)")
                     let (status, body) = try await Self.alert(client, a)
                     #expect(status == 429 && body.contains("TooManyRequests"), "\(status) \(body)")
                     let noted = try await eventually {
@@ -363,7 +363,7 @@ struct RelayTests {
                     #expect(noted, "the refused push is recorded as not forwarded, naming the bound")
                     // The senders leave: their forwards stop, and their places are given back.
                     for task in waiting { task.cancel() }
-                    #expect(try await eventually { relay.awaitingUpstream == 0 }, "awaiting: \(relay.awaitingUpstream)")
+                    #expect(await eventually { relay.awaitingUpstream == 0 }, "awaiting: \(relay.awaitingUpstream)")
                     let left = try await Self.answered(a, "service=apns", count: 3)
                     #expect(
                         left.filter { $0.relay?.error?.contains("the sender left") == true }.count == 2,

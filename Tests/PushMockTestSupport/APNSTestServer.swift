@@ -6,10 +6,10 @@ import NIOHPACK
 import NIOHTTP1
 package import NIOHTTP2
 import NIOSSL
-package import PushMockCore
+import PushMockCore
 package import PushMockInspection
 package import PushMockServer
-package import PushMockTesting
+import PushMockTesting
 import Testing
 
 /// A PushMock configured with freshly minted test material, and ways to talk APNs to it.

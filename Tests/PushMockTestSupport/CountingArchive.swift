@@ -1,4 +1,4 @@
-package import PushMockStore
+import PushMockStore
 package import Synchronization
 
 /// A state archive in memory that counts what is written to it.

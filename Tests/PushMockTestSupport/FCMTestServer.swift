@@ -1,7 +1,7 @@
 package import AsyncHTTPClient
 import Foundation
 import NIOHTTP1
-package import PushMockCore
+import PushMockCore
 package import PushMockServer
 import Testing
 package import _CryptoExtras

@@ -45,6 +45,8 @@ let package = Package(
         .library(name: "PushMockPostgres", targets: ["PushMockPostgres"]),
         .library(name: "PushMockSQLite", targets: ["PushMockSQLite"]),
         .library(name: "PushMockStores", targets: ["PushMockStores"]),
+        // For the fuzz package (Fuzz/): the Swift source reader the executable uses.
+        .library(name: "PushMockSwiftSource", targets: ["PushMockSwiftSource"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),

@@ -19,6 +19,7 @@ let package = Package(
                 .product(name: "PushMockServer", package: "PushMock"),
                 .product(name: "PushMockInspection", package: "PushMock"),
                 .product(name: "PushMockStore", package: "PushMock"),
+                .product(name: "PushMockSwiftSource", package: "PushMock"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         )

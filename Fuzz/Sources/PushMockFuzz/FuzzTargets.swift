@@ -5,9 +5,10 @@ import PushMockCore
 import PushMockInspection
 import PushMockServer
 import PushMockStore
+import PushMockSwiftSource
 
 /// One libFuzzer entry point for every parser on a request path (issue 10); `PUSHMOCK_FUZZ`
-/// chooses the target: `apns`, `jwt`, `fcm`, `inspection`, `config` or `bytes`. A crash, trap or
+/// chooses the target: `apns`, `jwt`, `fcm`, `inspection`, `config`, `bytes` or `swift`. A crash, trap or
 /// sanitizer report is a finding; an answer of any kind is a pass.
 enum FuzzTargets {
     static let target = ProcessInfo.processInfo.environment["PUSHMOCK_FUZZ"] ?? "apns"
@@ -34,7 +35,8 @@ enum FuzzTargets {
         case "inspection": inspection(bytes)
         case "config": config(bytes)
         case "bytes": byteLevel(bytes)
-        default: fatalError("PUSHMOCK_FUZZ must be apns, jwt, fcm, inspection, config or bytes")
+        case "swift": swiftSource(bytes)
+        default: fatalError("PUSHMOCK_FUZZ must be apns, jwt, fcm, inspection, config, bytes or swift")
         }
     }
 
@@ -145,6 +147,12 @@ enum FuzzTargets {
     static func config(_ bytes: [UInt8]) {
         var configuration = PushMockConfiguration()
         try? configuration.load(contents: bytes, path: "/nonexistent/fuzz.json")
+    }
+
+    /// The Swift source reader (`PUT /api/v1/activity-types`, `--activity-types`): parsed, its
+    /// types resolved and declared, on its own thread as the server reads it.
+    static func swiftSource(_ bytes: [UInt8]) {
+        _ = try? SwiftActivityTypes.read(sources: [(file: "Fuzz.swift", text: String(decoding: bytes, as: UTF8.self))])
     }
 }
 

@@ -6,3 +6,5 @@ need_debug_build
 need_venv firebase-admin pyfcm "httpx[http2]"
 serve CONFIG --config Examples/pushmock.json
 "$VENV/bin/python" scripts/interop/firebase_admin_check.py "$CONFIG_PUSH" "$CONFIG_INSPECTION" Certs || fail "firebase-admin/pyfcm check failed"
+# A stop with idle client connections (google-auth's pooled HTTP/1.1, an httpx HTTP/2 client) is at once.
+"$VENV/bin/python" scripts/interop/stop_check.py "$BIN" || fail "the stop with idle connections was slow"

@@ -109,6 +109,7 @@ struct ConnectionPipeline: Sendable {
         } else {
             try sync.addHandler(NIOSSLServerHandler(context: sslContext))
         }
+        try sync.addHandler(QuiescingCloseHandler())
         try sync.addHandler(alpn)
         try sync.addHandler(errorHandler)
     }

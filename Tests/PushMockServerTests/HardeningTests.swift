@@ -258,6 +258,32 @@ struct HardeningTests {
         }
     }
 
+    @Test(
+        "a shutdown closes idle HTTP/1.1 and HTTP/2 connections at once; only work in flight gets the grace period (here an hour, past the test's time limit)",
+        .timeLimit(.minutes(2)))
+    func idleConnectionsCloseAtShutdown() async throws {
+        var configuration = S.configuration()
+        configuration.pushPort = 0
+        configuration.inspectionPort = 0
+        configuration.shutdownGracePeriodSeconds = 3600
+        let server = try await PushMockServer.start(configuration: configuration)
+        let jwt = S.token(issuedAt: S.start / 1000)
+        try await withHTTPClient(http1Only: true) { http1 in
+            try await withHTTPClient { http2 in
+                // One answered request on each: the clients keep the connections open, idle.
+                for client in [http1, http2] {
+                    let (response, _) = try await client.send(
+                        "https://localhost:\(server.pushPort)/3/device/\(S.deviceToken)", method: .POST, headers: S.alertHeaders(token: jwt),
+                        body: S.alertBody)
+                    #expect(response.status == .ok)
+                }
+                let (page, _) = try await http1.send("http://127.0.0.1:\(server.inspectionPort!)/api/v1/deliveries?limit=1")
+                #expect(page.status == .ok)
+                await server.shutdown()
+            }
+        }
+    }
+
     @Test("the CONNECT proxy's connections count in the push port's cap: push and proxy together stay under it; the inspection port keeps answering")
     func proxyInBudget() async throws {
         var configuration = S.configuration()

@@ -179,22 +179,17 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// error: authentication, a missing database, too many clients); nil when it connected, or
     /// got no answer from a server (not up yet: the pool keeps trying).
     static func serverRefusal(_ location: PostgresLocation, on eventLoopGroup: any EventLoopGroup) async -> String? {
-        do {
-            let connection = try await PostgresConnection.connect(
-                on: eventLoopGroup.any(), configuration: location.connectionConfiguration, id: 0,
-                logger: Logger(label: "pushmock.postgres.probe", factory: { _ in SwiftLogNoOpLogHandler() })
-            )
-            try? await connection.close()
-            return nil
-        } catch let error as PSQLError where error.serverInfo?[.message] != nil {
-            return describe(error)
-        } catch {
-            return nil
-        }
+        guard let error = await connectOnce(location, on: eventLoopGroup) as? PSQLError, error.serverInfo?[.message] != nil else { return nil }
+        return describe(error)
     }
 
     /// Why one connection to `location` fails, if it does (within 5 s).
     static func probe(_ location: PostgresLocation, on eventLoopGroup: any EventLoopGroup, logger: Logger) async -> String? {
+        await connectOnce(location, on: eventLoopGroup).map(describe)
+    }
+
+    /// One connection to `location`, closed at once: nil when it connected, else why not.
+    private static func connectOnce(_ location: PostgresLocation, on eventLoopGroup: any EventLoopGroup) async -> (any Error)? {
         do {
             let connection = try await PostgresConnection.connect(
                 on: eventLoopGroup.any(), configuration: location.connectionConfiguration, id: 0,
@@ -203,7 +198,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             try? await connection.close()
             return nil
         } catch {
-            return describe(error)
+            return error
         }
     }
 

@@ -185,6 +185,19 @@ struct HardeningTests {
         }
     }
 
+    /// The server's `/metrics` text.
+    static func metrics(_ server: PushMockServer) async throws -> String {
+        try await withHTTPClient { client in
+            let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
+            return String(decoding: body, as: UTF8.self)
+        }
+    }
+
+    /// Whether the server comes to count `count` open connections (within the hang bound).
+    static func waitForActive(_ server: PushMockServer, _ count: Int) async throws -> Bool {
+        try await eventually { try await metrics(server).contains("pushmock_connections_active \(count)") }
+    }
+
     @Test("connections over --max-connections are closed at once and counted; the inspection port keeps answering")
     func connectionCap() async throws {
         var configuration = S.configuration()
@@ -196,13 +209,7 @@ struct HardeningTests {
             let second = try await RawClient.connect(port: server.pushPort)
             // The server accepts each socket on its own event loop: the third is opened only once
             // both others are registered, or it could be initialised first and keep the slot.
-            try await withHTTPClient { client in
-                let registered = try await eventually {
-                    let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
-                    return String(decoding: body, as: UTF8.self).contains("pushmock_connections_active 2")
-                }
-                try #require(registered, "the first two connections were never registered")
-            }
+            try #require(try await Self.waitForActive(server, 2), "the first two connections were never registered")
             let third = try await RawClient.connect(port: server.pushPort)
             _ = try await third.waitForClose()
             #expect(first.channel.isActive && second.channel.isActive)
@@ -227,31 +234,18 @@ struct HardeningTests {
         try await withPushMockServer(configuration) { server in
             let first = try await RawClient.connect(port: server.pushPort)
             let second = try await RawClient.connect(port: server.pushPort)
-            try await withHTTPClient { client in
-                let registered = try await eventually {
-                    let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
-                    return String(decoding: body, as: UTF8.self).contains("pushmock_connections_active 2")
-                }
-                try #require(registered, "the first two connections were never registered")
-            }
+            try #require(try await Self.waitForActive(server, 2), "the first two connections were never registered")
             let third = try await RawClient.connect(port: server.pushPort)
             _ = try await third.waitForClose()
             #expect(first.channel.isActive && second.channel.isActive)
-            try await withHTTPClient { client in
-                let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
-                let text = String(decoding: body, as: UTF8.self)
-                #expect(
-                    text.contains(#"event="connection_over_client_cap"} 1"#), "\(text.split(separator: "\n").filter { $0.contains("transport") })")
-            }
+            let text = try await Self.metrics(server)
+            #expect(text.contains(#"event="connection_over_client_cap"} 1"#), "\(text.split(separator: "\n").filter { $0.contains("transport") })")
             try await first.channel.close()
             // Once the server has seen the close, the address has a place again.
             let admitted = try await eventually {
                 let next = try await RawClient.connect(port: server.pushPort)
                 defer { Task { try? await next.channel.close() } }
-                return try await withHTTPClient { client in
-                    let (_, body) = try await client.send("http://127.0.0.1:\(server.inspectionPort!)/metrics")
-                    return String(decoding: body, as: UTF8.self).contains("pushmock_connections_active 2")
-                }
+                return try await Self.metrics(server).contains("pushmock_connections_active 2")
             }
             #expect(admitted, "a connection after a close was never admitted")
             try await second.channel.close()

@@ -50,7 +50,7 @@ EVENT_ID="$(grep -m1 '^id: ' "$STEP_WORK/events.txt" | cut -d' ' -f2)"
 # reveal=1: the recorded credential as received (by default its signature is elided).
 curl -sS -o "$STEP_WORK/repro.sh" "$API/deliveries/$EVENT_ID/curl?reveal=1"
 grep -q -- "--resolve 'api.sandbox.push.apple.com:$MAIN_PUSH:127.0.0.1'" "$STEP_WORK/repro.sh" || fail "curl command: $(cat "$STEP_WORK/repro.sh")"
-status="$(bash "$STEP_WORK/repro.sh" 2>&1 | head -1 | awk '{print $2}')"
+status="$(bash "$STEP_WORK/repro.sh" 2>&1 | awk 'NR == 1 {print $2}')"
 [ "$status" = "200" ] || fail "the reproduced push answered $status: $(cat "$STEP_WORK/repro.sh")"
 jq -e '.total == 2' <(curl -sS "$API/deliveries?service=apns&after=$((EVENT_ID - 1))") >/dev/null || fail "the reproduced push was not recorded"
 echo "events: SSE delivered delivery $EVENT_ID; its …/curl command sent it again: 200, recorded"

@@ -35,7 +35,7 @@ status="$(curl -sS -o /dev/null -w '%{http_code}' "$WIDE_API/credentials")"
 [ "$(stat -c %a "$STEP_WORK/wide-data/certs/inspection-token")" = "600" ] || fail "the data directory's inspection-token is not 0600"
 status="$(curl -sS -o /dev/null -w '%{http_code}' -H "authorization: Bearer $(cat "$STEP_WORK/wide-data/certs/inspection-token")" "$WIDE_API/credentials")"
 [ "$status" = "200" ] || fail "the data directory's inspection token was refused: $status"
-grep -q "kept in $STEP_WORK/wide-data/certs/inspection-token" "$WIDE_LOG" || fail "the start did not say where the inspection token is"
+grep -q "Bearer $(cat "$STEP_WORK/wide-data/certs/inspection-token") (the page asks for it once; kept in $STEP_WORK/wide-data/certs/inspection-token)" "$WIDE_LOG" || fail "the start did not print the inspection token and where it is kept"
 serve OPEN --inspection-host 0.0.0.0 --data-dir "$STEP_WORK/open-data" --inspection-token none
 status="$(curl -sS -o /dev/null -w '%{http_code}' "$OPEN_API/credentials")"
 [ "$status" = "200" ] || fail "--inspection-token none still wanted a token: $status"

@@ -172,9 +172,9 @@ struct InspectionOptions: ParsableArguments {
         if requestedToken(environment) == Self.noToken { return nil }
         let (token, file) = try material.inspectionToken()
         configuration.inspectionToken = token
-        let source = file.map { "kept in \($0)" } ?? "made for this run: \(token)"
+        let source = file.map { "kept in \($0)" } ?? "made for this run"
         return
-            "the inspection API listens on \(configuration.inspectionHost): it wants Authorization: Bearer <token> (the page asks for it once), the token \(source); set PUSHMOCK_INSPECTION_TOKEN or --inspection-token to choose it, or none to serve without"
+            "the inspection API listens on \(configuration.inspectionHost): it wants Authorization: Bearer \(token) (the page asks for it once; \(source)); set PUSHMOCK_INSPECTION_TOKEN or --inspection-token to choose it, or none to serve without"
     }
 }
 

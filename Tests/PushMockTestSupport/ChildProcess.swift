@@ -68,13 +68,27 @@ package final class ChildProcess: Sendable {
         var pid: pid_t = 0
         #if canImport(Darwin)
         var attributes: posix_spawnattr_t? = nil
+        #else
+        var attributes = posix_spawnattr_t()
+        #endif
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_CLOEXEC_DEFAULT))
-        let spawned = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
-        #else
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, envp)
+        // The child starts with no signal blocked and the usual signals at their defaults. The test
+        // process ignores SIGPIPE and its threads block signals; a shell that inherited a blocked
+        // SIGCHLD never reaped its children, so the tests' PostgreSQL guard outlived every run.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK) | Int32(POSIX_SPAWN_SETSIGDEF)
+        #if canImport(Darwin)
+        flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
         #endif
+        posix_spawnattr_setflags(&attributes, Int16(flags))
+        let spawned = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
         // The child's ends, in this process: closed once, here.
         close(outputEnds[1])
         if inputPipe { close(inputEnds[0]) }

@@ -1,14 +1,18 @@
-# PushMockTesting alone: a consumer package (Examples/TestingOnly) builds and tests without
-# postgres-nio, GRDB or swift-syntax.
+# PushMockTesting alone: a consumer package (Examples/TestingOnly) builds and tests, and its test
+# binary links neither postgres-nio, GRDB nor swift-syntax. It builds into the debug build's folder:
+# SwiftPM reuses every module the two graphs share (their commands are the same), so only the
+# consumer's own targets compile, and the main build stays up to date after it.
 source .ci/lib.sh
-CONSUMER="$CACHE/build/consumer"
-(cd Examples/TestingOnly && swift test --scratch-path "$CONSUMER" >"$STEP_WORK/consumer.log" 2>&1) \
+need_debug_build
+(cd Examples/TestingOnly && swift test --scratch-path "$DEBUG_BUILD" >"$STEP_WORK/consumer.log" 2>&1) \
   || { tail -30 "$STEP_WORK/consumer.log"; fail "the PushMockTesting-only consumer does not build or test"; }
-BUILT="$CONSUMER/debug"
-# SwiftPM lays out a folder for every target of the graph; a target it compiled holds objects.
-compiled() { [ -n "$(find "$BUILT/$1.build" -name '*.o' 2>/dev/null | head -1)" ]; }
-compiled PushMockTesting || fail "the consumer did not compile PushMockTesting"
+# What the consumer's tests link: SwiftPM's list of the object files, one module's folder each.
+LINKED="$DEBUG_BUILD/debug/TestingOnlyPackageTests.product/Objects.LinkFileList"
+[ -s "$LINKED" ] || fail "no link list at $LINKED"
+linked() { grep -q "/$1\.build/" "$LINKED"; }
+linked PushMockTesting || fail "the consumer's tests do not link PushMockTesting"
 for module in PostgresNIO GRDB PushMockPostgres PushMockSQLite SwiftSyntax PushMockSwiftSource; do
-  if compiled "$module"; then fail "a target that adds only PushMockTesting compiled $module"; fi
+  if linked "$module"; then fail "a target that adds only PushMockTesting links $module"; fi
 done
-note "consumer: PushMockTesting built and tested; no PostgresNIO, GRDB, PushMockPostgres, PushMockSQLite or swift-syntax module"
+compiled="$(grep -c '^\[[0-9/]*\] Compiling' "$STEP_WORK/consumer.log" || true)"
+note "consumer: PushMockTesting built and tested ($compiled files compiled for it); no PostgresNIO, GRDB, PushMockPostgres, PushMockSQLite or swift-syntax module linked"

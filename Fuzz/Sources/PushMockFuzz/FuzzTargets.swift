@@ -189,8 +189,17 @@ final class ClosedSink: EventSink {
     var backlog: Int { 0 }
 }
 
-/// libFuzzer's driver, linked by `-sanitize=fuzzer`. SwiftPM gives an executable its own entry
-/// point (`PushMockFuzz_main`), so libFuzzer's `main` is not used: this one hands over to it.
+/// libFuzzer's callback, for the `main` that `-sanitize=fuzzer` links into a debug build (where
+/// SwiftPM renames an executable's own entry point, so the `main` below is not the program's).
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    guard let data else { return 0 }
+    FuzzTargets.run(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}
+
+/// libFuzzer's driver, linked by `-sanitize=fuzzer`. In a release build this `main` is the
+/// program's, and it hands over to libFuzzer with the same callback.
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<Int32>,
@@ -203,11 +212,7 @@ enum FuzzMain {
     static func main() {
         var argc = CommandLine.argc
         var argv = CommandLine.unsafeArgv
-        let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            guard let data else { return 0 }
-            FuzzTargets.run(Array(UnsafeBufferPointer(start: data, count: size)))
-            return 0
-        }
+        let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in fuzzOneInput(data, size) }
         exit(status)
     }
 }

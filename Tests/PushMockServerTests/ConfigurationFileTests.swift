@@ -5,12 +5,20 @@ import PushMockTestSupport
 import Testing
 
 @Suite("The configuration file")
-struct ConfigurationFileTests {
+final class ConfigurationFileTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func write(_ text: String) throws -> String {
+    /// The files a test wrote; removed when it ends (Swift Testing makes an instance per test).
+    private var written: [URL] = []
+
+    deinit {
+        for url in written { try? FileManager.default.removeItem(at: url) }
+    }
+
+    func write(_ text: String) throws -> String {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-config-\(UUID().uuidString).json")
         try Data(text.utf8).write(to: url)
+        written.append(url)
         return url.path
     }
 
@@ -50,7 +58,7 @@ struct ConfigurationFileTests {
     @Test("liveActivity's byte limits are read in KiB and MiB, and the timeline's entry count")
     func liveActivityByteLimits() throws {
         var configuration = PushMockConfiguration()
-        try configuration.load(file: try Self.write(#"{"liveActivity": {"maxTimeline": 50, "maxTimelineKiB": 64, "maxMemoryMiB": 8}}"#))
+        try configuration.load(file: try write(#"{"liveActivity": {"maxTimeline": 50, "maxTimelineKiB": 64, "maxMemoryMiB": 8}}"#))
         #expect(configuration.liveActivityLimits.maxTimeline == 50)
         #expect(configuration.liveActivityLimits.maxTimelineBytes == 64 * 1024)
         #expect(configuration.liveActivityLimits.maxBytes == 8 * 1024 * 1024)
@@ -59,13 +67,13 @@ struct ConfigurationFileTests {
     @Test("activityTypes as a path names the app's Swift source, relative to the file's folder; neither object nor string is an error")
     func activityTypeSources() throws {
         var configuration = PushMockConfiguration()
-        let file = try Self.write(#"{"activityTypes": "MyApp/Widget"}"#)
+        let file = try write(#"{"activityTypes": "MyApp/Widget"}"#)
         try configuration.load(file: file)
         #expect(
             configuration.activityTypeSources == [URL(fileURLWithPath: file).deletingLastPathComponent().appendingPathComponent("MyApp/Widget").path])
         #expect(configuration.activityTypes.isEmpty)
         var broken = PushMockConfiguration()
-        #expect { try broken.load(file: try Self.write(#"{"activityTypes": 5}"#)) } throws: { "\($0)".contains("the path of the app's Swift source") }
+        #expect { try broken.load(file: try write(#"{"activityTypes": 5}"#)) } throws: { "\($0)".contains("the path of the app's Swift source") }
     }
 
     @Test("liveActivity.presets turns the SDK presets off; they are on by default, under the configured types")
@@ -73,14 +81,14 @@ struct ConfigurationFileTests {
         var configuration = PushMockConfiguration()
         #expect(configuration.activityTypePresets)
         #expect(Set(configuration.startingActivityTypes.keys) == Set(ActivityTypePresets.all.map(\.name)))
-        try configuration.load(file: try Self.write(#"{"activityTypes": {"LiveActivityAttributes": {"contentState": {"mine": "Int"}}}}"#))
+        try configuration.load(file: try write(#"{"activityTypes": {"LiveActivityAttributes": {"contentState": {"mine": "Int"}}}}"#))
         #expect(configuration.startingActivityTypes["LiveActivityAttributes"]?.preset == nil, "a declared type of the same name wins")
         #expect(configuration.startingActivityTypes["VoltraAttributes"]?.preset == "Voltra (React Native)")
-        try configuration.load(file: try Self.write(#"{"liveActivity": {"presets": false}}"#))
+        try configuration.load(file: try write(#"{"liveActivity": {"presets": false}}"#))
         #expect(!configuration.activityTypePresets)
         #expect(Array(configuration.startingActivityTypes.keys) == ["LiveActivityAttributes"])
         var broken = PushMockConfiguration()
-        #expect { try broken.load(file: try Self.write(#"{"liveActivity": {"presets": "no"}}"#)) } throws: {
+        #expect { try broken.load(file: try write(#"{"liveActivity": {"presets": "no"}}"#)) } throws: {
             "\($0)".contains("liveActivity.presets")
         }
     }
@@ -120,7 +128,7 @@ struct ConfigurationFileTests {
             (#"[1, 2]"#, "expected an object"),
         ])
     func broken(_ text: String, _ expected: String) throws {
-        let path = try Self.write(text)
+        let path = try write(text)
         defer { try? FileManager.default.removeItem(atPath: path) }
         var configuration = PushMockConfiguration()
         let error = #expect(throws: PushMockError.self) { try configuration.load(file: path) }

@@ -1,12 +1,13 @@
 # pushmock send apns|fcm: answers and records printed; pushmock rejections runs the whole
-# catalogue through the push port (table, markdown, json).
+# catalogue through the push port (table, markdown, json); send given only a server's inspection
+# API; --cert-host; pushmock exec.
 source .ci/lib.sh
 need_debug_build
 serve CLI
 SENT="$("$BIN" send apns --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --alert "from the CLI" --title CI)" || fail "pushmock send apns failed"
 echo "$SENT" | grep -q "^200 apns-id: " || fail "pushmock send apns: no 200 with apns-id: $SENT"
 echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send apns: the recorded outcome is missing: $SENT"
-SENT="$("$BIN" send apns --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --device zz --alert x)" || fail "pushmock send apns (bad token) failed"
+SENT="$("$BIN" send apns --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --device zz --alert x --allow-rejection)" || fail "pushmock send apns --allow-rejection (bad token) failed"
 echo "$SENT" | grep -q "^recorded: rejected BadDeviceToken" || fail "pushmock send apns: the rejection is not explained: $SENT"
 SENT="$("$BIN" send fcm --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --title CI --body "from the CLI")" || fail "pushmock send fcm failed"
 echo "$SENT" | grep -q "projects/pushmock-demo/messages/" || fail "pushmock send fcm: no message name: $SENT"
@@ -40,3 +41,58 @@ serve OPEN --inspection-host 0.0.0.0 --data-dir "$STEP_WORK/open-data" --inspect
 status="$(curl -sS -o /dev/null -w '%{http_code}' "$OPEN_API/credentials")"
 [ "$status" = "200" ] || fail "--inspection-token none still wanted a token: $status"
 echo "inspection beyond loopback: the data directory's token by default (401 without it), none on request"
+
+# pushmock send to a server with a data directory of its own, given only its inspection API: the
+# CA, the APNs key and the service account come from the server. A rejection exits 1
+# (--allow-rejection: 0); a CA that does not match says which CA was used and what to do.
+RUNTIME="$STEP_WORK/runtime"
+mkdir -p "$RUNTIME" "$STEP_WORK/empty-home"
+chmod 700 "$RUNTIME"
+pushd "$STEP_WORK" >/dev/null
+XDG_RUNTIME_DIR="$RUNTIME" serve OTHER --data-dir "$STEP_WORK/other-data" --cert-host pushmock.test
+popd >/dev/null
+elsewhere() { (cd "$STEP_WORK" && env -u PUSHMOCK_URL HOME="$STEP_WORK/empty-home" XDG_DATA_HOME= XDG_RUNTIME_DIR="$RUNTIME" "$@"); }
+SENT="$(elsewhere "$BIN" send apns --inspection-url "http://127.0.0.1:$OTHER_INSPECTION" --alert "elsewhere")" || fail "pushmock send apns with only --inspection-url failed: $SENT"
+echo "$SENT" | grep -q "^200 apns-id: " || fail "pushmock send apns with only --inspection-url: $SENT"
+SENT="$(elsewhere "$BIN" send fcm --inspection-url "http://127.0.0.1:$OTHER_INSPECTION" --title elsewhere)" || fail "pushmock send fcm with only --inspection-url failed: $SENT"
+echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send fcm with only --inspection-url: $SENT"
+[ -f "$RUNTIME/pushmock-$OTHER_INSPECTION.json" ] || fail "serve wrote no locator file in \$XDG_RUNTIME_DIR"
+[ "$(stat -c %a "$RUNTIME/pushmock-$OTHER_INSPECTION.json")" = "600" ] || fail "the locator file is not 0600"
+SENT="$(elsewhere "$BIN" send apns --alert "found by its locator")" || fail "pushmock send with no URL did not find the server by its locator: $SENT"
+echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send by locator: $SENT"
+if elsewhere "$BIN" send apns --inspection-url "http://127.0.0.1:$OTHER_INSPECTION" --device zz --alert x >/dev/null 2>&1; then
+  fail "pushmock send exited 0 on a 400"
+fi
+elsewhere "$BIN" send apns --inspection-url "http://127.0.0.1:$OTHER_INSPECTION" --device zz --alert x --allow-rejection >/dev/null \
+  || fail "pushmock send --allow-rejection exited non-zero on a 400"
+if WRONG="$(elsewhere "$BIN" send apns --inspection-url none --url "https://localhost:$OTHER_PUSH" --ca "$SRC/Certs/ca.pem" --key "$STEP_WORK/other-data/certs/AuthKey_PUSHMOCK01.p8" --alert x 2>&1)"; then
+  fail "pushmock send trusted a CA that did not sign the server's certificate"
+fi
+echo "$WRONG" | grep -q "is not signed by $SRC/Certs/ca.pem. Trust the server's own CA" || fail "a CA mismatch is not explained: $WRONG"
+if echo "$WRONG" | grep -q "/.build"; then fail "a CA mismatch printed a build path: $WRONG"; fi
+echo "send with only --inspection-url (CA, key and account from the server), by locator, exit 1 on a rejection, a CA mismatch explained"
+
+# --cert-host: the certificate names it (curl checks the name), and the inspection API answers it.
+status="$(curl -sS -o /dev/null -w '%{http_code}' --resolve "pushmock.test:$OTHER_PUSH:127.0.0.1" --cacert "$STEP_WORK/other-data/certs/ca.pem" \
+  -X POST "https://pushmock.test:$OTHER_PUSH/3/device/zz")" || fail "curl did not accept the certificate for pushmock.test (--cert-host)"
+[ "$status" = "400" ] || fail "https://pushmock.test (--cert-host) answered $status"
+status="$(curl -sS -o /dev/null -w '%{http_code}' --resolve "pushmock.test:$OTHER_INSPECTION:127.0.0.1" "http://pushmock.test:$OTHER_INSPECTION/api/v1/deliveries")"
+[ "$status" = "200" ] || fail "the inspection API answered Host pushmock.test (--cert-host) with $status"
+if curl -sS -o /dev/null --resolve "other.test:$OTHER_PUSH:127.0.0.1" --cacert "$STEP_WORK/other-data/certs/ca.pem" "https://other.test:$OTHER_PUSH/" 2>/dev/null; then
+  fail "curl accepted the certificate for a name not given to --cert-host"
+fi
+echo "--cert-host: the certificate names pushmock.test, and the inspection API answers it"
+
+# pushmock exec: the command gets the server, its exit status is passed through (0 and 3), and
+# nothing is left running.
+status=0
+elsewhere "$BIN" exec --data-dir "$STEP_WORK/exec-data" --log-level warning -- sh -c '
+  "$0" send apns --alert "from exec" >/dev/null || exit 10
+  curl -sS -o /dev/null "$PUSHMOCK_URL/readyz" || exit 11
+  [ "$(curl -sS -o /dev/null -w "%{http_code}" -X POST "$PUSHMOCK_PUSH_URL/3/device/zz")" = 400 ] || exit 12
+  exit 3' "$BIN" || status=$?
+[ "$status" = 3 ] || fail "pushmock exec -- (a command that exits 3) exited $status"
+elsewhere "$BIN" exec --data-dir "$STEP_WORK/exec-data" --log-level warning -- true || fail "pushmock exec -- true exited non-zero"
+if pgrep -f -- "--data-dir $STEP_WORK/exec-data" >/dev/null; then fail "pushmock exec left its server running"; fi
+[ -z "$(find "$RUNTIME" -name 'pushmock-*.json' ! -name "pushmock-$OTHER_INSPECTION.json")" ] || fail "pushmock exec left a locator file behind"
+echo "exec: the command reached the server (send, the inspection API, curl with SSL_CERT_FILE); exit statuses 3 and 0 passed through; nothing left"

@@ -24,7 +24,7 @@ out="$(PUSHMOCK_TRANSPARENT=maybe "$BIN" serve 2>&1 || true)"
 echo "$out" | grep -q "PUSHMOCK_TRANSPARENT=maybe: a flag takes" || fail "a bad flag value: '$out'"
 [ "$("$BIN" --version)" = "$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/pushmock/PushMockCommand.swift)" ] || fail "pushmock --version"
 PUSHMOCK_INSPECTION_PORT="$(jq .inspection "$NOREPO/ports.json")" "$BIN" healthcheck || fail "pushmock healthcheck against a ready server"
-if "$BIN" healthcheck --url http://127.0.0.1:9 >/dev/null 2>&1; then fail "pushmock healthcheck said ready with nothing listening"; fi
+if "$BIN" healthcheck --inspection-url http://127.0.0.1:9 >/dev/null 2>&1; then fail "pushmock healthcheck said ready with nothing listening"; fi
 kill -TERM "$NOREPO_PID"; wait "$NOREPO_PID" || fail "the no-checkout server exited non-zero"
 # As a user without privileges (root may set socket options others may not, such as SO_DEBUG).
 NOBODY_HOME="$(mktemp -d)"; chown nobody "$NOBODY_HOME"

@@ -43,7 +43,7 @@ CHROOT_CERTS="$DEB/root/.local/share/pushmock/certs"
 curl -sS http://127.0.0.1:$ROOT_INSPECTION/api/v1/credentials/ca.pem -o "$STEP_WORK/chroot-ca.pem"
 cmp -s "$STEP_WORK/chroot-ca.pem" "$CHROOT_CERTS/ca.pem" || fail "the served CA is not the data directory's"
 clean_machine_pushes "$ROOT_PUSH" "$ROOT_INSPECTION" "$STEP_WORK/chroot-ca.pem" "$CHROOT_CERTS/AuthKey_PUSHMOCK01.p8" "bare Debian root"
-unshare -m sh -c 'mount -t proc proc "$1/proc" && exec chroot "$1" "/opt/$2/pushmock" healthcheck --url "http://127.0.0.1:$3"' _ "$DEB" "$PM_NAME" "$ROOT_INSPECTION" \
+unshare -m sh -c 'mount -t proc proc "$1/proc" && exec chroot "$1" "/opt/$2/pushmock" healthcheck --inspection-url "http://127.0.0.1:$3"' _ "$DEB" "$PM_NAME" "$ROOT_INSPECTION" \
   || fail "pushmock healthcheck inside the root"
 first_ca="$(sha256sum "$CHROOT_CERTS/ca.pem")"
 kill -TERM "$CHROOT_PID"; wait "$CHROOT_PID" || fail "the server in the root exited non-zero: $(tail -3 "$STEP_WORK/chroot.log")"

@@ -22,8 +22,21 @@ struct CertsCommand: AsyncParsableCommand {
         @Option(help: "token_uri written into the FCM service account.")
         var tokenURI = "https://localhost:2197/token"
 
+        @Option(
+            name: .customLong("cert-host"),
+            help: ArgumentHelp(
+                "A name the server certificate covers besides localhost, 127.0.0.1, ::1 and the real push hosts (a host name or an IP address). Repeatable.",
+                valueName: "name"))
+        var certHosts: [String] = []
+
+        func validate() throws {
+            for name in certHosts {
+                do { _ = try CertificateHost(name) } catch { throw ValidationError("\(error)") }
+            }
+        }
+
         func run() async throws {
-            let material = try DevCertificates.generate(tokenURI: tokenURI)
+            let material = try DevCertificates.generate(tokenURI: tokenURI, extraHosts: try certHosts.map(CertificateHost.init))
             let written = try material.write(to: URL(fileURLWithPath: out, isDirectory: true))
             for url in written {
                 print("wrote \(url.path)")

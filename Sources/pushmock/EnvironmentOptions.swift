@@ -61,11 +61,12 @@ enum EnvironmentOptions {
         return arguments
     }
 
-    /// The command line with the environment's `serve` arguments put in: after `serve`, or first when
+    /// The command line with the environment's `serve` arguments put in: after `serve` (or `exec`,
+    /// which starts a server with the same options), or first when
     /// `serve` is the default subcommand (options only). Other subcommands are left alone.
     static func commandLine(_ arguments: [String], environment: [String: String]) throws -> [String] {
         let subcommands = PushMockCommand.configuration.subcommands.map { $0.configuration.commandName ?? "" }
-        if let first = arguments.first, first == "serve" {
+        if let first = arguments.first, first == "serve" || first == "exec" {
             return [first] + (try Self.arguments(from: environment)) + arguments.dropFirst()
         }
         if let first = arguments.first, subcommands.contains(first) || ["help", "-h", "--help", "--version"].contains(first) {

@@ -12,20 +12,31 @@ struct HealthcheckCommand: AsyncParsableCommand {
         abstract: "Exit 0 when the server's /readyz answers ready (for HEALTHCHECK in images without curl)."
     )
 
-    @Option(help: "The inspection API's base URL (default http://127.0.0.1:$PUSHMOCK_INSPECTION_PORT, or port 2198).")
-    var url: String?
+    @Option(
+        help:
+            "The inspection API's base URL (default http://127.0.0.1:$PUSHMOCK_INSPECTION_PORT where that is set, as in the image; else $PUSHMOCK_URL, else a running server's locator file, else http://127.0.0.1:2198)."
+    )
+    var inspectionURL: String?
+
+    @Option(name: .customLong("url"), help: .hidden)
+    var oldURL: String?
 
     @Option(help: "Seconds to wait for an answer.")
     var timeout: Int64 = 3
 
-    @Option(help: "The inspection token, if the server wants one (default $PUSHMOCK_INSPECTION_TOKEN).")
-    var token: String?
+    @Option(help: "The inspection token, if the server wants one (default $PUSHMOCK_TOKEN or $PUSHMOCK_INSPECTION_TOKEN).")
+    var inspectionToken: String?
+
+    @Option(name: .customLong("token"), help: .hidden)
+    var oldToken: String?
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let base = url ?? "http://127.0.0.1:\(environment["PUSHMOCK_INSPECTION_PORT"] ?? "2198")"
+        let url = inspectionURL ?? oldURL ?? environment["PUSHMOCK_INSPECTION_PORT"].map { "http://127.0.0.1:\($0)" }
+        let endpoint = InspectionEndpoint.resolve(url: url, token: inspectionToken ?? oldToken, environment: environment)
+        let base = endpoint.url
         var request = HTTPClientRequest(url: base + "/readyz")
-        if let token = token ?? environment["PUSHMOCK_INSPECTION_TOKEN"], !token.isEmpty {
+        if let token = endpoint.token {
             request.headers.add(name: "authorization", value: "Bearer \(token)")
         }
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
@@ -35,7 +46,7 @@ struct HealthcheckCommand: AsyncParsableCommand {
             try await client.shutdown()
         } catch {
             try? await client.shutdown()
-            print("not ready: \(base)/readyz: \(error)")
+            print("not ready: \(base)/readyz: \(SendClient.short(error))")
             throw ExitCode(1)
         }
         guard status == 200 else {

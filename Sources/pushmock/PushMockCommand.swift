@@ -10,7 +10,7 @@ struct PushMockCommand: AsyncParsableCommand {
         version: PushMockVersion.current,
         subcommands: [
             ServeCommand.self, SendCommand.self, RejectionsCommand.self, ExportCommand.self, ImportCommand.self, CertsCommand.self, TokenCommand.self,
-            TrustCommand.self, HealthcheckCommand.self, ActivityTypesCommand.self,
+            TrustCommand.self, HealthcheckCommand.self, ActivityTypesCommand.self, ExecCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -24,11 +24,13 @@ struct RejectionsCommand: AsyncParsableCommand {
         case table, markdown, json
     }
 
-    @Option(help: "The inspection API's base URL.")
-    var inspectionURL = "http://127.0.0.1:2198"
+    @Option(help: "The inspection API's base URL (default $PUSHMOCK_URL, else a running server's locator file, else http://127.0.0.1:2198).")
+    var inspectionURL: String?
 
-    @Option(help: "The inspection token, if the server wants one.")
+    @Option(help: "The inspection token, if the server wants one (default $PUSHMOCK_TOKEN or $PUSHMOCK_INSPECTION_TOKEN).")
     var inspectionToken: String?
+
+    var endpoint: InspectionEndpoint { InspectionEndpoint.resolve(url: inspectionURL, token: inspectionToken) }
 
     @Option(help: "Only this service: apns, liveactivity or fcm.")
     var service: String?
@@ -113,16 +115,19 @@ struct RejectionsCommand: AsyncParsableCommand {
     }
 
     func call<T: Decodable>(_ client: HTTPClient, _ method: String, _ path: String) async throws -> T {
-        var request = HTTPClientRequest(url: inspectionURL + path)
+        let endpoint = endpoint
+        var request = HTTPClientRequest(url: endpoint.url + path)
         request.method = .init(rawValue: method)
         request.headers.add(name: "x-pushmock-client", value: "pushmock-rejections")
-        if let inspectionToken { request.headers.add(name: "authorization", value: "Bearer \(inspectionToken)") }
+        if let token = endpoint.token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
         let response: HTTPClientResponse
         do {
             response = try await client.execute(request, timeout: .seconds(30))
         } catch {
             throw RejectionsFailure(
-                message: "no PushMock inspection API at \(inspectionURL) (\(error)); start one with `pushmock serve` or pass --inspection-url")
+                message:
+                    "no PushMock inspection API at \(endpoint.url) (\(SendClient.short(error))); start one with `pushmock serve` or pass --inspection-url"
+            )
         }
         let body = try await response.body.collect(upTo: 8 << 20)
         guard response.status == .ok else {

@@ -27,17 +27,28 @@ struct SendCommand: AsyncParsableCommand {
 
     /// Where to send and how to trust it.
     struct Target: ParsableArguments {
-        @Option(help: "The push port's base URL.")
-        var url = "https://localhost:2197"
+        @Option(help: "The push port's base URL (default: the server's, from its inspection API; else https://localhost:2197).")
+        var url: String?
 
-        @Option(help: "The CA to trust for the push port (PEM).")
-        var ca = DevMaterialDirectory.resolve(dataDirectory: nil).file(DevCertificates.FileName.caCertificate)
+        @Option(help: "The CA to trust for the push port, PEM (default: the server's, from its inspection API; else the local data directory's).")
+        var ca: String?
 
-        @Option(help: "The inspection API's base URL, to print how the push was recorded; \"none\" to skip.")
-        var inspectionURL = "http://127.0.0.1:2198"
+        @Option(
+            help:
+                "The inspection API's base URL: where the server's CA and sample credentials come from, and how the push was recorded (default $PUSHMOCK_URL, else a running server's locator file, else http://127.0.0.1:2198); none: use neither."
+        )
+        var inspectionURL: String?
 
-        @Option(help: "The inspection token, if the server wants one.")
+        @Option(help: "The inspection token, if the server wants one (default $PUSHMOCK_TOKEN or $PUSHMOCK_INSPECTION_TOKEN).")
         var inspectionToken: String?
+
+        @Flag(help: "Exit 0 whatever the answer (by default an answer other than 2xx exits 1).")
+        var allowRejection = false
+
+        /// The inspection API to use, nil for `--inspection-url none`.
+        var endpoint: InspectionEndpoint? {
+            inspectionURL == "none" ? nil : InspectionEndpoint.resolve(url: inspectionURL, token: inspectionToken)
+        }
     }
 
     struct APNS: AsyncParsableCommand {
@@ -90,19 +101,20 @@ struct SendCommand: AsyncParsableCommand {
                 file: payload, alert: alert, title: title, liveActivity: liveActivity, contentState: contentState,
                 attributesType: attributesType, attributes: attributes, now: now, bundle: &bundleID
             )
-            let jwt = try keyOptions.token(issuedAt: now)
             let type = pushType ?? (liveActivity == nil ? "alert" : "liveactivity")
-            var headers = [
-                ("authorization", "bearer \(jwt)"),
-                ("apns-topic", topic ?? (type == "liveactivity" ? "\(bundleID).push-type.liveactivity" : bundleID)),
-                ("apns-push-type", type),
-            ]
-            if let priority { headers.append(("apns-priority", String(priority))) }
             try await SendClient.run(target) { client in
-                let answer = try await client.post("\(target.url)/3/device/\(device)", headers: headers, body: body)
+                let jwt = try keyOptions.token(issuedAt: now, server: client.server)
+                var headers = [
+                    ("authorization", "bearer \(jwt)"),
+                    ("apns-topic", topic ?? (type == "liveactivity" ? "\(bundleID).push-type.liveactivity" : bundleID)),
+                    ("apns-push-type", type),
+                ]
+                if let priority { headers.append(("apns-priority", String(priority))) }
+                let answer = try await client.post("\(client.pushURL)/3/device/\(device)", headers: headers, body: body)
                 print("\(answer.status)\(answer.headers.first { $0.0 == "apns-id" }.map { " apns-id: \($0.1)" } ?? "")")
                 if !answer.body.isEmpty { print(answer.body) }
-                try await client.printRecorded(target, filter: "service=apns&token=\(device)")
+                await client.printRecorded(filter: "service=apns&token=\(device)")
+                try client.finish(status: answer.status)
             }
         }
     }
@@ -140,24 +152,25 @@ struct SendCommand: AsyncParsableCommand {
         @OptionGroup var serviceAccount: ServiceAccountOptions
 
         func run() async throws {
-            let account = try serviceAccount.load().account
             let payload = try SendPayload.fcm(
                 file: message, token: topic == nil && fid == nil ? token : nil, topic: topic, fid: fid, title: title, body: body)
-            let assertion = try serviceAccount.jwt(audience: "\(target.url)/token")
             try await SendClient.run(target) { client in
+                let account = try serviceAccount.load(server: client.server).account
+                let assertion = try serviceAccount.jwt(audience: "\(client.pushURL)/token", server: client.server)
                 let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)"
                 let issued = try await client.post(
-                    "\(target.url)/token", headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
+                    "\(client.pushURL)/token", headers: [("content-type", "application/x-www-form-urlencoded")], body: Array(form.utf8))
                 guard issued.status == 200, case .string(let accessToken)? = JSONValue.parse(Array(issued.body.utf8))?["access_token"] else {
                     throw ValidationError("the token endpoint answered \(issued.status): \(issued.body)")
                 }
                 let answer = try await client.post(
-                    "\(target.url)/v1/projects/\(account.projectID)/messages:send",
+                    "\(client.pushURL)/v1/projects/\(account.projectID)/messages:send",
                     headers: [("authorization", "Bearer \(accessToken)"), ("content-type", "application/json")], body: payload
                 )
                 print(answer.status)
                 print(answer.body)
-                try await client.printRecorded(target, filter: "service=fcm&project=\(account.projectID)")
+                await client.printRecorded(filter: "service=fcm&project=\(account.projectID)")
+                try client.finish(status: answer.status)
             }
         }
     }
@@ -228,60 +241,5 @@ enum SendPayload {
 
     static func encode(_ value: JSONValue) throws -> [UInt8] {
         Array(try JSONEncoder().encode(value))
-    }
-}
-
-/// An HTTP client that trusts the target's CA.
-struct SendClient {
-    let client: HTTPClient
-
-    static func run(_ target: SendCommand.Target, _ body: (SendClient) async throws -> Void) async throws {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if FileManager.default.fileExists(atPath: target.ca) {
-            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(target.ca))
-        }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            try await body(SendClient(client: client))
-            try await client.shutdown()
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
-    }
-
-    func post(_ url: String, headers: [(String, String)], body: [UInt8]) async throws -> (status: Int, headers: [(String, String)], body: String) {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await client.execute(request, timeout: .seconds(30))
-        let bytes = try await response.body.collect(upTo: 1 << 20)
-        return (Int(response.status.code), response.headers.map { ($0.name.lowercased(), $0.value) }, String(buffer: bytes))
-    }
-
-    /// Prints how the newest matching delivery was recorded.
-    func printRecorded(_ target: SendCommand.Target, filter: String) async throws {
-        guard target.inspectionURL != "none" else { return }
-        var request = HTTPClientRequest(url: "\(target.inspectionURL)/api/v1/deliveries?limit=1&\(filter)")
-        if let token = target.inspectionToken { request.headers.add(name: "authorization", value: "Bearer \(token)") }
-        guard let response = try? await client.execute(request, timeout: .seconds(5)), response.status == .ok,
-            let bytes = try? await response.body.collect(upTo: 8 << 20),
-            case .array(let list)? = JSONValue.parse(Array(buffer: bytes))?["deliveries"], let delivery = list.first
-        else {
-            print("recorded: (the inspection API at \(target.inspectionURL) did not answer; --inspection-url none skips this)")
-            return
-        }
-        func text(_ key: String) -> String? { if case .string(let value)? = delivery[key] { value } else { nil } }
-        var line = "recorded: \(text("outcome") ?? "?")"
-        if let reason = text("reason") { line += " \(reason)" }
-        if let explanation = text("explanation") { line += " — \(explanation)" }
-        if case .number(let id)? = delivery["id"] { line += " (delivery \(id))" }
-        print(line)
-        if case .array(let diagnostics)? = delivery["diagnostics"] {
-            for case .string(let diagnostic) in diagnostics { print("  \(diagnostic)") }
-        }
     }
 }

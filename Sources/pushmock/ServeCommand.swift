@@ -22,6 +22,28 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
+    @OptionGroup var options: ServeArguments
+
+    func run() async throws {
+        MallocTuning.applyByRestarting()
+        let logger = options.bootstrapLogging()
+        let (server, material) = try await options.start(logger: logger)
+        let locatorPath = options.writeLocator(server, material: material, logger: logger)
+        defer { if let locatorPath { unlink(locatorPath) } }
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: server)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
+        try await group.run()
+        logger.info("PushMock stopped")
+    }
+}
+
+/// Everything `serve` takes, which `exec` takes too.
+struct ServeArguments: ParsableArguments {
     @Option(help: "JSON configuration file (see Examples/pushmock.json); flags override it.")
     var config: String?
 
@@ -30,6 +52,13 @@ struct ServeCommand: AsyncParsableCommand {
             "Where development credentials are created once and reused (DIR/certs) when there is no Certs/ in the working directory (default $XDG_DATA_HOME/pushmock or ~/.local/share/pushmock)."
     )
     var dataDir: String?
+
+    @Option(
+        name: .customLong("cert-host"),
+        help: ArgumentHelp(
+            "A name the server certificate covers besides localhost, 127.0.0.1, ::1 and the real push hosts: a host name (a compose service's, say) or an IP address; @hostname is this machine's name. The certificate is issued again from the same CA when it lacks one. The inspection port answers these names too. Repeatable; also PUSHMOCK_CERT_HOSTS (separated by , or ;).",
+            valueName: "name"))
+    var certHosts: [String] = []
 
     @Option(help: "Write the ports actually bound to this file as JSON ({\"push\":…,\"inspection\":…}), for scripts that pass --port 0.")
     var portsFile: String?
@@ -64,6 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("\(name) must be between 0 and 65535 (got \(port))")
             }
         }
+        do { _ = try certificateHosts(environment: ProcessInfo.processInfo.environment) } catch { throw ValidationError("\(error)") }
         try listener.check()
         try inspection.check()
         try recording.check()
@@ -81,6 +111,27 @@ struct ServeCommand: AsyncParsableCommand {
         ]
         let json = "{" + ports.map { "\"\($0.0)\":\($0.1.map(String.init) ?? "null")" }.joined(separator: ",") + "}\n"
         try Data(json.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// `--cert-host` and `PUSHMOCK_CERT_HOSTS`, with `@hostname` as this machine's name.
+    func certificateHosts(environment: [String: String]) throws -> [CertificateHost] {
+        var names = certHosts
+        if let list = environment["PUSHMOCK_CERT_HOSTS"] {
+            names += list.split(whereSeparator: { $0 == "," || $0 == ";" || $0 == " " }).map(String.init)
+        }
+        var hosts: [CertificateHost] = []
+        for name in names {
+            let host = try CertificateHost(name == "@hostname" ? Self.machineName() : name)
+            if !hosts.contains(host) { hosts.append(host) }
+        }
+        return hosts
+    }
+
+    /// gethostname(2): the kernel's name for this machine (a container's is its own), with no DNS.
+    static func machineName() -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Defaults, then the file, then the flags that were given.
@@ -103,24 +154,36 @@ struct ServeCommand: AsyncParsableCommand {
         return configuration
     }
 
-    func run() async throws {
-        MallocTuning.applyByRestarting()
+    /// Logs to standard error at `--log-level`.
+    func bootstrapLogging() -> Logger {
         let level = logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }
-        let logger = Logger(label: "pushmock")
+        return Logger(label: "pushmock")
+    }
+
+    /// Starts the server (`configure` may change the configuration last) and logs where it listens.
+    func start(logger: Logger, configure: (inout PushMockConfiguration) -> Void = { _ in }) async throws -> (PushMockServer, DevMaterialDirectory) {
         let material = DevMaterialDirectory.resolve(dataDirectory: dataDir)
         let server: PushMockServer
         do {
             let created = try material.ensure()
+            let hosts = try certificateHosts(environment: ProcessInfo.processInfo.environment)
+            if try material.cover(hosts) {
+                logger.notice(
+                    "the server certificate in \(material.path) now also names \(hosts.map(\.name).joined(separator: ", ")) (issued again by the same CA)"
+                )
+            }
             for notice in try material.secure() { logger.notice("\(notice)") }
             logger.info(
                 "development credentials (not secret): \(material.path)\(created ? ", created now" : "") — CA \(DevCertificates.FileName.caCertificate), APNs key \(DevCertificates.FileName.apnsAuthKey), FCM service account \(DevCertificates.FileName.fcmServiceAccount); also at GET /api/v1/credentials"
             )
             var configuration = try makeConfiguration(material: material)
+            configuration.inspectionAllowedHosts += hosts.filter { !$0.name.hasPrefix("*.") }.map(\.name)
+            configure(&configuration)
             if let notice = try inspection.applyDefaultToken(to: &configuration, material: material, environment: ProcessInfo.processInfo.environment)
             {
                 logger.notice("\(notice)")
@@ -173,20 +236,34 @@ struct ServeCommand: AsyncParsableCommand {
             let inspection = server.inspectionPort.map { " --inspection-url http://\(inspectionHost):\($0)" } ?? " --inspection-url none"
             logger.info(
                 """
-                try it: pushmock send apns --url https://localhost:\(server.pushPort)\(inspection) --alert "Hello from PushMock" \
+                try it: pushmock send apns\(inspection) --alert "Hello from PushMock" \
                 (sample APNs key \(DevCertificates.sampleAPNSKeyID) of team \(DevCertificates.sampleAPNSTeamID) for com.example.app, \
                 FCM service account \(DevCertificates.sampleFCMProjectID); `pushmock send fcm` and `pushmock token apns|fcm` use them)
                 """)
         }
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: server)],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
-        )
-        try await group.run()
-        logger.info("PushMock stopped")
+        return (server, material)
+    }
+}
+
+extension ServeArguments {
+    /// Writes the locator (``Locator``) that client commands and helpers find this server by;
+    /// a failure is logged, not fatal. Returns its path.
+    func writeLocator(_ server: PushMockServer, material: DevMaterialDirectory, logger: Logger) -> String? {
+        let configuration = server.configuration
+        let host = ["0.0.0.0", "::", "[::]"].contains(configuration.inspectionHost) ? "127.0.0.1" : configuration.inspectionHost
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        let locator = Locator(
+            pid: getpid(), pushUrl: "https://localhost:\(server.pushPort)",
+            inspectionUrl: server.inspectionPort.map { "http://\(bracketed):\($0)" },
+            ca: material.file(DevCertificates.FileName.caCertificate), token: configuration.inspectionToken)
+        do {
+            let path = try locator.write(port: server.inspectionPort ?? server.pushPort)
+            logger.debug("locator: \(path)")
+            return path
+        } catch {
+            logger.warning("cannot write the locator file in \(Locator.directory()) (pushmock send and the helpers then need PUSHMOCK_URL): \(error)")
+            return nil
+        }
     }
 }
 

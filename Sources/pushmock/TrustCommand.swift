@@ -100,9 +100,13 @@ struct TrustCommand: AsyncParsableCommand {
         func run() async throws {
             let text = try TrustCommand.readCA(ca)
             let environment = ProcessInfo.processInfo.environment
+            // $HOME first, as every Unix tool reads it (a container or CI job sets it to a folder
+            // other than the account's).
+            let home =
+                environment["HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil } ?? FileManager.default.homeDirectoryForCurrentUser
             let base =
-                environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
-                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
+                environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+                ?? home.appendingPathComponent(".cache")
             let directory = dir.map { URL(fileURLWithPath: $0) } ?? base.appendingPathComponent("pushmock/trust")
             let files = try TrustMaterial.write(caPEM: text, to: directory.standardizedFileURL)
             if files.systemRoots == 0 {

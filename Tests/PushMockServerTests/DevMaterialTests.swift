@@ -77,6 +77,71 @@ struct DevMaterialTests {
         #expect(!FileManager.default.fileExists(atPath: checkout.path))
     }
 
+    @Test("--cert-host: the server certificate is issued again by the same CA to name more hosts, and a client reaches the server by that name")
+    func certificateHosts() async throws {
+        let root = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let material = DevMaterialDirectory.resolve(dataDirectory: root, environment: [:])
+        try material.ensure()
+        let ca = try String(contentsOfFile: material.file("ca.pem"), encoding: .utf8)
+        let hosts = [try CertificateHost("PushMock"), try CertificateHost("10.0.0.5"), try CertificateHost("[fd00::5]")]
+        #expect(hosts.map(\.name) == ["pushmock", "10.0.0.5", "fd00::5"])
+        for bad in ["push mock", "-pushmock", "push_mock", "", "a." + String(repeating: "b", count: 64), "*.com", "pushmock:2197"] {
+            #expect(throws: PushMockError.self, "\(bad)") { try CertificateHost(bad) }
+        }
+        #expect(try CertificateHost("*.push.test").name == "*.push.test")
+        #expect(hosts[0].address == nil)
+        #expect(hosts[1].address == [10, 0, 0, 5])
+        #expect(hosts[2].address == [0xFD, 0] + [UInt8](repeating: 0, count: 13) + [5])
+        #expect(try CertificateHost("::1").address == [UInt8](repeating: 0, count: 15) + [1])
+        #expect(try CertificateHost("::ffff:10.0.0.5").address == [UInt8](repeating: 0, count: 10) + [0xFF, 0xFF, 10, 0, 0, 5])
+        #expect(try CertificateHost("2001:db8:0:0:1:0:0:1").address == [0x20, 0x01, 0x0D, 0xB8, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1])
+        for bad in ["1::2::3", "12345::1", "1:2:3:4:5:6:7", ":::"] {
+            #expect(throws: PushMockError.self, "\(bad)") { try CertificateHost(bad) }
+        }
+
+        /// nil when a TLS client that trusts the folder's CA accepts the server as `name`, else why not.
+        func reach(_ name: String, server: PushMockServer) async -> String? {
+            await TLSHandshake.failure(port: server.pushPort, serverName: name, caFile: material.file("ca.pem"))
+        }
+        func serve(_ body: (PushMockServer) async throws -> Void) async throws {
+            var configuration = PushMockConfiguration()
+            material.apply(to: &configuration)
+            configuration.pushPort = 0
+            configuration.inspectionPort = nil
+            try await withPushMockServer(configuration, body)
+        }
+        try await serve { server in
+            let local = await reach("localhost", server: server)
+            #expect(local == nil, "\(local ?? "")")
+            let refused = await reach("pushmock", server: server)
+            #expect(
+                refused?.contains("does not pass for hostname pushmock") == true, "the name is not on the certificate yet: \(refused ?? "reached")")
+        }
+        #expect(try material.cover(hosts) == true)
+        #expect(try material.cover(hosts) == false, "covered: not issued again")
+        #expect(try material.cover([hosts[0]]) == false)
+        #expect(try String(contentsOfFile: material.file("ca.pem"), encoding: .utf8) == ca, "the same CA")
+        let pem = try String(contentsOfFile: material.file("server.pem"), encoding: .utf8)
+        #expect(DevCertificates.serverCertificate(pem, covers: hosts))
+        #expect(DevCertificates.serverCertificate(pem, covers: [try CertificateHost("other")]) == false)
+        func mode(_ path: String) throws -> Int {
+            try #require(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber).intValue
+        }
+        #expect(try mode(material.file("server-key.pem")) == 0o600)
+        try await serve { server in
+            let named = await reach("pushmock", server: server)
+            #expect(named == nil, "\(named ?? "")")
+            let local = await reach("localhost", server: server)
+            #expect(local == nil, "the default names stay: \(local ?? "")")
+        }
+
+        let checkout = DevMaterialDirectory(path: material.path, isDataDirectory: false)
+        let refused = #expect(throws: PushMockError.self) { try checkout.cover([try CertificateHost("elsewhere")]) }
+        #expect(refused?.description.contains("--data-dir") == true, "\(String(describing: refused))")
+        #expect(try String(contentsOfFile: material.file("server.pem"), encoding: .utf8) == pem, "a checkout's certificate is not rewritten")
+    }
+
     @Test(
         "keys and credentials are the owner's alone (0600, the folder 0700), older looser modes are fixed with a notice, and root refuses a folder others can write"
     )

@@ -7,8 +7,11 @@ package import NIOSSL
 
 /// AsyncHTTPClient set up to trust the test CA (or with `tls`), over HTTP/2 (`.automatic`) or
 /// HTTP/1.1 only; always shut down.
-package func withHTTPClient<T>(http1Only: Bool = false, tls: TLSConfiguration? = nil, _ body: (HTTPClient) async throws -> T) async throws -> T {
+package func withHTTPClient<T>(
+    http1Only: Bool = false, tls: TLSConfiguration? = nil, dnsOverride: [String: String] = [:], _ body: (HTTPClient) async throws -> T
+) async throws -> T {
     var configuration = HTTPClient.Configuration()
+    configuration.dnsOverride = dnsOverride
     configuration.tlsConfiguration = try tls ?? TestTLS.clientConfiguration(alpn: [])
     configuration.httpVersion = http1Only ? .http1Only : .automatic
     // Connecting (TCP and TLS) is bounded as a hang is, not by what an idle machine takes.

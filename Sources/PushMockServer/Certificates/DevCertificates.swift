@@ -67,10 +67,12 @@ public struct DevCertificates: Sendable {
     /// The client certificate's private key.
     public var apnsClientPrivateKeyPEM: String = ""
 
-    /// Generates fresh material. `tokenURI` goes into the service account (where SDKs fetch tokens).
+    /// Generates fresh material. `tokenURI` goes into the service account (where SDKs fetch tokens);
+    /// the server certificate covers ``serverNames``, ``serverAddresses`` and `extraHosts`.
     public static func generate(
         now: Date = Date(),
-        tokenURI: String = "https://localhost:2197/token"
+        tokenURI: String = "https://localhost:2197/token",
+        extraHosts: [CertificateHost] = []
     ) throws -> DevCertificates {
         let caKey = P256.Signing.PrivateKey()
         let caName = try DistinguishedName {
@@ -94,32 +96,6 @@ public struct DevCertificates: Sendable {
             },
             issuerPrivateKey: .init(caKey)
         )
-        let serverKey = P256.Signing.PrivateKey()
-        var names: [GeneralName] = serverNames.map { .dnsName($0) }
-        names += serverAddresses.map { .ipAddress(ASN1OctetString(contentBytes: $0[...])) }
-        let serverCertificate = try Certificate(
-            version: .v3,
-            serialNumber: Certificate.SerialNumber(),
-            publicKey: .init(serverKey.publicKey),
-            notValidBefore: notBefore,
-            // Under 398 days, so strict clients accept it; regenerate with `pushmock certs generate`.
-            notValidAfter: now.addingTimeInterval(397 * 86400),
-            issuer: caName,
-            subject: try DistinguishedName {
-                OrganizationName("PushMock (development only, not secret)")
-                CommonName("localhost")
-            },
-            signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true))
-                try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames(names)
-                SubjectKeyIdentifier(hash: .init(serverKey.publicKey))
-                AuthorityKeyIdentifier(keyIdentifier: SubjectKeyIdentifier(hash: .init(caKey.publicKey)).keyIdentifier)
-            },
-            issuerPrivateKey: .init(caKey)
-        )
         let apnsKey = P256.Signing.PrivateKey()
         let fcmKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let account = FCMServiceAccountFile(
@@ -133,11 +109,14 @@ public struct DevCertificates: Sendable {
         var material = DevCertificates(
             caCertificatePEM: try caCertificate.serializeAsPEM().pemString + "\n",
             caPrivateKeyPEM: caKey.pemRepresentation + "\n",
-            serverCertificatePEM: try serverCertificate.serializeAsPEM().pemString + "\n",
-            serverPrivateKeyPEM: serverKey.pemRepresentation + "\n",
+            serverCertificatePEM: "",
+            serverPrivateKeyPEM: "",
             apnsAuthKeyP8: apnsKey.pemRepresentation + "\n",
             fcmServiceAccountJSON: try account.jsonString()
         )
+        let server = try material.issueServerCertificate(extraHosts: extraHosts, now: now)
+        material.serverCertificatePEM = server.certificatePEM
+        material.serverPrivateKeyPEM = server.privateKeyPEM
         let client = try material.issueAPNSClientCertificate(now: now)
         material.apnsClientCertificatePEM = client.certificatePEM
         material.apnsClientPrivateKeyPEM = client.privateKeyPEM

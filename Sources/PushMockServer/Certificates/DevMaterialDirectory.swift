@@ -81,6 +81,41 @@ public struct DevMaterialDirectory: Sendable, Equatable {
         return true
     }
 
+    /// Makes the server certificate name `hosts` too (`serve --cert-host`): when it lacks one, a new
+    /// server certificate is issued from the folder's CA (kept, so what trusts it still does).
+    /// Returns whether it was reissued. A checkout's `Certs/` is never written: it is refused.
+    @discardableResult
+    public func cover(_ hosts: [CertificateHost], now: Date = Date()) throws -> Bool {
+        guard !hosts.isEmpty else { return false }
+        func read(_ name: String) throws -> String { try String(contentsOfFile: file(name), encoding: .utf8) }
+        let current = (try? read(DevCertificates.FileName.serverCertificate)) ?? ""
+        if DevCertificates.serverCertificate(current, covers: hosts) { return false }
+        let names = hosts.map(\.name).joined(separator: ", ")
+        guard isDataDirectory else {
+            throw PushMockError(
+                code: .invalidConfiguration,
+                message:
+                    "--cert-host \(names): the server certificate in \(path) (a checkout's, never rewritten) does not name it; pass --data-dir so PushMock keeps its own, or issue one with pushmock certs generate --cert-host"
+            )
+        }
+        do {
+            var material = DevCertificates(
+                caCertificatePEM: try read(DevCertificates.FileName.caCertificate), caPrivateKeyPEM: try read(DevCertificates.FileName.caPrivateKey),
+                serverCertificatePEM: "", serverPrivateKeyPEM: "", apnsAuthKeyP8: "", fcmServiceAccountJSON: "")
+            let server = try material.issueServerCertificate(extraHosts: hosts, now: now)
+            material.serverCertificatePEM = server.certificatePEM
+            // The key first: a reader between the two writes sees the old pair fail, never a
+            // certificate whose key is not there yet.
+            let key = URL(fileURLWithPath: file(DevCertificates.FileName.serverPrivateKey))
+            try Data(server.privateKeyPEM.utf8).write(to: key, options: .atomic)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key.path)
+            try Data(server.certificatePEM.utf8).write(to: URL(fileURLWithPath: file(DevCertificates.FileName.serverCertificate)), options: .atomic)
+        } catch {
+            throw PushMockError(code: .invalidConfiguration, message: "--cert-host \(names): cannot issue a server certificate in \(path): \(error)")
+        }
+        return true
+    }
+
     /// Makes a data directory's material the owner's alone, as it is created: the folder 0700, the
     /// keys and credentials 0600 (an older PushMock wrote them 0644). Returns a notice for each
     /// mode changed. Running as root, a data directory that others can write to (the folder or the

@@ -1,3 +1,5 @@
+import type { Agent } from 'node:https';
+
 /** A recorded request: accepted, dropped by the device, or rejected. */
 export interface Delivery {
   id: number;
@@ -44,6 +46,25 @@ export interface Credentials {
   fcmAccessToken(): Promise<string>;
   /** A real-shaped FCM registration token; `name` makes distinct ones. */
   fcmToken(name?: string): string;
+  /** An https.Agent that trusts the server's CA (for https.request, axios' httpsAgent…). */
+  agent: Agent;
+  /** A small fetch over node:https that trusts the server's CA (Node's global fetch trusts only CAs given at start). */
+  fetch(url: string, init?: TrustedFetchInit): Promise<TrustedResponse>;
+}
+
+export interface TrustedFetchInit {
+  method?: string;
+  headers?: Record<string, string>;
+  /** A string or Buffer as it is; URLSearchParams as a form; anything else as JSON. */
+  body?: string | Buffer | URLSearchParams | unknown;
+}
+
+export interface TrustedResponse {
+  status: number;
+  ok: boolean;
+  headers: Record<string, string | string[] | undefined>;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
 }
 
 export class PushMockError extends Error {

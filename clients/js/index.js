@@ -1,5 +1,6 @@
 // Test helpers for PushMock's inspection API. Node 18+, no dependencies.
 import { spawn } from 'node:child_process';
+import https from 'node:https';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, delimiter } from 'node:path';
@@ -126,7 +127,11 @@ export class PushMock {
 
   async declareActivityType(name, declaration) { return this._request('PUT', `/api/v1/activity-types/${encodeURIComponent(name)}`, declaration); }
 
-  /** The development credentials (fetched once): `pushUrl`, `caPem`, `caPath`, `apns`, `serviceAccount`, `serviceAccountPath`, `samples`, and token makers. */
+  /**
+   * The development credentials (fetched once): `pushUrl`, `caPem`, `caPath`, `apns`,
+   * `serviceAccount`, `serviceAccountPath`, `samples`, token makers, and `agent` (an https.Agent)
+   * and `fetch` that trust the server's CA, for a server this process started.
+   */
   async credentials() {
     if (!this._credentials) {
       const resource = await this._request('GET', '/api/v1/credentials');
@@ -142,12 +147,55 @@ export class PushMock {
         fcmAccessToken: async () => (await this._request('GET', '/api/v1/credentials/fcm-access-token')).token,
         fcmToken: (name = '') => (name ? registrationToken(name) : resource.samples.fcmRegistrationToken),
       };
+      // Node's global fetch trusts only the CAs it was given at process start (NODE_EXTRA_CA_CERTS),
+      // and a server started by this process has a CA of its own: an agent and a fetch that trust it.
+      const agent = new https.Agent({ ca: resource.caPem, keepAlive: false });
+      this._credentials.agent = agent;
+      this._credentials.fetch = (url, init) => fetchTrusting(url, init, agent);
     }
     return this._credentials;
   }
 
   /** The push port's URL. */
   async pushUrl() { return (await this.credentials()).pushUrl; }
+}
+
+/**
+ * A small `fetch` over node:https through `agent` (which trusts PushMock's CA): `init` takes
+ * `method`, `headers` and `body` (a string, Buffer, URLSearchParams or object, sent as JSON); the
+ * answer has `status`, `ok`, `headers`, `text()` and `json()`.
+ */
+function fetchTrusting(url, { method = 'GET', headers = {}, body } = {}, agent) {
+  let payload = body;
+  const sent = { ...headers };
+  const has = (name) => Object.keys(sent).some((key) => key.toLowerCase() === name);
+  if (body instanceof URLSearchParams) {
+    payload = body.toString();
+    if (!has('content-type')) sent['content-type'] = 'application/x-www-form-urlencoded';
+  } else if (body !== undefined && typeof body !== 'string' && !Buffer.isBuffer(body)) {
+    payload = JSON.stringify(body);
+    if (!has('content-type')) sent['content-type'] = 'application/json';
+  }
+  return new Promise((resolve, reject) => {
+    const request = https.request(url, { method, headers: sent, agent }, (response) => {
+      const chunks = [];
+      response.on('data', (chunk) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({
+          status: response.statusCode,
+          ok: response.statusCode >= 200 && response.statusCode < 300,
+          headers: response.headers,
+          text: async () => text,
+          json: async () => JSON.parse(text),
+        });
+      });
+    });
+    request.on('error', reject);
+    if (payload !== undefined) request.write(payload);
+    request.end();
+  });
 }
 
 /** A real-shaped FCM registration token; `name` makes distinct ones. */

@@ -16,6 +16,13 @@ curl -sS "$HELP_URL/api/v1/credentials/ca.pem" -o "$HELP/ca.pem"
 # Each helper twice: against the running server (PUSHMOCK_URL), and starting its own (PUSHMOCK_BIN).
 (cd clients/python && PUSHMOCK_URL="$HELP_URL" "$VENV/bin/python" -m pytest -q -p no:cacheprovider tests recipes/test_recipes.py) || fail "the Python helper's tests and recipes"
 (cd clients/python/plugin-example && PUSHMOCK_BIN="$BIN" "$VENV/bin/python" -m pytest -q -p no:cacheprovider .) || fail "the pytest plugin, used as a user would"
+# The plugin's own options instead of the environment.
+(cd clients/python/plugin-example && env -u PUSHMOCK_BIN -u PUSHMOCK_URL "$VENV/bin/python" -m pytest -q -p no:cacheprovider --pushmock-binary "$BIN" .) \
+  || fail "the pytest plugin with --pushmock-binary"
+(cd clients/python/plugin-example && env -u PUSHMOCK_BIN -u PUSHMOCK_URL "$VENV/bin/python" -m pytest -q -p no:cacheprovider --pushmock-url "$HELP_URL" .) \
+  || fail "the pytest plugin with --pushmock-url"
+"$VENV/bin/python" -c "import importlib.resources as r; assert r.files('pushmock').joinpath('py.typed').is_file()" \
+  || fail "the installed Python helper has no py.typed (its type hints are not offered to type checkers)"
 (cd clients/js && PUSHMOCK_URL="$HELP_URL" NODE_EXTRA_CA_CERTS="$HELP/ca.pem" node --test test/scenario.test.js) || fail "the JavaScript helper against a running server"
 (cd clients/js && env -u NODE_EXTRA_CA_CERTS -u PUSHMOCK_URL PUSHMOCK_BIN="$BIN" node --test test/) || fail "the JavaScript helper with startPushMock"
 (cd clients/go && PUSHMOCK_URL="$HELP_URL" GOFLAGS=-mod=mod GOPROXY=off go test -count=1 ./...) || fail "the Go helper against a running server"

@@ -25,9 +25,61 @@ import (
 	"time"
 )
 
-// Filter narrows deliveries: service, token, topic, outcome, reason, status, project, pushType,
-// text, after… (the inspection API's query parameters).
+// Filter narrows deliveries by the inspection API's query parameters, by name: service, token,
+// topic, outcome, reason, status, project, pushType, text, after… Query says the same with types.
 type Filter map[string]string
+
+// Filter returns f itself, so that a Filter is a Matcher.
+func (f Filter) Filter() Filter { return f }
+
+// Matcher is what Deliveries and WaitFor take: a Filter or a Query (nil matches every delivery).
+type Matcher interface{ Filter() Filter }
+
+// Query narrows deliveries with typed fields; zero values are left out.
+type Query struct {
+	Service  string // apns, fcm, oauth, broadcast or iid
+	Outcome  string // accepted, dropped or rejected
+	Reason   string // the rejection's reason (APNs) or status (FCM)
+	Status   int    // the HTTP status answered
+	Token    string // the device or registration token
+	Topic    string // the apns-topic, or the FCM topic
+	Project  string // the FCM project
+	PushType string // the apns-push-type
+	Text     string // any text in the request
+	After    int64  // only deliveries newer than this id (a Cursor)
+}
+
+// Filter returns the query's parameters.
+func (q Query) Filter() Filter {
+	filter := Filter{}
+	set := func(name, value string) {
+		if value != "" {
+			filter[name] = value
+		}
+	}
+	set("service", q.Service)
+	set("outcome", q.Outcome)
+	set("reason", q.Reason)
+	set("token", q.Token)
+	set("topic", q.Topic)
+	set("project", q.Project)
+	set("pushType", q.PushType)
+	set("text", q.Text)
+	if q.Status != 0 {
+		filter["status"] = strconv.Itoa(q.Status)
+	}
+	if q.After != 0 {
+		filter["after"] = strconv.FormatInt(q.After, 10)
+	}
+	return filter
+}
+
+func filterOf(matcher Matcher) Filter {
+	if matcher == nil {
+		return Filter{}
+	}
+	return matcher.Filter()
+}
 
 // Delivery is one recorded request: accepted, dropped by the device, or rejected. Raw holds every
 // field the API returned.
@@ -240,8 +292,9 @@ func (c *Client) Ready(ctx context.Context) bool {
 	return err == nil && health.Status == "ready"
 }
 
-// Deliveries returns the deliveries matching filter, oldest first.
-func (c *Client) Deliveries(ctx context.Context, filter Filter) ([]Delivery, error) {
+// Deliveries returns the deliveries matching matcher (a Filter or a Query), oldest first.
+func (c *Client) Deliveries(ctx context.Context, matcher Matcher) ([]Delivery, error) {
+	filter := filterOf(matcher)
 	var answer list
 	if _, err := c.do(ctx, http.MethodGet, "/api/v1/deliveries"+encode(filter, map[string]string{"limit": "1000"}), nil, &answer, false); err != nil {
 		return nil, err
@@ -261,9 +314,10 @@ func (c *Client) Cursor(ctx context.Context) (int64, error) {
 	return *answer.NewestID, nil
 }
 
-// WaitFor waits until count deliveries match filter and returns them, oldest first. It waits until
+// WaitFor waits until count deliveries match matcher (a Filter or a Query) and returns them, oldest first. It waits until
 // ctx's deadline (5 s when ctx has none); then it returns a *TimeoutError saying what arrived.
-func (c *Client) WaitFor(ctx context.Context, filter Filter, count int) ([]Delivery, error) {
+func (c *Client) WaitFor(ctx context.Context, matcher Matcher, count int) ([]Delivery, error) {
+	filter := filterOf(matcher)
 	timeout := 5 * time.Second
 	if deadline, ok := ctx.Deadline(); ok {
 		timeout = time.Until(deadline) - 100*time.Millisecond

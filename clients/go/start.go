@@ -47,7 +47,9 @@ type startConfig struct {
 func WithBinary(path string) StartOption { return func(c *startConfig) { c.binary = path } }
 
 // WithArgs adds serve flags, e.g. WithArgs("--live-activity-profile", "apple").
-func WithArgs(args ...string) StartOption { return func(c *startConfig) { c.args = append(c.args, args...) } }
+func WithArgs(args ...string) StartOption {
+	return func(c *startConfig) { c.args = append(c.args, args...) }
+}
 
 // FindBinary returns binary, else $PUSHMOCK_BIN, else pushmock on PATH.
 func FindBinary(binary string) (string, error) {

@@ -436,7 +436,12 @@ type Credentials struct {
 	CAPath             string `json:"-"`
 	ServiceAccountPath string `json:"-"`
 	APNSKeyPath        string `json:"-"`
-	client             *Client
+	AuthorizedUserPath string `json:"-"`
+	// The same names as the other helpers', flat: APNS's fields and the samples.
+	APNSKeyID, APNSTeamID, APNSBundleID string            `json:"-"`
+	SampleDeviceToken, SampleFID        string            `json:"-"`
+	AuthorizedUser                      map[string]string `json:"authorizedUser"`
+	client                              *Client
 }
 
 // Credentials fetches (once) the development credentials and writes them to files.
@@ -464,6 +469,8 @@ func (c *Client) Credentials(ctx context.Context) (*Credentials, error) {
 		return nil, err
 	}
 	creds.APNS.KeyID, creds.APNS.TeamID, creds.APNS.P8, creds.APNS.BundleID = raw.APNS.KeyID, raw.APNS.TeamID, raw.APNS.P8, raw.APNS.BundleID
+	creds.APNSKeyID, creds.APNSTeamID, creds.APNSBundleID = raw.APNS.KeyID, raw.APNS.TeamID, raw.APNS.BundleID
+	creds.SampleDeviceToken, creds.SampleFID = creds.Samples["apnsDeviceToken"], creds.Samples["fid"]
 	folder, err := os.MkdirTemp("", "pushmock-credentials-")
 	if err != nil {
 		return nil, err
@@ -484,6 +491,12 @@ func (c *Client) Credentials(ctx context.Context) (*Credentials, error) {
 	account, _ := json.MarshalIndent(creds.ServiceAccount, "", "  ")
 	if creds.ServiceAccountPath, err = write("service-account.json", string(account)); err != nil {
 		return nil, err
+	}
+	if len(creds.AuthorizedUser) > 0 {
+		users, _ := json.MarshalIndent(creds.AuthorizedUser, "", "  ")
+		if creds.AuthorizedUserPath, err = write("authorized-user.json", string(users)); err != nil {
+			return nil, err
+		}
 	}
 	creds.client = c
 	c.credentials = &creds

@@ -255,3 +255,31 @@ func TestAServerThatDoesNotAnswerIsAnErrorNotASkip(t *testing.T) {
 		t.Fatalf("want an *UnreachableError, got %v", err)
 	}
 }
+
+// The same names in every helper (docs/testing-from-any-language.md), in this language's casing.
+func TestTheCredentialsCarryTheSharedNames(t *testing.T) {
+	h := setUp(t)
+	c := h.creds
+	if !strings.HasPrefix(c.PushURL, "https://") || !strings.HasPrefix(c.CAPEM, "-----BEGIN CERTIFICATE-----") {
+		t.Fatalf("PushURL %q, CAPEM %.30q", c.PushURL, c.CAPEM)
+	}
+	if ca, _ := os.ReadFile(c.CAPath); string(ca) != c.CAPEM {
+		t.Fatalf("CAPath %s does not hold CAPEM", c.CAPath)
+	}
+	if c.APNSKeyID != "PUSHMOCK01" || c.APNSTeamID != "PMTEAM0001" || c.APNSBundleID != "com.example.app" {
+		t.Fatalf("APNSKeyID %q, APNSTeamID %q, APNSBundleID %q", c.APNSKeyID, c.APNSTeamID, c.APNSBundleID)
+	}
+	if key, _ := os.ReadFile(c.APNSKeyPath); !strings.HasPrefix(string(key), "-----BEGIN PRIVATE KEY-----") {
+		t.Fatalf("APNSKeyPath %s", c.APNSKeyPath)
+	}
+	if c.ProjectID() != "pushmock-demo" {
+		t.Fatalf("ProjectID %q", c.ProjectID())
+	}
+	users, _ := os.ReadFile(c.AuthorizedUserPath)
+	if !strings.Contains(string(users), `"authorized_user"`) {
+		t.Fatalf("AuthorizedUserPath %s: %s", c.AuthorizedUserPath, users)
+	}
+	if len(c.SampleDeviceToken) != 64 || len(c.SampleFID) != 22 {
+		t.Fatalf("SampleDeviceToken %q, SampleFID %q", c.SampleDeviceToken, c.SampleFID)
+	}
+}

@@ -39,6 +39,12 @@ export interface Credentials {
   serviceAccount?: Record<string, string>;
   serviceAccountPath?: string;
   projectId?: string;
+  apnsKeyId?: string;
+  apnsTeamId?: string;
+  apnsBundleId?: string;
+  authorizedUserPath?: string;
+  sampleDeviceToken: string;
+  sampleFid: string;
   samples: { apnsDeviceToken: string; fcmRegistrationToken: string; fid: string };
   /** A provider token signed with the development APNs key. */
   apnsToken(): Promise<string>;

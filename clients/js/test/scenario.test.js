@@ -178,3 +178,17 @@ test('a server that does not answer is an error, not a skip', async () => {
     return true;
   });
 });
+
+test('the credentials carry the shared names', async () => {
+  // The same names in every helper (docs/testing-from-any-language.md), in this language's casing.
+  assert.match(credentials.pushUrl, /^https:\/\//);
+  assert.match(credentials.caPem, /^-----BEGIN CERTIFICATE-----/);
+  assert.equal(readFileSync(credentials.caPath, 'utf8'), credentials.caPem);
+  assert.deepEqual([credentials.apnsKeyId, credentials.apnsTeamId, credentials.apnsBundleId], ['PUSHMOCK01', 'PMTEAM0001', 'com.example.app']);
+  assert.match(readFileSync(credentials.apnsKeyPath, 'utf8'), /^-----BEGIN PRIVATE KEY-----/);
+  assert.equal(JSON.parse(readFileSync(credentials.serviceAccountPath, 'utf8')).project_id, 'pushmock-demo');
+  assert.equal(credentials.projectId, 'pushmock-demo');
+  assert.equal(JSON.parse(readFileSync(credentials.authorizedUserPath, 'utf8')).type, 'authorized_user');
+  assert.equal(credentials.sampleDeviceToken.length, 64);
+  assert.equal(credentials.sampleFid.length, 22);
+});

@@ -113,3 +113,16 @@ def test_a_server_that_does_not_answer_is_an_error_not_a_skip():
     with pytest.raises(PushMockError) as raised:
         PushMock("http://127.0.0.1:9").deliveries()
     assert "not answering" in str(raised.value)
+
+
+def test_the_credentials_carry_the_shared_names(pushmock):
+    # The same names in every helper (docs/testing-from-any-language.md), in this language's casing.
+    credentials = pushmock.credentials
+    assert credentials.push_url.startswith("https://")
+    assert credentials.ca_pem.startswith("-----BEGIN CERTIFICATE-----")
+    assert open(credentials.ca_path).read() == credentials.ca_pem
+    assert (credentials.apns_key_id, credentials.apns_team_id, credentials.apns_bundle_id) == ("PUSHMOCK01", "PMTEAM0001", "com.example.app")
+    assert open(credentials.apns_key_path).read().startswith("-----BEGIN PRIVATE KEY-----")
+    assert json.load(open(credentials.service_account_path))["project_id"] == credentials.project_id == "pushmock-demo"
+    assert json.load(open(credentials.authorized_user_path))["type"] == "authorized_user"
+    assert len(credentials.sample_device_token) == 64 and len(credentials.sample_fid) == 22

@@ -51,7 +51,8 @@ class Credentials:
         self.resource = resource
         self.push_url: str = resource["pushUrl"]
         folder = tempfile.mkdtemp(prefix="pushmock-credentials-")
-        self.ca_path = self._write(folder, "ca.pem", resource.get("caPem"))
+        self.ca_pem: Optional[str] = resource.get("caPem")
+        self.ca_path = self._write(folder, "ca.pem", self.ca_pem)
         apns = resource.get("apns") or {}
         self.apns_key_id: Optional[str] = apns.get("keyId")
         self.apns_team_id: Optional[str] = apns.get("teamId")

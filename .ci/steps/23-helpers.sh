@@ -25,6 +25,11 @@ curl -sS "$HELP_URL/api/v1/credentials/ca.pem" -o "$HELP/ca.pem"
   || fail "the installed Python helper has no py.typed (its type hints are not offered to type checkers)"
 (cd clients/js && PUSHMOCK_URL="$HELP_URL" NODE_EXTRA_CA_CERTS="$HELP/ca.pem" node --test test/scenario.test.js) || fail "the JavaScript helper against a running server"
 (cd clients/js && env -u NODE_EXTRA_CA_CERTS -u PUSHMOCK_URL PUSHMOCK_BIN="$BIN" node --test test/) || fail "the JavaScript helper with startPushMock"
+# The declarations type-check against a use of every one of them (TypeScript from Debian, which has
+# no @types/node: test/typecheck/node-shim.d.ts stands in for the two Node types they name).
+command -v tsc >/dev/null || fail "tsc is not installed (apt-get install node-typescript)"
+(cd clients/js && tsc --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext test/typecheck/node-shim.d.ts test/typecheck/usage.ts) \
+  || fail "clients/js/index.d.ts does not type-check against test/typecheck/usage.ts"
 (cd clients/go && PUSHMOCK_URL="$HELP_URL" GOFLAGS=-mod=mod GOPROXY=off go test -count=1 ./...) || fail "the Go helper against a running server"
 (cd clients/go && PUSHMOCK_BIN="$BIN" GOFLAGS=-mod=mod GOPROXY=off go test -count=1 -v ./... | grep -E '^(--- |ok|FAIL|PASS)') || fail "the Go helper with Start"
 unformatted="$(cd clients/go && gofmt -l .)"

@@ -256,6 +256,11 @@ extension ServeArguments {
             pid: getpid(), pushUrl: "https://localhost:\(server.pushPort)",
             inspectionUrl: server.inspectionPort.map { "http://\(bracketed):\($0)" },
             ca: material.file(DevCertificates.FileName.caCertificate), token: configuration.inspectionToken)
+        guard FileManager.default.fileExists(atPath: Locator.directory()) else {
+            // A FROM-scratch image has no /tmp: nothing else runs there to read a locator.
+            logger.debug("no locator file: \(Locator.directory()) does not exist")
+            return nil
+        }
         do {
             let path = try locator.write(port: server.inspectionPort ?? server.pushPort)
             logger.debug("locator: \(path)")

@@ -101,6 +101,13 @@ background_package() {
   (
     trap 'rm -f "$RUN_STATE/package.running"' EXIT
     renice -n 19 -p $BASHPID >/dev/null
+    # SwiftPM starts its compilers at the default priority again (nice and SCHED_IDLE alike), so
+    # nice alone does not keep this build behind the steps; where the cgroup v1 cpu controller is
+    # writable, a group with the smallest share does (its compilers stay in it).
+    group=/sys/fs/cgroup/cpu/pushmock-ci-background
+    if mkdir -p "$group" 2>/dev/null && echo 2 >"$group/cpu.shares" 2>/dev/null; then
+      echo $BASHPID >"$group/cgroup.procs" 2>/dev/null || true
+    fi
     need package package_build
   ) >"$RUN_STATE/package.background.log" 2>&1 </dev/null &
 }

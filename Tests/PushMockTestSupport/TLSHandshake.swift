@@ -20,23 +20,28 @@ package enum TLSHandshake {
             var configuration = TLSConfiguration.makeClientConfiguration()
             configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
             let context = try NIOSSLContext(configuration: configuration)
-            let done = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Void.self)
-            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-                .connectTimeout(.seconds(60))
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverName))
-                        try channel.pipeline.syncOperations.addHandler(Watcher(done: done))
+            // The certificate the server presented, taken on the event loop as the handshake
+            // completes (the channel may close right after, taking its handlers with it).
+            let done = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: [UInt8].self)
+            let channel: any Channel
+            do {
+                channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                    .connectTimeout(.seconds(60))
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverName))
+                            try channel.pipeline.syncOperations.addHandler(Watcher(done: done))
+                        }
                     }
-                }
-                .connect(host: "127.0.0.1", port: port)
-                .get()
+                    .connect(host: "127.0.0.1", port: port)
+                    .get()
+            } catch {
+                done.fail(error)  // (a promise left unfulfilled traps in a debug build)
+                throw error
+            }
             defer { channel.close(promise: nil) }
-            try await done.futureResult.get()
-            let served = try await channel.pipeline.handler(type: NIOSSLClientHandler.self).flatMapThrowing { handler in
-                try handler.peerCertificate?.toDERBytes()
-            }.get()
-            guard let served else { return "no certificate presented" }
+            let served = try await done.futureResult.get()
+            guard !served.isEmpty else { return "no certificate presented" }
             let leaf = try Certificate(derEncoded: served)
             var verifier = Verifier(rootCertificates: CertificateStore([ca])) {
                 RFC5280Policy()
@@ -53,30 +58,37 @@ package enum TLSHandshake {
 
     private final class Watcher: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
-        let done: EventLoopPromise<Void>
+        let done: EventLoopPromise<[UInt8]>
         var finished = false
 
-        init(done: EventLoopPromise<Void>) { self.done = done }
+        init(done: EventLoopPromise<[UInt8]>) { self.done = done }
 
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-            if let event = event as? TLSUserEvent, case .handshakeCompleted = event { finish(nil) }
+            if let event = event as? TLSUserEvent, case .handshakeCompleted = event {
+                let served = try? context.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self).peerCertificate?.toDERBytes()
+                finish(.success(served ?? []))
+            }
             context.fireUserInboundEventTriggered(event)
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            finish(error)
+            finish(.failure(error))
             context.close(promise: nil)
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            finish(ChannelError.eof)
+            finish(.failure(ChannelError.eof))
             context.fireChannelInactive()
         }
 
-        private func finish(_ error: (any Error)?) {
+        func handlerRemoved(context: ChannelHandlerContext) {
+            finish(.failure(ChannelError.eof))
+        }
+
+        private func finish(_ result: Result<[UInt8], any Error>) {
             guard !finished else { return }
             finished = true
-            if let error { done.fail(error) } else { done.succeed() }
+            done.completeWith(result)
         }
     }
 }

@@ -340,6 +340,12 @@ struct RelayTests {
     func passthroughBounds() async throws {
         var upstream = F.configuration()
         upstream.pushPort = 0
+        // B opens every connection at its full stream limit: the senders leave while A's forwards
+        // may not have reached B yet, and B's raise of the limit (APNs' SETTINGS after the first
+        // valid token) would then reach A's client on a connection it has already made idle, which
+        // trips an assertion in AsyncHTTPClient's pool in a debug build
+        // (HTTPConnectionPool.scheduleIdleTimerForConnection: an idle timer already scheduled).
+        upstream.apns.streamsBeforeAuthentication = 1_000  // (the default HTTP/2 limit, the raise's target)
         try await withPushMockServer(upstream) { b in
             // B holds every APNs answer for ten minutes: A's forwards wait for it.
             #expect(

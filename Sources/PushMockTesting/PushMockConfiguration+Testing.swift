@@ -16,7 +16,7 @@ extension PushMockConfiguration {
     /// A configuration for in-process tests that needs no files: a CA and server certificate, an
     /// APNs key (`PUSHMOCK01`, team `PMTEAM0001`, bundle `com.example.app`) and an FCM service
     /// account (project `pushmock-demo`) minted in memory; free ports (push and inspection); no
-    /// idle timeout. `withPushMockServer()` uses it by default.
+    /// idle timeout and no protocol deadline. `withPushMockServer()` uses it by default.
     ///
     /// ```swift
     /// let clock = PushMockClock.manual(startingAt: 1_767_225_600_000)
@@ -29,6 +29,9 @@ extension PushMockConfiguration {
         configuration.inspectionPort = 0
         configuration.tls = .pem(certificateChain: material.serverCertificatePEM, privateKey: material.serverPrivateKeyPEM)
         configuration.idleTimeoutSeconds = nil
+        // Nor a protocol deadline: on a busy machine a test's connection can be written to more
+        // than ten seconds after it opened, and the server would have closed it under the test.
+        configuration.protocolDeadlineSeconds = nil
         // A test's own machine may be busy: the catalogue's sends wait as long as a test would.
         configuration.catalogueAnswerDeadline = .seconds(60)
         configuration.storeStartPatience = .seconds(60)

@@ -23,13 +23,17 @@ struct LoopbackSender: PushSender {
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
         configuration.httpVersion = .automatic
         configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
+        // Connecting (TCP and TLS) is bounded by the exchange's deadline alone, not by the client's
+        // own 10 s: on a machine whose cores are all busy a handshake can take longer, and a
+        // deadline raised for that (PushMockConfiguration.testing() waits 60 s) must hold for it.
+        let exchange = TimeAmount.nanoseconds(deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)
+        configuration.timeout = .init(connect: exchange)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         do {
             var answers: [SentResponse] = []
             // One deadline for the whole exchange: a delay fault can hold answers for minutes; the
             // caller (a person, a CLI) gets status 0 instead, and the delivery is recorded all the same.
-            let deadline =
-                NIODeadline.now() + .nanoseconds(deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)
+            let deadline = NIODeadline.now() + exchange
             for outgoing in requests {
                 var request = HTTPClientRequest(url: "https://\(host):\(port)\(outgoing.path)")
                 request.method = HTTPMethod(rawValue: outgoing.method)

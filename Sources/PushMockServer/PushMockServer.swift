@@ -199,7 +199,9 @@ public final class PushMockServer: Service, Sendable {
             accounts: accounts, tokens: accessTokens, devices: devices, recorder: recorder, activities: activities, subscriptions: subscriptions,
             clock: configuration.clock, logger: logger, staleTokenAfter: configuration.fcm.staleTokenAfter
         )
-        let iid = IIDEndpoint(fcm: fcm, subscriptions: subscriptions, requireAccessTokenAuth: configuration.fcm.requireAccessTokenAuth)
+        let iid = IIDEndpoint(
+            fcm: fcm, subscriptions: subscriptions, requireAccessTokenAuth: configuration.fcm.requireAccessTokenAuth,
+            mode: configuration.fcm.instanceID)
         let caFile: String
         switch configuration.tls {
         case .files(let chain, _):

@@ -9,4 +9,5 @@ extension PushMockConfiguration.Mode: ExpressibleByArgument {}
 extension APNSEnvironment: ExpressibleByArgument {}
 extension LiveActivityProfile: ExpressibleByArgument {}
 extension RelayConfiguration.Mode: ExpressibleByArgument {}
+extension InstanceIDMode: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}

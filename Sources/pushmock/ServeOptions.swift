@@ -328,6 +328,13 @@ struct FCMOptions: ParsableArguments {
     )
     var iidLenientAuth = false
 
+    @Option(
+        name: .customLong("iid"),
+        help:
+            "The Instance ID server API (/iid/…), which Google turns down on 2027-09-29: available (served, with a dated diagnostic on every call) or turned-down (every call answered DeprecatedApi, PushMock's guess at Google's answer then)."
+    )
+    var instanceID: InstanceIDMode?
+
     func check() throws {
         if let fcmTokenPath, !fcmTokenPath.hasPrefix("/") {
             throw ValidationError("--fcm-token-path must start with / (got \(fcmTokenPath))")
@@ -343,6 +350,7 @@ struct FCMOptions: ParsableArguments {
         if let fcmTokenPath { configuration.fcm.tokenPath = fcmTokenPath }
         if fcmLenientTokens { configuration.fcm.strictRegistrationTokens = false }
         if iidLenientAuth { configuration.fcm.requireAccessTokenAuth = false }
+        if let instanceID { configuration.fcm.instanceID = instanceID }
     }
 }
 

@@ -4,12 +4,13 @@ import NIOHTTP1
 import PushMockCore
 import PushMockInspection
 import PushMockPostgres
-import PushMockServer
 import PushMockStore
 import PushMockStores
 import PushMockTestSupport
 import PushMockTesting
 import Testing
+
+@testable import PushMockServer
 
 @Suite("FCM topic management: Instance ID and FCM topicSubscriptions, fan-out of topic sends")
 struct TopicManagementTests {
@@ -85,6 +86,65 @@ struct TopicManagementTests {
             #expect(try await server.deliveryList("service=iid").total == 4)
             let device = try await server.inspected("/api/v1/devices/\(Self.token(2))", as: DeviceResource.self)
             #expect(device.topics == ["news"])
+        }
+    }
+
+    @Test("every Instance ID call is recorded with the turn-down's dates; --iid turned-down answers DeprecatedApi and subscribes nothing")
+    func instanceIDTurnDown() async throws {
+        // Before the turn-down (the server's clock is 2026), and after it (a manual clock in 2027).
+        #expect(IIDEndpoint.turnDownDiagnostic(now: PushInstant(millisecondsSinceEpoch: 1_767_225_600_000)).contains("is turned down on 2027-09-29"))
+        #expect(
+            IIDEndpoint.turnDownDiagnostic(now: PushInstant(millisecondsSinceEpoch: 1_822_176_000_000)).contains("was turned down on 2027-09-29"))
+        var file = PushMockConfiguration()
+        try file.load(contents: Array(#"{"fcm":{"instanceID":"turned-down"}}"#.utf8), path: "iid.json")
+        #expect(file.fcm.instanceID == .turnedDown)
+        let bad = #expect(throws: PushMockError.self) { try file.load(contents: Array(#"{"fcm":{"instanceID":"gone"}}"#.utf8), path: "bad.json") }
+        #expect(bad?.message.contains("available, turned-down") == true, "\(String(describing: bad))")
+        for mode in [InstanceIDMode.available, .turnedDown] {
+            var configuration = FCMTestServer.configuration()
+            configuration.fcm.instanceID = mode
+            try await withPushMockServer(configuration) { server in
+                try await withHTTPClient { client in
+                    let port = server.pushPort
+                    let bearer = try await FCMTestServer.accessToken(client, port: port)
+                    let (status, json) = try await Self.batch(
+                        client, port: port, topic: "news", tokens: [Self.token(1), Self.token(2)], bearer: bearer)
+                    let (related, relatedJSON) = try await Self.iid(client, port: port, "/iid/v1/\(Self.token(3))/rel/topics/news", bearer: bearer)
+                    let (info, infoJSON) = try await Self.iid(client, port: port, "/iid/info/\(Self.token(1))", bearer: bearer, method: .GET)
+                    let results = json["results"] as? [[String: Any]]
+                    #expect(status == 200, "the batch calls answer 200 in both modes")
+                    let recorded = try await server.deliveryList("service=iid").deliveries
+                    #expect(recorded.count == 3)
+                    #expect(
+                        recorded.allSatisfy {
+                            $0.diagnostics.contains { $0.hasPrefix("Instance ID server API: Google is turned down on 2027-09-29") }
+                        },
+                        "\(recorded.map(\.diagnostics))")
+                    #expect(recorded.allSatisfy { $0.diagnostics.contains { $0.contains("topicSubscriptions") } })
+                    var subscribers: [String] = []
+                    for token in [Self.token(1), Self.token(2), Self.token(3)] {
+                        let reply = await server.inspect("GET", "/api/v1/devices/\(token)")
+                        let device = reply.status == 200 ? try? JSONDecoder().decode(DeviceResource.self, from: Data(reply.text.utf8)) : nil
+                        if device?.topics?.contains("news") == true { subscribers.append(token) }
+                    }
+                    switch mode {
+                    case .available:
+                        #expect(results?.allSatisfy(\.isEmpty) == true && related == 200 && info == 200, "\(json) \(relatedJSON) \(infoJSON)")
+                        #expect(recorded.allSatisfy { $0.outcome == .accepted })
+                        #expect(subscribers.count == 3)
+                    case .turnedDown:
+                        #expect(results?.count == 2 && results?.allSatisfy { $0["error"] as? String == "DeprecatedApi" } == true, "\(json)")
+                        #expect(related == 404 && relatedJSON["error"] as? String == "DeprecatedApi")
+                        #expect(info == 404 && infoJSON["error"] as? String == "DeprecatedApi")
+                        #expect(recorded.allSatisfy { $0.outcome == .rejected && $0.reason == "DeprecatedApi" })
+                        #expect(subscribers.isEmpty, "nothing is subscribed")
+                        let (v1, _) = try await client.send(
+                            "https://localhost:\(port)/v1/projects/\(Self.project)/registrations/\(Self.token(4))/topicSubscriptions?topic_name=news",
+                            method: .POST, headers: [("authorization", "Bearer \(bearer)")])
+                        #expect(v1.status == .ok, "FCM v1 topicSubscriptions is not Instance ID: it still serves")
+                    }
+                }
+            }
         }
     }
 

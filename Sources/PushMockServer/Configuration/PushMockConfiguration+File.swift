@@ -125,6 +125,13 @@ extension PushMockConfiguration {
             if let lifetime = try fcmObject.int("accessTokenLifetime", in: 1...86400) { fcm.accessTokenLifetime = .seconds(lifetime) }
             if let strict = try fcmObject.bool("strictRegistrationTokens") { fcm.strictRegistrationTokens = strict }
             if let required = try fcmObject.bool("requireAccessTokenAuth") { fcm.requireAccessTokenAuth = required }
+            if let mode = try fcmObject.string("instanceID") {
+                guard let parsed = InstanceIDMode(rawValue: mode) else {
+                    throw fcmObject.error(
+                        "instanceID", "must be one of \(InstanceIDMode.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(mode)\"")
+                }
+                fcm.instanceID = parsed
+            }
             if let days = try fcmObject.int("staleTokenDays", in: 0...36500) {
                 fcm.staleTokenAfter = days == 0 ? nil : .seconds(Int64(days) * 86_400)
             }

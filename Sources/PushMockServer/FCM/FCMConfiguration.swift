@@ -17,6 +17,9 @@ public struct FCMConfiguration: Sendable {
     /// Instance ID (`/iid/…`) requires `access_token_auth: true` beside the bearer token, as Google
     /// documents it (without it Instance ID reads the token as a retired server key: 401).
     public var requireAccessTokenAuth = true
+    /// What the Instance ID server API (`/iid/…`) is: available, as it is until Google turns it
+    /// down (2027-09-29), or turned down, answered as PushMock expects Google to answer then.
+    public var instanceID: InstanceIDMode = .available
     /// FCM takes a registration token or installation ID inactive this long for stale and answers
     /// 404 `UNREGISTERED` (Google: 270 days). Applies to devices with a `lastActiveAt`; nil: never.
     public var staleTokenAfter: Duration? = .seconds(270 * 86_400)
@@ -28,4 +31,13 @@ public struct FCMConfiguration: Sendable {
     public var refreshTokens: [String]?
 
     public init() {}
+}
+
+/// The Instance ID server API's state (``FCMConfiguration/instanceID``).
+public enum InstanceIDMode: String, Sendable, CaseIterable {
+    /// Served as today, with a dated diagnostic on every call naming its turn-down.
+    case available
+    /// Every call answered as a turned-down API: `DeprecatedApi` (PushMock's choice, from what the
+    /// legacy send API answered once Google had turned it down).
+    case turnedDown = "turned-down"
 }

@@ -22,14 +22,33 @@ final class IIDEndpoint: Sendable {
     let clock: PushMockClock
     /// Require `access_token_auth: true` with a bearer token on Instance ID, as Google documents it.
     let requireAccessTokenAuth: Bool
+    /// Served, or answered as turned down.
+    let mode: InstanceIDMode
 
-    init(fcm: FCMEndpoint, subscriptions: TopicSubscriptions, requireAccessTokenAuth: Bool) {
+    init(fcm: FCMEndpoint, subscriptions: TopicSubscriptions, requireAccessTokenAuth: Bool, mode: InstanceIDMode = .available) {
         self.fcm = fcm
         self.subscriptions = subscriptions
         self.devices = fcm.devices
         self.recorder = fcm.recorder
         self.clock = fcm.clock
         self.requireAccessTokenAuth = requireAccessTokenAuth
+        self.mode = mode
+    }
+
+    /// Google's dates for the Instance ID server API (developers.google.com/instance-id/reference):
+    /// no new projects from 2026-10-01, turned down on 2027-09-29.
+    static let onboardingEnds = InspectionTime(milliseconds: 1_790_812_800_000)  // 2026-10-01T00:00:00Z
+    static let turnDown = InspectionTime(milliseconds: 1_822_176_000_000)  // 2027-09-29T00:00:00Z
+
+    /// The diagnostic every Instance ID call is recorded with, dated by the server's clock.
+    static func turnDownDiagnostic(now: PushInstant) -> String {
+        let day = { (time: InspectionTime) in String(time.text.prefix(10)) }
+        let when =
+            now.millisecondsSinceEpoch >= turnDown.milliseconds
+            ? "was turned down on \(day(turnDown))"
+            : "is turned down on \(day(turnDown)) (no new projects since \(day(onboardingEnds)))"
+        return
+            "Instance ID server API: Google \(when); move topic management to FCM v1 topicSubscriptions: POST /v1/projects/{project}/registrations/{token}/topicSubscriptions?topic_name={topic}, DELETE …/topicSubscriptions/{topic} (serve --iid turned-down answers as the turned-down API)"
     }
 
     /// The operations, by path.
@@ -133,6 +152,10 @@ final class IIDEndpoint: Sendable {
             result.reason = code
             result.explanation = explanation
         }
+        result.diagnostics.append(Self.turnDownDiagnostic(now: now))
+        if mode == .turnedDown {
+            return turnedDown(request, operation, into: &result)
+        }
         // Instance ID reads `Authorization: Bearer` as an OAuth token only with `access_token_auth: true`;
         // without it the value is taken for a legacy server key, which Google retired.
         guard let grant = try? fcm.authenticate(request, project: nil, context: context, now: now) else {
@@ -224,6 +247,42 @@ final class IIDEndpoint: Sendable {
                 result.diagnostics.append("\(token): \(tokenResult.errorCode ?? "") (\(explanation(tokenResult, token: token)))")
             }
             result.diagnostics.append("\(topic) has \(outcome.subscribers.count) subscriber\(outcome.subscribers.count == 1 ? "" : "s")")
+        case .subscribe, .unsubscribe:
+            break
+        }
+    }
+
+    /// `--iid turned-down`: what PushMock expects of the API once Google has turned it down (Google
+    /// has not said; this is PushMock's choice). The legacy send API, once turned down, answered
+    /// 200 with `{"error":"DeprecatedApi"}` for each recipient: so do the batch calls, one result per
+    /// token (a sender that reads only the status sees success, as it would); the one-token calls
+    /// answer 404 with that error. Nothing is subscribed or read.
+    private func turnedDown(_ request: HTTPServerRequest, _ operation: Operation, into result: inout Result) {
+        let deprecated = #"{"error":"DeprecatedApi"}"#
+        result.reason = "DeprecatedApi"
+        result.explanation =
+            "the Instance ID server API is turned down (serve --iid turned-down); Google's FCM v1 topicSubscriptions replaces it"
+        switch operation {
+        case .batch:
+            var count = 1
+            if let json = JSONValue.parse(request.body), case .array(let tokens)? = json["registration_tokens"], !tokens.isEmpty {
+                count = tokens.count
+                if tokens.count == 1, case .string(let token) = tokens[0] { result.token = token }
+            }
+            if let json = JSONValue.parse(request.body), case .string(let to)? = json["to"], to.hasPrefix("/topics/") {
+                result.topic = String(to.dropFirst("/topics/".count))
+            }
+            result.status = 200
+            result.body = #"{"results":["# + Array(repeating: deprecated, count: count).joined(separator: ",") + "]}"
+        case .relate(let token, let topic):
+            result.token = token
+            result.topic = topic
+            result.status = 404
+            result.body = deprecated
+        case .info(let token):
+            result.token = token
+            result.status = 404
+            result.body = deprecated
         case .subscribe, .unsubscribe:
             break
         }

@@ -197,7 +197,8 @@ public final class PushMockServer: Service, Sendable {
                 activityTypes: activityTypes
             ),
             accounts: accounts, tokens: accessTokens, devices: devices, recorder: recorder, activities: activities, subscriptions: subscriptions,
-            clock: configuration.clock, logger: logger, staleTokenAfter: configuration.fcm.staleTokenAfter
+            clock: configuration.clock, logger: logger, staleTokenAfter: configuration.fcm.staleTokenAfter,
+            userProjects: configuration.fcm.userProjects
         )
         let iid = IIDEndpoint(
             fcm: fcm, subscriptions: subscriptions, requireAccessTokenAuth: configuration.fcm.requireAccessTokenAuth,

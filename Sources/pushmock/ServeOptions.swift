@@ -329,6 +329,13 @@ struct FCMOptions: ParsableArguments {
     var iidLenientAuth = false
 
     @Option(
+        name: .customLong("fcm-user-project"),
+        help:
+            "A project a user's token (authorized_user credentials) may name as its quota project (x-goog-user-project), besides the service accounts' projects. Repeatable. Others get 403 PERMISSION_DENIED, or 400 for an id no project can have, as from Google."
+    )
+    var fcmUserProjects: [String] = []
+
+    @Option(
         name: .customLong("iid"),
         help:
             "The Instance ID server API (/iid/…), which Google turns down on 2027-09-29: available (served, with a dated diagnostic on every call) or turned-down (every call answered DeprecatedApi, PushMock's guess at Google's answer then)."
@@ -351,6 +358,7 @@ struct FCMOptions: ParsableArguments {
         if fcmLenientTokens { configuration.fcm.strictRegistrationTokens = false }
         if iidLenientAuth { configuration.fcm.requireAccessTokenAuth = false }
         if let instanceID { configuration.fcm.instanceID = instanceID }
+        configuration.fcm.userProjects += fcmUserProjects
     }
 }
 

@@ -140,7 +140,7 @@ struct SDKFidelityTests {
         }
     }
 
-    @Test("any real-shaped refresh token is live by default; a user token sends only with a quota project")
+    @Test("any real-shaped refresh token is live by default; a user token sends only with a quota project it may use")
     func userTokenNeedsQuotaProject() async throws {
         try await withPushMockServer(F.configuration()) { server in
             try await withHTTPClient { client in
@@ -171,10 +171,58 @@ struct SDKFidelityTests {
                     body: body
                 )
                 #expect(sent.status.code == 200)
+                // A project the caller has no rights in, and one that cannot exist, as Google answers them.
+                func withQuotaProject(_ project: String) async throws -> (UInt, [String: Any]) {
+                    let (response, bytes) = try await client.send(
+                        url, method: .POST,
+                        headers: [("authorization", "Bearer \(bearer)"), ("content-type", "application/json"), ("x-goog-user-project", project)],
+                        body: body)
+                    let json = (try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])?["error"] as? [String: Any] ?? [:]
+                    return (response.status.code, json)
+                }
+                let (denied, deniedError) = try await withQuotaProject("someone-elses-project")
+                #expect(denied == 403 && deniedError["status"] as? String == "PERMISSION_DENIED", "\(deniedError)")
+                #expect(
+                    (deniedError["message"] as? String)?.hasPrefix(
+                        "Caller does not have required permission to use project someone-elses-project. Grant the caller the roles/serviceusage.serviceUsageConsumer role"
+                    ) == true)
+                let deniedDetails = deniedError["details"] as? [[String: Any]] ?? []
+                #expect(deniedDetails.contains { $0["reason"] as? String == "USER_PROJECT_DENIED" })
+                #expect(
+                    deniedDetails.contains {
+                        (($0["links"] as? [[String: Any]])?.first?["url"] as? String)?.hasSuffix("?project=someone-elses-project") == true
+                    }, "\(deniedDetails)")
+                let (invalid, invalidError) = try await withQuotaProject("No Such Project!")
+                #expect(invalid == 400 && invalidError["status"] as? String == "INVALID_ARGUMENT", "\(invalidError)")
+                #expect(invalidError["message"] as? String == "User project specified in the request is invalid.")
             }
             let fcm = try await server.deliveries(matching: DeliveryFilter(service: .fcm))
-            #expect(fcm.map(\.status) == [403, 200])
-            #expect(fcm.last?.identity == AccessTokenStore.Grant.userPrefix + OAuthUserClient.googleCloudSDK.clientID)
+            #expect(fcm.map(\.status) == [403, 200, 403, 400])
+            #expect(fcm[1].identity == AccessTokenStore.Grant.userPrefix + OAuthUserClient.googleCloudSDK.clientID)
+        }
+        // A project the configuration lets users use is taken; the file's key is read.
+        var configuration = F.configuration()
+        try configuration.load(contents: Array(#"{"fcm":{"userCredentials":{"projects":["team-shared-project"]}}}"#.utf8), path: "users.json")
+        #expect(configuration.fcm.userProjects == ["team-shared-project"])
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let (_, issued) = try await Self.refresh(
+                    client, port: server.pushPort,
+                    [
+                        ("grant_type", "refresh_token"), ("client_id", OAuthUserClient.googleCloudSDK.clientID),
+                        ("client_secret", OAuthUserClient.googleCloudSDK.clientSecret!),
+                        ("refresh_token", "1//0" + String(repeating: "Cd_-", count: 12)),
+                    ]
+                )
+                let bearer = try #require(issued["access_token"] as? String)
+                let (sent, _) = try await client.send(
+                    "https://localhost:\(server.pushPort)/v1/projects/\(F.project)/messages:send", method: .POST,
+                    headers: [
+                        ("authorization", "Bearer \(bearer)"), ("content-type", "application/json"), ("x-goog-user-project", "team-shared-project"),
+                    ],
+                    body: Array(#"{"message":{"token":"\#(F.token)","data":{"a":"b"}}}"#.utf8))
+                #expect(sent.status.code == 200)
+            }
         }
     }
 

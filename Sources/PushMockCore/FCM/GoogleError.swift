@@ -11,6 +11,8 @@ public struct GoogleError: Sendable, Hashable, Error {
         case errorInfo(reason: String, metadata: [(String, String)])
         /// `google.firebase.fcm.v1.ApnsError {statusCode, reason}`.
         case apnsError(statusCode: Int, reason: String)
+        /// `google.rpc.Help {links:[{description, url}]}`.
+        case help(description: String, url: String)
 
         public static func == (lhs: Detail, rhs: Detail) -> Bool {
             switch (lhs, rhs) {
@@ -18,6 +20,7 @@ public struct GoogleError: Sendable, Hashable, Error {
             case (.badRequest(let a), .badRequest(let b)): return a == b
             case (.errorInfo(let a, let m), .errorInfo(let b, let n)): return a == b && m.map { "\($0)=\($1)" } == n.map { "\($0)=\($1)" }
             case (.apnsError(let a, let r), .apnsError(let b, let s)): return a == b && r == s
+            case (.help(let a, let u), .help(let b, let v)): return a == b && u == v
             default: return false
             }
         }
@@ -30,6 +33,9 @@ public struct GoogleError: Sendable, Hashable, Error {
             case .apnsError(let status, let reason):
                 hasher.combine(status)
                 hasher.combine(reason)
+            case .help(let description, let url):
+                hasher.combine(description)
+                hasher.combine(url)
             }
         }
     }
@@ -124,6 +130,9 @@ public struct GoogleError: Sendable, Hashable, Error {
             }.joined(separator: ",\n")
             return
                 "      {\n\(indent)\"@type\": \"type.googleapis.com/google.rpc.BadRequest\",\n\(indent)\"fieldViolations\": [\n\(items)\n\(indent)]\n      }"
+        case .help(let description, let url):
+            return
+                "      {\n\(indent)\"@type\": \"type.googleapis.com/google.rpc.Help\",\n\(indent)\"links\": [\n\(indent)  {\n\(indent)    \"description\": \"\(JSONText.escape(description))\",\n\(indent)    \"url\": \"\(JSONText.escape(url))\"\n\(indent)  }\n\(indent)]\n      }"
         case .errorInfo(let reason, let metadata):
             var text =
                 "      {\n\(indent)\"@type\": \"type.googleapis.com/google.rpc.ErrorInfo\",\n\(indent)\"reason\": \"\(reason)\",\n\(indent)\"domain\": \"googleapis.com\""

@@ -145,6 +145,7 @@ extension PushMockConfiguration {
                     }
                 }
                 if let tokens = try users.strings("refreshTokens") { fcm.refreshTokens = tokens }
+                if let projects = try users.strings("projects") { fcm.userProjects += projects }
                 try users.finish()
             }
             try fcmObject.finish()

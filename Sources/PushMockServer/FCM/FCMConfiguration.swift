@@ -29,6 +29,10 @@ public struct FCMConfiguration: Sendable {
     public var userClients: [OAuthUserClient] = OAuthUserClient.defaults
     /// The refresh tokens that are live; nil: any real-shaped one (`1//` and 40+ characters).
     public var refreshTokens: [String]?
+    /// Projects a user's token may name as its quota project (`x-goog-user-project`) besides the
+    /// service accounts' own. Any other is refused as Google refuses a project the caller has no
+    /// rights in (403), or one that cannot exist (400).
+    public var userProjects: [String] = []
 
     public init() {}
 }

@@ -22,13 +22,17 @@ final class FCMEndpoint: Sendable {
     let subscriptions: TopicSubscriptions
     /// Milliseconds of inactivity after which a registration token is stale (nil: never).
     let staleTokenLimit: Int64?
+    /// The quota projects a user's token may name: the service accounts' projects and the
+    /// configured ones (``FCMConfiguration/userProjects``).
+    let quotaProjects: Set<String>
     private let selfSigned = Mutex<[String: AccessTokenStore.Grant]>([:])
 
     init(
         validator: FCMMessageValidator, accounts: [ServiceAccount], tokens: AccessTokenStore, devices: DeviceRegistry, recorder: PushRecorder,
         activities: LiveActivities,
-        subscriptions: TopicSubscriptions, clock: PushMockClock, logger: Logger, staleTokenAfter: Duration? = nil
+        subscriptions: TopicSubscriptions, clock: PushMockClock, logger: Logger, staleTokenAfter: Duration? = nil, userProjects: [String] = []
     ) {
+        self.quotaProjects = Set(accounts.map(\.projectID) + userProjects)
         self.staleTokenLimit = staleTokenAfter.map { $0.components.seconds &* 1000 }
         self.subscriptions = subscriptions
         self.validator = validator
@@ -268,6 +272,7 @@ final class FCMEndpoint: Sendable {
                     ]
                 )
             }
+            guard quotaProjects.contains(quotaProject) else { throw Self.quotaProjectRefused(quotaProject) }
             return grant
         }
         guard let project, grant.projectID != project else { return grant }
@@ -279,6 +284,27 @@ final class FCMEndpoint: Sendable {
                 .errorInfo(
                     reason: "IAM_PERMISSION_DENIED",
                     metadata: [("permission", "cloudmessaging.messages.create"), ("resource", "projects/\(project)")])
+            ]
+        )
+    }
+
+    /// Google's answer to a quota project the caller may not use. PushMock cannot know which
+    /// project ids exist at Google: one shaped like a project id (6 to 30 lowercase letters, digits
+    /// and hyphens, a letter first, no hyphen last; a `domain:` prefix allowed) is taken for someone
+    /// else's project, 403 as Google answers it; any other cannot exist, 400.
+    static func quotaProjectRefused(_ project: String) -> GoogleError {
+        guard project.wholeMatch(of: /([a-z0-9.-]+:)?[a-z][a-z0-9-]{4,28}[a-z0-9]/) != nil else {
+            return GoogleError(code: 400, message: "User project specified in the request is invalid.", status: "INVALID_ARGUMENT")
+        }
+        let console = "https://console.developers.google.com/iam-admin/iam/project?project=\(project)"
+        return GoogleError(
+            code: 403,
+            message:
+                "Caller does not have required permission to use project \(project). Grant the caller the roles/serviceusage.serviceUsageConsumer role, or a custom role with the serviceusage.services.use permission, by visiting \(console) and then retry. Propagation of the new permission may take a few minutes.",
+            status: "PERMISSION_DENIED",
+            details: [
+                .help(description: "Google developer console IAM admin", url: console),
+                .errorInfo(reason: "USER_PROJECT_DENIED", metadata: [("consumer", "projects/\(project)"), ("service", "fcm.googleapis.com")]),
             ]
         )
     }

@@ -27,3 +27,45 @@ clean_machine_pushes() {
   [ "$status" = "200" ] || fail "$5: the web page's script answered $status"
   [ "$(curl -sS "${auth[@]}" "http://127.0.0.1:$2/api/v1/deliveries" | jq '[.deliveries[] | select(.status == 200)] | length')" -ge 3 ] || fail "$5: the pushes were not recorded"
 }
+
+# podman, with the CI run's lock (descriptor 9) closed: the container's monitor (conmon) outlives
+# the command and would otherwise hold the lock, so that no later CI run could start.
+podman_ci() { podman --runtime runc --cgroup-manager=cgroupfs "$@" 9>&-; }
+
+# container_serves IMAGE: runs IMAGE as the container pushmock-ci under podman (runc, cgroupfs),
+# --network host on ports 2397 and 2398, and checks what a user does first: pushes, the page,
+# healthcheck (exec and the image's HEALTHCHECK), the version, the non-root user, the inspection
+# token. Sets CONTAINER_SUMMARY. The image's HEALTHCHECK asks the port PUSHMOCK_INSPECTION_PORT
+# names, so the ports are named (and checked free) rather than asked of the kernel.
+container_serves() {
+  local image="$1" port run_start ready_ms status
+  for port in 2397 2398; do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then fail "port $port is taken; the container check needs it"; fi
+  done
+  podman_ci rm -f pushmock-ci >/dev/null 2>&1 || true
+  # A failing check leaves no container running.
+  on_exit 'podman_ci rm -f pushmock-ci >/dev/null 2>&1'
+  run_start=$(date +%s%N)
+  podman_ci run -d --name pushmock-ci --network host --ulimit "nofile=$(ulimit -Sn):$(ulimit -Hn)" --ulimit nproc=4096:4096 \
+    -e PUSHMOCK_PORT=2397 -e PUSHMOCK_INSPECTION_PORT=2398 "$image" >/dev/null || fail "podman run $image"
+  for _ in $(seq 1200); do curl -sf http://127.0.0.1:2398/readyz >/dev/null 2>&1 && break; sleep 0.05; done
+  curl -sf http://127.0.0.1:2398/readyz >/dev/null || { podman_ci logs pushmock-ci; fail "$image: the container never became ready"; }
+  ready_ms=$((($(date +%s%N) - run_start) / 1000000))
+  # The image listens beyond loopback, so its inspection API wants the token kept in /data.
+  status="$(curl -sS -o /dev/null -w '%{http_code}' http://127.0.0.1:2398/api/v1/credentials/apns-key.p8)"
+  [ "$status" = "401" ] || fail "$image: the inspection API answered $status without its token"
+  # The token is printed at start (the image has no shell or cat to read the file with).
+  INSPECTION_TOKEN="$(podman_ci logs pushmock-ci 2>&1 | sed -n 's/.*Authorization: Bearer \([0-9a-f]\{64\}\).*/\1/p' | tail -1)"
+  [ -n "$INSPECTION_TOKEN" ] || fail "$image: the start did not print its inspection token"
+  podman_ci logs pushmock-ci 2>&1 | grep -q "kept in /data/certs/inspection-token" || fail "$image: the start did not say where the inspection token is kept"
+  curl -sS -H "authorization: Bearer $INSPECTION_TOKEN" http://127.0.0.1:2398/api/v1/credentials/ca.pem -o "$STEP_WORK/container-ca.pem"
+  curl -sS -H "authorization: Bearer $INSPECTION_TOKEN" http://127.0.0.1:2398/api/v1/credentials/apns-key.p8 -o "$STEP_WORK/container-key.p8"
+  INSPECTION_TOKEN="$INSPECTION_TOKEN" clean_machine_pushes 2397 2398 "$STEP_WORK/container-ca.pem" "$STEP_WORK/container-key.p8" "container $image"
+  unset INSPECTION_TOKEN
+  podman_ci exec pushmock-ci /usr/local/bin/pushmock healthcheck || fail "$image: pushmock healthcheck inside the container"
+  podman_ci healthcheck run pushmock-ci || fail "$image: the image's HEALTHCHECK"
+  [ "$(podman_ci exec pushmock-ci /usr/local/bin/pushmock --version)" = "$PM_VERSION" ] || fail "$image: the version"
+  [ "$(podman_ci inspect pushmock-ci --format '{{.Config.User}}')" = "10001:10001" ] || fail "$image: the container does not run as the non-root user"
+  podman_ci rm -f pushmock-ci >/dev/null
+  CONTAINER_SUMMARY="ready $ready_ms ms after podman run; pushes, page, healthcheck (exec and HEALTHCHECK) as on the bare root; image $(podman_ci image inspect "$image" --format '{{.Size}}') bytes"
+}

@@ -73,9 +73,15 @@ need_venv() {
 # The release archive and container image (scripts/package --image), once per run; their paths in
 # ARCHIVE, PM_NAME, PM_VERSION and IMAGE_TAR.
 package_build() {
-  local started
+  local started python="$CACHE/venv-package/bin/python"
   started=$(date +%s)
-  (cd "$SRC" && PUSHMOCK_PACKAGE_SCRATCH="$CACHE/build/package" scripts/package --image) >"$RUN_STATE/package.out" 2>"$RUN_STATE/package.log" \
+  # The helpers' packages are built with `build` (python -m build), in an environment of their own
+  # (this may run in the background while a step installs into $VENV).
+  if ! "$python" -c "import build" 2>/dev/null; then
+    python3 -m venv "$CACHE/venv-package" && "$python" -m pip install -q --disable-pip-version-check build \
+      || { echo "cannot install Python's build into $CACHE/venv-package" >&2; return 1; }
+  fi
+  (cd "$SRC" && PYTHON="$python" PUSHMOCK_PACKAGE_SCRATCH="$CACHE/build/package" scripts/package --image) >"$RUN_STATE/package.out" 2>"$RUN_STATE/package.log" \
     || { cat "$RUN_STATE/package.log" >&2; return 1; }
   tail -1 "$RUN_STATE/package.out" >"$RUN_STATE/archive-path"
   echo "packaged in $(($(date +%s) - started)) s" >>"$RUN_STATE/package.log"

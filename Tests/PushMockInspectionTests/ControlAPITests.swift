@@ -129,6 +129,56 @@ struct ControlAPITests {
 }
 
 extension ControlAPITests {
+    @Test("faults: a sequence answers 503, 429, then as usual, one step per matching request; GET shows the next step; it goes once used")
+    func faultSequence() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                let put = await server.inspect(
+                    "PUT", "/api/v1/faults",
+                    body:
+                        #"{"id":"retry","match":{"service":"apns"},"sequence":[{"reject":{"reason":"ServiceUnavailable"}},{"reject":{"reason":"TooManyRequests"}},{"accept":true},{"reject":{"status":500,"reason":"InternalServerError"}}]}"#
+                )
+                #expect(put.status == 200, "\(put.text)")
+                let rule = try put.decode(FaultResource.self)
+                #expect(rule.sequence?.count == 4 && rule.nextStep == 0 && rule.count == 4 && rule.reject == nil, "\(put.text)")
+                #expect(rule.sequence?[1].reject?.status == 429 && rule.sequence?[2].accept == true)
+                var statuses: [Int] = []
+                for _ in 0..<3 { statuses.append(try await APNSTestServer.push(client, server, issuedAt: clock.nowSeconds)) }
+                #expect(statuses == [503, 429, 200])
+                let listed = try await server.inspected("/api/v1/faults", as: FaultList.self).faults.first
+                #expect(listed?.nextStep == 3 && listed?.count == 1 && listed?.hits == 3, "\(String(describing: listed))")
+                #expect(try await APNSTestServer.push(client, server, issuedAt: clock.nowSeconds) == 500)
+                #expect(try await server.inspected("/api/v1/faults", as: FaultList.self).faults.isEmpty, "every step used: gone")
+                #expect(try await APNSTestServer.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                let recorded = try await server.deliveries(matching: DeliveryFilter(service: .apns))
+                #expect(recorded.map(\.fault) == ["retry", "retry", nil, "retry", nil], "the accepting step fires no fault")
+                #expect(recorded.map(\.reason) == ["ServiceUnavailable", "TooManyRequests", nil, "InternalServerError", nil])
+            }
+            // What a sequence may not be.
+            for (body, says) in [
+                (#"{"sequence":[]}"#, "1 to 100 steps"),
+                (#"{"sequence":[{"accept":true}],"count":2}"#, "does not go with a sequence"),
+                (#"{"sequence":[{"accept":true}],"probability":0.5}"#, "does not go with a sequence"),
+                (#"{"sequence":[{"accept":true}],"goAway":"x"}"#, "takes the place of the action"),
+                (#"{"sequence":[{"accept":true,"resetStream":true}]}"#, "exactly one of"),
+                (#"{"sequence":[{}]}"#, "exactly one of"),
+                (#"{"sequence":[{"accept":false}]}"#, "can only be true"),
+                (#"{"sequence":[{"reject":{"reason":"Nope"}}]}"#, "status is required"),
+            ] {
+                let refused = await server.inspect("PUT", "/api/v1/faults", body: body)
+                #expect(refused.status == 400 && refused.errorMessage?.contains(says) == true, "\(body): \(refused.text)")
+            }
+            #expect(server.faults.rules.isEmpty)
+        }
+        // The configuration file takes the same sequence.
+        var file = PushMockConfiguration()
+        try file.load(
+            contents: Array(#"{"faults":[{"id":"s","sequence":[{"goAway":"Shutdown"},{"delayMilliseconds":5},{"accept":true}]}]}"#.utf8),
+            path: "s.json")
+        #expect(file.faults.first?.sequence == [.goAway(reason: "Shutdown"), .delay(milliseconds: 5), nil])
+    }
+
     @Test("reset releases open connections' token bindings: another key of the team works on the same connection")
     func resetReleasesBindings() async throws {
         let clock = PushMockClock.manual(startingAt: S.start)

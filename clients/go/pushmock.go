@@ -360,6 +360,17 @@ type Fault struct {
 	ResetStream       bool              `json:"resetStream,omitempty"`
 	Count             int               `json:"count,omitempty"`
 	Probability       float64           `json:"probability,omitempty"`
+	// Sequence, instead of one action: steps used in turn, one per matching request.
+	Sequence []FaultStep `json:"sequence,omitempty"`
+}
+
+// FaultStep is one step of a fault sequence: exactly one action, or Accept (answered as usual).
+type FaultStep struct {
+	Reject            *Reject `json:"reject,omitempty"`
+	DelayMilliseconds int     `json:"delayMilliseconds,omitempty"`
+	GoAway            string  `json:"goAway,omitempty"`
+	ResetStream       bool    `json:"resetStream,omitempty"`
+	Accept            bool    `json:"accept,omitempty"`
 }
 
 // Reject answers with a status and reason.

@@ -191,6 +191,22 @@ func TestACount1FaultFiresOnce(t *testing.T) {
 	}
 }
 
+func TestAFaultSequenceAnswersEachStepInTurn(t *testing.T) {
+	h := setUp(t)
+	steps := []pushmock.FaultStep{{Reject: &pushmock.Reject{Status: 503, Reason: "ServiceUnavailable"}}, {Reject: &pushmock.Reject{Status: 429, Reason: "TooManyRequests"}}, {Accept: true}}
+	if err := h.mock.AddFault(h.ctx, pushmock.Fault{ID: "retry", Match: map[string]string{"service": "apns", "token": device}, Sequence: steps}); err != nil {
+		t.Fatal(err)
+	}
+	var statuses []int
+	for n := 0; n < 4; n++ {
+		status, _ := h.alert(device, fmt.Sprint(n))
+		statuses = append(statuses, status)
+	}
+	if fmt.Sprint(statuses) != "[503 429 200 200]" {
+		t.Fatalf("statuses: %v", statuses)
+	}
+}
+
 func TestAnUnregisteredDeviceIsAnswered410And404Unregistered(t *testing.T) {
 	h := setUp(t)
 	if err := h.mock.Unregister(h.ctx, device, time.UnixMilli(1767225600000)); err != nil {

@@ -28,6 +28,17 @@ export interface FaultRule {
   resetStream?: boolean;
   count?: number;
   probability?: number;
+  /** Steps used in turn, one per matching request (instead of one action), for a retry path. */
+  sequence?: FaultStep[];
+}
+
+/** One step of a fault sequence: exactly one action, or `accept: true` (answered as usual). */
+export interface FaultStep {
+  reject?: { status?: number; reason: string };
+  delayMilliseconds?: number;
+  goAway?: string;
+  resetStream?: boolean;
+  accept?: boolean;
 }
 
 export interface Credentials {

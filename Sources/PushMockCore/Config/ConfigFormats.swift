@@ -73,7 +73,64 @@ extension FaultRule {
             match.project = try matchObject.string("project")
             try matchObject.finish()
         }
-        var actions: [FaultRule.Action] = []
+        let action = try Self.action(in: &object)
+        var sequence: [Action?]?
+        if let steps = try object.objects("sequence") {
+            guard action == nil else {
+                throw object.error(
+                    "sequence", "takes the place of the action: give either a sequence or one of reject, delayMilliseconds, goAway, resetStream")
+            }
+            guard (1...100).contains(steps.count) else { throw object.error("sequence", "must have 1 to 100 steps, got \(steps.count)") }
+            sequence = try steps.map { step throws(ConfigError) -> Action? in
+                var step = step
+                let accept = try step.bool("accept")
+                let stepAction = try Self.action(in: &step)
+                try step.finish()
+                switch (accept, stepAction) {
+                case (true?, nil): return nil
+                case (nil, let stepAction?): return stepAction
+                case (false?, _): throw step.error("accept", "can only be true (leave it out otherwise)")
+                default:
+                    throw ConfigObject.error(
+                        step.file, step.path,
+                        "each step is exactly one of: reject {status, reason}, delayMilliseconds, goAway, resetStream: true, or accept: true")
+                }
+            }
+        } else if action == nil {
+            throw ConfigObject.error(
+                object.file, object.path,
+                "exactly one action is required: reject {status, reason}, delayMilliseconds, goAway, resetStream: true, or a sequence of them")
+        }
+        let id = try object.string("id") ?? "config-\(index + 1)"
+        guard !id.isEmpty,
+            id.utf8.allSatisfy({
+                $0 == 0x2D || $0 == 0x2E || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            })
+        else {
+            throw object.error("id", "must be letters, digits, '.', '-' or '_' (it appears in URLs), got \(id)")
+        }
+        let count = try object.int("count", in: 1...((1 << 53) - 1))
+        let probability = try object.double("probability")
+        if let probability, !(0...1).contains(probability) {
+            throw object.error("probability", "must be between 0 and 1")
+        }
+        try object.finish()
+        if let sequence {
+            // (Its count is its steps; every matching request takes the next one.)
+            if count != nil { throw object.error("count", "does not go with a sequence: a sequence fires once for each of its steps") }
+            if probability != nil { throw object.error("probability", "does not go with a sequence: each matching request takes the next step") }
+            self.init(id: id, match: match, sequence: sequence)
+        } else if let action {
+            self.init(id: id, match: match, action: action, count: count, probability: probability)
+        } else {
+            throw ConfigObject.error(object.file, object.path, "exactly one action is required")
+        }
+    }
+
+    /// The one action `object` names (reject, delayMilliseconds, goAway, resetStream), nil when it
+    /// names none; more than one is an error.
+    static func action(in object: inout ConfigObject) throws(ConfigError) -> Action? {
+        var actions: [Action] = []
         if var reject = try object.object("reject") {
             guard let reason = try reject.string("reason") else { throw ConfigObject.error(reject.file, reject.path, "reason is required") }
             guard !reason.isEmpty else { throw reject.error("reason", "must not be empty") }
@@ -101,25 +158,11 @@ extension FaultRule {
             guard reset else { throw object.error("resetStream", "can only be true (leave it out otherwise)") }
             actions.append(.resetStream)
         }
-        guard actions.count == 1, let action = actions.first else {
+        guard actions.count <= 1 else {
             throw ConfigObject.error(
                 object.file, object.path, "exactly one action is required: reject {status, reason}, delayMilliseconds, goAway, or resetStream: true")
         }
-        let id = try object.string("id") ?? "config-\(index + 1)"
-        guard !id.isEmpty,
-            id.utf8.allSatisfy({
-                $0 == 0x2D || $0 == 0x2E || $0 == 0x5F || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
-            })
-        else {
-            throw object.error("id", "must be letters, digits, '.', '-' or '_' (it appears in URLs), got \(id)")
-        }
-        let count = try object.int("count", in: 1...((1 << 53) - 1))
-        let probability = try object.double("probability")
-        if let probability, !(0...1).contains(probability) {
-            throw object.error("probability", "must be between 0 and 1")
-        }
-        try object.finish()
-        self.init(id: id, match: match, action: action, count: count, probability: probability)
+        return actions.first
     }
 
     /// The status the service answers `reason` with: an APNs reason's or an FCM error code's

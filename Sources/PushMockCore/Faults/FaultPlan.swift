@@ -97,7 +97,22 @@ public final class FaultPlan: Sendable {
     /// The first rule that fires for a request with these facts; counts down `count` rules and
     /// drops them when spent. With a fleet's count a `count` rule fires only on a fire claimed
     /// for this request in `claims` (one the fleet had no more of drops the rule here too).
+    /// A sequence rule gives its next step: the rule with that step as its action, or nil for a
+    /// step that answers as usual (the step is used all the same).
     public func fire(
+        service: Delivery.Service, path: String, token: String?, topic: String?, project: String? = nil, claims: FaultClaims? = nil
+    ) -> FaultRule? {
+        guard var rule = firing(service: service, path: path, token: token, topic: topic, project: project, claims: claims) else { return nil }
+        guard let sequence = rule.sequence, let remaining = rule.count else { return rule }
+        // `count` is what was left before this fire (the fleet's counter gives what is left after
+        // it): the step is the one at sequence.count - that.
+        let step = sequence.count - remaining
+        guard sequence.indices.contains(step), let action = sequence[step] else { return nil }
+        rule.action = action
+        return rule
+    }
+
+    private func firing(
         service: Delivery.Service, path: String, token: String?, topic: String?, project: String? = nil, claims: FaultClaims? = nil
     ) -> FaultRule? {
         guard ruleCount.load(ordering: .relaxed) > 0 else { return nil }
@@ -126,6 +141,7 @@ public final class FaultPlan: Sendable {
                         rule.hits += 1
                         state.rules[index].hits = rule.hits
                         state.rules[index].count = max(0, remaining)
+                        rule.count = max(0, remaining) + 1  // (what was left before this fire)
                         return rule
                     case .lost(let spent)?:
                         if spent {

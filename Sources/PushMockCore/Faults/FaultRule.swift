@@ -51,6 +51,10 @@ public struct FaultRule: Sendable, Hashable, Codable {
 
     /// A name for the rule (recorded on the deliveries it fires for).
     public var id: String
+    /// A sequence rule's steps, used in turn, one per matching request: an action, or `nil` to
+    /// answer as usual. Its ``count`` is the steps left; the rule goes once every step is used.
+    /// (``action`` is then the first step that is an action, for what shows only one.)
+    public var sequence: [Action?]?
     /// What it matches.
     public var match: Match
     /// What it does.
@@ -74,5 +78,19 @@ public struct FaultRule: Sendable, Hashable, Codable {
         self.action = action
         self.count = count
         self.probability = probability
+    }
+
+    /// A rule whose answers follow `sequence`, one step per matching request (`nil`: answer as
+    /// usual), for a sender's retry path: `[.reject(status: 503, reason: "ServiceUnavailable"),
+    /// .reject(status: 429, reason: "TooManyRequests"), nil]`.
+    public init(id: String, match: Match = Match(), sequence: [Action?]) {
+        self.init(id: id, match: match, action: sequence.lazy.compactMap { $0 }.first ?? .delay(milliseconds: 0), count: sequence.count)
+        self.sequence = sequence
+    }
+
+    /// For a sequence rule, the index of the step the next matching request gets.
+    public var nextStep: Int? {
+        guard let sequence, let count else { return nil }
+        return sequence.count - count
     }
 }

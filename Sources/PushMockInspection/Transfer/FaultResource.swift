@@ -12,6 +12,29 @@ public struct FaultResource: Codable, Sendable, Equatable {
     public var probability: Double?
     /// How many requests it has fired for (a `count` rule is removed once spent).
     public var hits: Int?
+    /// A sequence rule's steps, one per matching request in turn (its `count` is the steps left).
+    public var sequence: [Step]?
+    /// For a sequence rule, the index of the step the next matching request gets.
+    public var nextStep: Int?
+
+    /// One step of a sequence: one action, or `accept: true` (answered as usual).
+    public struct Step: Codable, Sendable, Equatable {
+        public var reject: Rejection?
+        public var delayMilliseconds: Int?
+        public var goAway: String?
+        public var resetStream: Bool?
+        public var accept: Bool?
+
+        init(_ action: FaultRule.Action?) {
+            switch action {
+            case .reject(let status, let reason)?: reject = Rejection(status: status, reason: reason)
+            case .delay(let milliseconds)?: delayMilliseconds = milliseconds
+            case .goAway(let reason)?: goAway = reason
+            case .resetStream?: resetStream = true
+            case nil: accept = true
+            }
+        }
+    }
 
     /// What the rule matches.
     public struct Match: Codable, Sendable, Equatable {
@@ -34,11 +57,15 @@ public struct FaultResource: Codable, Sendable, Equatable {
         match = Match(
             service: rule.match.service?.rawValue, path: rule.match.path, token: rule.match.token, topic: rule.match.topic,
             project: rule.match.project)
-        switch rule.action {
-        case .reject(let status, let reason): reject = Rejection(status: status, reason: reason)
-        case .delay(let milliseconds): delayMilliseconds = milliseconds
-        case .goAway(let reason): goAway = reason
-        case .resetStream: resetStream = true
+        if let steps = rule.sequence {
+            sequence = steps.map(Step.init)
+            nextStep = rule.nextStep
+        } else {
+            let step = Step(rule.action)
+            reject = step.reject
+            delayMilliseconds = step.delayMilliseconds
+            goAway = step.goAway
+            resetStream = step.resetStream
         }
         count = rule.count
         probability = rule.probability

@@ -135,6 +135,17 @@ test('a count: 1 fault fires once', async () => {
   assert.deepEqual((await pushmock.deliveries({ service: 'apns' })).map((d) => d.status), [429, 200]);
 });
 
+test('a fault sequence answers each step in turn', async () => {
+  await pushmock.addFault({
+    id: 'retry', match: { service: 'apns', token: DEVICE },
+    sequence: [{ reject: { reason: 'ServiceUnavailable' } }, { reject: { reason: 'TooManyRequests' } }, { accept: true }],
+  });
+  const statuses = [];
+  for (const n of [1, 2, 3, 4]) statuses.push((await apns(DEVICE, { alert: String(n) })).status);
+  assert.deepEqual(statuses, [503, 429, 200, 200]);
+  assert.deepEqual((await pushmock.deliveries({ service: 'apns' })).map((d) => d.fault ?? null), ['retry', 'retry', null, null]);
+});
+
 test('an unregistered device is answered 410, and 404 UNREGISTERED', async () => {
   await pushmock.unregister(DEVICE, { atMilliseconds: 1767225600000 });
   assert.deepEqual(await apns(DEVICE, { alert: 'gone' }), { status: 410, body: { reason: 'Unregistered', timestamp: 1767225600000 } });

@@ -77,6 +77,13 @@ def test_a_count_1_fault_fires_once(pushmock):
     assert [d["status"] for d in pushmock.deliveries(service="apns")] == [429, 200]
 
 
+def test_a_fault_sequence_answers_each_step_in_turn(pushmock):
+    pushmock.add_fault({"service": "apns", "token": DEVICE}, id="retry",
+                       sequence=[{"reject": {"reason": "ServiceUnavailable"}}, {"reject": {"reason": "TooManyRequests"}}, {"accept": True}])
+    assert [apns(pushmock, DEVICE, {"alert": str(n)})[0] for n in range(4)] == [503, 429, 200, 200]
+    assert [d.get("fault") for d in pushmock.deliveries(service="apns")] == ["retry", "retry", None, None]
+
+
 def test_an_unregistered_device_is_answered_410_and_404_unregistered(pushmock):
     pushmock.unregister(DEVICE, at_milliseconds=1767225600000)
     status, body = apns(pushmock, DEVICE, {"alert": "gone"})

@@ -5,6 +5,11 @@ import { field, formData, options } from './forms.js';
 import { rejections } from './state.js';
 
 function action(fault) {
+  if (fault.sequence) {
+    // A sequence: its steps in turn, the next one marked.
+    return fault.sequence.map((step, index) => (index === fault.nextStep ? `→ ${action(step)}` : action(step))).join(', ');
+  }
+  if (fault.accept) return 'accept';
   if (fault.reject) return `reject ${fault.reject.status} ${fault.reject.reason}`;
   if (fault.delayMilliseconds !== undefined && fault.delayMilliseconds !== null) return `delay ${fault.delayMilliseconds} ms`;
   if (fault.goAway) return `GOAWAY ${fault.goAway}`;

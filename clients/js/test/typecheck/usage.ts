@@ -2,7 +2,7 @@
 // declarations against real use (CI). Never run: type errors are the failures.
 import {
   PushMock, PushMockError, PushMockTimeoutError, startPushMock, findBinary, registrationToken, describe,
-  type Delivery, type Filters, type FaultRule, type Credentials, type StartedPushMock, type TrustedResponse,
+  type Delivery, type Filters, type FaultRule, type FaultStep, type Credentials, type StartedPushMock, type TrustedResponse,
 } from '../../index.js';
 
 export async function usage(): Promise<void> {
@@ -18,6 +18,8 @@ export async function usage(): Promise<void> {
   const line: string = describe(one);
   const fault: FaultRule = { id: 'gone', match: { service: 'apns' }, reject: { status: 410, reason: 'Unregistered' }, count: 1 };
   await started.addFault(fault);
+  const steps: FaultStep[] = [{ reject: { reason: 'ServiceUnavailable' } }, { reject: { status: 429, reason: 'TooManyRequests' } }, { accept: true }];
+  await started.addFault({ id: 'retry', match: { service: 'fcm' }, sequence: steps });
   await started.removeFaults();
   await started.setDevice('ab'.repeat(32), { state: 'unregistered' });
   await started.unregister('ab'.repeat(32), { atMilliseconds: 1 });

@@ -193,10 +193,14 @@ class PushMock:
 
     def add_fault(self, match: Optional[Dict[str, Any]] = None, *, id: Optional[str] = None, reject: Optional[Dict[str, Any]] = None,
                   delay_milliseconds: Optional[int] = None, go_away: Optional[str] = None, reset_stream: bool = False,
-                  count: Optional[int] = None, probability: Optional[float] = None) -> dict:
+                  count: Optional[int] = None, probability: Optional[float] = None,
+                  sequence: Optional[List[Dict[str, Any]]] = None) -> dict:
         """Adds a fault: ``match`` (``service``, ``token``, ``topic``, ``project``, ``path``) and one
         action: ``reject={"status": 410, "reason": "Unregistered"}``, ``delay_milliseconds``,
-        ``go_away`` or ``reset_stream``; ``count`` fires it that many times."""
+        ``go_away`` or ``reset_stream``; ``count`` fires it that many times. Or, for a retry path,
+        a ``sequence`` of steps used in turn, one per matching request, each one action in the
+        API's form or ``{"accept": True}``: ``[{"reject": {"reason": "ServiceUnavailable"}},
+        {"reject": {"reason": "TooManyRequests"}}, {"accept": True}]``."""
         rule: Dict[str, Any] = {"match": match or {}}
         if id is not None:
             rule["id"] = id
@@ -212,6 +216,8 @@ class PushMock:
             rule["count"] = count
         if probability is not None:
             rule["probability"] = probability
+        if sequence is not None:
+            rule["sequence"] = sequence
         return self._request("PUT", "/api/v1/faults", rule)
 
     def remove_faults(self) -> None:

@@ -104,6 +104,39 @@ check("send_each_async over HTTP/2", all(d["protocol"] == "HTTP/2" for d in h2),
 oauth = deliveries("service=oauth&outcome=accepted")
 check("token exchange recorded", oauth["total"] >= 1, f"{oauth['total']} token request(s)")
 
+# 8. Its retries against a fault sequence: the SDK retries 500 and 503 (up to 4 times, with
+# backoff; urllib3 also waits out a Retry-After, which a faulted 503 or 429 carries: 60 s, so this
+# check uses 500s), and not 400: so INTERNAL, INTERNAL, then accepted is one successful send() of
+# three requests, and INVALID_ARGUMENT, then accepted raises at once.
+RETRIED = "cmV0cmllZC10b2tlbg:APA91b" + "Rt" * 60
+
+
+def put_fault(rule):
+    request = urllib.request.Request(f"http://127.0.0.1:{inspection_port}/api/v1/faults", data=json.dumps(rule).encode(), method="PUT",
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request) as response:
+        return json.load(response)
+
+
+def retried_statuses():
+    return [d["status"] for d in reversed(deliveries(f"service=fcm&token={RETRIED}")["deliveries"])]
+
+
+put_fault({"id": "retried", "match": {"service": "fcm", "token": RETRIED},
+           "sequence": [{"reject": {"reason": "INTERNAL"}}, {"reject": {"reason": "INTERNAL"}}, {"accept": True}]})
+name = messaging.send(messaging.Message(token=RETRIED, data={"k": "v"}))
+check("retries: 500 is retried, the third request is accepted",
+      name.startswith(f"projects/{project}/messages/") and retried_statuses() == [500, 500, 200], f"{name} {retried_statuses()}")
+put_fault({"id": "refused", "match": {"service": "fcm", "token": RETRIED},
+           "sequence": [{"reject": {"reason": "INVALID_ARGUMENT"}}, {"accept": True}]})
+try:
+    messaging.send(messaging.Message(token=RETRIED, data={"k": "v"}))
+    check("retries: 400 is not retried", False, "no exception")
+except firebase_admin.exceptions.InvalidArgumentError as error:
+    check("retries: 400 is not retried", retried_statuses() == [500, 500, 200, 400], f"{retried_statuses()} {error}")
+name = messaging.send(messaging.Message(token=RETRIED, data={"k": "v"}))
+check("retries: the sequence's next step accepts", retried_statuses() == [500, 500, 200, 400, 200], str(retried_statuses()))
+
 # pyfcm: a notification and a Live Activity message.
 from pyfcm import FCMNotification  # noqa: E402
 

@@ -223,6 +223,22 @@ def fault():
     assert status == 200, "a count-1 fault fired twice"
 
 
+@check("a fault sequence shows its steps with the next one marked, and the mark moves as requests use them")
+def fault_sequence():
+    token = "5e" * 32
+    api("/api/v1/faults", "PUT", {"id": "retry", "match": {"token": token},
+                                  "sequence": [{"reject": {"reason": "ServiceUnavailable"}}, {"reject": {"reason": "TooManyRequests"}}, {"accept": True}]})
+    open_view("faults")
+    row = lambda: driver.find_element(By.CSS_SELECTOR, "tr[data-fault='retry']").text
+    until("the sequence's row", lambda: "→ reject 503 ServiceUnavailable, reject 429 TooManyRequests, accept" in row())
+    shot("fault-sequence")
+    status, _ = alert(token, "meets the first step")
+    assert status == 503, status
+    open_view("faults")
+    until("the mark on the second step", lambda: "reject 503 ServiceUnavailable, → reject 429 TooManyRequests, accept" in row())
+    api("/api/v1/faults/retry", "DELETE")
+
+
 @check("a Live Activity played start → update → end shows in its card and timeline")
 def live_activity_card():
     now = int(time.time())

@@ -1,3 +1,4 @@
+import Foundation
 import PushMockStore
 import PushMockTestSupport
 import Testing
@@ -7,6 +8,25 @@ import Testing
 /// reason, and so is every PostgreSQL suite (the store contract runs without its PostgreSQL case).
 @Suite("The PostgreSQL tests' server")
 struct PostgresTestServerTests {
+    /// A throwaway cluster's holder ends as a test process does: its end of the lifeline closes,
+    /// and nothing reads the cluster's output any more. The cluster must stop and its folder go
+    /// (a guard killed by SIGPIPE once left half a gigabyte in the temporary folder per run).
+    @Test(
+        "a throwaway cluster stops, and its folder is removed, when the process holding it ends",
+        .enabled(if: ThrowawayPostgres.binaries() != nil, PostgresTestDatabase.skipReason)
+    )
+    func throwawayClusterEnds() async throws {
+        let cluster = try await ThrowawayPostgres.startCluster(drain: false)
+        #expect(FileManager.default.fileExists(atPath: "\(cluster.folder)/data/PG_VERSION"))
+        try await PostgresTestDatabase.execute("SELECT 1", at: cluster.location)
+        cluster.guardian.closeInput()
+        let status = try await offThePool { cluster.guardian.wait() }
+        #expect(status == 0, "the guard shell ended with \(status)")
+        #expect(!FileManager.default.fileExists(atPath: cluster.folder), "\(cluster.folder) is left behind")
+        // Nothing answers on its port any more (connection refused).
+        await #expect(throws: (any Error).self) { _ = try await RawClient.connect(port: cluster.location.port) }
+    }
+
     @Test("answers, and each test gets a database of its own", .postgres)
     func answers() async throws {
         let first = try await PostgresTestDatabase.create()

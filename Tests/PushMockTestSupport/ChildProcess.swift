@@ -30,7 +30,11 @@ package final class ChildProcess: Sendable {
 
     /// Starts `arguments[0]` (a path) with the rest as its arguments, in `environment` (by
     /// default this process's).
-    package static func spawn(_ arguments: [String], environment: [String: String]? = nil, inputPipe: Bool = false) throws -> ChildProcess {
+    /// With `newSession`, the child leads a session of its own (setsid): a terminal's Ctrl-C and
+    /// signals sent to this process's group do not reach it.
+    package static func spawn(
+        _ arguments: [String], environment: [String: String]? = nil, inputPipe: Bool = false, newSession: Bool = false
+    ) throws -> ChildProcess {
         precondition(!arguments.isEmpty)
         var outputEnds: [Int32] = [-1, -1]
         guard makePipe(&outputEnds) else { throw ChildProcessError("pipe: \(String(cString: strerror(errno)))") }
@@ -84,6 +88,7 @@ package final class ChildProcess: Sendable {
         for signal in [SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM] { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var flags = Int32(POSIX_SPAWN_SETSIGMASK) | Int32(POSIX_SPAWN_SETSIGDEF)
+        if newSession { flags |= spawnSetSID }
         #if canImport(Darwin)
         flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
         #endif
@@ -121,6 +126,25 @@ package final class ChildProcess: Sendable {
         }
     }
 
+    /// Closes the reading end of the child's output (once), as if this process had ended: the
+    /// child's next write gets EPIPE (or SIGPIPE). Only the thread that calls `read()` may call it.
+    package func closeOutput() {
+        if !outputClosed.exchange(true, ordering: .relaxed) { close(output) }
+    }
+
+    /// Writes `text` to the child's standard input (a pipe: `spawn(…, inputPipe: true)`).
+    package func writeInput(_ text: String) {
+        let descriptor = input.load(ordering: .relaxed)
+        guard descriptor >= 0 else { return }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
     /// Closes the child's standard input (once).
     package func closeInput() {
         let descriptor = input.exchange(-1, ordering: .relaxed)
@@ -135,6 +159,13 @@ package final class ChildProcess: Sendable {
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 }
+
+/// POSIX_SPAWN_SETSID, which Glibc's Swift module leaves out (glibc 2.26: 0x80).
+#if os(Linux)
+private let spawnSetSID: Int32 = 0x80
+#else
+private let spawnSetSID = Int32(POSIX_SPAWN_SETSID)
+#endif
 
 /// `pipe` with both ends close-on-exec (atomically where the system can).
 private func makePipe(_ ends: inout [Int32]) -> Bool {

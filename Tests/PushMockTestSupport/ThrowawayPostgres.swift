@@ -1,5 +1,5 @@
 import Foundation
-import PushMockStore
+package import PushMockStore
 import Synchronization
 
 #if canImport(Glibc)
@@ -20,14 +20,16 @@ import Darwin
 /// - The end comes by an event, not a timer: a small shell holds `postgres` as its child and reads
 ///   a pipe whose other end only this process holds. When the process ends, however it ends, the
 ///   kernel closes that end, the read returns, and the shell stops `postgres` (fast shutdown) and
-///   removes the folder. A `postgres` that ends by itself (its port taken) leaves the folder for
-///   the next try.
-enum ThrowawayPostgres {
+///   removes the folder. The shell leads a session of its own, so a Ctrl-C that ends the tests
+///   does not end it first, and it ignores SIGPIPE: its output pipe has no reader once this
+///   process is gone. A `postgres` that ends by itself (its port taken) leaves the folder for the
+///   next try: this process tells its shell so ("keep") before closing the pipe.
+package enum ThrowawayPostgres {
     /// The cluster, started on first use.
     static let shared = Task { try await start() }
 
     /// The folder holding `initdb` and `postgres`, if PostgreSQL is installed.
-    static func binaries() -> String? {
+    package static func binaries() -> String? {
         let environment = ProcessInfo.processInfo.environment
         let files = FileManager.default
         var folders: [String] = []
@@ -44,7 +46,25 @@ enum ThrowawayPostgres {
     /// Kept for the life of the process: its write end is what keeps the cluster running.
     private static let lifeline = Mutex<[ChildProcess]>([])
 
+    /// A running cluster: where it answers, its folder, and the shell that guards it (whose
+    /// standard input is the lifeline).
+    package struct Cluster: Sendable {
+        package let location: PostgresLocation
+        package let folder: String
+        package let guardian: ChildProcess
+    }
+
     static func start() async throws -> PostgresLocation {
+        let cluster = try await startCluster(drain: true)
+        lifeline.withLock { $0.append(cluster.guardian) }
+        return cluster.location
+    }
+
+    /// Makes and starts a cluster. The caller holds it: it runs until the caller closes
+    /// `guardian`'s input, or ends. With `drain`, the cluster's log is read (and dropped) for as
+    /// long as it runs; without, the reading end is closed once it is ready, as it is when this
+    /// process ends.
+    package static func startCluster(drain: Bool) async throws -> Cluster {
         guard let bin = binaries() else { throw ThrowawayPostgresError(description: "\(PostgresTestDatabase.skipReason)") }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pushmock-test-postgres-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
@@ -67,75 +87,101 @@ enum ThrowawayPostgres {
             try run(prefix + ["\(bin)/initdb", "-D", "\(folder)/data", "-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"])
         }
         guard initdb.status == 0 else {
+            try? FileManager.default.removeItem(atPath: folder)
             throw ThrowawayPostgresError(
                 description: "initdb failed for the tests' PostgreSQL (exit \(initdb.status)): \(initdb.output.suffix(2000))")
         }
         var log = ""
         for _ in 0..<20 {
             let port = Int.random(in: 20_000...32_767)
-            switch try await serve(runAs: runAs, bin: bin, folder: folder, port: port) {
-            case .ready:
-                return try PostgresLocation(url: "postgres://postgres@127.0.0.1:\(port)/postgres", environment: [:])
+            switch try await serve(runAs: runAs, bin: bin, folder: folder, port: port, drain: drain) {
+            case .ready(let guardian):
+                let location = try PostgresLocation(url: "postgres://postgres@127.0.0.1:\(port)/postgres", environment: [:])
+                return Cluster(location: location, folder: folder, guardian: guardian)
             case .exited(let output) where output.contains("already in use"):
                 log = output
                 continue
             case .exited(let output):
+                try? FileManager.default.removeItem(atPath: folder)
                 throw ThrowawayPostgresError(description: "the tests' PostgreSQL did not start on 127.0.0.1:\(port): \(output.suffix(2000))")
             }
         }
+        try? FileManager.default.removeItem(atPath: folder)
         throw ThrowawayPostgresError(description: "the tests' PostgreSQL found no free port in 20 tries: \(log.suffix(1000))")
     }
 
     enum Start: Sendable {
+        case ready(ChildProcess)
+        case exited(String)
+    }
+
+    /// What the reader saw: ready, or the end.
+    enum Seen: Sendable {
         case ready
         case exited(String)
     }
 
+    /// The guard shell: `sh -c SCRIPT sh BIN FOLDER PORT`, its standard input the lifeline.
+    ///
+    /// It starts `postgres`, and a watcher that reads the lifeline: at its end (this process
+    /// closed it, or ended) the watcher marks the folder as stopping and stops `postgres`; a line
+    /// "keep" instead means the folder is wanted again. Once `postgres` has ended the shell says
+    /// so, waits for the watcher, and removes the folder if it is stopping. It ignores SIGPIPE and
+    /// SIGHUP: it must outlive the reader of its output.
+    static let guardScript = """
+        trap '' PIPE HUP
+        exec 3<&0 0</dev/null
+        "$1/postgres" -D "$2/data" -p "$3" -k "$2" -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \\
+          -c full_page_writes=off -c max_connections=300 3<&- 2>&1 &
+        pid=$!
+        ( read -r word <&3; [ "$word" = keep ] && exit 0; : >"$2/stopping"; kill -INT "$pid" ) >/dev/null 2>&1 &
+        watcher=$!
+        exec 3<&-
+        wait "$pid"
+        echo "pushmock-test-postgres: postgres exited $?"
+        wait "$watcher"
+        if [ -e "$2/stopping" ]; then rm -rf "$2"; fi
+        """
+
     /// Starts `postgres` under its guard shell and waits for its log to say it is ready, or for it
     /// to end.
-    private static func serve(runAs: [String], bin: String, folder: String, port: Int) async throws -> Start {
-        let guardScript = """
-            exec 3<&0 0</dev/null
-            "$1/postgres" -D "$2/data" -p "$3" -k "$2" -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off \
-              -c full_page_writes=off -c max_connections=300 3<&- 2>&1 &
-            pid=$!
-            ( read -r _ <&3; : >"$2/stopping"; kill -INT "$pid" ) >/dev/null 2>&1 &
-            watcher=$!
-            exec 3<&-
-            wait "$pid"
-            echo "pushmock-test-postgres: postgres exited $?"
-            kill "$watcher" 2>/dev/null
-            if [ -e "$2/stopping" ]; then rm -rf "$2"; fi
-            """
+    private static func serve(runAs: [String], bin: String, folder: String, port: Int, drain: Bool) async throws -> Start {
         let arguments = (runAs.isEmpty ? ["/bin/sh"] : runAs + ["/bin/sh"]) + ["-c", guardScript, "sh", bin, folder, String(port)]
-        let child = try ChildProcess.spawn(arguments, inputPipe: true)
+        let child = try ChildProcess.spawn(arguments, inputPipe: true, newSession: true)
         let outcome = StartOutcome()
         let reader = Thread {
             var text = ""
             while let data = child.read() {
                 if text.utf8.count < 100_000 { text += String(decoding: data, as: UTF8.self) }
-                if text.contains("ready to accept connections") { outcome.resume(.ready) }
+                if text.contains("ready to accept connections") {
+                    outcome.resume(.ready)
+                    if !drain {
+                        child.closeOutput()
+                        return
+                    }
+                }
                 if text.contains("pushmock-test-postgres: postgres exited") { outcome.resume(.exited(text)) }
             }
             outcome.resume(.exited(text))
         }
         reader.start()
-        let result = await outcome.value
-        if case .ready = result {
-            lifeline.withLock { $0.append(child) }
-        } else {
+        switch await outcome.value {
+        case .ready:
+            return .ready(child)
+        case .exited(let text):
+            child.writeInput("keep\n")
             child.closeInput()
             _ = child.wait()
+            return .exited(text)
         }
-        return result
     }
 
     /// A start's outcome, told once to the one who waits for it.
     private final class StartOutcome: Sendable {
-        private let state = Mutex<(result: Start?, waiter: CheckedContinuation<Start, Never>?)>((nil, nil))
+        private let state = Mutex<(result: Seen?, waiter: CheckedContinuation<Seen, Never>?)>((nil, nil))
 
-        func resume(_ result: Start) {
-            let waiter: CheckedContinuation<Start, Never>? = state.withLock { state in
+        func resume(_ result: Seen) {
+            let waiter: CheckedContinuation<Seen, Never>? = state.withLock { state in
                 guard state.result == nil else { return nil }
                 state.result = result
                 defer { state.waiter = nil }
@@ -144,10 +190,10 @@ enum ThrowawayPostgres {
             waiter?.resume(returning: result)
         }
 
-        var value: Start {
+        var value: Seen {
             get async {
                 await withCheckedContinuation { continuation in
-                    let ready: Start? = state.withLock { state in
+                    let ready: Seen? = state.withLock { state in
                         if let result = state.result { return result }
                         state.waiter = continuation
                         return nil

@@ -88,7 +88,7 @@ package_build() {
 }
 need_package() {
   # .ci/run may have started it in the background already (see background_package).
-  while [ -f "$RUN_STATE/package.running" ]; do sleep 1; done
+  wait_background package
   need package package_build
   ARCHIVE="$(cat "$RUN_STATE/archive-path")"
   [ -f "$ARCHIVE" ] || fail "no archive at '$ARCHIVE'"
@@ -102,20 +102,83 @@ need_package() {
 # a core idle. It runs at the lowest priority (nice 19), so it takes only what they leave: the
 # steps' own timing checks (the attack suite's canary, the outage's once-a-second lines) see the
 # machine as they would without it. need_package waits for it.
-background_package() {
-  touch "$RUN_STATE/package.running"
+background_package() { in_background package package_build; }
+
+# The cgroup (v1 cpu controller) of the builds behind the steps, with the smallest CPU share; empty
+# where /sys/fs/cgroup/cpu is not writable.
+BACKGROUND_CGROUP=/pushmock-ci-background
+background_cgroup() {
+  local group="/sys/fs/cgroup/cpu$BACKGROUND_CGROUP"
+  mkdir -p "$group" 2>/dev/null && echo 2 >"$group/cpu.shares" 2>/dev/null && echo "$group"
+}
+
+# in_background NAME FUNCTION: runs `need NAME FUNCTION` behind the steps, at nice 19 and in the
+# background cgroup; $RUN_STATE/NAME.running exists until it ends (wait_background NAME).
+in_background() {
+  touch "$RUN_STATE/$1.running"
   (
-    trap 'rm -f "$RUN_STATE/package.running"' EXIT
+    trap 'rm -f "$RUN_STATE/$1.running"' EXIT
     renice -n 19 -p $BASHPID >/dev/null
     # SwiftPM starts its compilers at the default priority again (nice and SCHED_IDLE alike), so
     # nice alone does not keep this build behind the steps; where the cgroup v1 cpu controller is
     # writable, a group with the smallest share does (its compilers stay in it).
-    group=/sys/fs/cgroup/cpu/pushmock-ci-background
-    if mkdir -p "$group" 2>/dev/null && echo 2 >"$group/cpu.shares" 2>/dev/null; then
-      echo $BASHPID >"$group/cgroup.procs" 2>/dev/null || true
-    fi
-    need package package_build
-  ) >"$RUN_STATE/package.background.log" 2>&1 </dev/null &
+    if group="$(background_cgroup)"; then echo $BASHPID >"$group/cgroup.procs" 2>/dev/null || true; fi
+    need "$1" "$2"
+  ) >"$RUN_STATE/$1.background.log" 2>&1 </dev/null &
+}
+wait_background() {
+  while [ -f "$RUN_STATE/$1.running" ]; do sleep 1; done
+}
+
+# `podman build .` from the clone, as a user runs it, into the image pushmock:from-source (see
+# .ci/steps/36-image-from-source.sh): its builder stage compiles the release build from the
+# sources inside a Swift image made here. Started by .ci/run behind the steps, as the release
+# build is: on a new machine it is a second release build from nothing (its folder is a cache
+# mount podman keeps, so later runs recompile only what changed). Its containers go in the
+# background cgroup (--cgroup-parent), where their compilers stay.
+image_from_source_build() {
+  local started toolchain swift_version packages builder root mirror
+  started=$(date +%s)
+  source "$SRC/.ci/clean-machine.sh"
+  command -v podman >/dev/null || { echo "podman is not installed (apt-get install podman runc)" >&2; return 1; }
+  toolchain="$(dirname "$(dirname "$(dirname "$(readlink -f "$(command -v swift)")")")")"
+  [ -x "$toolchain/usr/bin/swift" ] || { echo "cannot find the Swift toolchain's folder from $(command -v swift)" >&2; return 1; }
+  swift_version="$(swift --version 2>/dev/null | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -1)"
+  # What the official Swift image for Debian 12 installs, and the -dev packages PushMock links.
+  packages="binutils,gcc,g++,git,libc6-dev,libstdc++-12-dev,libgcc-12-dev,libcurl4-openssl-dev,libxml2-dev,libedit2,libncurses-dev,libsqlite3-dev,libnghttp2-dev,zlib1g-dev,uuid-dev,pkg-config,tzdata,ca-certificates,libpython3.11"
+  builder="localhost/pushmock-swift-builder:$swift_version-$(echo "$toolchain $packages" | sha256sum | cut -c1-8)"
+  echo "$builder" >"$RUN_STATE/image-from-source.builder"
+  if ! podman_ci image exists "$builder"; then
+    root="$CACHE/builder-root.$$"
+    rm -rf "$root"
+    debootstrap --variant=minbase --include="$packages" bookworm "$root" http://deb.debian.org/debian >"$RUN_STATE/image-from-source.debootstrap.log" 2>&1 \
+      || { tail -20 "$RUN_STATE/image-from-source.debootstrap.log" >&2; rm -rf "$root"; echo "debootstrap of the builder root failed" >&2; return 1; }
+    # Where this machine's git finds Swift packages (a local mirror of github.com), the builder's
+    # git finds them too; the build mounts the mirror (below).
+    git config --system --get-regexp '^url\.' | while read -r key value; do
+      git config --file "$root/etc/gitconfig" --add "$key" "$value"
+    done
+    tar -cf - -C "$root" . -C / "${toolchain#/}" \
+      | podman_ci import --quiet --change "ENV PATH=$toolchain/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" - "$builder" >/dev/null \
+      || { rm -rf "$root"; echo "podman import of the builder root failed" >&2; return 1; }
+    rm -rf "$root"
+    echo "builder image $builder made in $(($(date +%s) - started)) s" >"$RUN_STATE/image-from-source.builder-made"
+  fi
+  # The build context: the clone's files ($SRC holds exactly them; .dockerignore leaves out build
+  # folders). The package mirror, where this machine has one, is mounted for SwiftPM's git.
+  local options=(--format docker --build-arg SWIFT_IMAGE="$builder")
+  for mirror in $(git config --system --get-regexp '^url\.' | sed -n 's/^url\.\(\/.*\)\.insteadof .*/\1/Ip' | sed 's:/*$::' | sort -u); do
+    options+=(-v "$mirror:$mirror:ro")
+  done
+  if background_cgroup >/dev/null; then options+=(--cgroup-parent "$BACKGROUND_CGROUP"); fi
+  started=$(date +%s)
+  (cd "$SRC" && podman_ci build "${options[@]}" -t pushmock:from-source .) >"$RUN_STATE/image-from-source.log" 2>&1 \
+    || { tail -40 "$RUN_STATE/image-from-source.log" >&2; echo "podman build . (the Containerfile from a clone) failed" >&2; return 1; }
+  echo $(($(date +%s) - started)) >"$RUN_STATE/image-from-source.seconds"
+}
+need_image_from_source() {
+  wait_background image-from-source
+  need image-from-source image_from_source_build
 }
 
 # --- servers -----------------------------------------------------------------------------------

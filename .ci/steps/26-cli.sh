@@ -12,7 +12,22 @@ echo "$SENT" | grep -q "^recorded: rejected BadDeviceToken" || fail "pushmock se
 SENT="$("$BIN" send fcm --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --title CI --body "from the CLI")" || fail "pushmock send fcm failed"
 echo "$SENT" | grep -q "projects/pushmock-demo/messages/" || fail "pushmock send fcm: no message name: $SENT"
 echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send fcm: the recorded outcome is missing: $SENT"
-echo "send apns and fcm: answered and recorded"
+# AndroidConfigV2 (message.android_v2): each member of its union, accepted and recorded as sent.
+for kind in remote-notification background-sync; do
+  args=(--title V2 --body "android_v2")
+  [ "$kind" = background-sync ] && args=()
+  SENT="$("$BIN" send fcm --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --android-v2 "$kind" "${args[@]}")" \
+    || fail "pushmock send fcm --android-v2 $kind failed: $SENT"
+  echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send fcm --android-v2 $kind: $SENT"
+done
+curl -sS "http://127.0.0.1:$CLI_INSPECTION/api/v1/deliveries?service=fcm&limit=2" \
+  | jq -e '[.deliveries[].payload.message.android_v2 | keys[0]] == ["background_sync", "remote_notification"]' >/dev/null \
+  || fail "the android_v2 messages were not recorded as sent: $(curl -sS "http://127.0.0.1:$CLI_INSPECTION/api/v1/deliveries?service=fcm&limit=2" | jq -c '[.deliveries[].payload]')"
+if "$BIN" send fcm --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --android-v2 background-sync --title x >"$STEP_WORK/v2.out" 2>&1; then
+  fail "pushmock send fcm --android-v2 background-sync --title was not refused"
+fi
+grep -q "background-sync sends no notification" "$STEP_WORK/v2.out" || fail "--android-v2 background-sync --title: $(cat "$STEP_WORK/v2.out")"
+echo "send apns and fcm (and fcm --android-v2): answered and recorded"
 
 # pushmock rejections runs the whole catalogue through the push port.
 "$BIN" rejections --inspection-url http://127.0.0.1:$CLI_INSPECTION >"$STEP_WORK/rejections.txt" || { cat "$STEP_WORK/rejections.txt"; fail "pushmock rejections: an entry did not produce its answer"; }

@@ -138,7 +138,19 @@ struct SendCommand: AsyncParsableCommand {
 
         func validate() throws {
             if topic != nil, fid != nil { throw ValidationError("give --topic or --fid, not both") }
+            if androidV2 == .backgroundSync, title != nil || body != nil {
+                throw ValidationError("--android-v2 background-sync sends no notification: leave out --title and --body")
+            }
+            if androidV2 != nil, message != nil { throw ValidationError("give --android-v2 or --message, not both") }
         }
+
+        @Option(
+            name: .customLong("android-v2"),
+            help: """
+                Send as AndroidConfigV2 (message.android_v2, preview): remote-notification (title and body in its notification) \
+                or background-sync (a data message).
+                """)
+        var androidV2: SendPayload.AndroidV2?
 
         @Option(help: "The notification title.")
         var title: String?
@@ -153,7 +165,8 @@ struct SendCommand: AsyncParsableCommand {
 
         func run() async throws {
             let payload = try SendPayload.fcm(
-                file: message, token: topic == nil && fid == nil ? token : nil, topic: topic, fid: fid, title: title, body: body)
+                file: message, token: topic == nil && fid == nil ? token : nil, topic: topic, fid: fid, title: title, body: body,
+                androidV2: androidV2)
             try await SendClient.run(target) { client in
                 let account = try serviceAccount.load(server: client.server).account
                 let assertion = try serviceAccount.jwt(audience: "\(client.pushURL)/token", server: client.server)
@@ -219,8 +232,16 @@ enum SendPayload {
         return try encode(.object([("aps", .object(aps))]))
     }
 
+    /// `--android-v2`: which member of AndroidConfigV2's union.
+    enum AndroidV2: String, CaseIterable, ExpressibleByArgument {
+        case remoteNotification = "remote-notification"
+        case backgroundSync = "background-sync"
+    }
+
     /// An FCM message from a file or from the common fields.
-    static func fcm(file: String?, token: String?, topic: String?, fid: String? = nil, title: String?, body: String?) throws -> [UInt8] {
+    static func fcm(
+        file: String?, token: String?, topic: String?, fid: String? = nil, title: String?, body: String?, androidV2: AndroidV2? = nil
+    ) throws -> [UInt8] {
         if let file {
             guard let data = FileManager.default.contents(atPath: file), case .object? = JSONValue.parse(Array(data))?["message"] else {
                 throw ValidationError("\(file) is not an FCM request body ({\"message\": …})")
@@ -235,7 +256,16 @@ enum SendPayload {
         } else if let token {
             message.append(("token", .string(token)))
         }
-        message.append(("notification", .object([("title", .string(title ?? "PushMock")), ("body", .string(body ?? "Hello"))])))
+        let notification = JSONValue.object([("title", .string(title ?? "PushMock")), ("body", .string(body ?? "Hello"))])
+        switch androidV2 {
+        case nil:
+            message.append(("notification", notification))
+        case .remoteNotification:
+            message.append(("android_v2", .object([("remote_notification", .object([("notification", notification)]))])))
+        case .backgroundSync:
+            message.append(("data", .object([("pushmock", .string("background-sync"))])))
+            message.append(("android_v2", .object([("background_sync", .object([]))])))
+        }
         return try encode(.object([("message", .object(message))]))
     }
 

@@ -37,6 +37,7 @@ struct FCMFixtureTests {
             if let target = expect["target"] as? String { #expect(result.target?.kind == target) }
             if let validateOnly = expect["validateOnly"] as? Bool { #expect(result.validateOnly == validateOnly) }
             if let live = expect["liveActivity"] as? Bool { #expect(result.isLiveActivity == live) }
+            #expect(result.androidV2Kind?.rawValue == expect["androidV2"] as? String, "\(name): android_v2's kind")
         } catch {
             #expect(error.code == expect["status"] as? Int, "\(name): \(error.message)")
             #expect(error.message == expect["message"] as? String)

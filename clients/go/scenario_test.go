@@ -140,6 +140,34 @@ func TestAnAPNsAlertAndAnFCMMessageAreSentAndWaitedFor(t *testing.T) {
 	}
 }
 
+func TestAndroidV2MessagesAreAcceptedAndToldApart(t *testing.T) {
+	h := setUp(t)
+	cursor, err := h.mock.Cursor(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := h.creds.FCMToken()
+	remote := map[string]any{"token": token, "android_v2": map[string]any{"remote_notification": map[string]any{"notification": map[string]any{"title": "Goal", "body": "2-1"}}}}
+	if status, body := h.fcm(remote); status != 200 {
+		t.Fatalf("remote_notification: %d %v", status, body)
+	}
+	background := map[string]any{"token": token, "data": map[string]any{"sync": "inbox"}, "androidV2": map[string]any{"backgroundSync": map[string]any{}}}
+	if status, body := h.fcm(background); status != 200 {
+		t.Fatalf("backgroundSync: %d %v", status, body)
+	}
+	both := map[string]any{"token": token, "android": map[string]any{}, "android_v2": map[string]any{"background_sync": map[string]any{}}}
+	if status, body := h.fcm(both); status != 400 || fmt.Sprint(body["error"].(map[string]any)["status"]) != "INVALID_ARGUMENT" {
+		t.Fatalf("android beside android_v2: %d %v", status, body)
+	}
+	messages := h.waitFor(pushmock.Filter{"service": "fcm", "after": fmt.Sprint(cursor)}, 3)
+	if messages[0].AndroidV2Kind() != "remote_notification" || messages[1].AndroidV2Kind() != "background_sync" || messages[2].Outcome != "rejected" {
+		t.Fatalf("the recorded messages: %v", messages)
+	}
+	if !strings.HasSuffix(messages[0].String(), " android_v2:remote_notification") {
+		t.Fatalf("String: %s", messages[0])
+	}
+}
+
 func TestALiveActivityStartUpdateAndEndLandOnOneTimeline(t *testing.T) {
 	h := setUp(t)
 	now := time.Now().Unix()

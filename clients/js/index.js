@@ -32,10 +32,23 @@ export class PushMockTimeoutError extends Error {
   }
 }
 
-/** One line for a delivery. */
+/**
+ * For an FCM message sent with android_v2 (AndroidConfigV2): 'remote_notification' or
+ * 'background_sync', whichever its union sets; else null.
+ */
+export function androidV2Kind(d) {
+  const config = d?.payload?.message?.android_v2 ?? d?.payload?.message?.androidV2;
+  if (!config || typeof config !== 'object') return null;
+  if ((config.remote_notification ?? config.remoteNotification) != null) return 'remote_notification';
+  if ((config.background_sync ?? config.backgroundSync) != null) return 'background_sync';
+  return null;
+}
+
+/** One line for a delivery (and an FCM message's android_v2 kind). */
 export function describe(d) {
   const target = d.deviceToken ?? d.topic ?? d.path;
-  return `${d.service} ${d.status}${d.reason ? ` ${d.reason}` : ''} ${d.outcome} ${target}`;
+  const kind = androidV2Kind(d);
+  return `${d.service} ${d.status}${d.reason ? ` ${d.reason}` : ''} ${d.outcome} ${target}${kind ? ` android_v2:${kind}` : ''}`;
 }
 
 function query(values) {

@@ -344,6 +344,20 @@ def google(path, body, headers=()):
     return int(status), json.loads(text)
 
 
+@check("an android_v2 remote notification shows its title and body in the deliveries table, a background sync says so")
+def android_v2_rows():
+    token = "YW5kcm9pZC12Mg:APA91b" + "V2r" * 40
+    status, body = google("/v1/projects/pushmock-demo/messages:send",
+                          {"message": {"token": token, "android_v2": {"remote_notification": {"notification": {"title": "Goal", "body": "Lions 2-1"}}}}})
+    assert status == 200, (status, body)
+    status, body = google("/v1/projects/pushmock-demo/messages:send", {"message": {"token": token, "data": {"sync": "1"}, "androidV2": {"backgroundSync": {}}}})
+    assert status == 200, (status, body)
+    open_view("deliveries")
+    rows = lambda: [r.text for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")]
+    until("the remote notification's row", lambda: any("Goal — Lions 2-1" in text for text in rows()))
+    until("the background sync's row", lambda: any("Background sync (android_v2)" in text for text in rows()))
+
+
 @check("a topic send shows its fan-out, and the devices view lists the subscribed token's topics")
 def topics():
     token = "YnJvd3Nlci0x:APA91b" + "Br1" * 40

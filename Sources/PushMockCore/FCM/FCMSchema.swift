@@ -34,7 +34,19 @@ struct FCMSchema: Sendable {
     indirect enum Declared {
         case string, bool, int32, float, duration, timestamp, stringMap, repeatedString, repeatedDuration, freeObject
         case enumeration([String])
-        case message(String, KeyValuePairs<String, Declared>)
+        /// A message type: its proto name and its fields in order.
+        case type(String, [(name: String, declared: Declared)])
+
+        /// A message type, its fields written as a dictionary literal.
+        static func message(_ name: String, _ members: KeyValuePairs<String, Declared>) -> Declared {
+            .type(name, members.map { (name: $0.key, declared: $0.value) })
+        }
+
+        /// A message type with `base`'s fields (a message type) and then `more`.
+        static func message(_ name: String, extending base: Declared, _ more: KeyValuePairs<String, Declared>) -> Declared {
+            guard case .type(_, let fields) = base else { preconditionFailure("only a message type can be extended") }
+            return .type(name, fields + more.map { (name: $0.key, declared: $0.value) })
+        }
     }
 
     /// Where some bytes are in ``Tables/names``.
@@ -99,7 +111,7 @@ struct FCMSchema: Sendable {
         }
         /// Lays out a type's own fields, then each message-typed field's subtree in turn.
         @discardableResult
-        func compile(_ name: String, _ members: KeyValuePairs<String, Declared>, nullKeepsEarlier: Bool) -> Int32 {
+        func compile(_ name: String, _ members: [(name: String, declared: Declared)], nullKeepsEarlier: Bool) -> Int32 {
             let type = Int32(types.count)
             let first = Int32(fields.count)
             typeNames.append(name)
@@ -125,20 +137,20 @@ struct FCMSchema: Sendable {
                     field.argument = Int32(enums.count)
                     enums.append(Span(start: Int32(enumSpans.count), count: Int32(spellings.count)))
                     enumSpans += spellings.map(span)
-                case .message: field.kind = .message
+                case .type: field.kind = .message
                 }
                 fields.append(field)
                 fieldNames.append(fieldName)
             }
             for (offset, (_, declared)) in members.enumerated() {
-                if case .message(let childName, let childMembers) = declared {
+                if case .type(let childName, let childMembers) = declared {
                     fields[Int(first) + offset].argument = compile(childName, childMembers, nullKeepsEarlier: false)
                 }
             }
             types[Int(type)].subtreeEnd = Int32(fields.count)
             return type
         }
-        guard case .message(let name, let members) = root else { preconditionFailure("the schema's root is a message") }
+        guard case .type(let name, let members) = root else { preconditionFailure("the schema's root is a message") }
         compile(name, members, nullKeepsEarlier: true)
         // The message level keeps an earlier member when a later one is null, as the request level does.
         types[Int(fields[0].argument)].nullKeepsEarlier = true
@@ -190,8 +202,9 @@ struct FCMSchema: Sendable {
         [
             "color": color, "light_on_duration": .duration, "light_off_duration": .duration,
         ])
-    static let androidNotification = Declared.message(
-        "google.firebase.fcm.v1.AndroidNotification",
+    /// The fields AndroidNotification and AndroidNotificationV2 share.
+    static let androidNotificationFields = Declared.message(
+        "(shared)",
         [
             "title": .string, "body": .string, "icon": .string, "color": .string, "sound": .string, "tag": .string,
             "click_action": .string, "body_loc_key": .string, "body_loc_args": .repeatedString, "title_loc_key": .string,
@@ -203,8 +216,10 @@ struct FCMSchema: Sendable {
             "default_sound": .bool, "default_vibrate_timings": .bool, "default_light_settings": .bool, "vibrate_timings": .repeatedDuration,
             "visibility": .enumeration(["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"]), "notification_count": .int32,
             "light_settings": lightSettings, "image": .string,
-            "proxy": .enumeration(["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"]), "bypass_proxy_notification": .bool,
         ])
+    static let androidNotification = Declared.message(
+        "google.firebase.fcm.v1.AndroidNotification", extending: androidNotificationFields,
+        ["proxy": .enumeration(["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"]), "bypass_proxy_notification": .bool])
     static let androidFCMOptions = Declared.message("google.firebase.fcm.v1.AndroidFcmOptions", ["analytics_label": .string])
     static let android = Declared.message(
         "google.firebase.fcm.v1.AndroidConfig",
@@ -213,6 +228,21 @@ struct FCMSchema: Sendable {
             "restricted_package_name": .string, "data": .stringMap, "notification": androidNotification,
             "fcm_options": androidFCMOptions, "direct_boot_ok": .bool, "bandwidth_constrained_ok": .bool,
             "restricted_satellite_ok": .bool,
+        ])
+    /// `android_v2` (AndroidConfigV2, preview since 2026; fcm.md §3): AndroidConfig without
+    /// `priority` and `notification`, and the union `remote_notification` | `background_sync`.
+    static let androidNotificationV2 = Declared.message(
+        "google.firebase.fcm.v1.AndroidNotificationV2", extending: androidNotificationFields, ["id": .int32])
+    static let androidRemoteNotification = Declared.message(
+        "google.firebase.fcm.v1.AndroidRemoteNotification",
+        ["notification": androidNotificationV2, "mutable_content": .bool, "use_as_v1_data_message": .bool])
+    static let androidV2 = Declared.message(
+        "google.firebase.fcm.v1.AndroidConfigV2",
+        [
+            "collapse_key": .string, "ttl": .duration, "restricted_package_name": .string, "data": .stringMap,
+            "fcm_options": androidFCMOptions, "direct_boot_ok": .bool, "bandwidth_constrained_ok": .bool,
+            "restricted_satellite_ok": .bool, "remote_notification": androidRemoteNotification,
+            "background_sync": .message("google.firebase.fcm.v1.AndroidBackgroundSyncMessage", [:]),
         ])
     static let webpushFCMOptions = Declared.message("google.firebase.fcm.v1.WebpushFcmOptions", ["link": .string, "analytics_label": .string])
     static let webpush = Declared.message(
@@ -229,7 +259,7 @@ struct FCMSchema: Sendable {
     static let message = Declared.message(
         "google.firebase.fcm.v1.Message",
         [
-            "name": .string, "data": .stringMap, "notification": notification, "android": android,
+            "name": .string, "data": .stringMap, "notification": notification, "android": android, "android_v2": androidV2,
             "webpush": webpush, "apns": apns, "fcm_options": fcmOptions,
             "token": .string, "topic": .string, "condition": .string, "fid": .string,
         ])

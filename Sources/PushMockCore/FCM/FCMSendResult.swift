@@ -25,8 +25,18 @@ public struct FCMSendResult: Sendable, Hashable {
         }
     }
 
+    /// Which member of `android_v2`'s union a message sets.
+    public enum AndroidV2Kind: String, Sendable, Hashable {
+        /// An urgent, user-visible notification.
+        case remoteNotification = "remote_notification"
+        /// A non-urgent data message.
+        case backgroundSync = "background_sync"
+    }
+
     /// `validate_only`.
     public var validateOnly = false
+    /// `android_v2`'s kind, when the message has `android_v2`.
+    public var androidV2Kind: AndroidV2Kind?
     /// The target.
     public var target: Target?
     /// `apns.live_activity_token`, when the message is a Live Activity message.

@@ -279,21 +279,43 @@ enum FCMField {
     static let webpush = schema.field("message.webpush")
     static let apns = schema.field("message.apns")
     static let analyticsLabel = schema.field("message.fcm_options.analytics_label")
-    static let androidTTL = schema.field("message.android.ttl")
-    static let androidData = schema.field("message.android.data")
-    static let androidAnalyticsLabel = schema.field("message.android.fcm_options.analytics_label")
-    static let androidNotification = schema.field("message.android.notification")
-    static let androidColor = schema.field("message.android.notification.color")
-    /// `(args, key)` pairs: args need their key.
-    static let localizations = [("body_loc_args", "body_loc_key"), ("title_loc_args", "title_loc_key")].map {
-        (
-            name: $0.0, args: schema.field("message.android.notification.\($0.0)"), keyName: $0.1,
-            key: schema.field("message.android.notification.\($0.1)")
-        )
-    }
-    static let lightSettings = schema.field("message.android.notification.light_settings")
-    static let lightSettingsRequired = ["color", "light_on_duration", "light_off_duration"].map {
-        (name: $0, field: schema.field("message.android.notification.light_settings.\($0)"))
+    static let androidV2 = schema.field("message.android_v2")
+    static let remoteNotification = schema.field("message.android_v2.remote_notification")
+    static let backgroundSync = schema.field("message.android_v2.background_sync")
+    static let androidV1Config = AndroidFields(at: "message.android", notification: "notification")
+    static let androidV2Config = AndroidFields(at: "message.android_v2", notification: "remote_notification.notification")
+
+    /// What `android` and `android_v2` share, and the rules read: their fields' indexes and paths.
+    struct AndroidFields: Sendable {
+        let path: String
+        let notificationPath: String
+        let ttl: Int
+        let data: Int
+        let analyticsLabel: Int
+        let notification: Int
+        let color: Int
+        /// `(args, key)` pairs: args need their key.
+        let localizations: [(name: String, args: Int, keyName: String, key: Int)]
+        let lightSettings: Int
+        let lightSettingsRequired: [(name: String, field: Int)]
+
+        init(at path: String, notification: String) {
+            let notificationPath = "\(path).\(notification)"
+            self.path = path
+            self.notificationPath = notificationPath
+            ttl = schema.field("\(path).ttl")
+            data = schema.field("\(path).data")
+            analyticsLabel = schema.field("\(path).fcm_options.analytics_label")
+            self.notification = schema.field(notificationPath)
+            color = schema.field("\(notificationPath).color")
+            localizations = [("body_loc_args", "body_loc_key"), ("title_loc_args", "title_loc_key")].map {
+                (name: $0.0, args: schema.field("\(notificationPath).\($0.0)"), keyName: $0.1, key: schema.field("\(notificationPath).\($0.1)"))
+            }
+            lightSettings = schema.field("\(notificationPath).light_settings")
+            lightSettingsRequired = ["color", "light_on_duration", "light_off_duration"].map {
+                (name: $0, field: schema.field("\(notificationPath).light_settings.\($0)"))
+            }
+        }
     }
     static let webpushData = schema.field("message.webpush.data")
     static let webpushLink = schema.field("message.webpush.fcm_options.link")

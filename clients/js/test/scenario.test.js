@@ -8,7 +8,7 @@ import http2 from 'node:http2';
 import https from 'node:https';
 import { createSign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { PushMock, PushMockError, PushMockTimeoutError, startPushMock } from '../index.js';
+import { PushMock, PushMockError, PushMockTimeoutError, androidV2Kind, describe, startPushMock } from '../index.js';
 
 const DEVICE = 'ab'.repeat(32);
 const PUSH_TO_START = '5a'.repeat(80);
@@ -106,6 +106,21 @@ test('an APNs alert and an FCM message are sent and waited for', async () => {
   assert.equal(alert.payload.aps.alert.title, 'Hello');
   const [message] = await pushmock.waitFor({ service: 'fcm' }, { after: cursor });
   assert.equal(message.deviceToken, token);
+});
+
+test('android_v2 messages are accepted and told apart', async () => {
+  const cursor = await pushmock.cursor();
+  const token = credentials.fcmToken();
+  const remote = { token, android_v2: { remote_notification: { notification: { title: 'Goal', body: '2-1' } } } };
+  assert.equal((await fcm(remote)).status, 200);
+  assert.equal((await fcm({ token, data: { sync: 'inbox' }, androidV2: { backgroundSync: {} } })).status, 200);
+  const refused = await fcm({ token, android: {}, android_v2: { background_sync: {} } });
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.equal(refused.body.error.status, 'INVALID_ARGUMENT');
+  const [first, second, third] = await pushmock.waitFor({ service: 'fcm' }, { count: 3, after: cursor });
+  assert.deepEqual([first, second].map(androidV2Kind), ['remote_notification', 'background_sync']);
+  assert.match(describe(first), / android_v2:remote_notification$/);
+  assert.equal(third.outcome, 'rejected');
 });
 
 test('a Live Activity start, update and end land on one timeline', async () => {

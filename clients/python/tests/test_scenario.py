@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from pushmock import PushMockTimeout
+from pushmock import PushMockTimeout, android_v2_kind, describe
 
 DEVICE = "ab" * 32
 PUSH_TO_START = "5a" * 80
@@ -51,6 +51,19 @@ def test_an_apns_alert_and_an_fcm_message_are_sent_and_waited_for(pushmock):
     [message] = pushmock.wait_for(service="fcm", after=after)
     assert message["deviceToken"] == token and message["status"] == 200
     assert [d["service"] for d in pushmock.deliveries(after=after, service="apns")] == ["apns"]
+
+
+def test_android_v2_messages_are_accepted_and_told_apart(pushmock):
+    after = pushmock.cursor()
+    token = pushmock.credentials.fcm_token()
+    remote = {"token": token, "android_v2": {"remote_notification": {"notification": {"title": "Goal", "body": "2-1"}}}}
+    assert fcm(pushmock, remote)[0] == 200
+    assert fcm(pushmock, {"token": token, "data": {"sync": "inbox"}, "androidV2": {"backgroundSync": {}}})[0] == 200
+    status, body = fcm(pushmock, {"token": token, "android": {}, "android_v2": {"background_sync": {}}})
+    assert status == 400 and body["error"]["status"] == "INVALID_ARGUMENT", body
+    first, second, refused = pushmock.wait_for(3, service="fcm", after=after)
+    assert [android_v2_kind(d) for d in (first, second)] == ["remote_notification", "background_sync"]
+    assert describe(first).endswith("android_v2:remote_notification") and refused["outcome"] == "rejected"
 
 
 def test_a_live_activity_start_update_and_end_land_on_one_timeline(pushmock):

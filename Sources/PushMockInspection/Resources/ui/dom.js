@@ -44,10 +44,16 @@ export function short(text, length = 16) {
 export function alertText(delivery) {
   const payload = delivery.payload;
   if (!payload || typeof payload !== 'object') return ['', ''];
-  const alert = payload.aps?.alert ?? payload.message?.notification ?? payload.message?.apns?.payload?.aps?.alert;
+  // FCM's android_v2 (AndroidConfigV2): an urgent remote notification, or a background sync.
+  const androidV2 = payload.message?.android_v2 ?? payload.message?.androidV2;
+  const remote = androidV2?.remote_notification ?? androidV2?.remoteNotification;
+  const alert = payload.aps?.alert ?? payload.message?.notification ?? remote?.notification ?? payload.message?.apns?.payload?.aps?.alert;
   if (typeof alert === 'string') return [alert, ''];
-  if (alert && typeof alert === 'object') return [alert.title ?? alert['title-loc-key'] ?? '', alert.body ?? alert['loc-key'] ?? ''];
+  if (alert && typeof alert === 'object') {
+    return [alert.title ?? alert['title-loc-key'] ?? alert.title_loc_key ?? alert.titleLocKey ?? '', alert.body ?? alert['loc-key'] ?? alert.body_loc_key ?? alert.bodyLocKey ?? ''];
+  }
   if (payload.aps?.event) return [`Live Activity ${payload.aps.event}`, ''];
+  if (androidV2?.background_sync ?? androidV2?.backgroundSync) return ['Background sync (android_v2)', ''];
   return ['', ''];
 }
 

@@ -1,7 +1,7 @@
 // Uses every declaration in index.d.ts as a test would, so that `tsc --noEmit --strict` checks the
 // declarations against real use (CI). Never run: type errors are the failures.
 import {
-  PushMock, PushMockError, PushMockTimeoutError, startPushMock, findBinary, registrationToken, describe,
+  PushMock, PushMockError, PushMockTimeoutError, startPushMock, findBinary, registrationToken, describe, androidV2Kind,
   type Delivery, type Filters, type FaultRule, type FaultStep, type Credentials, type StartedPushMock, type TrustedResponse,
 } from '../../index.js';
 
@@ -16,6 +16,7 @@ export async function usage(): Promise<void> {
   const listed: Delivery[] = await started.deliveries({ service: 'fcm' }, { limit: 10 });
   const one: Delivery = await started.delivery(found[0].id);
   const line: string = describe(one);
+  const kind: 'remote_notification' | 'background_sync' | null = androidV2Kind(one);
   const fault: FaultRule = { id: 'gone', match: { service: 'apns' }, reject: { status: 410, reason: 'Unregistered' }, count: 1 };
   await started.addFault(fault);
   const steps: FaultStep[] = [{ reject: { reason: 'ServiceUnavailable' } }, { reject: { status: 429, reason: 'TooManyRequests' } }, { accept: true }];
@@ -43,6 +44,6 @@ export async function usage(): Promise<void> {
     if (error instanceof PushMockTimeoutError) console.log(error.arrived.length, error.matched.length);
     if (error instanceof PushMockError) console.log(error.status);
   }
-  console.log(ready, listed, line, events, names, status, text, agent, started.ports.push, started.log());
+  console.log(ready, listed, line, kind, events, names, status, text, agent, started.ports.push, started.log());
   await started.stop();
 }

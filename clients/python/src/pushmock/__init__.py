@@ -7,8 +7,8 @@ and a pytest fixture (``pushmock``). Standard library only.
     ...  # the code under test sends a push
     [push] = mock.wait_for(service="apns", after=after)
 """
-from ._client import Credentials, PushMock, PushMockError, PushMockTimeout
+from ._client import Credentials, PushMock, PushMockError, PushMockTimeout, android_v2_kind, describe
 from ._server import PushMockServer, start_pushmock
 
-__all__ = ["PushMock", "PushMockError", "PushMockTimeout", "Credentials", "PushMockServer", "start_pushmock"]
+__all__ = ["PushMock", "PushMockError", "PushMockTimeout", "Credentials", "PushMockServer", "start_pushmock", "android_v2_kind", "describe"]
 __version__ = "0.4.0"

@@ -34,11 +34,28 @@ class PushMockTimeout(AssertionError):
         super().__init__("\n".join(lines))
 
 
+def android_v2_kind(delivery: dict) -> Optional[str]:
+    """For an FCM message sent with ``android_v2`` (AndroidConfigV2): ``"remote_notification"`` or
+    ``"background_sync"``, whichever its union sets; else None."""
+    payload = delivery.get("payload")
+    message = payload.get("message") if isinstance(payload, dict) else None
+    config = (message.get("android_v2") or message.get("androidV2")) if isinstance(message, dict) else None
+    if not isinstance(config, dict):
+        return None
+    for kind, camel in (("remote_notification", "remoteNotification"), ("background_sync", "backgroundSync")):
+        if config.get(kind) is not None or config.get(camel) is not None:
+            return kind
+    return None
+
+
 def describe(delivery: dict) -> str:
-    """One line for a delivery: service, status, reason, token or topic."""
+    """One line for a delivery: service, status, reason, token or topic (and an FCM message's
+    android_v2 kind)."""
     target = delivery.get("deviceToken") or delivery.get("topic") or delivery.get("path")
     reason = f" {delivery['reason']}" if delivery.get("reason") else ""
-    return f"{delivery.get('service')} {delivery.get('status')}{reason} {delivery.get('outcome')} {target}"
+    kind = android_v2_kind(delivery)
+    v2 = f" android_v2:{kind}" if kind else ""
+    return f"{delivery.get('service')} {delivery.get('status')}{reason} {delivery.get('outcome')} {target}{v2}"
 
 
 class Credentials:

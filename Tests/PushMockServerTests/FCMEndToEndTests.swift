@@ -74,6 +74,49 @@ struct FCMEndToEndTests {
         }
     }
 
+    @Test("a fault sequence's steps set their own Retry-After; a faulted 429 or 503 without one carries 60, and APNs only what a step names")
+    func faultRetryAfter() async throws {
+        try await withPushMockServer(FCMTestServer.configuration()) { server in
+            let put = await server.inspect(
+                "PUT", "/api/v1/faults",
+                body: #"""
+                    {"id":"fcm-retry","match":{"service":"fcm"},"sequence":[{"reject":{"reason":"UNAVAILABLE","retryAfter":2}},
+                    {"reject":{"reason":"QUOTA_EXCEEDED"}},{"reject":{"status":500,"reason":"INTERNAL","retryAfter":0}},{"accept":true}]}
+                    """#)
+            #expect(put.status == 200, "\(put.text)")
+            #expect(try put.decode(FaultResource.self).sequence?.map { $0.reject?.retryAfter } == [2, nil, 0, nil], "\(put.text)")
+            let apns = await server.inspect(
+                "PUT", "/api/v1/faults",
+                body: #"""
+                    {"id":"apns-retry","match":{"service":"apns"},
+                    "sequence":[{"reject":{"reason":"TooManyRequests","retryAfter":5}},{"reject":{"reason":"TooManyRequests"}}]}
+                    """#)
+            #expect(apns.status == 200, "\(apns.text)")
+            let refused = await server.inspect(
+                "PUT", "/api/v1/faults", body: #"{"match":{"service":"fcm"},"reject":{"reason":"UNAVAILABLE","retryAfter":-1}}"#)
+            #expect(refused.status == 400 && refused.text.contains("retryAfter"), "\(refused.text)")
+            try await withHTTPClient { client in
+                let bearer = try await FCMTestServer.accessToken(client, port: server.pushPort)
+                var answers: [String] = []
+                for _ in 0..<4 {
+                    let (status, _, response) = try await FCMTestServer.send(
+                        client, port: server.pushPort, bearer: bearer, body: #"{"message":{"token":"\#(FCMTestServer.token)"}}"#)
+                    answers.append("\(status) \(response.headers["retry-after"].joined(separator: ","))")
+                }
+                #expect(answers == ["503 2", "429 60", "500 0", "200 "])
+                var apnsAnswers: [String] = []
+                for _ in 0..<2 {
+                    let (response, _) = try await client.send(
+                        "https://localhost:\(server.pushPort)/3/device/\(APNSTestServer.deviceToken)", method: .POST,
+                        headers: APNSTestServer.alertHeaders(token: APNSTestServer.token(issuedAt: Int64(Date().timeIntervalSince1970))),
+                        body: APNSTestServer.alertBody)
+                    apnsAnswers.append("\(response.status.code) \(response.headers["retry-after"].joined(separator: ","))")
+                }
+                #expect(apnsAnswers == ["429 5", "429 "])
+            }
+        }
+    }
+
     @Test("registry states, faults and Google's HTML 404s")
     func registryFaultsAndPages() async throws {
         try await withPushMockServer(FCMTestServer.configuration()) { server in

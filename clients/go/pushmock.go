@@ -109,7 +109,8 @@ func (d *Delivery) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, &d.Raw)
 }
 
-// String is one line: service, status, reason, outcome and target.
+// String is one line: service, status, reason, outcome and target (and an FCM message's
+// android_v2 kind).
 func (d Delivery) String() string {
 	target := d.DeviceToken
 	if target == "" {
@@ -119,7 +120,45 @@ func (d Delivery) String() string {
 	if d.Reason != "" {
 		reason = " " + d.Reason
 	}
-	return fmt.Sprintf("%s %d%s %s %s", d.Service, d.Status, reason, d.Outcome, target)
+	kind := ""
+	if v2 := d.AndroidV2Kind(); v2 != "" {
+		kind = " android_v2:" + v2
+	}
+	return fmt.Sprintf("%s %d%s %s %s%s", d.Service, d.Status, reason, d.Outcome, target, kind)
+}
+
+// AndroidV2Kind is, for an FCM message sent with android_v2 (AndroidConfigV2), the member of its
+// union it sets: "remote_notification" or "background_sync"; else "".
+func (d Delivery) AndroidV2Kind() string {
+	var payload struct {
+		Message map[string]json.RawMessage `json:"message"`
+	}
+	if json.Unmarshal(d.Payload, &payload) != nil {
+		return ""
+	}
+	raw, ok := payload.Message["android_v2"]
+	if !ok {
+		raw = payload.Message["androidV2"]
+	}
+	var config map[string]json.RawMessage
+	if json.Unmarshal(raw, &config) != nil {
+		return ""
+	}
+	set := func(names ...string) bool {
+		for _, name := range names {
+			if value, ok := config[name]; ok && string(value) != "null" {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case set("remote_notification", "remoteNotification"):
+		return "remote_notification"
+	case set("background_sync", "backgroundSync"):
+		return "background_sync"
+	}
+	return ""
 }
 
 // APIError is an error answer of the inspection API.
@@ -373,10 +412,11 @@ type FaultStep struct {
 	Accept            bool    `json:"accept,omitempty"`
 }
 
-// Reject answers with a status and reason.
+// Reject answers with a status and reason, and a Retry-After of RetryAfter seconds when it is set.
 type Reject struct {
-	Status int    `json:"status"`
-	Reason string `json:"reason"`
+	Status     int    `json:"status"`
+	Reason     string `json:"reason"`
+	RetryAfter *int   `json:"retryAfter,omitempty"`
 }
 
 // AddFault adds a fault rule.

@@ -22,7 +22,7 @@ export type Filters = Record<string, string | number | boolean>;
 export interface FaultRule {
   id?: string;
   match?: { service?: string; token?: string; topic?: string; project?: string; path?: string };
-  reject?: { status: number; reason: string };
+  reject?: { status: number; reason: string; retryAfter?: number };
   delayMilliseconds?: number;
   goAway?: string;
   resetStream?: boolean;
@@ -34,7 +34,7 @@ export interface FaultRule {
 
 /** One step of a fault sequence: exactly one action, or `accept: true` (answered as usual). */
 export interface FaultStep {
-  reject?: { status?: number; reason: string };
+  reject?: { status?: number; reason: string; retryAfter?: number };
   delayMilliseconds?: number;
   goAway?: string;
   resetStream?: boolean;
@@ -127,3 +127,5 @@ export function startPushMock(options?: { binary?: string; timeout?: number; [fl
 export function findBinary(binary?: string): string;
 export function registrationToken(name: string): string;
 export function describe(delivery: Delivery): string;
+/** For an FCM message sent with android_v2 (AndroidConfigV2): which member of its union it sets; else null. */
+export function androidV2Kind(delivery: Delivery): 'remote_notification' | 'background_sync' | null;

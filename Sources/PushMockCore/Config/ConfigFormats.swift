@@ -145,8 +145,10 @@ extension FaultRule {
                     reject.file, reject.path,
                     "status is required for a reason that is neither an APNs reason nor an FCM error code PushMock knows (\(reason))")
             }
+            // A Retry-After for the sender's backoff (a day at most).
+            let retryAfter = try reject.int("retryAfter", in: 0...86_400)
             try reject.finish()
-            actions.append(.reject(status: status, reason: reason))
+            actions.append(.reject(status: status, reason: reason, retryAfter: retryAfter))
         }
         if let milliseconds = try object.int("delayMilliseconds", in: 0...600_000) {
             actions.append(.delay(milliseconds: milliseconds))

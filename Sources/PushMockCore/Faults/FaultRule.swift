@@ -39,8 +39,9 @@ public struct FaultRule: Sendable, Hashable, Codable {
 
     /// What a rule does to a matching request.
     public enum Action: Sendable, Hashable, Codable {
-        /// Answer with this status and reason (APNs `reason`; FCM `errorCode`) instead.
-        case reject(status: Int, reason: String)
+        /// Answer with this status and reason (APNs `reason`; FCM `errorCode`) instead, with a
+        /// `Retry-After` of `retryAfter` seconds when it is set.
+        case reject(status: Int, reason: String, retryAfter: Int? = nil)
         /// Answer as usual, this much later.
         case delay(milliseconds: Int)
         /// Answer as usual, then send GOAWAY with `{"reason":"<reason>"}` and close the connection.
@@ -86,6 +87,12 @@ public struct FaultRule: Sendable, Hashable, Codable {
     public init(id: String, match: Match = Match(), sequence: [Action?]) {
         self.init(id: id, match: match, action: sequence.lazy.compactMap { $0 }.first ?? .delay(milliseconds: 0), count: sequence.count)
         self.sequence = sequence
+    }
+
+    /// The `Retry-After` (seconds) a rejecting action names, if it names one.
+    public var retryAfter: Int? {
+        if case .reject(_, _, let seconds) = action { return seconds }
+        return nil
     }
 
     /// For a sequence rule, the index of the step the next matching request gets.

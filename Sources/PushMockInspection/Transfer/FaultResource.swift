@@ -27,7 +27,7 @@ public struct FaultResource: Codable, Sendable, Equatable {
 
         init(_ action: FaultRule.Action?) {
             switch action {
-            case .reject(let status, let reason)?: reject = Rejection(status: status, reason: reason)
+            case .reject(let status, let reason, let retryAfter)?: reject = Rejection(status: status, reason: reason, retryAfter: retryAfter)
             case .delay(let milliseconds)?: delayMilliseconds = milliseconds
             case .goAway(let reason)?: goAway = reason
             case .resetStream?: resetStream = true
@@ -49,6 +49,8 @@ public struct FaultResource: Codable, Sendable, Equatable {
     public struct Rejection: Codable, Sendable, Equatable {
         public var status: Int
         public var reason: String
+        /// The answer's `Retry-After`, in seconds.
+        public var retryAfter: Int?
     }
 
     /// `rule` as the API shows it.

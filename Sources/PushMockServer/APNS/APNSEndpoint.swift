@@ -110,7 +110,7 @@ final class APNSEndpoint: Sendable {
         }
         let fault = recorder.fault(.apns, path: request.path, token: verdict.deviceToken, topic: verdict.topic, claims: claims)
         var rejection = verdict.rejection.map { (status: $0.status, reason: $0.reason) }
-        if let fault, case .reject(let status, let reason) = fault.action {
+        if let fault, case .reject(let status, let reason, _) = fault.action {
             rejection = (status, reason)
         }
         let response: HTTPServerResponse

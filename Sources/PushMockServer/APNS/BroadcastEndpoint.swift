@@ -125,7 +125,7 @@ struct BroadcastEndpoint: Sendable {
             }
         }
         let fault = apns.recorder.fault(.broadcast, path: request.path, token: channelHeader, topic: bundleID, claims: claims)
-        if let fault, case .reject(let faultStatus, let reason) = fault.action {
+        if let fault, case .reject(let faultStatus, let reason, _) = fault.action {
             verdict.rejection = APNSRejectionReason(reason, status: faultStatus)
             verdict.explanation = "fault \(fault.id)"
         }

@@ -111,7 +111,7 @@ final class FCMEndpoint: Sendable {
                 }
             }
             fault = recorder.fault(.fcm, path: request.path, token: result.target?.value, project: project, claims: claims)
-            if let fault, case .reject(let status, let reason) = fault.action {
+            if let fault, case .reject(let status, let reason, _) = fault.action {
                 let code = FCMErrorCode(rawValue: reason)
                 throw GoogleError(
                     code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status),
@@ -129,7 +129,9 @@ final class FCMEndpoint: Sendable {
                     missing ? #"Bearer realm="https://accounts.google.com/""# : #"Bearer realm="https://accounts.google.com/", error="invalid_token""#
                 )
             }
-            if fault != nil, error.code == 429 || error.code == 503 {
+            // A faulted 429 or 503 carries Retry-After: 60 unless the fault names its own (added
+            // where every rejecting fault's answer is shaped, PushRecorder.shaped).
+            if let fault, fault.retryAfter == nil, error.code == 429 || error.code == 503 {
                 headers.append("retry-after", "60")
             }
             outcome = (error.code, Array(error.json.utf8), headers, error.recordedReason, error.message)

@@ -119,7 +119,7 @@ final class IIDEndpoint: Sendable {
             }
         }
         let fault = recorder.fault(.iid, path: request.path, token: result.token, topic: result.topic, project: result.project, claims: claims)
-        if let fault, case .reject(let status, let reason) = fault.action {
+        if let fault, case .reject(let status, let reason, _) = fault.action {
             result.status = status
             result.reason = reason
             result.explanation = "fault \(fault.id)"

@@ -52,7 +52,7 @@ final class OAuthEndpoint: Sendable {
             logger.debug("OAuth token refused", metadata: ["error": "\(problem.error)", "description": "\(problem.description)"])
         }
         let fault = recorder.fault(.oauth, path: request.path, project: project, claims: claims)
-        if let fault, case .reject(let forced, let forcedReason) = fault.action {
+        if let fault, case .reject(let forced, let forcedReason, _) = fault.action {
             status = forced
             reason = forcedReason
             explanation = "fault \(fault.id)"

@@ -231,6 +231,10 @@ final class PushRecorder: Sendable {
             return .response(response)
         case .resetStream:
             return .resetStream(.cancel)
+        case .reject(_, _, let seconds?):
+            var answer = response
+            answer.headers.append("retry-after", String(seconds))
+            return .response(answer)
         case .reject, nil:
             return .response(response)
         }

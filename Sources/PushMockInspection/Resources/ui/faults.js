@@ -10,7 +10,10 @@ function action(fault) {
     return fault.sequence.map((step, index) => (index === fault.nextStep ? `→ ${action(step)}` : action(step))).join(', ');
   }
   if (fault.accept) return 'accept';
-  if (fault.reject) return `reject ${fault.reject.status} ${fault.reject.reason}`;
+  if (fault.reject) {
+    const retry = fault.reject.retryAfter === undefined || fault.reject.retryAfter === null ? '' : ` (Retry-After ${fault.reject.retryAfter} s)`;
+    return `reject ${fault.reject.status} ${fault.reject.reason}${retry}`;
+  }
   if (fault.delayMilliseconds !== undefined && fault.delayMilliseconds !== null) return `delay ${fault.delayMilliseconds} ms`;
   if (fault.goAway) return `GOAWAY ${fault.goAway}`;
   if (fault.resetStream) return 'reset stream';

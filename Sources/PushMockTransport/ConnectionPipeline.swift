@@ -35,11 +35,10 @@ struct ConnectionPipeline: Sendable {
         // A proxy port: a CONNECT first (within the protocol deadline), then TLS and HTTP as on the push port.
         let deadline = configuration.protocolDeadline.map { limit in
             channel.eventLoop.scheduleTask(in: limit) { [responder] in
-                guard channel.isActive else { return }
-                responder.transportEvent(.protocolDeadline, connection: nil)
-                channel.close(promise: nil)
+                Self.deadlinePassed(channel, responder: responder)
             }
         }
+        if let deadline { channel.closeFuture.whenComplete { _ in deadline.cancel() } }
         let connect = ConnectTunnelHandler(
             policy: policy, logger: logger,
             refused: { [responder] in responder.transportEvent(.proxyRefused, connection: nil) },
@@ -49,6 +48,16 @@ struct ConnectionPipeline: Sendable {
             }
         )
         try channel.pipeline.syncOperations.addHandler(connect)
+    }
+
+    /// The protocol deadline has passed: the connection is closed, active or not yet. (It can be
+    /// not yet active when the event loop was held up past the deadline between accepting the socket
+    /// and registering it, as on a loaded machine whose loops other connections keep busy; a
+    /// deadline that let such a connection be once let it stay open for good. A connection that
+    /// closed first has cancelled its deadline: its close cancels it on the same loop.)
+    static func deadlinePassed(_ channel: any Channel, responder: any HTTPResponder) {
+        responder.transportEvent(.protocolDeadline, connection: nil)
+        channel.close(promise: nil)
     }
 
     /// TLS (or cleartext) and HTTP, from the first byte of the connection or of a tunnel.
@@ -62,9 +71,7 @@ struct ConnectionPipeline: Sendable {
             // No ClientHello, a handshake that never ends, no ALPN and no preface: closed after
             // `limit` (issue 10: such sockets were kept forever, even with --idle-timeout).
             setup.deadline = channel.eventLoop.scheduleTask(in: limit) { [responder] in
-                guard channel.isActive else { return }
-                responder.transportEvent(.protocolDeadline, connection: nil)
-                channel.close(promise: nil)
+                Self.deadlinePassed(channel, responder: responder)
             }
             // closeFuture completes on the channel's event loop, where `setup` lives.
             let bound = NIOLoopBound(setup, eventLoop: channel.eventLoop)

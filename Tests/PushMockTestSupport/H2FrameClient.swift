@@ -151,7 +151,10 @@ package final class RawClient: Sendable {
 
     /// Waits until the server closes the connection, returning all bytes it sent.
     package func waitForClose(timeout: Duration = TestDeadline.hang) async throws -> [UInt8] {
-        try await withThrowingTaskGroup(of: Bool.self) { group in
+        // A future's get() ignores cancellation: the task group would wait for it forever if the
+        // server never closed. So at the bound this side closes the channel (which completes the
+        // future), and the wait fails instead of hanging the suite.
+        let closed = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 try await self.channel.closeFuture.get()
                 return true
@@ -162,9 +165,11 @@ package final class RawClient: Sendable {
             }
             let closed = try await group.next() ?? false
             group.cancelAll()
-            guard closed else { throw TestFailure("server did not close the connection within \(timeout)") }
-            return self.bytes
+            if !closed { try? await self.channel.close() }
+            return closed
         }
+        guard closed else { throw TestFailure("server did not close the connection within \(timeout)") }
+        return self.bytes
     }
 }
 

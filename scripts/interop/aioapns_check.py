@@ -26,6 +26,12 @@ def deliveries(query: str) -> dict:
         return json.load(response)
 
 
+def put_fault(rule: dict) -> None:
+    request = urllib.request.Request(f"http://127.0.0.1:{inspection_port}/api/v1/faults", data=json.dumps(rule).encode(), method="PUT",
+                                     headers={"content-type": "application/json"})
+    urllib.request.urlopen(request).close()
+
+
 async def main() -> int:
     context = ssl.create_default_context(cafile=f"{certs}/ca.pem")
     apns = APNs(
@@ -75,6 +81,39 @@ async def main() -> int:
         print(f"liveactivity: is_successful={live.is_successful} status={live.status}")
         if not live.is_successful:
             failures += 1
+
+    # Its retry behaviour against a fault sequence. aioapns hands an APNs rejection (503, 429) back
+    # as a result and retries nothing itself: the sender's own code retries. What it does retry is
+    # a send whose connection closed under it; after a GOAWAY it opens a new connection.
+    retried = "b2" * 32
+    put_fault({"id": "aioapns-retry", "match": {"service": "apns", "token": retried}, "sequence": [
+        {"reject": {"reason": "ServiceUnavailable"}}, {"reject": {"reason": "TooManyRequests", "retryAfter": 1}}, {"accept": True}]})
+    answers = []
+    for attempt in range(3):
+        result = await apns.send_notification(NotificationRequest(
+            device_token=retried, message={"aps": {"alert": f"attempt {attempt}"}}, push_type=PushType.ALERT))
+        answers.append((result.status, result.description))
+    print(f"sequence: {answers}")
+    if [status for status, _ in answers] != ["503", "429", "200"] or answers[0][1] != "ServiceUnavailable" or answers[1][1] != "TooManyRequests":
+        print("FAIL: a sequence 503, 429, accept did not reach aioapns's caller one answer per send")
+        failures += 1
+    away = "b3" * 32
+    put_fault({"id": "aioapns-goaway", "match": {"service": "apns", "token": away}, "sequence": [{"goAway": "Shutdown"}, {"accept": True}]})
+    for attempt in range(2):
+        result = await apns.send_notification(NotificationRequest(
+            device_token=away, message={"aps": {"alert": f"around a GOAWAY {attempt}"}}, push_type=PushType.ALERT))
+        if not result.is_successful:
+            print(f"FAIL: send {attempt} around a GOAWAY: {result.status} {result.description}")
+            failures += 1
+    # (python-h2 refuses any frame after a GOAWAY, and PushMock's GOAWAY goes out ahead of the
+    # answer's HEADERS: aioapns then sees ConnectionClosed for that send and sends it again on a new
+    # connection, so the token may have three deliveries. Both sends succeed either way, and the
+    # last one is on another connection than the first.)
+    connections = [d["connectionId"] for d in reversed(deliveries(f"token={away}")["deliveries"])]
+    print(f"around a GOAWAY: connections {connections}")
+    if len(connections) < 2 or connections[0] == connections[-1]:
+        print("FAIL: after the GOAWAY aioapns did not send on a new connection")
+        failures += 1
 
     print("aioapns: ok" if failures == 0 else f"aioapns: {failures} failure(s)")
     return 1 if failures else 0

@@ -179,6 +179,48 @@ extension ControlAPITests {
         #expect(file.faults.first?.sequence == [.goAway(reason: "Shutdown"), .delay(milliseconds: 5), nil])
     }
 
+    @Test("faults: a drawn delay is shown as given, delays the answer it fires for, and is refused when malformed")
+    func drawnDelay() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            try await withHTTPClient { client in
+                let put = await server.inspect(
+                    "PUT", "/api/v1/faults",
+                    body: #"""
+                        {"id":"slow","match":{"service":"apns"},"delay":{"distribution":"uniform","minMilliseconds":250,"maxMilliseconds":250},"count":1}
+                        """#)
+                #expect(put.status == 200, "\(put.text)")
+                let rule = try put.decode(FaultResource.self)
+                #expect(rule.delay?.distribution == "uniform", "\(put.text)")
+                #expect(rule.delay?.minMilliseconds == 250 && rule.delay?.maxMilliseconds == 250, "\(put.text)")
+                let started = ContinuousClock.now
+                #expect(try await APNSTestServer.push(client, server, issuedAt: clock.nowSeconds) == 200)
+                let elapsed = ContinuousClock.now - started
+                #expect(elapsed >= .milliseconds(240), "answered after the drawn delay, took \(elapsed)")
+                let recorded = try await server.deliveries(matching: DeliveryFilter(service: .apns))
+                #expect(recorded.map(\.fault) == ["slow"])
+            }
+            for (body, says) in [
+                (#"{"delay":{"distribution":"uniform","minMilliseconds":20,"maxMilliseconds":10}}"#, "must not be below minMilliseconds"),
+                (#"{"delay":{"distribution":"pareto"}}"#, "must be uniform"),
+                (#"{"delay":{"distribution":"logNormal","medianMilliseconds":80}}"#, "takes medianMilliseconds"),
+                (#"{"delay":{"distribution":"normal","meanMilliseconds":80,"standardDeviationMilliseconds":5,"sigma":1}}"#, "sigma"),
+                (#"{"delay":{"distribution":"uniform","minMilliseconds":1,"maxMilliseconds":2},"delayMilliseconds":5}"#, "exactly one action"),
+            ] {
+                let refused = await server.inspect("PUT", "/api/v1/faults", body: body)
+                #expect(refused.status == 400 && refused.errorMessage?.contains(says) == true, "\(body): \(refused.text)")
+            }
+        }
+        // The configuration file and a sequence's steps take the same delay.
+        var file = PushMockConfiguration()
+        try file.load(
+            contents: Array(
+                #"{"faults":[{"id":"d","sequence":[{"delay":{"distribution":"logNormal","medianMilliseconds":80,"sigma":0.5}},{"accept":true}]}]}"#
+                    .utf8),
+            path: "d.json")
+        #expect(file.faults.first?.sequence == [.delayDrawn(.logNormal(median: 80, sigma: 0.5)), nil])
+    }
+
     @Test("reset releases open connections' token bindings: another key of the team works on the same connection")
     func resetReleasesBindings() async throws {
         let clock = PushMockClock.manual(startingAt: S.start)

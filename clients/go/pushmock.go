@@ -395,6 +395,7 @@ type Fault struct {
 	Match             map[string]string `json:"match"`
 	Reject            *Reject           `json:"reject,omitempty"`
 	DelayMilliseconds int               `json:"delayMilliseconds,omitempty"`
+	Delay             *Delay            `json:"delay,omitempty"`
 	GoAway            string            `json:"goAway,omitempty"`
 	ResetStream       bool              `json:"resetStream,omitempty"`
 	Count             int               `json:"count,omitempty"`
@@ -407,9 +408,23 @@ type Fault struct {
 type FaultStep struct {
 	Reject            *Reject `json:"reject,omitempty"`
 	DelayMilliseconds int     `json:"delayMilliseconds,omitempty"`
+	Delay             *Delay  `json:"delay,omitempty"`
 	GoAway            string  `json:"goAway,omitempty"`
 	ResetStream       bool    `json:"resetStream,omitempty"`
 	Accept            bool    `json:"accept,omitempty"`
+}
+
+// Delay is a delay drawn for each request from the server's seeded generator (faultSeed), in
+// milliseconds: Distribution "uniform" (MinMilliseconds, MaxMilliseconds), "normal"
+// (MeanMilliseconds, StandardDeviationMilliseconds) or "logNormal" (MedianMilliseconds, Sigma).
+type Delay struct {
+	Distribution                  string   `json:"distribution"`
+	MinMilliseconds               *int     `json:"minMilliseconds,omitempty"`
+	MaxMilliseconds               *int     `json:"maxMilliseconds,omitempty"`
+	MeanMilliseconds              *int     `json:"meanMilliseconds,omitempty"`
+	StandardDeviationMilliseconds *int     `json:"standardDeviationMilliseconds,omitempty"`
+	MedianMilliseconds            *int     `json:"medianMilliseconds,omitempty"`
+	Sigma                         *float64 `json:"sigma,omitempty"`
 }
 
 // Reject answers with a status and reason, and a Retry-After of RetryAfter seconds when it is set.

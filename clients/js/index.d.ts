@@ -19,11 +19,19 @@ export interface Delivery {
 
 export type Filters = Record<string, string | number | boolean>;
 
+/** A drawn delay, in milliseconds. */
+export type DelayDistribution =
+  | { distribution: 'uniform'; minMilliseconds: number; maxMilliseconds: number }
+  | { distribution: 'normal'; meanMilliseconds: number; standardDeviationMilliseconds: number }
+  | { distribution: 'logNormal'; medianMilliseconds: number; sigma: number };
+
 export interface FaultRule {
   id?: string;
   match?: { service?: string; token?: string; topic?: string; project?: string; path?: string };
   reject?: { status: number; reason: string; retryAfter?: number };
   delayMilliseconds?: number;
+  /** A delay drawn for each request from the server's seeded generator (faultSeed). */
+  delay?: DelayDistribution;
   goAway?: string;
   resetStream?: boolean;
   count?: number;
@@ -36,6 +44,8 @@ export interface FaultRule {
 export interface FaultStep {
   reject?: { status?: number; reason: string; retryAfter?: number };
   delayMilliseconds?: number;
+  /** A delay drawn for each request from the server's seeded generator (faultSeed). */
+  delay?: DelayDistribution;
   goAway?: string;
   resetStream?: boolean;
   accept?: boolean;

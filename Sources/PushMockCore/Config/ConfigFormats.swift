@@ -153,6 +153,9 @@ extension FaultRule {
         if let milliseconds = try object.int("delayMilliseconds", in: 0...600_000) {
             actions.append(.delay(milliseconds: milliseconds))
         }
+        if var delay = try object.object("delay") {
+            actions.append(.delayDrawn(try Self.distribution(in: &delay)))
+        }
         if let reason = try object.string("goAway") {
             actions.append(.goAway(reason: reason))
         }
@@ -162,9 +165,50 @@ extension FaultRule {
         }
         guard actions.count <= 1 else {
             throw ConfigObject.error(
-                object.file, object.path, "exactly one action is required: reject {status, reason}, delayMilliseconds, goAway, or resetStream: true")
+                object.file, object.path,
+                "exactly one action is required: reject {status, reason}, delayMilliseconds, delay {distribution, …}, goAway, or resetStream: true")
         }
         return actions.first
+    }
+
+    /// A drawn delay: `{"distribution": "uniform", "minMilliseconds", "maxMilliseconds"}`,
+    /// `{"distribution": "normal", "meanMilliseconds", "standardDeviationMilliseconds"}` or
+    /// `{"distribution": "logNormal", "medianMilliseconds", "sigma"}`.
+    static func distribution(in object: inout ConfigObject) throws(ConfigError) -> DelayDistribution {
+        let spelled =
+            "uniform {minMilliseconds, maxMilliseconds}, normal {meanMilliseconds, standardDeviationMilliseconds}"
+            + " or logNormal {medianMilliseconds, sigma}"
+        guard let name = try object.string("distribution") else {
+            throw ConfigObject.error(object.file, object.path, "distribution is required: \(spelled)")
+        }
+        let range = 0...DelayDistribution.limit
+        let distribution: DelayDistribution
+        switch name {
+        case "uniform":
+            guard let low = try object.int("minMilliseconds", in: range), let high = try object.int("maxMilliseconds", in: range) else {
+                throw ConfigObject.error(object.file, object.path, "a uniform delay takes minMilliseconds and maxMilliseconds")
+            }
+            guard low <= high else { throw object.error("maxMilliseconds", "must not be below minMilliseconds (\(low))") }
+            distribution = .uniform(min: low, max: high)
+        case "normal":
+            guard let mean = try object.int("meanMilliseconds", in: range),
+                let deviation = try object.int("standardDeviationMilliseconds", in: range)
+            else {
+                throw ConfigObject.error(object.file, object.path, "a normal delay takes meanMilliseconds and standardDeviationMilliseconds")
+            }
+            distribution = .normal(mean: mean, standardDeviation: deviation)
+        case "logNormal":
+            guard let median = try object.int("medianMilliseconds", in: 1...DelayDistribution.limit),
+                let sigma = try object.double("sigma", in: 0...5)
+            else {
+                throw ConfigObject.error(object.file, object.path, "a logNormal delay takes medianMilliseconds (1 or more) and sigma (0 to 5)")
+            }
+            distribution = .logNormal(median: median, sigma: sigma)
+        default:
+            throw object.error("distribution", "must be \(spelled); got \(name)")
+        }
+        try object.finish()
+        return distribution
     }
 
     /// The status the service answers `reason` with: an APNs reason's or an FCM error code's

@@ -103,12 +103,17 @@ public final class FaultPlan: Sendable {
         service: Delivery.Service, path: String, token: String?, topic: String?, project: String? = nil, claims: FaultClaims? = nil
     ) -> FaultRule? {
         guard var rule = firing(service: service, path: path, token: token, topic: topic, project: project, claims: claims) else { return nil }
-        guard let sequence = rule.sequence, let remaining = rule.count else { return rule }
-        // `count` is what was left before this fire (the fleet's counter gives what is left after
-        // it): the step is the one at sequence.count - that.
-        let step = sequence.count - remaining
-        guard sequence.indices.contains(step), let action = sequence[step] else { return nil }
-        rule.action = action
+        if let sequence = rule.sequence, let remaining = rule.count {
+            // `count` is what was left before this fire (the fleet's counter gives what is left
+            // after it): the step is the one at sequence.count - that.
+            let step = sequence.count - remaining
+            guard sequence.indices.contains(step), let action = sequence[step] else { return nil }
+            rule.action = action
+        }
+        if case .delayDrawn(let distribution) = rule.action {
+            // Drawn as the request is answered, in the order requests fire, from the seeded generator.
+            rule.action = .delay(milliseconds: state.withLock { distribution.draw(&$0.random) })
+        }
         return rule
     }
 

@@ -44,6 +44,10 @@ public struct FaultRule: Sendable, Hashable, Codable {
         case reject(status: Int, reason: String, retryAfter: Int? = nil)
         /// Answer as usual, this much later.
         case delay(milliseconds: Int)
+        /// Answer as usual, later by a delay drawn for each request from the plan's seeded
+        /// generator (``FaultPlan/fire(service:path:token:topic:project:claims:)`` turns it into a
+        /// ``delay(milliseconds:)``).
+        case delayDrawn(DelayDistribution)
         /// Answer as usual, then send GOAWAY with `{"reason":"<reason>"}` and close the connection.
         case goAway(reason: String)
         /// Reset the stream (HTTP/2 RST_STREAM CANCEL; HTTP/1.1 closes the connection).

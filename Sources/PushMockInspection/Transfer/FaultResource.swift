@@ -6,6 +6,8 @@ public struct FaultResource: Codable, Sendable, Equatable {
     public var match: Match
     public var reject: Rejection?
     public var delayMilliseconds: Int?
+    /// A delay drawn for each request.
+    public var delay: Delay?
     public var goAway: String?
     public var resetStream: Bool?
     public var count: Int?
@@ -21,6 +23,7 @@ public struct FaultResource: Codable, Sendable, Equatable {
     public struct Step: Codable, Sendable, Equatable {
         public var reject: Rejection?
         public var delayMilliseconds: Int?
+        public var delay: Delay?
         public var goAway: String?
         public var resetStream: Bool?
         public var accept: Bool?
@@ -29,6 +32,7 @@ public struct FaultResource: Codable, Sendable, Equatable {
             switch action {
             case .reject(let status, let reason, let retryAfter)?: reject = Rejection(status: status, reason: reason, retryAfter: retryAfter)
             case .delay(let milliseconds)?: delayMilliseconds = milliseconds
+            case .delayDrawn(let distribution)?: delay = Delay(distribution)
             case .goAway(let reason)?: goAway = reason
             case .resetStream?: resetStream = true
             case nil: accept = true
@@ -43,6 +47,35 @@ public struct FaultResource: Codable, Sendable, Equatable {
         public var token: String?
         public var topic: String?
         public var project: String?
+    }
+
+    /// A drawn delay, as the API and the configuration file write it.
+    public struct Delay: Codable, Sendable, Equatable {
+        /// `uniform`, `normal` or `logNormal`.
+        public var distribution: String
+        public var minMilliseconds: Int?
+        public var maxMilliseconds: Int?
+        public var meanMilliseconds: Int?
+        public var standardDeviationMilliseconds: Int?
+        public var medianMilliseconds: Int?
+        public var sigma: Double?
+
+        init(_ distribution: DelayDistribution) {
+            switch distribution {
+            case .uniform(let low, let high):
+                self.distribution = "uniform"
+                minMilliseconds = low
+                maxMilliseconds = high
+            case .normal(let mean, let deviation):
+                self.distribution = "normal"
+                meanMilliseconds = mean
+                standardDeviationMilliseconds = deviation
+            case .logNormal(let median, let sigma):
+                self.distribution = "logNormal"
+                medianMilliseconds = median
+                self.sigma = sigma
+            }
+        }
     }
 
     /// A forced answer.
@@ -66,6 +99,7 @@ public struct FaultResource: Codable, Sendable, Equatable {
             let step = Step(rule.action)
             reject = step.reject
             delayMilliseconds = step.delayMilliseconds
+            delay = step.delay
             goAway = step.goAway
             resetStream = step.resetStream
         }

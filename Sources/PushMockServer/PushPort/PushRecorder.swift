@@ -231,6 +231,8 @@ final class PushRecorder: Sendable {
             return .response(response)
         case .resetStream:
             return .resetStream(.cancel)
+        case .delayDrawn:
+            return .response(response)  // (FaultPlan.fire draws it: a fired rule carries .delay)
         case .reject(_, _, let seconds?):
             var answer = response
             answer.headers.append("retry-after", String(seconds))

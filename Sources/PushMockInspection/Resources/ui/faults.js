@@ -15,6 +15,12 @@ function action(fault) {
     return `reject ${fault.reject.status} ${fault.reject.reason}${retry}`;
   }
   if (fault.delayMilliseconds !== undefined && fault.delayMilliseconds !== null) return `delay ${fault.delayMilliseconds} ms`;
+  if (fault.delay) {
+    const d = fault.delay;
+    if (d.distribution === 'uniform') return `delay ${d.minMilliseconds}–${d.maxMilliseconds} ms (uniform)`;
+    if (d.distribution === 'normal') return `delay ${d.meanMilliseconds} ± ${d.standardDeviationMilliseconds} ms (normal)`;
+    return `delay median ${d.medianMilliseconds} ms, σ ${d.sigma} (log-normal)`;
+  }
   if (fault.goAway) return `GOAWAY ${fault.goAway}`;
   if (fault.resetStream) return 'reset stream';
   return '';

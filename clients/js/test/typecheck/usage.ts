@@ -19,7 +19,7 @@ export async function usage(): Promise<void> {
   const kind: 'remote_notification' | 'background_sync' | null = androidV2Kind(one);
   const fault: FaultRule = { id: 'gone', match: { service: 'apns' }, reject: { status: 410, reason: 'Unregistered' }, count: 1 };
   await started.addFault(fault);
-  const steps: FaultStep[] = [{ reject: { reason: 'ServiceUnavailable' } }, { reject: { status: 429, reason: 'TooManyRequests' } }, { accept: true }];
+  const steps: FaultStep[] = [{ reject: { reason: 'ServiceUnavailable', retryAfter: 1 } }, { reject: { status: 429, reason: 'TooManyRequests' } }, { delay: { distribution: 'logNormal', medianMilliseconds: 80, sigma: 0.5 } }, { accept: true }];
   await started.addFault({ id: 'retry', match: { service: 'fcm' }, sequence: steps });
   await started.removeFaults();
   await started.setDevice('ab'.repeat(32), { state: 'unregistered' });

@@ -184,6 +184,33 @@ struct PostgresFleetTests {
         }
     }
 
+    @Test("a fault sequence's steps are used in turn across the fleet: 503 on A, 429 on B, then accepted on A; then it is gone from both", .postgres)
+    func sequenceAcrossFleet() async throws {
+        let url = try await PostgresTestDatabase.create().description
+        try await withPushMockServer(Self.configuration(url)) { a in
+            try await withPushMockServer(Self.configuration(url)) { b in
+                try await withHTTPClient { client in
+                    let issuedAt = PushMockClock.system.nowSeconds
+                    let put = await a.inspect(
+                        "PUT", "/api/v1/faults",
+                        body: #"""
+                            {"id":"retry","match":{"service":"apns"},
+                            "sequence":[{"reject":{"reason":"ServiceUnavailable"}},{"reject":{"reason":"TooManyRequests","retryAfter":1}},{"accept":true}]}
+                            """#)
+                    #expect(put.status == 200, "\(put.text)")
+                    #expect(await eventually { await Self.faults(of: b)?.count == 1 }, "the sequence reaches B")
+                    var statuses: [Int] = []
+                    for server in [a, b, a] { statuses.append(try await APNSTestServer.push(client, server, issuedAt: issuedAt)) }
+                    #expect(statuses == [503, 429, 200], "one step per request, whichever instance takes it")
+                    for server in [a, b] {
+                        #expect(await eventually { await Self.faults(of: server)?.isEmpty == true }, "every step used: gone")
+                    }
+                    #expect(try await APNSTestServer.push(client, b, issuedAt: issuedAt) == 200)
+                }
+            }
+        }
+    }
+
     @Test("a database that cannot be reached is refused at start in one line that names it without the password")
     func unreachable() async throws {
         var configuration = PushMockConfiguration.testing()

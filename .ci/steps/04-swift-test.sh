@@ -27,4 +27,17 @@ set -e
 # The PostgreSQL suites ran against the tests' own cluster: not one of them was skipped.
 ! grep -E "skipped: .*PostgreSQL is not installed" "$RUN_STATE/test.log" || fail "the PostgreSQL tests were skipped, though PostgreSQL is installed"
 grep -q "Suite \"The PostgreSQL tests' server\" passed" "$RUN_STATE/test.log" || fail "the PostgreSQL tests' server check did not run and pass"
+# The tests leave nothing in the temporary directory: their scratch folders (one per test process,
+# removed as it exits) and their PostgreSQL clusters are gone with the processes that made them.
+left=""
+for folder in "${TMPDIR:-/tmp}"/pushmock-tests.* "${TMPDIR:-/tmp}"/pushmock-test-postgres-*; do
+  [ -e "$folder" ] || continue
+  pid="$(basename "$folder" | sed -E 's/^pushmock-tests\.([0-9]+)$/\1/; s/^pushmock-test-postgres-([0-9]+)-.*/\1/')"
+  kill -0 "$pid" 2>/dev/null && continue
+  # A cluster's guard shell (its arguments name the folder) removes it once postgres has stopped.
+  bound=$((SECONDS + 120))
+  while pgrep -f -- "$folder" >/dev/null && [ $SECONDS -lt $bound ]; do sleep 0.2; done
+  [ ! -e "$folder" ] || left="$left $folder"
+done
+[ -z "$left" ] || fail "the tests left in the temporary directory:$left"
 note "swift test: passed, PostgreSQL suites included (their own throwaway cluster)"

@@ -17,7 +17,7 @@ struct CurlCommandInjectionTests {
 
     @Test("hostile methods, paths, header names and values and bodies: bash -n accepts the command, and running it runs only curl")
     func hostileRequests() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-curl-\(UUID().uuidString)")
+        let folder = URL(fileURLWithPath: TestScratch.path("curl"))
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // A stand-in curl that writes its arguments, one per line (NUL-separated), and does nothing else.

@@ -57,7 +57,7 @@ struct ActivityStateStoreTests {
         let (base, clock) = L.configuration()
         var configuration = base
         configuration.store = .sqlite(
-            path: FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-activities-\(UUID().uuidString).sqlite").path)
+            path: TestScratch.path("activities", extension: "sqlite"))
         configuration.storeOpeners = StoreOpener.all
         let now = clock.nowSeconds
         let jwt = S.token(issuedAt: now)
@@ -328,7 +328,7 @@ struct ActivityTypeStoreTests {
     func sqliteRestart() async throws {
         var configuration = PushMockConfiguration.testing()
         configuration.store = .sqlite(
-            path: FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-types-\(UUID().uuidString).sqlite").path)
+            path: TestScratch.path("types", extension: "sqlite"))
         configuration.storeOpeners = StoreOpener.all
         try await withPushMockServer(configuration) { server in
             #expect(await server.inspect("PUT", "/api/v1/activity-types/MatchAttributes", body: Self.declaration).status == 200)

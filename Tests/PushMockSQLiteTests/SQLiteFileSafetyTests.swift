@@ -14,7 +14,7 @@ import Testing
 struct SQLiteFileSafetyTests {
     /// Runs `body` with a fresh tmpfs of `size` mounted (root, as in CI); fails loudly when mounting is not possible.
     static func withTmpfs(size: String = "4m", _ body: (String) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-mount-\(UUID().uuidString)").path
+        let directory = TestScratch.path("mount")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", directory])
         defer {

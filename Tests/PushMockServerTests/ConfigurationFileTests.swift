@@ -16,7 +16,7 @@ final class ConfigurationFileTests {
     }
 
     func write(_ text: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-config-\(UUID().uuidString).json")
+        let url = URL(fileURLWithPath: TestScratch.path("config", extension: "json"))
         try Data(text.utf8).write(to: url)
         written.append(url)
         return url.path

@@ -15,7 +15,7 @@ import _CryptoExtras
 @Suite("Development credentials without a checkout: the data directory and GET /api/v1/credentials")
 struct DevMaterialTests {
     static func temporaryDirectory() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-data-\(UUID().uuidString)").path
+        TestScratch.path("data")
     }
 
     @Test("where the material is looked for: --data-dir, then Certs/ in the working directory, then the user's data directory")

@@ -127,7 +127,7 @@ struct ServerTests {
 
     @Test("generated dev material is written as Certs/ expects it, and the server certificate chains to the CA")
     func generatedCertificates() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-certs-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: TestScratch.path("certs"))
         defer { try? FileManager.default.removeItem(at: directory) }
         let material = try DevCertificates.generate(tokenURI: "https://localhost:9999/token")
         let written = try material.write(to: directory).map(\.lastPathComponent).sorted()

@@ -11,7 +11,7 @@ import Testing
 struct StoreConfigurationTests {
     @Test("sqlite:PATH keeps deliveries, devices and faults across restarts of the server; ids continue; a reset is kept")
     func sqliteAcrossRestarts() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-server-\(UUID().uuidString).sqlite").path
+        let path = TestScratch.path("server", extension: "sqlite")
         var configuration = PushMockConfiguration.testing()
         configuration.store = .sqlite(path: path)
         configuration.storeOpeners = StoreOpener.all
@@ -64,7 +64,7 @@ struct StoreConfigurationTests {
 
     @Test("a store that cannot be used is refused at start with the reason; bad --store values are named")
     func refusals() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-notes-\(UUID().uuidString).txt").path
+        let path = TestScratch.path("notes", extension: "txt")
         try Data("notes".utf8).write(to: URL(fileURLWithPath: path))
         var configuration = PushMockConfiguration.testing()
         configuration.store = .sqlite(path: path)

@@ -255,7 +255,7 @@ struct TopicManagementTests {
 
     @Test("subscriptions are kept by an SQLite store across restarts, and a reset forgets them")
     func keptAcrossRestarts() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-topics-\(UUID().uuidString).sqlite").path
+        let path = TestScratch.path("topics", extension: "sqlite")
         defer { try? FileManager.default.removeItem(atPath: path) }
         var configuration = FCMTestServer.configuration()
         configuration.store = .sqlite(path: path)

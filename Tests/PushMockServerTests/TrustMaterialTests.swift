@@ -41,7 +41,7 @@ struct TrustMaterialTests {
 
     @Test("the bundle holds the system roots and the dev CA; the truststore holds the same, readable with changeit")
     func files() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-trust-\(UUID().uuidString)")
+        let directory = URL(fileURLWithPath: TestScratch.path("trust"))
         defer { try? FileManager.default.removeItem(at: directory) }
         let ca = TestTLS.material.caCertificatePEM
         let system = directory.appendingPathComponent("system.pem")

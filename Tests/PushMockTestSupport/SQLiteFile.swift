@@ -7,6 +7,6 @@ package enum SQLiteFile {
     /// them, so that a test opening the file directly does not initialize SQLite without them.
     package static func temporary() -> String {
         _ = SQLiteSettings.applied
-        return FileManager.default.temporaryDirectory.appendingPathComponent("pushmock-test-\(UUID().uuidString).sqlite").path
+        return TestScratch.path("store", extension: "sqlite")
     }
 }

@@ -4,7 +4,7 @@
 # its own ($STEP_WORK). Its servers bind ports the kernel picks (`serve NAME …`), and whatever it
 # started is stopped when it ends. What it needs that takes long is made once per CI run and
 # reused by the steps after it: the debug build (`need_debug_build`), the release archive and
-# image (`need_package`), a Python environment (`need_venv`).
+# image (`need_package`, from the one release build, `need_release_build`), a Python environment (`need_venv`).
 
 set -euo pipefail
 
@@ -70,10 +70,11 @@ need_venv() {
   fi
 }
 
-# The release archive and container image (scripts/package --image), once per run; their paths in
-# ARCHIVE, PM_NAME, PM_VERSION and IMAGE_TAR.
+# The release archive and container image (scripts/package --image), once per run, from the
+# release build (need_release_build); their paths in ARCHIVE, PM_NAME, PM_VERSION and IMAGE_TAR.
 package_build() {
   local started python="$CACHE/venv-package/bin/python"
+  need_release_build
   started=$(date +%s)
   # The helpers' packages are built with `build` (python -m build), in an environment of their own
   # (this may run in the background while a step installs into $VENV).
@@ -81,10 +82,11 @@ package_build() {
     python3 -m venv "$CACHE/venv-package" && "$python" -m pip install -q --disable-pip-version-check build \
       || { echo "cannot install Python's build into $CACHE/venv-package" >&2; return 1; }
   fi
-  (cd "$SRC" && PYTHON="$python" PUSHMOCK_PACKAGE_SCRATCH="$CACHE/build/package" scripts/package --image) >"$RUN_STATE/package.out" 2>"$RUN_STATE/package.log" \
+  (cd "$SRC" && PYTHON="$python" PUSHMOCK_PACKAGE_SCRATCH="$CACHE/build/package" scripts/package --image --prebuilt "$RELEASE_STAGE") \
+    >"$RUN_STATE/package.out" 2>"$RUN_STATE/package.log" \
     || { cat "$RUN_STATE/package.log" >&2; return 1; }
   tail -1 "$RUN_STATE/package.out" >"$RUN_STATE/archive-path"
-  echo "packaged in $(($(date +%s) - started)) s" >>"$RUN_STATE/package.log"
+  echo "release built in $(cat "$RUN_STATE/release.seconds") s, packaged in $(($(date +%s) - started)) s" >>"$RUN_STATE/package.log"
 }
 need_package() {
   # .ci/run may have started it in the background already (see background_package).
@@ -97,11 +99,11 @@ need_package() {
   IMAGE_TAR="$SRC/dist/pushmock-$PM_VERSION-image.tar"
 }
 
-# Started by .ci/run once the debug build is done, when the package step is to run: the release
-# build then overlaps the tests and the steps that mostly wait on servers and browsers, which leave
-# a core idle. It runs at the lowest priority (nice 19), so it takes only what they leave: the
-# steps' own timing checks (the attack suite's canary, the outage's once-a-second lines) see the
-# machine as they would without it. need_package waits for it.
+# Started by .ci/run once the debug build is done, when a step that needs the release build is to
+# run: the release build then overlaps the tests and the steps that mostly wait on servers and
+# browsers, which leave a core idle. It runs at the lowest priority (nice 19), so it takes only
+# what they leave: the steps' own timing checks (the attack suite's canary, the outage's
+# once-a-second lines) see the machine as they would without it. need_package waits for it.
 background_package() { in_background package package_build; }
 
 # The cgroup (v1 cpu controller) of the builds behind the steps, with the smallest CPU share; empty
@@ -130,13 +132,15 @@ wait_background() {
   while [ -f "$RUN_STATE/$1.running" ]; do sleep 1; done
 }
 
-# `podman build .` from the clone, as a user runs it, into the image pushmock:from-source (see
-# .ci/steps/36-image-from-source.sh): its builder stage compiles the release build from the
-# sources inside a Swift image made here. Started by .ci/run behind the steps, as the release
-# build is: on a new machine it is a second release build from nothing (its folder is a cache
-# mount podman keeps, so later runs recompile only what changed). Its containers go in the
-# background cgroup (--cgroup-parent), where their compilers stay.
-image_from_source_build() {
+# The release build, once per run: `podman build .` from the clone, as a user runs it, into the
+# image pushmock:from-source (checked by .ci/steps/36-image-from-source.sh). Its builder stage
+# compiles the static release build (scripts/package) inside a Swift image made here; its build
+# folder is a cache mount podman keeps, so later runs recompile only what changed. The release
+# archive and image (package_build) are made from that image's /opt/pushmock, copied out to
+# $RELEASE_STAGE: one release build serves both. Its containers go in the background cgroup
+# (--cgroup-parent), where their compilers stay.
+RELEASE_STAGE="$RUN_STATE/release-stage"
+release_build() {
   local started toolchain swift_version packages builder root mirror
   started=$(date +%s)
   source "$SRC/.ci/clean-machine.sh"
@@ -147,7 +151,7 @@ image_from_source_build() {
   # What the official Swift image for Debian 12 installs, and the -dev packages PushMock links.
   packages="binutils,gcc,g++,git,libc6-dev,libstdc++-12-dev,libgcc-12-dev,libcurl4-openssl-dev,libxml2-dev,libedit2,libncurses-dev,libsqlite3-dev,libnghttp2-dev,zlib1g-dev,uuid-dev,pkg-config,tzdata,ca-certificates,libpython3.11"
   builder="localhost/pushmock-swift-builder:$swift_version-$(echo "$toolchain $packages" | sha256sum | cut -c1-8)"
-  echo "$builder" >"$RUN_STATE/image-from-source.builder"
+  echo "$builder" >"$RUN_STATE/release.builder"
   if ! podman_ci image exists "$builder"; then
     root="$CACHE/builder-root.$$"
     rm -rf "$root"
@@ -162,7 +166,7 @@ image_from_source_build() {
       | podman_ci import --quiet --change "ENV PATH=$toolchain/usr/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" - "$builder" >/dev/null \
       || { rm -rf "$root"; echo "podman import of the builder root failed" >&2; return 1; }
     rm -rf "$root"
-    echo "builder image $builder made in $(($(date +%s) - started)) s" >"$RUN_STATE/image-from-source.builder-made"
+    echo "builder image $builder made in $(($(date +%s) - started)) s" >"$RUN_STATE/release.builder-made"
   fi
   # The build context: the clone's files ($SRC holds exactly them; .dockerignore leaves out build
   # folders). The package mirror, where this machine has one, is mounted for SwiftPM's git.
@@ -174,12 +178,15 @@ image_from_source_build() {
   started=$(date +%s)
   (cd "$SRC" && podman_ci build "${options[@]}" -t pushmock:from-source .) >"$RUN_STATE/image-from-source.log" 2>&1 \
     || { tail -40 "$RUN_STATE/image-from-source.log" >&2; echo "podman build . (the Containerfile from a clone) failed" >&2; return 1; }
-  echo $(($(date +%s) - started)) >"$RUN_STATE/image-from-source.seconds"
+  echo $(($(date +%s) - started)) >"$RUN_STATE/release.seconds"
+  rm -rf "$RELEASE_STAGE"
+  podman_ci rm -f pushmock-release-stage >/dev/null 2>&1 || true
+  podman_ci create --name pushmock-release-stage pushmock:from-source >/dev/null \
+    && podman_ci cp pushmock-release-stage:/opt/pushmock "$RELEASE_STAGE" \
+    || { podman_ci rm -f pushmock-release-stage >/dev/null 2>&1; echo "cannot copy /opt/pushmock out of pushmock:from-source" >&2; return 1; }
+  podman_ci rm -f pushmock-release-stage >/dev/null
 }
-need_image_from_source() {
-  wait_background image-from-source
-  need image-from-source image_from_source_build
-}
+need_release_build() { need release release_build; }
 
 # --- servers -----------------------------------------------------------------------------------
 

@@ -132,6 +132,9 @@ public final class PushMockServer: Service, Sendable {
         }
         let tokens = ProviderTokenVerifier(registry: registry)
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
+        for rule in configuration.faults {
+            if let problem = configuration.relay.upstreamFaultProblem(rule) { throw PushMockError(code: .invalidConfiguration, message: problem) }
+        }
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
         let activityTypes = ActivityTypeRegistry(configuration.startingActivityTypes, maximumTypes: configuration.maxActivityTypes)
         let capabilities = StoreCapabilities(of: store)

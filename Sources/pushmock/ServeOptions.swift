@@ -377,6 +377,21 @@ struct LiveActivityOptions: ParsableArguments {
     @Option(help: "Priority-10 Live Activity updates a simulated device applies per activity per hour (default: no budget).")
     var liveActivityBudget: Int?
 
+    @Option(help: "Push-to-start creations a simulated device accepts per push-to-start token per hour; more are dropped (default: no budget).")
+    var liveActivityPushToStartBudget: Int?
+
+    @Option(
+        help:
+            "Priority-10 updates a Live Activity takes while its app is not running (the device registry's appRunning); then none until the app runs (default: no budget)."
+    )
+    var liveActivityBackgroundBudget: Int?
+
+    @Option(
+        help:
+            "Seconds between two renders of a Live Activity: a sooner update shows when they have passed, and a later one arriving first replaces it (default: every update renders at once)."
+    )
+    var liveActivityRenderInterval: Double?
+
     @Option(
         help:
             "Read the app's ActivityAttributes types from its Swift source: a .swift file or a folder (a widget extension, or the whole app), searched recursively. Repeatable. Check what is read with `pushmock activity-types PATH`."
@@ -399,8 +414,14 @@ struct LiveActivityOptions: ParsableArguments {
     var noActivityTypePresets = false
 
     func check() throws {
-        if let liveActivityBudget, liveActivityBudget < 1 {
-            throw ValidationError("--live-activity-budget must be at least 1 (got \(liveActivityBudget))")
+        for (name, value) in [
+            ("--live-activity-budget", liveActivityBudget), ("--live-activity-push-to-start-budget", liveActivityPushToStartBudget),
+            ("--live-activity-background-budget", liveActivityBackgroundBudget),
+        ] {
+            if let value, !(1...100_000).contains(value) { throw ValidationError("\(name) must be from 1 to 100000 (got \(value))") }
+        }
+        if let liveActivityRenderInterval, !(0.001...3600).contains(liveActivityRenderInterval) {
+            throw ValidationError("--live-activity-render-interval must be from 0.001 to 3600 seconds (got \(liveActivityRenderInterval))")
         }
         for (name, value) in [("--live-activity-max-age", liveActivityMaxAge), ("--live-activity-max-ahead", liveActivityMaxAhead)] {
             if let value, value < 0 { throw ValidationError("\(name) must be 0 or more") }
@@ -418,6 +439,11 @@ struct LiveActivityOptions: ParsableArguments {
         if let liveActivityMaxAge { configuration.apns.options.liveActivity.maxAge = .seconds(liveActivityMaxAge) }
         if let liveActivityMaxAhead { configuration.apns.options.liveActivity.maxAhead = .seconds(liveActivityMaxAhead) }
         if let liveActivityBudget { configuration.liveActivityLimits.priorityBudgetPerHour = liveActivityBudget }
+        if let liveActivityPushToStartBudget { configuration.liveActivityLimits.pushToStartBudget = liveActivityPushToStartBudget }
+        if let liveActivityBackgroundBudget { configuration.liveActivityLimits.backgroundBudget = liveActivityBackgroundBudget }
+        if let liveActivityRenderInterval {
+            configuration.liveActivityLimits.renderInterval = .milliseconds(Int64((liveActivityRenderInterval * 1000).rounded()))
+        }
         configuration.activityTypeSources += activityTypes
         if let activityTypesMaxFiles { configuration.activityTypeSourceMaxFiles = activityTypesMaxFiles }
         if let activityTypesMaxBytes { configuration.activityTypeSourceMaxBytes = activityTypesMaxBytes }

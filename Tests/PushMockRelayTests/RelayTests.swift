@@ -338,6 +338,60 @@ struct RelayTests {
     }
 
     @Test(
+        "passthrough: a fault on the upstream's answer keeps B's real answer and adds the trouble (a delay, a GOAWAY after it); A's own verdict is untouched; refused where it cannot fire"
+    )
+    func upstreamFaults() async throws {
+        let late =
+            #"{"id":"late","target":"upstream","match":{"service":"apns"},"sequence":[{"delayMilliseconds":400},{"goAway":"Shutdown"},{"accept":true}]}"#
+        var upstream = F.configuration()
+        upstream.pushPort = 0
+        try await withPushMockServer(upstream) { b in
+            var configuration = F.configuration()
+            configuration.relay = try Self.relaying(to: b.pushPort, mode: .passthrough)
+            try await withPushMockServer(configuration) { a in
+                try await withHTTPClient { client in
+                    let reject = await a.inspect(
+                        "PUT", "/api/v1/faults",
+                        body: #"{"id":"x","target":"upstream","match":{"service":"apns"},"reject":{"reason":"BadDeviceToken"}}"#)
+                    #expect(reject.status == 400 && reject.text.contains("not reject"), "\(reject.text)")
+                    let anyService = await a.inspect("PUT", "/api/v1/faults", body: #"{"id":"y","target":"upstream","delayMilliseconds":1}"#)
+                    #expect(anyService.status == 400 && anyService.text.contains("match.service"), "\(anyService.text)")
+                    #expect(
+                        await b.inspect(
+                            "PUT", "/api/v1/faults", body: #"{"id":"gone","match":{"service":"apns"},"reject":{"reason":"Unregistered"},"count":1}"#
+                        ).status == 200)
+                    let added = await a.inspect("PUT", "/api/v1/faults", body: late)
+                    #expect(added.status == 200 && added.text.contains(#""target":"upstream""#), "\(added.text)")
+
+                    let started = ContinuousClock.now
+                    let (status, body) = try await Self.alert(client, a)
+                    #expect(status == 410 && body.contains("Unregistered"), "B's real answer, delayed: \(body)")
+                    #expect(ContinuousClock.now - started >= .milliseconds(400), "it came after the fault's delay")
+                    #expect(try await Self.alert(client, a).0 == 200, "B's answer, then a GOAWAY")
+                    #expect(try await Self.alert(client, a).0 == 200, "accepted as usual")
+
+                    let recorded = try await Self.answered(a, "service=apns", count: 3).sorted { $0.id < $1.id }
+                    #expect(recorded.map(\.status) == [200, 200, 200], "A's own verdicts")
+                    #expect(recorded.map(\.fault) == ["late", "late", nil])
+                    #expect(recorded.map { $0.relay?.status } == [410, 200, 200], "the upstream's answers as they came")
+                    #expect(recorded[2].connectionId != recorded[1].connectionId, "the GOAWAY closed the connection: the next push came on a new one")
+                    #expect(try await a.inspected("/api/v1/faults", as: FaultList.self).faults.isEmpty, "the sequence is used up")
+                }
+            }
+        }
+        // Without a passthrough relay the sender never gets the upstream's answer: refused.
+        try await withPushMockServer(F.configuration()) { a in
+            let refused = await a.inspect("PUT", "/api/v1/faults", body: late)
+            #expect(refused.status == 400 && refused.text.contains("--relay-mode passthrough"), "\(refused.text)")
+        }
+        var configured = F.configuration()
+        var rule = FaultRule(id: "late", match: .init(service: .apns), action: .delay(milliseconds: 10))
+        rule.target = .upstream
+        configured.faults = [rule]
+        await #expect(throws: PushMockError.self) { try await withPushMockServer(configured) { _ in } }
+    }
+
+    @Test(
         "passthrough to an upstream that holds its answers: past the bound a sender gets 429 at once, a sender that leaves stops its forward, the rest get 502 at the deadline"
     )
     func passthroughBounds() async throws {

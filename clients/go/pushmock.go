@@ -391,15 +391,18 @@ func (c *Client) Reset(ctx context.Context) error {
 
 // Fault is a fault rule: a match and one action.
 type Fault struct {
-	ID                string            `json:"id,omitempty"`
-	Match             map[string]string `json:"match"`
-	Reject            *Reject           `json:"reject,omitempty"`
-	DelayMilliseconds int               `json:"delayMilliseconds,omitempty"`
-	Delay             *Delay            `json:"delay,omitempty"`
-	GoAway            string            `json:"goAway,omitempty"`
-	ResetStream       bool              `json:"resetStream,omitempty"`
-	Count             int               `json:"count,omitempty"`
-	Probability       float64           `json:"probability,omitempty"`
+	ID    string            `json:"id,omitempty"`
+	Match map[string]string `json:"match"`
+	// Target "upstream" changes the relay upstream's answer (passthrough mode) instead of
+	// PushMock's own: a delay, GoAway or ResetStream, not Reject.
+	Target            string  `json:"target,omitempty"`
+	Reject            *Reject `json:"reject,omitempty"`
+	DelayMilliseconds int     `json:"delayMilliseconds,omitempty"`
+	Delay             *Delay  `json:"delay,omitempty"`
+	GoAway            string  `json:"goAway,omitempty"`
+	ResetStream       bool    `json:"resetStream,omitempty"`
+	Count             int     `json:"count,omitempty"`
+	Probability       float64 `json:"probability,omitempty"`
 	// Sequence, instead of one action: steps used in turn, one per matching request.
 	Sequence []FaultStep `json:"sequence,omitempty"`
 }
@@ -450,7 +453,7 @@ func (c *Client) RemoveFaults(ctx context.Context) error {
 }
 
 // SetDevice sets what PushMock knows of a device token (state, bundleId, environment, project,
-// lastActiveAt, liveActivity…).
+// lastActiveAt, liveActivity, appRunning…).
 func (c *Client) SetDevice(ctx context.Context, token string, record map[string]any) error {
 	_, err := c.do(ctx, http.MethodPut, "/api/v1/devices/"+url.PathEscape(token), record, nil, false)
 	return err

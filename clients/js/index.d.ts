@@ -28,6 +28,8 @@ export type DelayDistribution =
 export interface FaultRule {
   id?: string;
   match?: { service?: string; token?: string; topic?: string; project?: string; path?: string };
+  /** `upstream`: change the relay upstream's answer (passthrough mode) instead of PushMock's own: a delay, goAway or resetStream, not reject. */
+  target?: 'upstream';
   reject?: { status: number; reason: string; retryAfter?: number };
   delayMilliseconds?: number;
   /** A delay drawn for each request from the server's seeded generator (faultSeed). */

@@ -35,6 +35,7 @@ extension DeviceRecord {
         }
         _ = try device.int("unregisteredAt", in: 0...((1 << 53) - 1))
         record.lastActiveMilliseconds = try device.int("lastActiveAt", in: 0...((1 << 53) - 1)).map(Int64.init)
+        record.appRunning = try device.bool("appRunning")
         try device.finish()
         self = record
     }
@@ -114,6 +115,12 @@ extension FaultRule {
         if let probability, !(0...1).contains(probability) {
             throw object.error("probability", "must be between 0 and 1")
         }
+        let target: Target?
+        switch try object.string("target") {
+        case nil: target = nil
+        case "upstream": target = .upstream
+        case let other?: throw object.error("target", "must be upstream (the relay upstream's answer), or left out for PushMock's own; got \(other)")
+        }
         try object.finish()
         if let sequence {
             // (Its count is its steps; every matching request takes the next one.)
@@ -125,6 +132,8 @@ extension FaultRule {
         } else {
             throw ConfigObject.error(object.file, object.path, "exactly one action is required")
         }
+        self.target = target
+        if let problem = upstreamProblem { throw ConfigObject.error(object.file, object.path, problem) }
     }
 
     /// The one action `object` names (reject, delayMilliseconds, goAway, resetStream), nil when it

@@ -27,6 +27,11 @@ public struct DeviceRecord: Sendable, Hashable, Codable {
     /// (milliseconds since the epoch). FCM answers 404 `UNREGISTERED` for a token inactive for
     /// longer than its stale limit (270 days); `nil` is active now.
     public var lastActiveMilliseconds: Int64?
+    /// Whether the token's app is running (in the foreground or the background): a Live
+    /// Activity's budget of updates while its app is not running
+    /// (``LiveActivityDevice/Limits/backgroundBudget``) counts only when it is not; `nil` (unknown)
+    /// counts as not running.
+    public var appRunning: Bool?
 
     /// Creates a record.
     public init(

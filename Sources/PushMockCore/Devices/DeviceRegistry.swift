@@ -31,6 +31,11 @@ public final class DeviceRegistry: Sendable {
         records.withLock { $0.removeValue(forKey: Self.key(token)) }
     }
 
+    /// The tokens (lowercased) whose record says their app is running.
+    public func appsRunning() -> Set<String> {
+        records.withLock { records in Set(records.lazy.filter { $0.value.appRunning == true }.map(\.key)) }
+    }
+
     /// Every record.
     public var all: [String: DeviceRecord] { records.withLock { $0 } }
 }

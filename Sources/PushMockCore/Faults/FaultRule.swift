@@ -54,8 +54,18 @@ public struct FaultRule: Sendable, Hashable, Codable {
         case resetStream
     }
 
+    /// Whose answer a rule changes (``target``).
+    public enum Target: String, Sendable, Hashable, Codable {
+        /// The relay upstream's answer, in passthrough mode: the sender gets Apple's or Google's
+        /// real answer, delayed, followed by a GOAWAY, or replaced by a reset.
+        case upstream
+    }
+
     /// A name for the rule (recorded on the deliveries it fires for).
     public var id: String
+    /// `.upstream`: the rule changes the relay upstream's answer instead of PushMock's own; `nil`:
+    /// PushMock's own answer.
+    public var target: Target?
     /// A sequence rule's steps, used in turn, one per matching request: an action, or `nil` to
     /// answer as usual. Its ``count`` is the steps left; the rule goes once every step is used.
     /// (``action`` is then the first step that is an action, for what shows only one.)
@@ -96,6 +106,22 @@ public struct FaultRule: Sendable, Hashable, Codable {
     /// The `Retry-After` (seconds) a rejecting action names, if it names one.
     public var retryAfter: Int? {
         if case .reject(_, _, let seconds) = action { return seconds }
+        return nil
+    }
+
+    /// Why the rule cannot change the upstream's answer, when it targets it (nil when it can):
+    /// it keeps that answer, so it may delay it, follow it with a GOAWAY or reset the stream, but
+    /// not reject; and it matches APNs or FCM pushes, the ones a relay forwards.
+    public var upstreamProblem: String? {
+        guard target == .upstream else { return nil }
+        let actions = sequence.map { $0.compactMap { $0 } } ?? [action]
+        if actions.contains(where: { if case .reject = $0 { true } else { false } }) {
+            return
+                "a fault on the upstream's answer keeps Apple's or Google's answer: it may delay it (delayMilliseconds, delay), follow it with goAway or resetStream, not reject (leave out target to answer in PushMock's place)"
+        }
+        guard match.service == .apns || match.service == .fcm else {
+            return "a fault on the upstream's answer matches pushes a relay forwards: set match.service to apns or fcm"
+        }
         return nil
     }
 

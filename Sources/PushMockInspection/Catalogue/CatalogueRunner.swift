@@ -59,7 +59,7 @@ struct CatalogueRunner: Sendable {
                 throw InspectionError(500, "catalogue entry \(entry.id): \(entry.reason) is neither an APNs reason nor an FCM error code")
             }
             let match = FaultRule.Match(service: usesAPNS ? .apns : .fcm, token: token)
-            _ = faults.addFault(FaultRule(id: id, match: match, action: .reject(status: status, reason: entry.reason), count: 1))
+            _ = try faults.addFault(FaultRule(id: id, match: match, action: .reject(status: status, reason: entry.reason), count: 1))
             faultID = id
         }
         if let setup = entry.device {

@@ -34,7 +34,8 @@ extension InspectionRouter {
                     && (state == nil || current == state)
             }
             .sorted { ($0.0.startedAt, $0.0.id) > ($1.0.startedAt, $1.0.id) }
-        let list = ActivityList(activities: matching.prefix(limit).map { ActivityResource($0.0, state: $0.1) }, total: matching.count)
+        let list = ActivityList(
+            activities: matching.prefix(limit).map { ActivityResource($0.0, state: $0.1, shown: activities.shown($0.0)) }, total: matching.count)
         return .response(.json(200, list))
     }
 
@@ -43,7 +44,8 @@ extension InspectionRouter {
         guard let activity = activities.activity(key) else {
             throw InspectionError.notFound("no simulated Live Activity with token \(key) (none reached it, or it was reset)")
         }
-        return .response(.json(200, ActivityResource(activity, state: activities.state(of: activity), detailed: true)))
+        return .response(
+            .json(200, ActivityResource(activity, state: activities.state(of: activity), shown: activities.shown(activity), detailed: true)))
     }
 
     func listChannels(_ call: InspectionCall) throws -> InspectionAnswer {

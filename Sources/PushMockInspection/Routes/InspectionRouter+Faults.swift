@@ -6,7 +6,7 @@ extension InspectionRouter {
 
     func addFault(_ call: InspectionCall) throws -> InspectionAnswer {
         let rule = try ControlBody.fault(call.request.body, index: faults.faults().count)
-        return .response(.json(200, FaultResource(faults.addFault(rule))))
+        return .response(.json(200, FaultResource(try faults.addFault(rule))))
     }
 
     func removeAllFaults() -> InspectionAnswer {

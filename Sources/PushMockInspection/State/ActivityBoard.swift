@@ -11,6 +11,8 @@ public protocol ActivityBoard: Sendable {
     func channels() -> [BroadcastChannel]
     /// The state of `activity` now (the board's clock and the devices' limits).
     func state(of activity: SimulatedActivity) -> SimulatedActivity.State
+    /// What `activity` shows now, and the update waiting for its render (the board's clock).
+    func shown(_ activity: SimulatedActivity) -> SimulatedActivity.Shown
     /// The declared activity types by Swift name.
     func activityTypes() -> [String: ActivityTypeRegistry.Entry]
     /// Declares (or replaces) type `name`; 409 when a new type would pass the registry's bound.

@@ -10,10 +10,14 @@ public struct ActivityResource: Codable, Sendable, Equatable {
     @Nullable public var attributesType: String?
     /// `active`, `ended`, `dismissed`, `stale`…
     public var state: String
+    /// The content state the device shows.
     @Nullable public var contentState: JSONValue?
     /// The content state as the device decoded it against the declared type, dates as it reads
     /// them (`null` when the type is not declared).
     @Nullable public var decodedContentState: JSONValue?
+    /// With a render interval: the update the device applied and shows at `rendersAt`, unless a
+    /// later one replaces it first (`null` when none waits).
+    @Nullable public var pendingRender: PendingRender?
     @Nullable public var timestamp: Int64?
     @Nullable public var staleDate: Int64?
     @Nullable public var relevanceScore: Double?
@@ -29,6 +33,13 @@ public struct ActivityResource: Codable, Sendable, Equatable {
     /// Every push that reached it, in the one-activity answer.
     public var timeline: [TimelineEntry]?
 
+    /// An update waiting for the device's next render.
+    public struct PendingRender: Codable, Sendable, Equatable {
+        @Nullable public var contentState: JSONValue?
+        @Nullable public var decodedContentState: JSONValue?
+        public var rendersAt: InspectionTime
+    }
+
     /// One push in an activity's timeline.
     public struct TimelineEntry: Codable, Sendable, Equatable {
         @Nullable public var deliveryId: UInt64?
@@ -37,36 +48,64 @@ public struct ActivityResource: Codable, Sendable, Equatable {
         public var event: String
         @Nullable public var timestamp: Int64?
         public var priority: Int
-        /// `applied` or `dropped`.
+        /// `applied`, `dropped`, or `coalesced` (applied, then replaced by a later update before
+        /// the device rendered it: never shown).
         public var deviceOutcome: String
         @Nullable public var reason: String?
         @Nullable public var explanation: String?
         @Nullable public var contentState: JSONValue?
+        /// With a render interval: when the device renders it.
+        @Nullable public var rendersAt: InspectionTime?
 
-        init(_ entry: SimulatedActivity.TimelineEntry) {
+        init(_ entry: SimulatedActivity.TimelineEntry, coalesced: Bool) {
             deliveryId = entry.deliveryID
             receivedAt = InspectionTime(milliseconds: entry.receivedAt)
             service = entry.service.rawValue
             event = entry.event
             timestamp = entry.timestamp
             priority = entry.priority
-            deviceOutcome = entry.applied ? "applied" : "dropped"
+            deviceOutcome = !entry.applied ? "dropped" : coalesced ? "coalesced" : "applied"
             reason = entry.reason
             explanation = entry.explanation
+            if coalesced {
+                reason = "LiveActivityCoalesced"
+                explanation = "a later update arrived before the device rendered this one and replaced it: it was never shown"
+            }
             contentState = entry.contentState
+            rendersAt = entry.rendersAt.map(InspectionTime.init(milliseconds:))
+        }
+
+        /// `timeline`'s entries, each applied one marked coalesced when a later applied one has
+        /// its render time.
+        static func all(_ timeline: [SimulatedActivity.TimelineEntry]) -> [TimelineEntry] {
+            var laterSlots = Set<Int64>()
+            var entries: [TimelineEntry] = []
+            entries.reserveCapacity(timeline.count)
+            for entry in timeline.reversed() {
+                var coalesced = false
+                if entry.applied, let slot = entry.rendersAt {
+                    coalesced = !laterSlots.insert(slot).inserted
+                }
+                entries.append(TimelineEntry(entry, coalesced: coalesced))
+            }
+            return entries.reversed()
         }
     }
 
-    /// `activity` as seen at `now` (milliseconds); `detailed` adds its attributes and timeline.
-    public init(_ activity: SimulatedActivity, state: SimulatedActivity.State, detailed: Bool = false) {
+    /// `activity` in `state`, showing `shown`; `detailed` adds its attributes and timeline.
+    public init(_ activity: SimulatedActivity, state: SimulatedActivity.State, shown: SimulatedActivity.Shown, detailed: Bool = false) {
         id = activity.id
         token = activity.token
         pushToStartToken = activity.pushToStartToken
         bundleId = activity.bundleID
         attributesType = activity.attributesType
         self.state = state.rawValue
-        contentState = activity.contentState
-        decodedContentState = activity.decodedContentState
+        contentState = shown.contentState
+        decodedContentState = shown.decodedContentState
+        pendingRender = shown.pending.map {
+            PendingRender(
+                contentState: $0.contentState, decodedContentState: $0.decodedContentState, rendersAt: InspectionTime(milliseconds: $0.rendersAt))
+        }
         timestamp = activity.lastTimestamp
         staleDate = activity.staleDate
         relevanceScore = activity.relevanceScore
@@ -78,7 +117,7 @@ public struct ActivityResource: Codable, Sendable, Equatable {
         pushes = activity.timeline.count
         if detailed {
             attributes = activity.attributes ?? .null
-            timeline = activity.timeline.map(TimelineEntry.init)
+            timeline = TimelineEntry.all(activity.timeline)
         }
     }
 }

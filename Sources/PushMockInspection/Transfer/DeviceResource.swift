@@ -23,6 +23,8 @@ public struct DeviceResource: Codable, Sendable, Equatable {
     public var lastActiveAt: Int64?
     /// The FCM topics the token is subscribed to, sorted (`nil` when none).
     public var topics: [String]?
+    /// Whether the token's app is running (a Live Activity's background budget counts while it is not).
+    public var appRunning: Bool?
 
     /// `record` as the API shows it.
     public init(token: String?, _ record: DeviceRecord) {
@@ -31,6 +33,7 @@ public struct DeviceResource: Codable, Sendable, Equatable {
         environment = record.environment?.rawValue
         project = record.fcmProject
         lastActiveAt = record.lastActiveMilliseconds
+        appRunning = record.appRunning
         switch record.state {
         case .active: state = "active"
         case .expired: state = "expired"

@@ -4,6 +4,9 @@ public import PushMockCore
 public struct FaultResource: Codable, Sendable, Equatable {
     public var id: String
     public var match: Match
+    /// `upstream`: the rule changes the relay upstream's answer (passthrough mode); absent:
+    /// PushMock's own.
+    public var target: String?
     public var reject: Rejection?
     public var delayMilliseconds: Int?
     /// A delay drawn for each request.
@@ -103,6 +106,7 @@ public struct FaultResource: Codable, Sendable, Equatable {
             goAway = step.goAway
             resetStream = step.resetStream
         }
+        target = rule.target?.rawValue
         count = rule.count
         probability = rule.probability
         hits = rule.hits

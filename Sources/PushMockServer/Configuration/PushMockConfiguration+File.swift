@@ -163,6 +163,11 @@ extension PushMockConfiguration {
             if let ignore = try live.bool("ignoreInputPushOnUpdate") { apns.options.liveActivity.ignoreInputPushOnUpdate = ignore }
             if let presets = try live.bool("presets") { activityTypePresets = presets }
             if let budget = try live.int("priorityBudgetPerHour", in: 1...100_000) { liveActivityLimits.priorityBudgetPerHour = budget }
+            if let budget = try live.int("pushToStartBudgetPerHour", in: 1...100_000) { liveActivityLimits.pushToStartBudget = budget }
+            if let budget = try live.int("backgroundBudget", in: 1...100_000) { liveActivityLimits.backgroundBudget = budget }
+            if let seconds = try live.double("renderIntervalSeconds", in: 0.001...3600) {
+                liveActivityLimits.renderInterval = .milliseconds(Int64((seconds * 1000).rounded()))
+            }
             // Hours up to a year: a finite, in-range number, so the conversion below cannot trap.
             if let hours = try live.double("endAfterHours", in: 0.001...8760) {
                 liveActivityLimits.endAfterStart = .milliseconds(Int64(hours * 3_600_000))

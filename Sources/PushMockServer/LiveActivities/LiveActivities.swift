@@ -57,7 +57,8 @@ final class LiveActivities: Sendable {
         environment: APNSEnvironment? = nil
     ) -> LiveActivityDevice.Outcome? {
         guard let push else { return nil }
-        let kind = devices.record(for: token)?.liveActivity
+        let record = devices.record(for: token)
+        let kind = record?.liveActivity
         var channelKnown = true
         if push.event == "start", let channel = push.inputPushChannel, let channels, let bundleID {
             // FCM does not say which APNs environment it uses: either one's channel will do.
@@ -67,7 +68,8 @@ final class LiveActivities: Sendable {
         }
         let outcome = device.withLock {
             $0.receive(
-                push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop, channelKnown: channelKnown)
+                push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop, channelKnown: channelKnown,
+                appRunning: record?.appRunning ?? false)
         }
         markChanged(outcome.activityID.map { [$0] } ?? [])
         if let issued = outcome.issuedToken, let type = push.attributesType {
@@ -79,7 +81,9 @@ final class LiveActivities: Sendable {
     /// A broadcast on `channelID`: one outcome per subscribed activity.
     func broadcast(json: JSONValue?, channelID: String, bundleID: String, priority: Int, now: PushInstant) -> [LiveActivityDevice.Outcome] {
         guard let json, let push = LiveActivityPush(payload: json, priority: priority) else { return [] }
-        let outcomes = device.withLock { $0.broadcast(push, channelID: channelID, bundleID: bundleID, now: now) }
+        // Whose app runs is read before the device's lock is taken (the registry has its own).
+        let running = limits.backgroundBudget == nil ? [] : devices.appsRunning()
+        let outcomes = device.withLock { $0.broadcast(push, channelID: channelID, bundleID: bundleID, now: now, appRunning: running.contains) }
         markChanged(outcomes.compactMap(\.activityID))
         return outcomes
     }

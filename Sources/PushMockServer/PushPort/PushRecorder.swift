@@ -188,6 +188,12 @@ final class PushRecorder: Sendable {
         delivery.activityID = outcome.device?.activityID
         delivery.issuedActivityToken = outcome.device?.issuedToken
         delivery.recipients = outcome.recipients
+        // A fault on the upstream's answer changes only what a passthrough relay answers; on a
+        // push it does not forward (another relay match), it changed nothing and is not recorded.
+        let upstreamFault = fault?.target == .upstream ? fault : nil
+        let ownFault = upstreamFault == nil ? fault : nil
+        let passesThrough = relay.map { $0.mode == .passthrough && $0.forwards(delivery) } ?? false
+        if upstreamFault != nil, !passesThrough { delivery.fault = nil }
         metrics.recorded(delivery)
         let id = store.record(delivery)
         let linked = (outcome.device.map { [$0] } ?? []) + outcome.fanOut
@@ -196,9 +202,9 @@ final class PushRecorder: Sendable {
         }
         if let relay, relay.forwards(delivery) {
             delivery.id = id
-            guard relay.mode == .passthrough else {
+            guard passesThrough else {
                 relay.submit(delivery, id: id)
-                return shaped(response, by: fault, context: context)
+                return shaped(response, by: ownFault, context: context)
             }
             let job = RelayJob(deliveryID: id, delivery: delivery, upstream: relay.upstream(for: delivery))
             guard let place = relay.admitPassthrough(connection: context.connection.id) else {
@@ -215,10 +221,12 @@ final class PushRecorder: Sendable {
                         answer.withLock { $0 = received }
                         withExtendedLifetime(place) {}
                     },
-                    respond: { _ in .response(relay.response(for: answer.withLock { $0 }, of: job)) }
+                    respond: { context in
+                        self.shaped(relay.response(for: answer.withLock { $0 }, of: job), by: upstreamFault, context: context)
+                    }
                 ))
         }
-        return shaped(response, by: fault, context: context)
+        return shaped(response, by: ownFault, context: context)
     }
 
     /// `response` as `fault` shapes it: delayed, followed by a GOAWAY, or replaced by a reset.

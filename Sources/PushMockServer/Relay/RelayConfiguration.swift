@@ -129,6 +129,22 @@ public struct RelayConfiguration: Sendable {
         return "relay (\(mode.rawValue)): \(upstreams.joined(separator: ", ")); relayed pushes reach real devices"
     }
 
+    /// Why fault `rule` on the upstream's answer cannot fire here (nil when it can, or when it is
+    /// on PushMock's own answer): the sender gets the upstream's answer only from a passthrough
+    /// relay of the rule's service.
+    public func upstreamFaultProblem(_ rule: FaultRule) -> String? {
+        guard rule.target == .upstream else { return nil }
+        guard isEnabled, mode == .passthrough else {
+            return
+                "fault \(rule.id) is on the upstream's answer, which the sender gets only through --relay-mode passthrough; this server's relay is \(isEnabled ? mode.rawValue : "off")"
+        }
+        if rule.match.service == .apns, apns == nil {
+            return "fault \(rule.id) is on APNs' answer, but the relay does not forward APNs (--relay-apns)"
+        }
+        if rule.match.service == .fcm, fcm == nil { return "fault \(rule.id) is on FCM's answer, but the relay does not forward FCM (--relay-fcm)" }
+        return nil
+    }
+
     /// Refuses what cannot work: a URL that is not https, or the real services without credentials.
     public func validate() throws {
         if let apns {

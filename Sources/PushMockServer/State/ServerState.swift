@@ -55,7 +55,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     func faults() -> [FaultRule] { plan.rules }
 
-    func addFault(_ rule: FaultRule) -> FaultRule {
+    func addFault(_ rule: FaultRule) throws(InspectionError) -> FaultRule {
+        if let problem = configuration.relay.upstreamFaultProblem(rule) { throw InspectionError.badRequest(problem) }
         defer { saveFaults() }
         // A new serial each time: with a fleet's count, a rule added again starts its count again.
         var added = rule
@@ -169,6 +170,10 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     func state(of activity: SimulatedActivity) -> SimulatedActivity.State {
         activity.state(at: configuration.clock.now, limits: liveActivities.limits)
+    }
+
+    func shown(_ activity: SimulatedActivity) -> SimulatedActivity.Shown {
+        activity.shown(at: configuration.clock.now)
     }
 
     func activityTypes() -> [String: ActivityTypeRegistry.Entry] { liveActivities.types.all }

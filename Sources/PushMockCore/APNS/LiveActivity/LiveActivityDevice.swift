@@ -19,6 +19,21 @@ public struct LiveActivityDevice: Sendable {
         /// Priority-10 updates allowed per hour per activity; `nil` (the default) never throttles,
         /// because Apple does not publish the budget.
         public var priorityBudgetPerHour: Int?
+        /// Push-to-start creations a device accepts through one push-to-start token within
+        /// ``pushToStartWindow``; past it the start is dropped ("rejected creation because the
+        /// push-to-start budget was exhausted"). `nil` (the default): no budget; Apple publishes none.
+        public var pushToStartBudget: Int?
+        /// The window ``pushToStartBudget`` counts starts in (1 hour).
+        public var pushToStartWindow: Duration = .hours(1)
+        /// Priority-10 updates an activity takes while its app is not running; past them the device
+        /// applies no update to it until the app runs again. `nil` (the default): no such budget.
+        /// Whether an app runs is the device registry's `appRunning` for the activity's token
+        /// (unknown: not running).
+        public var backgroundBudget: Int?
+        /// The shortest time between two renders of one activity: an update sooner after the
+        /// last render is shown when the interval ends, unless a later update replaces it first
+        /// (coalesced: only the last is shown). `nil` (the default): every update renders at once.
+        public var renderInterval: Duration?
         /// Activities kept; the oldest are forgotten first.
         public var maxActivities = 10_000
         /// Timeline entries kept per activity.
@@ -125,7 +140,7 @@ public struct LiveActivityDevice: Sendable {
     /// start's `input-push-channel` names no channel the app has: the start fails on the device.
     public mutating func receive(
         _ push: LiveActivityPush, token: String, kind: LiveActivityTokenKind?, bundleID: String?, service: Delivery.Service, now instant: PushInstant,
-        payloadDrop: LiveActivityRule? = nil, channelKnown: Bool = true
+        payloadDrop: LiveActivityRule? = nil, channelKnown: Bool = true, appRunning: Bool = false
     ) -> Outcome {
         // The device's timeline is in milliseconds.
         let now = instant.millisecondsSinceEpoch
@@ -135,6 +150,9 @@ public struct LiveActivityDevice: Sendable {
             if case .pushToStart(let type?) = kind, push.attributesType != type { return Outcome(drop: .attributesTypeMismatch) }
             if let payloadDrop { return Outcome(payloadDrop: payloadDrop) }
             if push.inputPushChannel != nil, !channelKnown { return Outcome(drop: .unknownInputPushChannel) }
+            if let budget = limits.pushToStartBudget, startsWithinWindow(through: key, now: now) >= budget {
+                return Outcome(drop: .pushToStartBudgetExhausted)
+            }
             return start(push, pushToStartToken: key, bundleID: bundleID, service: service, now: now)
         }
         if case .pushToStart = kind { return Outcome(drop: .updateToPushToStartToken) }
@@ -144,16 +162,20 @@ public struct LiveActivityDevice: Sendable {
             // An activity started elsewhere (or before PushMock ran): the device has it.
             insert(SimulatedActivity(id: key, token: key, bundleID: bundleID, startedAt: now, implicit: true))
         }
-        return deliver(push, to: key, service: service, now: now, payloadDrop: payloadDrop)
+        return deliver(push, to: key, service: service, now: now, payloadDrop: payloadDrop, appRunning: appRunning)
     }
 
     /// A broadcast update or end on `channelID`: reaches every activity of `bundleID` that joined
     /// the channel, oldest first.
-    public mutating func broadcast(_ push: LiveActivityPush, channelID: String, bundleID: String, now instant: PushInstant) -> [Outcome] {
+    /// `appRunning` says whether the app of the activity with an id runs (the device registry's
+    /// `appRunning` for its token).
+    public mutating func broadcast(
+        _ push: LiveActivityPush, channelID: String, bundleID: String, now instant: PushInstant, appRunning: (String) -> Bool = { _ in false }
+    ) -> [Outcome] {
         let now = instant.millisecondsSinceEpoch
         let subscribed = activities.values.filter { $0.channelID == channelID && ($0.bundleID == nil || $0.bundleID == bundleID) }
             .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
-        return subscribed.map { deliver(push, to: $0.id, service: .broadcast, now: now, payloadDrop: nil) }
+        return subscribed.map { deliver(push, to: $0.id, service: .broadcast, now: now, payloadDrop: nil, appRunning: appRunning($0.id)) }
     }
 
     /// Links a timeline entry to the delivery recorded for it.
@@ -190,7 +212,12 @@ public struct LiveActivityDevice: Sendable {
             relevanceScore: push.relevanceScore, startedAt: now, channelID: push.inputPushChannel, implicit: false
         )
         activity.decodedContentState = push.decodedContentState
-        activity.timeline.append(entry(push, service: service, now: now, drop: nil))
+        var first = entry(push, service: service, now: now, drop: nil)
+        if limits.renderInterval != nil {
+            activity.renderSlot = now
+            first.rendersAt = now
+        }
+        activity.timeline.append(first)
         insert(activity)
         return Outcome(activityID: id, issuedToken: issued, diagnostics: diagnostics, entry: 0)
     }
@@ -208,23 +235,33 @@ public struct LiveActivityDevice: Sendable {
     }
 
     private mutating func deliver(
-        _ push: LiveActivityPush, to id: String, service: Delivery.Service, now: Int64, payloadDrop: LiveActivityRule?
+        _ push: LiveActivityPush, to id: String, service: Delivery.Service, now: Int64, payloadDrop: LiveActivityRule?, appRunning: Bool
     ) -> Outcome {
         guard var activity = activities[id] else { return Outcome() }
         var drop: LiveActivityDeviceRule?
         var diagnostics: [String] = []
+        // A running app refills the budget of updates it has while not running.
+        if appRunning, activity.backgroundPriority10 != nil { activity.backgroundPriority10 = nil }
         if payloadDrop == nil {
-            drop = check(push, activity, now: now)
+            drop = check(push, activity, now: now, appRunning: appRunning)
         }
         if payloadDrop == nil, drop == nil, push.event == "update", let state = push.contentState, let shown = activity.contentState,
             LiveActivityDiagnostics.sameContent(state, shown)
         {
             diagnostics.append(LiveActivityDiagnostics.unchangedContent)
         }
+        var rendersAt: Int64?
         if payloadDrop == nil, drop == nil {
-            apply(push, to: &activity, now: now)
+            // (Its render first: what the device showed before it is kept until then.)
+            if let interval = limits.renderInterval?.milliseconds {
+                let slot = render(&activity, now: now, interval: interval)
+                rendersAt = slot
+                if slot > now { diagnostics.append(LiveActivityDiagnostics.heldForRender(after: now, until: slot, interval: interval)) }
+            }
+            apply(push, to: &activity, now: now, appRunning: appRunning)
         }
         var recorded = entry(push, service: service, now: now, drop: drop)
+        recorded.rendersAt = rendersAt
         if let payloadDrop {
             recorded.applied = false
             recorded.reason = payloadDrop.reason
@@ -240,8 +277,34 @@ public struct LiveActivityDevice: Sendable {
         return Outcome(activityID: id, drop: drop, payloadDrop: payloadDrop, diagnostics: diagnostics, entry: index)
     }
 
+    /// Starts through push-to-start token `key` within ``Limits/pushToStartWindow`` before `now`
+    /// (the activities it started that the device still holds).
+    private func startsWithinWindow(through key: String, now: Int64) -> Int {
+        let since = now &- limits.pushToStartWindow.milliseconds
+        return activities.values.reduce(0) { count, activity in
+            count + (activity.pushToStartToken == key && !activity.implicit && activity.startedAt > since ? 1 : 0)
+        }
+    }
+
+    /// When the device renders an update it applies at `now` to `activity` (and notes that render
+    /// in it): at once when the last render is `interval` or more ago, else when the interval
+    /// ends; an update that arrives while another waits for that render replaces it.
+    private func render(_ activity: inout SimulatedActivity, now: Int64, interval: Int64) -> Int64 {
+        let rendersAt: Int64
+        if let slot = activity.renderSlot, now < slot {
+            rendersAt = slot
+        } else {
+            // What the device shows until this update renders: what it holds now.
+            activity.shownBefore = activity.contentState
+            activity.shownBeforeDecoded = activity.decodedContentState
+            rendersAt = activity.renderSlot.map { max(now, $0 &+ interval) } ?? now
+        }
+        activity.renderSlot = rendersAt
+        return rendersAt
+    }
+
     /// The first device rule an update or end breaks, in the order a device meets them.
-    private func check(_ push: LiveActivityPush, _ activity: SimulatedActivity, now: Int64) -> LiveActivityDeviceRule? {
+    private func check(_ push: LiveActivityPush, _ activity: SimulatedActivity, now: Int64, appRunning: Bool) -> LiveActivityDeviceRule? {
         if now >= activity.startedAt &+ limits.removeAfterStart.milliseconds { return .removed }
         if let dismissAt = activity.dismissAt, now >= dismissAt { return .dismissed }
         if activity.endedAt != nil { return .afterEnd }
@@ -252,10 +315,13 @@ public struct LiveActivityDevice: Sendable {
         {
             return .priorityBudgetExceeded
         }
+        if let budget = limits.backgroundBudget, !appRunning, push.event == "update", (activity.backgroundPriority10 ?? 0) >= budget {
+            return .backgroundBudgetSpent
+        }
         return nil
     }
 
-    private func apply(_ push: LiveActivityPush, to activity: inout SimulatedActivity, now: Int64) {
+    private func apply(_ push: LiveActivityPush, to activity: inout SimulatedActivity, now: Int64, appRunning: Bool) {
         if let state = push.contentState {
             activity.contentState = state
             activity.decodedContentState = push.decodedContentState
@@ -265,6 +331,7 @@ public struct LiveActivityDevice: Sendable {
         if let relevance = push.relevanceScore { activity.relevanceScore = relevance }
         if push.priority == 10 {
             activity.priority10 = activity.priority10.filter { $0 > now - 3_600_000 } + [now]
+            if !appRunning, limits.backgroundBudget != nil { activity.backgroundPriority10 = (activity.backgroundPriority10 ?? 0) + 1 }
         }
         if push.event == "end" {
             activity.endedAt = now

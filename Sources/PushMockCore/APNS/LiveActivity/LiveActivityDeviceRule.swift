@@ -27,6 +27,14 @@ public struct LiveActivityDeviceRule: Sendable, Hashable, CustomStringConvertibl
     public static let priorityBudgetExceeded = LiveActivityDeviceRule(
         "LiveActivityPriorityBudgetExceeded",
         "more priority-10 updates this hour than the configured budget; the device throttles them (send priority 5)")
+    public static let pushToStartBudgetExhausted = LiveActivityDeviceRule(
+        "LiveActivityPushToStartBudgetExhausted",
+        "more push-to-start creations through this token in the window than the push-to-start budget; the device rejects the creation (\"rejected creation because the push-to-start budget was exhausted\")"
+    )
+    public static let backgroundBudgetSpent = LiveActivityDeviceRule(
+        "LiveActivityBackgroundBudgetSpent",
+        "the app is not running and this activity spent its budget of priority-10 updates; the device applies no more updates to it until the app runs"
+    )
     public static let startToActivityToken = LiveActivityDeviceRule(
         "LiveActivityStartToActivityToken", "a start must go to a push-to-start token; this is an activity (update) token")
     public static let updateToPushToStartToken = LiveActivityDeviceRule(
@@ -40,8 +48,8 @@ public struct LiveActivityDeviceRule: Sendable, Hashable, CustomStringConvertibl
 
     /// Every device rule.
     public static let all: [LiveActivityDeviceRule] = [
-        .olderThanCurrentContent, .afterEnd, .dismissed, .expired, .removed, .priorityBudgetExceeded,
-        .startToActivityToken, .updateToPushToStartToken, .attributesTypeMismatch, .unknownInputPushChannel,
+        .olderThanCurrentContent, .afterEnd, .dismissed, .expired, .removed, .priorityBudgetExceeded, .pushToStartBudgetExhausted,
+        .backgroundBudgetSpent, .startToActivityToken, .updateToPushToStartToken, .attributesTypeMismatch, .unknownInputPushChannel,
     ]
 }
 

@@ -105,6 +105,17 @@ public enum LiveActivityDiagnostics {
     static let unchangedContent =
         "content-state equals the state the activity already shows: the device applies it, but the Lock Screen and Dynamic Island may not redraw (and a priority-10 update still counts against the budget)"
 
+    /// An update applied at `now` that the device renders only at `rendersAt`, because it
+    /// rendered this activity less than `interval` ago (all in milliseconds).
+    static func heldForRender(after now: Int64, until rendersAt: Int64, interval: Int64) -> String {
+        "the device renders this activity at most every \(seconds(interval)) s (--live-activity-render-interval): this update shows at \(ActivityTypeCheck.rfc3339(Double(rendersAt) / 1000)), \(seconds(rendersAt - now)) s from now, unless a later update arrives first and replaces it (coalesced: then it is never shown)"
+    }
+
+    /// Milliseconds as seconds, without a fraction when whole.
+    private static func seconds(_ milliseconds: Int64) -> String {
+        milliseconds % 1000 == 0 ? "\(milliseconds / 1000)" : String(Double(milliseconds) / 1000)
+    }
+
     /// A second push-to-start for the same attributes while the first activity runs, without
     /// `apns-collapse-id`.
     static func secondStart(type: String, running id: String) -> String {

@@ -32,6 +32,10 @@ public struct SimulatedActivity: Sendable, Hashable, Codable {
         public var explanation: String?
         /// The content-state it carried.
         public var contentState: JSONValue?
+        /// When the device renders it (milliseconds since the epoch), with a render interval
+        /// (``LiveActivityDevice/Limits/renderInterval``); an applied entry followed by another
+        /// with the same render time was replaced before it rendered (coalesced).
+        public var rendersAt: Int64?
     }
 
     /// The key: the activity push token, or `local-<n>` for an activity started without
@@ -72,10 +76,45 @@ public struct SimulatedActivity: Sendable, Hashable, Codable {
     public var firstEntry: Int64 = 0
     /// Arrival times (ms) of applied priority-10 updates in the last hour, for the budget.
     var priority10: [Int64] = []
+    /// Priority-10 updates applied since its app last ran (``LiveActivityDevice/Limits/backgroundBudget``).
+    var backgroundPriority10: Int?
+    /// With a render interval: when the device renders (or rendered) the newest update it applied
+    /// (milliseconds since the epoch).
+    public var renderSlot: Int64?
+    /// With a render interval: the content-state shown until ``renderSlot`` (and as decoded).
+    public var shownBefore: JSONValue?
+    public var shownBeforeDecoded: JSONValue?
 
     enum CodingKeys: String, CodingKey {
         case id, token, pushToStartToken, bundleID, attributesType, attributes, contentState, decodedContentState, lastTimestamp, staleDate
         case relevanceScore, startedAt, endedAt, dismissAt, channelID, implicit, timeline, priority10
+        case backgroundPriority10, renderSlot, shownBefore, shownBeforeDecoded
+    }
+
+    /// What the device shows at `now`: the content-state (and as decoded) of the newest update
+    /// whose render time has come, and the update waiting for its render, if one is.
+    public func shown(at instant: PushInstant) -> Shown {
+        let now = instant.millisecondsSinceEpoch
+        guard let slot = renderSlot, now < slot else {
+            return Shown(contentState: contentState, decodedContentState: decodedContentState, pending: nil)
+        }
+        return Shown(
+            contentState: shownBefore, decodedContentState: shownBeforeDecoded,
+            pending: .init(contentState: contentState, decodedContentState: decodedContentState, rendersAt: slot))
+    }
+
+    /// What ``shown(at:)`` finds.
+    public struct Shown: Sendable, Hashable {
+        public var contentState: JSONValue?
+        public var decodedContentState: JSONValue?
+        public var pending: Pending?
+
+        /// An update the device applied and shows at `rendersAt`, unless a later one replaces it.
+        public struct Pending: Sendable, Hashable {
+            public var contentState: JSONValue?
+            public var decodedContentState: JSONValue?
+            public var rendersAt: Int64
+        }
     }
 
     /// Its state at `now` (milliseconds since the epoch).
@@ -100,6 +139,7 @@ extension SimulatedActivity {
         512 + id.utf8.count + (token?.utf8.count ?? 0) + (pushToStartToken?.utf8.count ?? 0) + (bundleID?.utf8.count ?? 0)
             + (attributesType?.utf8.count ?? 0) + (channelID?.utf8.count ?? 0) + (attributes?.estimatedBytes ?? 0)
             + (contentState?.estimatedBytes ?? 0) + (decodedContentState?.estimatedBytes ?? 0) + priority10.count * 8
+            + (shownBefore?.estimatedBytes ?? 0) + (shownBeforeDecoded?.estimatedBytes ?? 0)
     }
 }
 

@@ -77,6 +77,8 @@ export class ActivitiesView {
         alert && h('p', { class: 'alert' }, typeof alert === 'string' ? alert : [h('b', {}, alert.title ?? ''), ' ', alert.body ?? '']),
         h('h4', {}, 'Content state', activity.decodedContentState ? h('span', { class: 'typed' }, ` decoded as ${activity.attributesType}.ContentState`) : ''),
         fields(activity.contentState, activity.decodedContentState),
+        activity.pendingRender && h('p', { class: 'pending-render' },
+          `Next render ${new Date(activity.pendingRender.rendersAt).toLocaleTimeString()}: the device shows the newest update then, unless a later one replaces it`),
         h('h4', {}, 'Attributes'), fields(activity.attributes),
         h('p', { class: 'limits' },
           activity.endedAt
@@ -98,7 +100,9 @@ export class ActivitiesView {
           h('time', { datetime: entry.receivedAt }, time(entry.receivedAt)), ' ',
           h('b', {}, entry.event), ' ',
           h('span', { class: `badge ${entry.deviceOutcome}` }, entry.deviceOutcome),
-          entry.deliveryId !== null ? [' ', h('a', { href: `#/deliveries/${entry.deliveryId}` }, `#${entry.deliveryId}`)] : ''),
+          entry.deliveryId !== null ? [' ', h('a', { href: `#/deliveries/${entry.deliveryId}` }, `#${entry.deliveryId}`)] : '',
+          entry.rendersAt && entry.rendersAt !== entry.receivedAt && entry.deviceOutcome === 'applied'
+            ? h('span', { class: 'muted' }, ` shown ${time(entry.rendersAt)}`) : ''),
         entry.reason && h('p', { class: 'why' }, `${entry.reason}: ${entry.explanation ?? ''}`),
         changes.length > 0 && h('ul', { class: 'diff' }, changes.map((change) => h('li', { class: change.kind },
           change.kind === 'added' ? `+ ${change.path}: ${shown(change.after)}`

@@ -15,6 +15,7 @@ export class DevicesView {
       field('project', 'FCM project', h('input', { placeholder: 'pushmock-demo' })),
       field('state', 'State', h('select', {}, options(['active', 'unregistered', 'expired']))),
       field('liveActivity', 'Live Activity token', h('select', {}, options(['', 'pushToStart', 'activity']))),
+      field('app', 'App', h('select', {}, options(['', 'running', 'not running']))),
       h('button', { class: 'primary' }, 'Save device'));
     clear(main, h('section', { 'aria-labelledby': 'devices-title' },
       h('div', { class: 'bar' }, h('h2', { id: 'devices-title' }, 'Devices')),
@@ -28,7 +29,7 @@ export class DevicesView {
     const { devices } = await api('/api/v1/devices');
     clear(this.body, devices.length ? devices.map((device) => h('tr', {},
       h('td', { class: 'mono', title: device.token }, short(device.token, 28)), h('td', {}, device.bundleId ?? ''), h('td', {}, device.environment ?? ''),
-      h('td', {}, device.project ?? ''), h('td', {}, h('span', { class: `badge ${device.state}` }, device.state)), h('td', {}, device.liveActivity ?? ''),
+      h('td', {}, device.project ?? ''), h('td', {}, h('span', { class: `badge ${device.state}` }, device.state)), h('td', {}, device.liveActivity ?? '', device.appRunning === undefined ? '' : ` (app ${device.appRunning ? 'running' : 'not running'})`),
       h('td', { class: 'topics' }, (device.topics ?? []).join(', ')),
       h('td', {}, h('button', { type: 'button', class: 'danger', 'aria-label': `Unregister ${device.token}`, onclick: () => this.remove(device.token) }, 'Remove'))))
       : h('tr', {}, h('td', { colspan: 8, class: 'empty' }, 'No devices registered.')));
@@ -36,7 +37,8 @@ export class DevicesView {
 
   async add(event) {
     event.preventDefault();
-    const { token, ...body } = formData(event.target);
+    const { token, app, ...body } = formData(event.target);
+    if (app) body.appRunning = app === 'running';
     try {
       await api(`/api/v1/devices/${encodeURIComponent(token)}`, { method: 'PUT', body });
       this.message.textContent = `Saved ${short(token, 24)}.`;

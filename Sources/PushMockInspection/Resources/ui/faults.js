@@ -54,7 +54,7 @@ export class FaultsView {
     clear(this.body, faults.length ? faults.map((fault) => h('tr', { 'data-fault': fault.id },
       h('td', { class: 'mono' }, fault.id),
       h('td', {}, Object.entries(fault.match ?? {}).filter(([, value]) => value !== null && value !== undefined).map(([key, value]) => `${key}=${short(String(value), 20)}`).join(' ') || 'everything'),
-      h('td', {}, action(fault)), h('td', { class: 'hits' }, fault.hits ?? 0), h('td', {}, fault.count ?? '∞'),
+      h('td', {}, action(fault), fault.target === 'upstream' ? h('span', { class: 'muted' }, ' on the upstream\'s answer') : ''), h('td', { class: 'hits' }, fault.hits ?? 0), h('td', {}, fault.count ?? '∞'),
       h('td', {}, h('button', { type: 'button', class: 'danger', 'aria-label': `Delete fault ${fault.id}`, onclick: () => this.remove(fault.id) }, 'Delete'))))
       : h('tr', {}, h('td', { colspan: 6, class: 'empty' }, 'No faults: every answer is the real service\'s.')));
   }

@@ -242,7 +242,7 @@ class PushMock:
 
     def set_device(self, token: str, **record: Any) -> dict:
         """Sets what PushMock knows of a device token: ``state`` (``active``, ``unregistered``,
-        ``expired``), ``bundleId``, ``environment``, ``project``, ``lastActiveAt``, ``liveActivity``…"""
+        ``expired``), ``bundleId``, ``environment``, ``project``, ``lastActiveAt``, ``liveActivity``, ``appRunning``…"""
         return self._request("PUT", f"/api/v1/devices/{urllib.parse.quote(token, safe='')}", record)
 
     def unregister(self, token: str, at_milliseconds: Optional[int] = None) -> dict:

@@ -63,7 +63,18 @@ struct SQLiteFileSafetyTests {
             let store = try SQLiteDeliveryStore(path: path)
             store.record(SampleDelivery.make(1))
             try await store.close()
-            try Self.run("/bin/mount", ["-o", "remount,ro", directory])
+            // A program another test starts at this moment holds copies of this process's
+            // descriptors, the store's among them, until it execs (posix_spawn copies them all
+            // first); the kernel refuses to make the mount read-only while one is open for
+            // writing ("mount point is busy", seen once in a full run on a loaded machine).
+            var output = ""
+            let remounted = try await eventually {
+                let (status, text) = try ChildProcess.run(["/bin/mount", "-o", "remount,ro", directory])
+                output = text
+                guard status == 0 || text.contains("busy") else { throw StoreError("mount -o remount,ro \(directory) failed (\(status)): \(text)") }
+                return status == 0
+            }
+            try #require(remounted, "mount -o remount,ro \(directory): \(output)")
             let error = #expect(throws: StoreError.self) { try SQLiteDeliveryStore(path: path) }
             #expect(error?.message.contains("cannot") == true && error?.message.contains("store.sqlite") == true, "\(String(describing: error))")
         }

@@ -44,7 +44,7 @@ struct ControlAPITests {
         try await withPushMockServer(S.configuration(clock: clock)) { server in
             try await withHTTPClient { client in
                 #expect(try await APNSTestServer.push(client, server, issuedAt: clock.nowSeconds) == 200)
-                let present = await server.inspect("GET", "/api/v1/deliveries/wait?count=1&timeout=1s")
+                let present = await server.inspect("GET", "/api/v1/deliveries/wait?count=1&timeout=60s")
                 #expect(present.status == 200)
                 let presentResult = try present.decode(WaitResult.self)
                 #expect(presentResult.total == 1)

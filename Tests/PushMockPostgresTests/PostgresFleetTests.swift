@@ -48,14 +48,14 @@ struct PostgresFleetTests {
                     let reply = await waited
                     #expect(reply.status == 200, "A's wait returns for B's push: \(reply.text)")
                     for server in [a, b] {
-                        #expect(try await server.inspect("GET", "/api/v1/deliveries/wait?count=1&timeout=5s").decode(WaitResult.self).total == 1)
+                        #expect(try await server.inspect("GET", "/api/v1/deliveries/wait?count=1&timeout=60s").decode(WaitResult.self).total == 1)
                     }
                     // Ids are unique across the fleet, and a cursor from either instance means the same.
                     let cursor = try await a.store.newestID()
                     #expect(try await APNSTestServer.push(client, a, issuedAt: issuedAt) == 200)
                     #expect(try await APNSTestServer.push(client, b, issuedAt: issuedAt) == 200)
                     for server in [a, b] {
-                        let after = await server.inspect("GET", "/api/v1/deliveries/wait?after=\(cursor)&count=2&timeout=5s")
+                        let after = await server.inspect("GET", "/api/v1/deliveries/wait?after=\(cursor)&count=2&timeout=60s")
                         let ids = (try? after.decode(WaitResult.self))?.deliveries.map(\.id) ?? []
                         #expect(after.status == 200 && Set(ids).count == 2 && !ids.contains(cursor), "\(after.text)")
                     }

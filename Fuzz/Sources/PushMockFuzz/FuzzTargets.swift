@@ -173,6 +173,7 @@ final class FuzzState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerCon
     func activity(_ key: String) -> SimulatedActivity? { nil }
     func channels() -> [BroadcastChannel] { [] }
     func state(of activity: SimulatedActivity) -> SimulatedActivity.State { .active }
+    func shown(_ activity: SimulatedActivity) -> SimulatedActivity.Shown { activity.shown(at: PushInstant(millisecondsSinceEpoch: 0)) }
     func activityTypes() -> [String: ActivityTypeRegistry.Entry] { [:] }
     func declareActivityType(_ name: String, _ declaration: ActivityTypeDeclaration) {}
     func removeActivityType(_ name: String) -> Bool { false }

@@ -27,5 +27,17 @@ SENDER_SIGNATURE="$(curl -sS "http://127.0.0.1:$A_INSPECTION/api/v1/deliveries?s
 [ -n "$SENDER_SIGNATURE" ] || fail "relay: no sender token recorded on A"
 ! curl -sS "http://127.0.0.1:$B_INSPECTION/api/v1/deliveries?reveal=1" | grep -qF "$SENDER_SIGNATURE" || fail "relay: the sender's provider token reached B"
 ! grep -q "BEGIN PRIVATE KEY" "$A_LOG" || fail "relay: a key was logged"
+# The parity records and fixtures, as the CLI prints and writes them.
+PARITY="$("$BIN" parity --inspection-url "http://127.0.0.1:$A_INSPECTION")" || fail "relay: pushmock parity failed"
+grep -q "^apns  success: agreed with localhost:$B_PUSH once, last on " <<<"$PARITY" && grep -q "^fcm  success: agreed with localhost:$B_PUSH once" <<<"$PARITY" \
+  || fail "relay: pushmock parity printed: $PARITY"
+"$BIN" parity export --inspection-url "http://127.0.0.1:$A_INSPECTION" --output "$STEP_WORK/parity" >/dev/null || fail "relay: pushmock parity export failed"
+[ "$(ls "$STEP_WORK/parity" | wc -l)" = 2 ] || fail "relay: parity export wrote $(ls "$STEP_WORK/parity")"
+jq -e -s 'map(.request.path) | sort == ["/3/device/{device}", "/v1/projects/{project}/messages:send"]' "$STEP_WORK"/parity/*.json >/dev/null \
+  || fail "relay: the fixtures are not normalised: $(cat "$STEP_WORK"/parity/*.json)"
+! grep -qiE 'authorization|bearer' "$STEP_WORK"/parity/*.json || fail "relay: a fixture holds credentials"
+"$BIN" parity export --inspection-url "http://127.0.0.1:$B_INSPECTION" --output "$STEP_WORK/none" 2>"$STEP_WORK/none.err" \
+  && fail "relay: exporting from a server without a relay succeeded"
+grep -q "nothing to export" "$STEP_WORK/none.err" || fail "relay: no reason given for an empty export: $(cat "$STEP_WORK/none.err")"
 kill -TERM "$A_PID" "$B_PID"; wait "$A_PID" "$B_PID" 2>/dev/null || true
-echo "relay: an APNs alert and an FCM message recorded on A and B, B's 200s agreeing on A, signed with A's own key and account"
+echo "relay: an APNs alert and an FCM message recorded on A and B, B's 200s agreeing on A, signed with A's own key and account; pushmock parity counts them and exports 2 normalised fixtures"

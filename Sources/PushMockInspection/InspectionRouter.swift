@@ -92,6 +92,10 @@ public struct InspectionRouter: Sendable {
         InspectionRoute("DELETE", "/api/v1/activity-types/{name}") { router, call in try router.removeActivityType(call) },
         InspectionRoute("GET", "/api/v1/rejections") { router, _ in router.listRejections() },
         InspectionRoute("POST", "/api/v1/rejections/{id}/send") { router, call in try await router.sendRejection(call) },
+        InspectionRoute("GET", "/api/v1/parity") { router, _ in router.listParity() },
+        InspectionRoute("DELETE", "/api/v1/parity") { router, _ in try router.clearParity() },
+        InspectionRoute("GET", "/api/v1/parity/fixtures") { router, call in try await router.parityFixtures(call) },
+        InspectionRoute("POST", "/mcp") { router, call in try await router.mcp(call) },
     ]
 
     /// Paths answered without the inspection token and without the Host guard (probes).
@@ -137,7 +141,7 @@ public struct InspectionRouter: Sendable {
             return .milliseconds(min(max(0, timeout), 300_000)) + .seconds(2)
         }
         if path == "/api/v1/events" || path.hasSuffix("/resend") { return nil }
-        if path.hasPrefix("/api/v1/deliveries") || path == "/api/v1/reset" { return storePatience }
+        if path.hasPrefix("/api/v1/deliveries") || path == "/api/v1/reset" || path == "/api/v1/parity/fixtures" { return storePatience }
         return nil
     }
 

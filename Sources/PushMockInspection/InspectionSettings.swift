@@ -18,6 +18,8 @@ public struct InspectionSettings: Sendable {
     public var keepAlive: Duration
     /// `GET /api/v1/credentials`: the development credentials in use.
     public var credentials: DevelopmentCredentials = DevelopmentCredentials()
+    /// The server's version, as the MCP server's `serverInfo` tells clients.
+    public var version = "unknown"
 
     /// Creates settings.
     public init(

@@ -146,7 +146,10 @@ public final class PushMockServer: Service, Sendable {
         )
         let subscriptions = TopicArchive.subscriptions(archive: archive)
         let metrics = ServerMetrics()
-        let relay = configuration.relay.isEnabled ? try Relay(configuration.relay, store: store, metrics: metrics, logger: logger) : nil
+        let parity = ParityLedger(archive: archive) { [clock = configuration.clock] in clock.nowMilliseconds }
+        let relay =
+            configuration.relay.isEnabled
+            ? try Relay(configuration.relay, store: store, metrics: metrics, logger: logger, parity: parity) : nil
         let recorder = PushRecorder(
             store: store, capabilities: capabilities, metrics: metrics, faults: faults, activities: activities, relay: relay)
         let trust = try ClientCertificateTrust(rootsPEM: apns.certificateTrustRoots.map { try readPEM($0, what: "certificate trust root") })
@@ -179,7 +182,7 @@ public final class PushMockServer: Service, Sendable {
         do {
             try ServerState.restore(
                 from: capabilities, registry: devices, plan: faults, activities: activities, channels: channels, subscriptions: subscriptions,
-                accessTokens: accessTokens, seed: configuration.faultSeed, configuredTypes: configuration.startingActivityTypes
+                accessTokens: accessTokens, parity: parity, seed: configuration.faultSeed, configuredTypes: configuration.startingActivityTypes
             )
         } catch {
             throw PushMockError(
@@ -218,7 +221,7 @@ public final class PushMockServer: Service, Sendable {
         let state = ServerState(
             store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
             subscriptions: subscriptions,
-            accessTokens: accessTokens, apns: endpoint, metricsRegistry: metrics, configuration: configuration
+            accessTokens: accessTokens, parity: parity, apns: endpoint, metricsRegistry: metrics, configuration: configuration
         )
         var inspectionSettings = InspectionSettings(
             token: configuration.inspectionToken,
@@ -236,6 +239,7 @@ public final class PushMockServer: Service, Sendable {
         inspectionSettings.credentials =
             configuration.developmentMaterial.map(DevMaterialDirectory.credentials(of:))
             ?? configuration.developmentMaterialFolder.map(DevMaterialDirectory.credentials(in:)) ?? DevelopmentCredentials()
+        inspectionSettings.version = configuration.serverVersion
         inspectionSettings.maxLongPolls = max(1, min(configuration.maxLongPolls ?? .max, Self.longRequestCap(configuration)))
         let router = InspectionRouter(
             store: store, devices: state, faults: state, activities: state, control: state,

@@ -9,7 +9,8 @@ struct PushMockCommand: AsyncParsableCommand {
         abstract: "A local, strict stand-in for Apple's APNs and Firebase Cloud Messaging.",
         version: PushMockVersion.current,
         subcommands: [
-            ServeCommand.self, SendCommand.self, RejectionsCommand.self, ExportCommand.self, ImportCommand.self, CertsCommand.self, TokenCommand.self,
+            ServeCommand.self, SendCommand.self, RejectionsCommand.self, ParityCommand.self, MCPCommand.self, ExportCommand.self, ImportCommand.self,
+            CertsCommand.self, TokenCommand.self,
             TrustCommand.self, HealthcheckCommand.self, ActivityTypesCommand.self, ExecCommand.self,
         ],
         defaultSubcommand: ServeCommand.self

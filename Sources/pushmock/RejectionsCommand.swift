@@ -1,9 +1,6 @@
 import ArgumentParser
 import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 import PushMockInspection
 
 /// `pushmock rejections`: runs the rejections catalogue (the web page's list) against a running
@@ -49,6 +46,8 @@ struct RejectionsCommand: AsyncParsableCommand {
         var viaFault: Bool
         var why: String?
         var deliveryId: UInt64?
+        /// What real upstreams answered to this answer, in a line each (the relay's parity records).
+        var parity: [String]
     }
 
     func validate() throws {
@@ -58,14 +57,11 @@ struct RejectionsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        do {
-            try await run(client)
-            try await client.shutdown()
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        try await withInspectionClient(run)
+    }
+
+    func call<T: Decodable>(_ client: HTTPClient, _ method: String, _ path: String) async throws -> T {
+        try await endpoint.call(client, method, path, command: "pushmock-rejections")
     }
 
     func run(_ client: HTTPClient) async throws {
@@ -77,13 +73,19 @@ struct RejectionsCommand: AsyncParsableCommand {
                 Row(
                     id: entry.id, service: entry.service, trigger: entry.trigger, expected: "\(entry.status) \(entry.reason)", status: result.status,
                     reason: result.reason, produced: result.produced, viaFault: entry.viaFault,
-                    why: entry.faultNote.map { "a fault: \($0)" } ?? result.explanation, deliveryId: result.deliveryId
+                    why: entry.faultNote.map { "a fault: \($0)" } ?? result.explanation, deliveryId: result.deliveryId,
+                    parity: entry.parity.map(\.summary)
                 ))
         }
         print(render(rows))
+        let unmatched = list.parity.filter { record in !list.entries.contains { $0.counts(record) } }
+        if format != .json, !unmatched.isEmpty {
+            print("\nParity of answers outside the catalogue:")
+            for record in unmatched where service == nil || record.service == service { print("  \(record.service) \(record.summary)") }
+        }
         let missed = rows.filter { !$0.produced }
         if !missed.isEmpty {
-            throw RejectionsFailure(
+            throw CommandFailure(
                 message: "\(missed.count) of \(rows.count) entries did not produce their answer: \(missed.map(\.id).joined(separator: ", "))")
         }
     }
@@ -95,9 +97,14 @@ struct RejectionsCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             return String(decoding: (try? encoder.encode(rows)) ?? Data(), as: UTF8.self)
         case .markdown:
-            var lines = ["| Trigger | Status | Reason | Why |", "|---|---|---|---|"]
+            let withParity = rows.contains { !$0.parity.isEmpty }
+            var lines =
+                withParity
+                ? ["| Trigger | Status | Reason | Why | Parity |", "|---|---|---|---|---|"]
+                : ["| Trigger | Status | Reason | Why |", "|---|---|---|---|"]
             for row in rows {
-                let cells = [row.trigger + (row.viaFault ? " (fault)" : ""), "\(row.status)", row.reason ?? "—", row.why ?? ""]
+                var cells = [row.trigger + (row.viaFault ? " (fault)" : ""), "\(row.status)", row.reason ?? "—", row.why ?? ""]
+                if withParity { cells.append(row.parity.joined(separator: "; ")) }
                 lines.append("| " + cells.map { $0.replacing("|", with: "\\|").replacing("\n", with: " ") }.joined(separator: " | ") + " |")
             }
             return lines.joined(separator: "\n")
@@ -107,38 +114,15 @@ struct RejectionsCommand: AsyncParsableCommand {
                 [row.produced ? "ok" : "MISS", "\(row.status)", row.reason ?? "—", row.trigger + (row.viaFault ? " (fault)" : ""), row.why ?? ""]
             }
             let widths = (0..<4).map { column in ([headers] + table).map { $0[column].count }.max() ?? 0 }
-            return ([headers] + table).map { cells in
+            var lines = ([headers] + table).map { cells in
                 cells.enumerated().map { index, cell in index < 4 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell }
                     .joined(separator: "  ")
-            }.joined(separator: "\n")
+            }
+            // Each entry's parity under its row.
+            for (index, row) in rows.enumerated().reversed() where !row.parity.isEmpty {
+                lines.insert(contentsOf: row.parity.map { "      parity: \($0)" }, at: index + 2)
+            }
+            return lines.joined(separator: "\n")
         }
     }
-
-    func call<T: Decodable>(_ client: HTTPClient, _ method: String, _ path: String) async throws -> T {
-        let endpoint = endpoint
-        var request = HTTPClientRequest(url: endpoint.url + path)
-        request.method = .init(rawValue: method)
-        request.headers.add(name: "x-pushmock-client", value: "pushmock-rejections")
-        if let token = endpoint.token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
-        let response: HTTPClientResponse
-        do {
-            response = try await client.execute(request, timeout: .seconds(30))
-        } catch {
-            throw RejectionsFailure(
-                message:
-                    "no PushMock inspection API at \(endpoint.url) (\(SendClient.short(error))); start one with `pushmock serve` or pass --inspection-url"
-            )
-        }
-        let body = try await response.body.collect(upTo: 8 << 20)
-        guard response.status == .ok else {
-            throw RejectionsFailure(message: "\(method) \(path): \(response.status.code) \(String(buffer: body))")
-        }
-        return try JSONDecoder().decode(T.self, from: Data(buffer: body))
-    }
-}
-
-/// A failure of a run (no server, an entry that did not produce its answer), printed without usage.
-struct RejectionsFailure: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
 }

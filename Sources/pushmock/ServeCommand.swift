@@ -137,6 +137,7 @@ struct ServeArguments: ParsableArguments {
     /// Defaults, then the file, then the flags that were given.
     func makeConfiguration(material: DevMaterialDirectory? = nil) throws -> PushMockConfiguration {
         var configuration = PushMockConfiguration()
+        configuration.serverVersion = PushMockVersion.current
         material?.apply(to: &configuration)
         if let config {
             try configuration.load(file: config)

@@ -129,7 +129,7 @@ struct RelayTests {
     }
 
     @Test(
-        "shadow: a push A rejects (strict) and B accepts (apple) is forwarded and recorded with agrees false, listed by relayAgrees=false and counted"
+        "shadow: a push A rejects (strict) and B accepts (apple) is forwarded and recorded with agrees false, listed by relayAgrees=false and counted; parity records, the catalogue and fixtures show every answer"
     )
     func shadowDisagreement() async throws {
         var upstream = F.configuration()
@@ -143,7 +143,8 @@ struct RelayTests {
                     let now = Int64(Date().timeIntervalSince1970)
                     // A timestamp in milliseconds: strict rejects it, Apple's device drops it.
                     let start = L.start(now * 1000)
-                    let (status, refusal) = try await L.send(client, a, token: L.pushToStart, jwt: S.token(issuedAt: now), aps: start)
+                    let jwt = S.token(issuedAt: now)
+                    let (status, refusal) = try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: start)
                     #expect(status == 400 && refusal["reason"] as? String == "LiveActivityTimestampInMilliseconds", "\(refusal)")
                     let disagreeing = try await Self.answered(a, "relayAgrees=false", count: 1)
                     let relay = try #require(disagreeing.first?.relay)
@@ -152,9 +153,57 @@ struct RelayTests {
                     #expect(await a.inspect("GET", "/metrics").text.contains(#"pushmock_relay_answers_total{service="apns",agrees="false"} 1"#))
                     let wait = await a.inspect("GET", "/api/v1/deliveries/wait?relayAgrees=false&count=1&timeout=1s")
                     #expect(wait.status == 400 && wait.errorMessage?.contains("relayAgrees") == true, "\(wait.text)")
+                    try await Self.checkParity(client, a, b, jwt: jwt, disagreement: try #require(disagreeing.first?.id))
                 }
             }
         }
+    }
+
+    /// In shadow mode, after the Live Activity rule A applies and B does not: a bad device token
+    /// (both 400 BadDeviceToken) and the same alert twice (both 200). The parity records count each
+    /// answer by A's reason; the catalogue shows them beside its entries; the fixtures are normalised,
+    /// one per distinct pair; forgetting them empties all three.
+    static func checkParity(_ client: HTTPClient, _ a: PushMockServer, _ b: PushMockServer, jwt: String, disagreement: UInt64) async throws {
+        for token in ["not-a-device-token", S.deviceToken, String(repeating: "cd", count: 32)] {
+            let (response, _) = try await client.send(
+                "https://localhost:\(a.pushPort)/3/device/\(token)", method: .POST, headers: S.alertHeaders(token: jwt), body: S.alertBody)
+            #expect(response.status.code == (token.count == 64 ? 200 : 400))
+        }
+        let forwarded = try await Self.answered(a, "service=apns", count: 4)
+        #expect(forwarded.allSatisfy { $0.relay?.status != nil }, "\(forwarded.map { String(describing: $0.relay) })")
+        let upstream = "127.0.0.1:\(b.pushPort)"
+        let records = try await a.inspected("/api/v1/parity", as: ParityList.self).records
+        #expect(records.map(\.reason) == [nil, "BadDeviceToken", "LiveActivityTimestampInMilliseconds"], "\(records)")
+        #expect(records.allSatisfy { $0.service == "apns" && $0.upstream == upstream })
+        #expect(records[0].agreed == 2 && records[0].disagreed == 0, "\(records[0])")
+        #expect(records[1].agreed == 1 && records[1].summary.hasPrefix("BadDeviceToken: agreed with \(upstream) once, last on "), "\(records[1])")
+        #expect(
+            records[2].agreed == 0 && records[2].disagreed == 1 && records[2].upstreamAnswers == ["200": 1]
+                && records[2].lastDisagreement == disagreement, "\(records[2])")
+
+        let catalogue = try await a.inspected("/api/v1/rejections", as: RejectionList.self)
+        #expect(catalogue.parity == records)
+        #expect(catalogue.entries.first { $0.id == "apns-bad-device-token" }?.parity == [records[1]])
+        let rule = catalogue.entries.filter { $0.reason == "LiveActivityTimestampInMilliseconds" }
+        #expect(!rule.isEmpty && rule.allSatisfy { $0.parity == [records[2]] }, "\(rule.map(\.id))")
+        #expect(catalogue.entries.filter { !$0.parity.isEmpty }.count == 1 + rule.count)
+
+        let fixtures = try await a.inspected("/api/v1/parity/fixtures", as: ParityFixtureList.self)
+        // The two alerts to two devices are one fixture.
+        #expect(fixtures.deliveriesRead == 4 && fixtures.fixtures.count == 3, "\(fixtures.fixtures.map(\.name))")
+        #expect(
+            fixtures.fixtures.map { $0.name.split(separator: "-").dropLast().joined(separator: "-") } == [
+                "apns-BadDeviceToken-agrees", "apns-LiveActivityTimestampInMilliseconds-disagrees", "apns-success-agrees",
+            ])
+        let success = try #require(fixtures.fixtures.last)
+        #expect(success.request.path == "/3/device/{device}" && success.upstreamAnswer.status == 200 && success.agrees)
+        #expect(!success.request.headers.contains { $0.name == "authorization" } && success.request.headers.contains { $0.name == "apns-topic" })
+        #expect(fixtures.fixtures[1].request.body["aps"]?["timestamp"] == .string("{time}"))
+
+        let cleared = await a.inspect("DELETE", "/api/v1/parity")
+        #expect(cleared.status == 200 && cleared.text.contains(#""removed":3"#), "\(cleared.text)")
+        #expect(try await a.inspected("/api/v1/parity", as: ParityList.self).records.isEmpty)
+        #expect(try await a.inspected("/api/v1/rejections", as: RejectionList.self).entries.allSatisfy(\.parity.isEmpty))
     }
 
     @Test("relay: a stopped upstream never holds the sender; the error is recorded; forwarding resumes when it is back")

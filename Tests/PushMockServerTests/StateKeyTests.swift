@@ -19,6 +19,7 @@ struct StateKeyTests {
             (.activityEntry(id: "A1", number: 42), "activity-entry:A1/0000000000000000042"),
             (.activityType(name: "ScoreAttributes"), "activity-type:ScoreAttributes"),
             (.topic("demo/news/tok"), "topic:demo/news/tok"),
+            (.parity(run: "r1", record: "apns/Apple (sandbox)/BadDeviceToken"), "parity:r1/apns/Apple (sandbox)/BadDeviceToken"),
         ])
     func roundTrip(_ kind: StateKey, _ text: String) {
         #expect(kind.key == text)
@@ -30,6 +31,7 @@ struct StateKeyTests {
         #expect(StateKey("something-else") == nil)
         #expect(StateKey("activity-entry:A1") == nil)
         #expect(StateKey("activity-entry:A1/x") == nil)
+        #expect(StateKey("parity:no-record") == nil)
         #expect(StateKey("") == nil)
     }
 

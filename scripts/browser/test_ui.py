@@ -265,7 +265,7 @@ def live_activity_card():
     shot("live-activities")
 
 
-@check("relay in shadow mode: a push PushMock rejects and its upstream accepts is highlighted as a disagreement, live and in the detail")
+@check("relay in shadow mode: a push PushMock rejects and its upstream accepts is highlighted as a disagreement, live, in the detail and in the catalogue's parity")
 def relay_disagreement():
     logs = os.path.join(SHOTS, "relay-serve.log")
 
@@ -311,6 +311,15 @@ def relay_disagreement():
         assert f"relay (shadow): APNs to https://localhost:{upstream_push}" in banner and "reach real devices" in banner, banner
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", section)
         shot("relay-detail")
+        # The catalogue shows the parity record beside the rule's entry.
+        driver.get(page + "/#/rejections")
+        parity = until("the rule's parity record", lambda: driver.find_elements(
+            By.CSS_SELECTOR, "tr[data-entry] .parity.parity-disagreed"))
+        assert len(parity) >= 1 and all("LiveActivityTimestampInMilliseconds: disagreed with" in element.text for element in parity), \
+            [element.text for element in parity]
+        assert "(it answered 200 ×1)" in parity[0].text, parity[0].text
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", parity[0])
+        shot("rejections-parity")
     finally:
         # Back to the main page first: its event stream would break when the servers stop.
         driver.get(BASE + "/#/deliveries")

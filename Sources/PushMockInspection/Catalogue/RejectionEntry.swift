@@ -25,6 +25,9 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
     public var viaFault: Bool
     /// Why it is sent through a fault, when it is.
     public var faultNote: String?
+    /// How often a real upstream agreed with PushMock on this answer (the relay's parity records
+    /// of this service and reason, one per upstream); empty until a relay forwarded such a push.
+    public var parity: [ParityRecord] = []
 
     /// The requests sent, in order, on one connection; the last one's answer is the entry's.
     var steps: [Step]
@@ -50,7 +53,7 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, service, status, reason, trigger, reference, path, viaFault, faultNote
+        case id, service, status, reason, trigger, reference, path, viaFault, faultNote, parity
     }
 
     public init(from decoder: any Decoder) throws {
@@ -64,6 +67,7 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
         path = try container.decodeIfPresent(String.self, forKey: .path)
         viaFault = try container.decode(Bool.self, forKey: .viaFault)
         faultNote = try container.decodeIfPresent(String.self, forKey: .faultNote)
+        parity = try container.decodeIfPresent([ParityRecord].self, forKey: .parity) ?? []
         steps = []
         device = nil
     }
@@ -79,6 +83,13 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
         try container.encode(path, forKey: .path)
         try container.encode(viaFault, forKey: .viaFault)
         try container.encode(faultNote, forKey: .faultNote)
+        try container.encode(parity, forKey: .parity)
+    }
+
+    /// Whether `record` counts this entry's answer: the same service (a Live Activity rule is an
+    /// APNs answer) and the same reason.
+    public func counts(_ record: ParityRecord) -> Bool {
+        record.reason == reason && record.service == (service == "fcm" ? "fcm" : "apns")
     }
 
     init(
@@ -125,6 +136,19 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
 /// `GET /api/v1/rejections`.
 public struct RejectionList: Sendable, Codable {
     public var entries: [RejectionEntry]
+    /// Every parity record, those of no entry (success, say) included: ``ParityRecord``.
+    public var parity: [ParityRecord]
+
+    public init(entries: [RejectionEntry], parity: [ParityRecord] = []) {
+        self.entries = entries
+        self.parity = parity
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entries = try container.decode([RejectionEntry].self, forKey: .entries)
+        parity = try container.decodeIfPresent([ParityRecord].self, forKey: .parity) ?? []
+    }
 }
 
 /// The result of `POST /api/v1/rejections/{id}/send` or `POST /api/v1/deliveries/{id}/resend`.

@@ -4,7 +4,14 @@ import Foundation
 /// through the push port by the server itself, for the web page and `pushmock rejections`.
 extension InspectionRouter {
     func listRejections() -> InspectionAnswer {
-        .response(.json(200, RejectionList(entries: RejectionCatalogue.entries)))
+        let parity = control.parityRecords()
+        guard !parity.isEmpty else { return .response(.json(200, RejectionList(entries: RejectionCatalogue.entries))) }
+        let entries = RejectionCatalogue.entries.map { entry in
+            var entry = entry
+            entry.parity = parity.filter(entry.counts)
+            return entry
+        }
+        return .response(.json(200, RejectionList(entries: entries, parity: parity)))
     }
 
     func sendRejection(_ call: InspectionCall) async throws -> InspectionAnswer {

@@ -8,9 +8,16 @@ public protocol ServerControl: Sendable {
     /// `GET /api/v1/credentials/fcm-access-token`: an access token for a configured service
     /// account, as `/token` would issue it (nil when the account is not configured).
     func issueAccessToken(clientEmail: String, projectID: String, scope: String) -> (token: String, expiresIn: Int64)?
+    /// `GET /api/v1/parity`: how often each upstream agreed with each of PushMock's answers.
+    func parityRecords() -> [ParityRecord]
+    /// `DELETE /api/v1/parity`: forgets every parity record (the fleet's too); how many there were.
+    func clearParity() throws -> Int
 }
 
 extension ServerControl {
     /// No access tokens to give (a control plane without an OAuth token store).
     public func issueAccessToken(clientEmail: String, projectID: String, scope: String) -> (token: String, expiresIn: Int64)? { nil }
+    /// No relay, no parity records.
+    public func parityRecords() -> [ParityRecord] { [] }
+    public func clearParity() throws -> Int { 0 }
 }

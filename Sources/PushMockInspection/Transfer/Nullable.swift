@@ -19,6 +19,8 @@ public struct Nullable<Value: Codable & Sendable & Equatable>: Codable, Sendable
     }
 }
 
+extension Nullable: Hashable where Value: Hashable {}
+
 extension KeyedDecodingContainer {
     /// A missing key decodes as `null`.
     public func decode<Value>(_ type: Nullable<Value>.Type, forKey key: Key) throws -> Nullable<Value> {

@@ -88,6 +88,8 @@ public struct PushMockConfiguration: Sendable {
     /// (or `?access_token=` for a browser's EventSource); `/livez` and `/readyz` stay open. Set it
     /// whenever the inspection host is not loopback.
     public var inspectionToken: String?
+    /// The server's version, as the inspection port's MCP server tells clients (`pushmock serve` sets it).
+    public var serverVersion = "unknown"
     /// The simulated devices' Live Activity limits (8 h / 12 h / 4 h, an optional priority-10
     /// budget, how many activities are kept).
     public var liveActivityLimits = LiveActivityDevice.Limits()

@@ -54,6 +54,8 @@ final class Relay: Sendable {
     }
 
     private let observer = Mutex<Observer?>(nil)
+    /// Counts each upstream answer's agreement with PushMock's, by reason (nil: not counted).
+    private let parity: ParityLedger?
 
     /// Whether the sender's request field `name` is forwarded to a `service` upstream: only the
     /// fields that API defines (APNs' `apns-*`; Google's client and API headers) and the content
@@ -69,8 +71,11 @@ final class Relay: Sendable {
 
     static let googleFields: Set<String> = ["x-goog-api-client", "x-firebase-client", "user-agent"]
 
-    init(_ configuration: RelayConfiguration, store: any DeliveryStore, metrics: ServerMetrics, logger: Logger) throws {
+    init(
+        _ configuration: RelayConfiguration, store: any DeliveryStore, metrics: ServerMetrics, logger: Logger, parity: ParityLedger? = nil
+    ) throws {
         try configuration.validate()
+        self.parity = parity
         self.configuration = configuration
         apnsToApple = configuration.apns.flatMap { URL(string: $0.url)?.host }.map(Self.appleHosts.contains) ?? false
         forwardsAPNs = configuration.apns != nil
@@ -326,6 +331,7 @@ final class Relay: Sendable {
         }
         metrics.relayAnswered(service: job.service, agrees: result.agrees)
         record(result, forDelivery: job.deliveryID)
+        parity?.note(result, service: job.service, status: job.status, reason: job.reason, outcome: job.outcome, delivery: job.deliveryID)
         if result.agrees == false {
             logger.info(
                 "relay: the upstream disagrees",

@@ -17,6 +17,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     let broadcastChannels: BroadcastChannelStore
     let subscriptions: TopicSubscriptions
     let accessTokens: AccessTokenStore
+    let parity: ParityLedger
     let apns: APNSEndpoint
     let metricsRegistry: ServerMetrics
     let configuration: PushMockConfiguration
@@ -107,9 +108,11 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     /// other instances change them from now on.
     static func restore(
         from capabilities: StoreCapabilities, registry: DeviceRegistry, plan: FaultPlan, activities: LiveActivities, channels: BroadcastChannelStore,
-        subscriptions: TopicSubscriptions, accessTokens: AccessTokenStore, seed: UInt64, configuredTypes: [String: ActivityTypeDeclaration]
+        subscriptions: TopicSubscriptions, accessTokens: AccessTokenStore, parity: ParityLedger, seed: UInt64,
+        configuredTypes: [String: ActivityTypeDeclaration]
     ) throws {
         guard let archive = capabilities.archive else { return }
+        try parity.restore(compact: capabilities.sharedArchive == nil)
         if let bytes = try archive.archived(StateKey.tokenGeneration.key), let generation = UInt64(String(decoding: bytes, as: UTF8.self)) {
             accessTokens.adopt(generation: generation)
         }
@@ -141,6 +144,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
                 if let generation = UInt64(String(decoding: bytes, as: UTF8.self)) { accessTokens.adopt(generation: generation) }
             case .devices, .faults:
                 try? apply(kind, bytes, registry: registry, plan: plan, seed: seed)
+            case .parity:
+                parity.apply(key: key, bytes)
             }
         }
     }
@@ -267,4 +272,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
             .init(clientEmail: clientEmail, projectID: projectID, scope: scope, expiresAt: configuration.clock.nowSeconds &+ lifetime))
         return (token, lifetime)
     }
+
+    func parityRecords() -> [ParityRecord] { parity.records }
+
+    func clearParity() throws -> Int { try parity.clear() }
 }

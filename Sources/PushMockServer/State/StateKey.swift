@@ -22,6 +22,8 @@ enum StateKey: Hashable {
     /// One FCM topic subscription, or (a store written before that layout) one topic kept whole:
     /// the text after the prefix, `<project>/<topic>[/<token>]`.
     case topic(String)
+    /// One parity record of one run of the server (``ParityLedger``): `<run>/<service>/<upstream>/<reason>`.
+    case parity(run: String, record: String)
 
     /// The prefixes of the kinds with one key per item, for ``StateArchive/archived(prefix:)``.
     enum Prefix {
@@ -30,6 +32,7 @@ enum StateKey: Hashable {
         static let activityEntry = "activity-entry:"
         static let activityType = "activity-type:"
         static let topic = "topic:"
+        static let parity = "parity:"
     }
 
     /// The kind of `key`; nil for a key this version does not know.
@@ -51,6 +54,8 @@ enum StateKey: Hashable {
                 self = .activityType(name: rest)
             } else if let rest = Self.rest(of: key, after: Prefix.topic) {
                 self = .topic(rest)
+            } else if let rest = Self.rest(of: key, after: Prefix.parity), let slash = rest.firstIndex(of: "/") {
+                self = .parity(run: String(rest[..<slash]), record: String(rest[rest.index(after: slash)...]))
             } else {
                 return nil
             }
@@ -69,6 +74,7 @@ enum StateKey: Hashable {
         case .activityEntry(let id, let number): Self.entriesPrefix(id) + Self.padded(number)
         case .activityType(let name): Prefix.activityType + name
         case .topic(let rest): Prefix.topic + rest
+        case .parity(let run, let record): Prefix.parity + run + "/" + record
         }
     }
 

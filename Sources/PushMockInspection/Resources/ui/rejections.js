@@ -1,17 +1,22 @@
-// The rejections catalogue: every answer PushMock gives besides success, what triggers it, and a
-// button that sends a request producing it through the push port.
+// The rejections catalogue: every answer PushMock gives besides success, what triggers it, a
+// button that sends a request producing it through the push port, and, once a relay forwarded such
+// pushes, how often the real service agreed (the parity records).
 import { api } from './api.js';
 import { clear, h } from './dom.js';
-import { rejections } from './state.js';
 
 const GROUPS = [['apns', 'APNs reasons'], ['liveactivity', 'Live Activity rules (strict profile)'], ['fcm', 'FCM errors']];
 
 export class RejectionsView {
   async enter(main) {
-    const entries = await rejections();
+    // Fetched afresh each time: the parity records change as the relay's answers come.
+    const list = await api('/api/v1/rejections');
+    const entries = list.entries;
+    const outside = (list.parity ?? []).filter((record) => !entries.some((entry) => counts(entry, record)));
     clear(main, h('section', { 'aria-labelledby': 'rejections-title' },
       h('div', { class: 'bar' }, h('h2', { id: 'rejections-title' }, 'Rejections catalogue')),
-      h('p', { class: 'muted' }, '“Send it” sends a request that produces the answer through the push port and shows how it was recorded. The same list is printed by pushmock rejections.'),
+      h('p', { class: 'muted' }, '“Send it” sends a request that produces the answer through the push port and shows how it was recorded. The same list is printed by pushmock rejections. With a relay in shadow mode, each answer shows how often Apple or Google agreed.'),
+      outside.length ? h('div', { class: 'parity-outside' }, h('h3', {}, 'Parity of other answers'),
+        h('ul', {}, outside.map((record) => h('li', { class: parityClass(record) }, `${record.service} ${record.summary}`)))) : '',
       GROUPS.map(([service, title]) => h('div', {},
         h('h3', {}, title),
         h('div', { class: 'scroll' }, h('table', { class: 'catalogue' },
@@ -37,11 +42,21 @@ export class RejectionsView {
     };
     return h('tr', { 'data-entry': entry.id },
       h('td', {}, entry.status), h('td', { class: 'mono' }, entry.reason),
-      h('td', {}, entry.trigger, entry.viaFault ? h('span', { class: 'fault-note' }, ` fault: ${entry.faultNote}`) : ''),
+      h('td', {}, entry.trigger, entry.viaFault ? h('span', { class: 'fault-note' }, ` fault: ${entry.faultNote}`) : '',
+        (entry.parity ?? []).map((record) => h('div', { class: `parity ${parityClass(record)}`, 'data-parity': record.upstream }, record.summary))),
       h('td', {}, referenceLink(entry.reference)),
       h('td', {}, h('button', { type: 'button', onclick: send, 'aria-label': `Send it: ${entry.reason}` }, 'Send it')),
       result);
   }
+}
+
+// Whether a parity record counts an entry's answer: the same service (a Live Activity rule is an APNs answer) and reason.
+function counts(entry, record) {
+  return record.reason === entry.reason && record.service === (entry.service === 'fcm' ? 'fcm' : 'apns');
+}
+
+function parityClass(record) {
+  return record.disagreed > 0 ? 'parity-disagreed' : 'parity-agreed';
 }
 
 // Apple's or Google's documentation as a link; PushMock's own docs (a choice where they are silent) as text.

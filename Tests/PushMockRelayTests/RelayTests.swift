@@ -291,6 +291,9 @@ struct RelayTests {
         configuration.relay.queueLimit = 1
         configuration.relay.concurrency = 1
         configuration.relay.backoff = .seconds(10)
+        // The silent upstream never finishes a TLS handshake, and the close waits for a connection
+        // being opened: the connect bound, not the hang bound (the test never needs a connection).
+        configuration.relay.connectTimeout = .seconds(5)
         try await withPushMockServer(configuration) { a in
             let statuses = try await withHTTPClient { client in
                 var statuses: [Int] = []

@@ -77,6 +77,21 @@ struct DevMaterialTests {
         #expect(!FileManager.default.fileExists(atPath: checkout.path))
     }
 
+    @Test("eight servers starting at once on a fresh data directory: one creates the material, the others find it made")
+    func concurrentFirstStarts() async throws {
+        let root = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let material = DevMaterialDirectory.resolve(dataDirectory: root, environment: [:])
+        let created = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for _ in 0..<8 { group.addTask { try material.ensure() } }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        // One creator: without the lock each start that found the folder empty wrote its own
+        // material over the others'.
+        #expect(created == 1)
+        #expect(DevMaterialDirectory.required.allSatisfy { FileManager.default.fileExists(atPath: material.file($0)) })
+    }
+
     @Test("--cert-host: the server certificate is issued again by the same CA to name more hosts, and a client reaches the server by that name")
     func certificateHosts() async throws {
         let root = Self.temporaryDirectory()

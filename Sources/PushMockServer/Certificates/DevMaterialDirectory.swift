@@ -1,6 +1,14 @@
 public import Foundation
 import PushMockInspection
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Where `pushmock` finds its development credentials (CA, server certificate, sample APNs key,
 /// sample FCM service account), so that it runs with no repository checkout:
 ///
@@ -54,13 +62,17 @@ public struct DevMaterialDirectory: Sendable, Equatable {
     }
 
     /// Files that make the material whole.
-    static let required = [
+    public static let required = [
         DevCertificates.FileName.caCertificate, DevCertificates.FileName.serverCertificate, DevCertificates.FileName.serverPrivateKey,
         DevCertificates.FileName.apnsAuthKey, DevCertificates.FileName.fcmServiceAccount,
     ]
 
+    /// The file whose lock one creator holds while it writes the material.
+    static let lockFile = ".creating.lock"
+
     /// Creates the material if the folder lacks it (a data directory only; a checkout's `Certs/` is
-    /// never written). Returns whether it was created now.
+    /// never written). Returns whether it was created now; of several processes starting at once,
+    /// one creates it and the others find it made.
     @discardableResult
     public func ensure(now: Date = Date()) throws -> Bool {
         let missing = Self.required.filter { !FileManager.default.fileExists(atPath: file($0)) }
@@ -73,6 +85,19 @@ public struct DevMaterialDirectory: Sendable, Equatable {
         do {
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: path)
+            // Two servers starting at once on a fresh machine must not each write half of the
+            // material (a CA from one, a server certificate from the other): the first to take
+            // the folder's lock creates it, the others find it made.
+            let lock = open(file(Self.lockFile), O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+            guard lock >= 0 else { throw PushMockError(code: .invalidConfiguration, message: "cannot open \(file(Self.lockFile)): errno \(errno)") }
+            defer { close(lock) }
+            while flock(lock, LOCK_EX) != 0 {
+                guard errno == EINTR else {
+                    throw PushMockError(code: .invalidConfiguration, message: "cannot lock \(file(Self.lockFile)): errno \(errno)")
+                }
+            }
+            defer { flock(lock, LOCK_UN) }
+            guard Self.required.contains(where: { !FileManager.default.fileExists(atPath: file($0)) }) else { return false }
             try DevCertificates.generate(now: now).write(to: URL(fileURLWithPath: path, isDirectory: true))
         } catch {
             throw PushMockError(

@@ -64,10 +64,15 @@ need_debug_build() { need debug-build debug_build; }
 # outcome should not change with a release).
 VENV="$CACHE/venv"
 need_venv() {
+  # One pip at a time in the environment (two lanes may ask at once).
+  local lock
+  exec {lock}>"$CACHE/venv.lock"
+  flock "$lock"
   if [ ! -x "$VENV/bin/python" ]; then python3 -m venv "$VENV" || fail "python3 -m venv failed"; fi
   if [ $# -gt 0 ]; then
     "$VENV/bin/pip" install -q --disable-pip-version-check "$@" || fail "pip install $* failed"
   fi
+  exec {lock}>&-
 }
 
 # The release archive and container image (scripts/package --image), once per run, from the
@@ -192,6 +197,10 @@ need_release_build() { need release release_build; }
 
 PIDS=()
 STEP_WORK="$(mktemp -d "${TMPDIR:-/tmp}/pushmock-ci-step.XXXXXX")"
+# Locator files of the step's own: `pushmock send` without a URL finds this step's servers, never
+# another lane's.
+mkdir -m 700 "$STEP_WORK/runtime"
+export XDG_RUNTIME_DIR="$STEP_WORK/runtime"
 CLEANUPS=()
 cleanup_step() {
   local command pid

@@ -1,5 +1,6 @@
 # pushmock serve with its defaults (but ports from the kernel), real clients: curl over HTTP/2,
 # HTTP/1.1 and h2c, an unknown path, nghttp; then a graceful stop on SIGTERM.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 serve MAIN --cleartext-port 0

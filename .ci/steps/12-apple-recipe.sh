@@ -1,6 +1,7 @@
 # APNs with Apple's curl recipe (an openssl-signed JWT, DER signature); the testing workflow with
 # curl and jq only (cursor, send, wait, a 410 fault, reset); the event stream; a push reproduced
 # from GET …/curl; Live Activities, push-to-start and broadcast with curl.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 serve MAIN

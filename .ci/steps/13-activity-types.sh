@@ -1,5 +1,6 @@
 # Activity types read from the app's Swift source: pushmock activity-types, serve --activity-types,
 # PUT text/x-swift, and an SDK preset.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 PTS_TOKEN="$(hex 80 ef)"

@@ -1,4 +1,5 @@
 # aioapns (PyPI): h2 without ALPN, the exact apns-id echo, Live Activities.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 need_venv aioapns

@@ -1,5 +1,6 @@
 # The SQLite store: 10 000 pushes, SIGTERM, restart: everything kept and ids continue; kill -9
 # under load: the loss observed and bounded.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 TOKEN="$("$BIN" token apns)"

@@ -1,5 +1,6 @@
 # The PostgreSQL store, a fleet: two instances on one database, 20 000 pushes split, a wait
 # across, one count, a count fault fired 3 times in all.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 start_postgres

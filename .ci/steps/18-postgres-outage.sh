@@ -1,6 +1,7 @@
 # The PostgreSQL store lost while running: pushes still answered, the trouble logged once a second,
 # /readyz 503, everything written when it is back; then pushmock export and import, PostgreSQL to
 # SQLite and back out, the same deliveries in the same order.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 start_postgres

@@ -1,5 +1,6 @@
 # pushmock serve --config Examples/pushmock.json: its faults and devices answer, flags override the
 # file; a missing file is refused with a clear error.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 serve CONFIG --config Examples/pushmock.json --cleartext-port 0

@@ -1,5 +1,6 @@
 # Relay: pushmock serve A forwards to pushmock serve B with its own APNs key and service account;
 # A records B's answers, B never sees the sender's tokens.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$STEP_WORK/relay.p8" || fail "relay: cannot make a key"

@@ -1,6 +1,7 @@
 # firebase-admin and pyfcm (PyPI), unmodified but for the send URL, against a server started from
 # Examples/pushmock.json, whose devices include an unregistered FCM token and one of another
 # project (for UnregisteredError and SenderIdMismatchError).
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 need_venv firebase-admin pyfcm "httpx[http2]"

@@ -1,6 +1,7 @@
 # The language helpers against real servers, each twice: against a running server (PUSHMOCK_URL),
 # and starting its own (PUSHMOCK_BIN): Python (pytest, the plugin as a user has it, recipes),
 # JavaScript (node --test) and Go (go test).
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 need_venv pytest ./clients/python

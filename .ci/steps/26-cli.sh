@@ -1,6 +1,7 @@
 # pushmock send apns|fcm: answers and records printed; pushmock rejections runs the whole
 # catalogue through the push port (table, markdown, json); send given only a server's inspection
 # API; --cert-host; pushmock exec.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 serve CLI

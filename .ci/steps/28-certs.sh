@@ -1,5 +1,6 @@
 # pushmock certs generate, then serve with the new certificate: its CA is trusted, the committed
 # CA is not.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 "$BIN" certs generate --out "$STEP_WORK/certs" >/dev/null

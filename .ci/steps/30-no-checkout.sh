@@ -1,5 +1,6 @@
 # No checkout: --port 0 --ports-file, credentials over the API, firebase-admin with the served
 # account, PUSHMOCK_* variables, a port in use, healthcheck, and serve as an unprivileged user.
+# ci: beside
 source .ci/lib.sh
 need_debug_build
 need_venv firebase-admin "httpx[http2]"
@@ -28,7 +29,7 @@ if "$BIN" healthcheck --inspection-url http://127.0.0.1:9 >/dev/null 2>&1; then 
 kill -TERM "$NOREPO_PID"; wait "$NOREPO_PID" || fail "the no-checkout server exited non-zero"
 # As a user without privileges (root may set socket options others may not, such as SO_DEBUG).
 NOBODY_HOME="$(mktemp -d)"; chown nobody "$NOBODY_HOME"
-(cd "$NOBODY_HOME" && exec runuser -u nobody -- env HOME="$NOBODY_HOME" "$BIN" serve --port 0 --inspection-port 0 --ports-file "$NOBODY_HOME/ports.json" >"$STEP_WORK/nobody.log" 2>&1) &
+(cd "$NOBODY_HOME" && exec runuser -u nobody -- env -u XDG_RUNTIME_DIR HOME="$NOBODY_HOME" "$BIN" serve --port 0 --inspection-port 0 --ports-file "$NOBODY_HOME/ports.json" >"$STEP_WORK/nobody.log" 2>&1) &
 NOBODY_PID=$!; PIDS+=("$NOBODY_PID")
 for _ in $(seq 600); do [ -s "$NOBODY_HOME/ports.json" ] && break; sleep 0.1; done
 [ -s "$NOBODY_HOME/ports.json" ] || fail "pushmock serve as nobody did not start: $(cat "$STEP_WORK/nobody.log")"

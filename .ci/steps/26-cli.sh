@@ -61,7 +61,7 @@ echo "inspection beyond loopback: the data directory's token by default (401 wit
 # pushmock send to a server with a data directory of its own, given only its inspection API: the
 # CA, the APNs key and the service account come from the server. A rejection exits 1
 # (--allow-rejection: 0); a CA that does not match says which CA was used and what to do.
-RUNTIME="$STEP_WORK/runtime"
+RUNTIME="$STEP_WORK/cli-runtime"
 mkdir -p "$RUNTIME" "$STEP_WORK/empty-home"
 chmod 700 "$RUNTIME"
 pushd "$STEP_WORK" >/dev/null

@@ -10,8 +10,16 @@ import Synchronization
 extension PostgresDeliveryStore: FleetActivityOrder {
     /// The advisory-lock namespace of activities ("PMac").
     static let activityLock: Int32 = 0x504D_6163
-    /// How long a turn waits for its push to be answered before it gives the activity back.
-    static let turnPatience: Duration = .seconds(5)
+    /// How long a turn waits for its push to be answered before it gives the activity back. A
+    /// bound for a push that never finishes, not for a slow one: on a loaded machine a push can
+    /// take seconds between reading its activities and saving them (5 s was passed in CI).
+    static let turnPatience: Duration = .seconds(30)
+
+    /// Where a turn's transaction is: waiting for its push, handed what it changed, or given up
+    /// (its patience ran out, or the database failed), when what the push changed is written behind.
+    private enum TurnProgress {
+        case waiting, handedOver, givenUp
+    }
 
     public func turn(_ keys: [String], since: [String: String]) async throws -> ActivityTurn {
         let keys = Array(Set(keys)).sorted()
@@ -23,6 +31,15 @@ extension PostgresDeliveryStore: FleetActivityOrder {
         let (ended, endedContinuation) = AsyncStream<[(key: String, value: [UInt8])]?>.makeStream()
         let read = ReadSignal()
         let written = Mutex<[(key: String, value: [UInt8])]>([])
+        let progress = Mutex(TurnProgress.waiting)
+        /// Gives the turn up, unless the push already handed over what it changed; whether it did.
+        let giveUp: @Sendable () -> Bool = {
+            progress.withLock { state -> Bool in
+                guard state == .waiting else { return false }
+                state = .givenUp
+                return true
+            }
+        }
         Task {
             do {
                 try await client.withConnection { connection in
@@ -49,7 +66,7 @@ extension PostgresDeliveryStore: FleetActivityOrder {
                         // The push is answered meanwhile; a turn never outlives its patience.
                         let patience = Task {
                             try? await Task.sleep(for: Self.turnPatience)
-                            endedContinuation.yield(nil)
+                            if giveUp() { endedContinuation.yield(nil) }
                         }
                         var iterator = ended.makeAsyncIterator()
                         let after = await iterator.next() ?? nil
@@ -75,12 +92,30 @@ extension PostgresDeliveryStore: FleetActivityOrder {
                 }
             } catch {
                 read.resume(.failure(error))
-                // What the push changed is never lost: written behind, as any snapshot, once the database answers.
+                // What the push changed is never lost: written behind, as any snapshot, once the
+                // database answers (and, if the push has not finished yet, when it does: below).
+                _ = giveUp()
                 for (key, value) in written.withLock({ $0 }) { archive(key, value) }
             }
         }
         let found = try await read.value
-        return ActivityTurn(snapshots: found) { endedContinuation.yield($0) }
+        return ActivityTurn(snapshots: found) { [logger] changes in
+            let handedOver = progress.withLock { state -> Bool in
+                guard state == .waiting else { return false }
+                state = .handedOver
+                return true
+            }
+            if handedOver {
+                endedContinuation.yield(changes)
+                return
+            }
+            // The turn was given up before the push finished: what it changed is written behind,
+            // never dropped, though without the turn's order.
+            logger.warning(
+                "a Live Activity push finished after its turn was given up (the database failed, or \(Self.turnPatience.components.seconds) s passed): what it changed is written without the fleet's order",
+                metadata: ["keys": "\(keys.joined(separator: ","))"])
+            for (key, value) in changes { self.archive(key, value) }
+        }
     }
 }
 

@@ -38,12 +38,5 @@ struct CommandFailure: Error, CustomStringConvertible {
 
 /// Runs `body` with an HTTP client, shut down afterwards whatever happens.
 func withInspectionClient(_ body: (HTTPClient) async throws -> Void) async throws {
-    let client = HTTPClient(eventLoopGroupProvider: .singleton)
-    do {
-        try await body(client)
-        try await client.shutdown()
-    } catch {
-        try? await client.shutdown()
-        throw error
-    }
+    try await SendClient.withClient(HTTPClient.Configuration(), body)
 }

@@ -55,9 +55,15 @@ container_serves() {
   status="$(curl -sS -o /dev/null -w '%{http_code}' http://127.0.0.1:2398/api/v1/credentials/apns-key.p8)"
   [ "$status" = "401" ] || fail "$image: the inspection API answered $status without its token"
   # The token is printed at start (the image has no shell or cat to read the file with).
-  INSPECTION_TOKEN="$(podman_ci logs pushmock-ci 2>&1 | sed -n 's/.*Authorization: Bearer \([0-9a-f]\{64\}\).*/\1/p' | tail -1)"
+  # (The log reaches podman a moment after the server is ready: read until both lines are in.)
+  for _ in $(seq 300); do
+    podman_ci logs pushmock-ci >"$STEP_WORK/container-start.log" 2>&1
+    grep -q "kept in /data/certs/inspection-token" "$STEP_WORK/container-start.log" && break
+    sleep 0.1
+  done
+  INSPECTION_TOKEN="$(sed -n 's/.*Authorization: Bearer \([0-9a-f]\{64\}\).*/\1/p' "$STEP_WORK/container-start.log" | tail -1)"
   [ -n "$INSPECTION_TOKEN" ] || fail "$image: the start did not print its inspection token"
-  podman_ci logs pushmock-ci 2>&1 | grep -q "kept in /data/certs/inspection-token" || fail "$image: the start did not say where the inspection token is kept"
+  grep -q "kept in /data/certs/inspection-token" "$STEP_WORK/container-start.log" || fail "$image: the start did not say where the inspection token is kept"
   curl -sS -H "authorization: Bearer $INSPECTION_TOKEN" http://127.0.0.1:2398/api/v1/credentials/ca.pem -o "$STEP_WORK/container-ca.pem"
   curl -sS -H "authorization: Bearer $INSPECTION_TOKEN" http://127.0.0.1:2398/api/v1/credentials/apns-key.p8 -o "$STEP_WORK/container-key.p8"
   INSPECTION_TOKEN="$INSPECTION_TOKEN" clean_machine_pushes 2397 2398 "$STEP_WORK/container-ca.pem" "$STEP_WORK/container-key.p8" "container $image"

@@ -4,9 +4,12 @@
 # ci: beside
 source .ci/lib.sh
 need_debug_build
-need_venv pytest ./clients/python
+# Installed from a copy: pip builds in the source folder (build/, *.egg-info), which the release's
+# sdist is made from meanwhile.
+tar -C clients -cf - --exclude=__pycache__ --exclude='*.egg-info' --exclude=build --exclude=.pytest_cache python | tar -C "$STEP_WORK" -xf -
+need_venv pytest "$STEP_WORK/python"
 # (a folder of the same version is not installed again unless forced)
-"$VENV/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps ./clients/python || fail "pip install ./clients/python failed"
+"$VENV/bin/pip" install -q --disable-pip-version-check --force-reinstall --no-deps "$STEP_WORK/python" || fail "pip install ./clients/python failed"
 command -v node >/dev/null || fail "node is not installed (apt-get install nodejs)"
 command -v go >/dev/null || fail "go is not installed (apt-get install golang-go)"
 HELP="$STEP_WORK/helpers"

@@ -92,6 +92,8 @@ public struct InspectionRouter: Sendable {
         InspectionRoute("DELETE", "/api/v1/activity-types/{name}") { router, call in try router.removeActivityType(call) },
         InspectionRoute("GET", "/api/v1/rejections") { router, _ in router.listRejections() },
         InspectionRoute("POST", "/api/v1/rejections/{id}/send") { router, call in try await router.sendRejection(call) },
+        InspectionRoute("POST", "/api/v1/check") { router, call in try await router.checkPush(call) },
+        InspectionRoute("POST", "/api/v1/send") { router, call in try await router.sendTestPush(call) },
         InspectionRoute("GET", "/api/v1/parity") { router, _ in router.listParity() },
         InspectionRoute("DELETE", "/api/v1/parity") { router, _ in try router.clearParity() },
         InspectionRoute("GET", "/api/v1/parity/fixtures") { router, call in try await router.parityFixtures(call) },

@@ -221,7 +221,7 @@ public final class PushMockServer: Service, Sendable {
         let state = ServerState(
             store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
             subscriptions: subscriptions,
-            accessTokens: accessTokens, parity: parity, apns: endpoint, metricsRegistry: metrics, configuration: configuration
+            accessTokens: accessTokens, parity: parity, apns: endpoint, fcm: fcm, metricsRegistry: metrics, configuration: configuration
         )
         var inspectionSettings = InspectionSettings(
             token: configuration.inspectionToken,

@@ -57,7 +57,7 @@ struct MCPServerTests {
             #expect(
                 Set(listed.compactMap { $0["name"] as? String }).isSuperset(of: [
                     "list_deliveries", "get_delivery", "explain_delivery", "wait_for_deliveries", "activity_timeline", "set_fault", "list_faults",
-                    "clear_faults", "set_device", "reset",
+                    "clear_faults", "set_device", "reset", "check_payload", "send_test_push",
                 ]))
             #expect(listed.allSatisfy { ($0["inputSchema"] as? [String: Any])?["type"] as? String == "object" })
             let (_, resources) = await Self.post(server, #"{"jsonrpc":"2.0","id":4,"method":"resources/list"}"#)
@@ -109,6 +109,15 @@ struct MCPServerTests {
                 #expect(gone.status.code == 410)
                 let faultExplained = Self.text(await Self.call(server, "explain_delivery", #"{"id":2}"#))
                 #expect(faultExplained.contains("fault \"gone\""), "\(faultExplained)")
+                let checked = await Self.call(
+                    server, "check_payload",
+                    #"{"service":"apns","token":"\#(S.deviceToken)","headers":{"apns-topic":"com.example.app","apns-priority":"7"},"payload":{"aps":{"alert":"x"}}}"#
+                )
+                let checkedText = Self.text(checked)
+                #expect(checkedText.contains("would be rejected: 400 BadPriority") && checkedText.contains("apns-priority"), "\(checkedText)")
+                #expect(try await server.deliveries().count == 2, "a check is not recorded")
+                let sent = await Self.call(server, "send_test_push", #"{"service":"apns","token":"\#(S.deviceToken)"}"#)
+                #expect(Self.text(sent).contains("Recorded as delivery #3: accepted"), "\(Self.text(sent))")
                 let unknown = await Self.call(server, "get_delivery", #"{"id":999}"#)
                 #expect((unknown?["result"] as? [String: Any])?["isError"] as? Bool == true && Self.text(unknown).contains("404"))
             }

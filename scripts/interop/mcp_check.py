@@ -3,8 +3,10 @@ Streamable HTTP (/mcp on the inspection port) and over stdio (`pushmock mcp`).
 
 Over each transport: initialize; list tools, resources, resource templates and prompts; a push the
 catalogue sends is rejected, and explain_delivery names its reason and field; wait_for_deliveries
-returns a push sent after the call began; a fault set through MCP fires on the push port; arguments
-of the wrong type get a JSON-RPC error.
+returns a push sent after the call began; check_payload with a Live Activity message carrying
+`notification` gives the reason the push port gives it, and records nothing; send_test_push is
+recorded; a fault set through MCP fires on the push port; arguments of the wrong type get a
+JSON-RPC error.
 
 usage: python mcp_check.py PUSHMOCK_BINARY INSPECTION_PORT
 """
@@ -20,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 binary, inspection_port = sys.argv[1], int(sys.argv[2])
 API = f"http://127.0.0.1:{inspection_port}"
 TOOLS = {"list_deliveries", "get_delivery", "explain_delivery", "wait_for_deliveries", "activity_timeline",
-         "set_fault", "list_faults", "clear_faults", "set_device", "reset"}
+         "set_fault", "list_faults", "clear_faults", "set_device", "reset", "check_payload", "send_test_push"}
 
 
 def api(method: str, path: str, body: dict | None = None) -> dict:
@@ -67,6 +69,25 @@ async def exercise(session: ClientSession, label: str) -> None:
     assert not waited.is_error and waited.structured_content["count"] == 1 and not waited.structured_content["timedOut"], waited
     assert waited.structured_content["deliveries"][0]["reason"] == "BadDeviceToken", waited.structured_content
 
+    # check_payload: a Live Activity message carrying `notification` gets the push port's reason,
+    # and is not recorded; the same message sent through the push port is.
+    activity_token = "cd" * 32
+    message = {"token": "pm0011223344556677:APA91b" + "Q" * 120, "notification": {"title": "Goal"},
+               "apns": {"live_activity_token": activity_token,
+                        "payload": {"aps": {"event": "update", "timestamp": 1767225600, "content-state": {"score": "1-0"}}}}}
+    before = api("GET", "/api/v1/deliveries?limit=1")["total"]
+    checked = await session.call_tool("check_payload", {"service": "fcm", "message": message})
+    assert not checked.is_error, checked
+    check = checked.structured_content["check"]
+    assert api("GET", "/api/v1/deliveries?limit=1")["total"] == before, "check_payload recorded nothing"
+    assert check["recorded"] is False and check["status"] == 400, check
+    assert "would be rejected: 400 INVALID_ARGUMENT" in checked.content[0].text, checked.content[0].text
+    sent_through = await session.call_tool("send_test_push", {"service": "fcm", "message": message})
+    assert not sent_through.is_error, sent_through
+    recorded = api("GET", f"/api/v1/deliveries/{sent_through.structured_content['deliveryId']}")
+    assert (recorded["status"], recorded["reason"]) == (check["status"], check["delivery"]["reason"]), (recorded, check)
+    assert recorded["explanation"] == check["delivery"]["explanation"] and "notification" in recorded["explanation"], recorded
+
     # A fault set through MCP fires on the push port, once.
     fault = {"id": f"mcp-{label}", "match": {"service": "apns"}, "reject": {"reason": "Unregistered"}, "count": 1}
     assert not (await session.call_tool("set_fault", {"fault": fault})).is_error
@@ -82,7 +103,7 @@ async def exercise(session: ClientSession, label: str) -> None:
         assert "arguments.id" in str(error), error
     else:
         raise AssertionError(f"get_delivery with a string id was answered: {result}")
-    print(f"mcp ({label}, revision {init.protocol_version}): initialize, lists, explain_delivery, a resource, wait_for_deliveries, a fault and a refused argument")
+    print(f"mcp ({label}, revision {init.protocol_version}): initialize, lists, explain_delivery, a resource, wait_for_deliveries, check_payload against the push port, send_test_push, a fault and a refused argument")
 
 
 async def main() -> None:

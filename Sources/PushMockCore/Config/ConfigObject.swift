@@ -144,6 +144,12 @@ public struct ConfigObject {
         }
     }
 
+    /// The members' keys in order, each once (for objects whose keys are data, such as headers).
+    public var keys: [String] {
+        var seen = Set<String>()
+        return members.map(\.key).filter { seen.insert($0).inserted }
+    }
+
     /// Refuses keys that were never asked for: a typo must not be ignored silently.
     public func finish() throws(ConfigError) {
         let unknown = Set(members.map(\.key)).subtracting(asked)

@@ -20,7 +20,7 @@ struct CatalogueRunner: Sendable {
     func run(_ entry: RejectionEntry) async throws -> SendResult {
         let nonce = Self.hex(8)
         let device = Self.hex(32)
-        let fcmToken = "pm\(nonce):APA91b" + String((0..<120).map { _ in Self.alphabet.randomElement()! })
+        let fcmToken = Self.sampleRegistrationToken(nonce: nonce)
         let now = now()
         let usesAPNS = entry.service != "fcm"
         let apns = credentials.apns
@@ -36,7 +36,7 @@ struct CatalogueRunner: Sendable {
                 "this server holds no FCM service account with a private_key to obtain an access token with; configure --fcm-service-account with a key file (the sample in Certs/ is one)"
             )
         }
-        let project = credentials.fcm.flatMap { try? ServiceAccount.parse(json: Array($0.json.utf8)).projectID } ?? DevProject.fallback
+        let project = credentials.project
         let token = usesAPNS ? device : fcmToken
         var values: [String: String] = [
             "device": device, "fcmToken": fcmToken, "project": project, "topic": apns?.topic ?? "com.example.app",
@@ -79,11 +79,11 @@ struct CatalogueRunner: Sendable {
             var headers = step.headers.map { HeaderField(name: $0.name, value: fill($0.value)) }
             switch step.auth {
             case .apns(let age):
-                headers.append(HeaderField(name: "authorization", value: "bearer " + (try providerToken(apns!, issuedAt: now - age))))
+                headers.append(HeaderField(name: "authorization", value: "bearer " + (try Self.providerToken(apns!, issuedAt: now - age))))
             case .apnsTampered:
                 // One character in the middle of the signature changed (the last one may carry only
                 // padding bits, which a decoder ignores).
-                var jwt = Array(try providerToken(apns!, issuedAt: now))
+                var jwt = Array(try Self.providerToken(apns!, issuedAt: now))
                 let index = jwt.count - 40
                 jwt[index] = jwt[index] == "A" ? "B" : "A"
                 headers.append(HeaderField(name: "authorization", value: "bearer " + String(jwt)))
@@ -117,6 +117,19 @@ struct CatalogueRunner: Sendable {
         return result
     }
 
+    /// Sends `push` as `pushmock send` would: signed with the server's APNs key, or with an access
+    /// token for its service account from its own token endpoint.
+    func send(_ push: TestPush) async throws -> SendResult {
+        let nonce = Self.hex(8)
+        let now = now()
+        let bearer = push.service == .fcm && !push.headers.contains { $0.name == "authorization" } ? try await accessToken(now: now) : nil
+        var request = try push.request(credentials: credentials, now: now, bearer: bearer, send: true)
+        request.headers.append(HeaderField(name: Self.markerHeader, value: nonce))
+        var result = try await send([request], nonce: nonce)
+        result.produced = true
+        return result
+    }
+
     private func send(_ requests: [OutgoingRequest], nonce: String) async throws -> SendResult {
         let before = try await store.newestID()
         let responses: [SentResponse]
@@ -136,7 +149,7 @@ struct CatalogueRunner: Sendable {
         )
     }
 
-    private func providerToken(_ apns: CatalogueCredentials.APNS, issuedAt: Int64) throws -> String {
+    static func providerToken(_ apns: CatalogueCredentials.APNS, issuedAt: Int64) throws(InspectionError) -> String {
         do {
             return try ProviderToken.sign(
                 keyID: apns.keyID, teamID: apns.teamID, issuedAt: issuedAt, key: try P256.Signing.PrivateKey(pemRepresentation: apns.pem))
@@ -145,8 +158,13 @@ struct CatalogueRunner: Sendable {
         }
     }
 
+    /// A registration token of FCM's shape (`<prefix>:APA91b…`, 140 characters in all).
+    static func sampleRegistrationToken(nonce: String = hex(8)) -> String {
+        "pm\(nonce):APA91b" + String((0..<120).map { _ in alphabet.randomElement()! })
+    }
+
     /// An access token from PushMock's own token endpoint, through the push port.
-    private func accessToken(now: Int64) async throws -> String {
+    func accessToken(now: Int64) async throws -> String {
         guard let fcm = credentials.fcm, let account = try? ServiceAccount.parse(json: Array(fcm.json.utf8)),
             case .string(let pem)? = JSONValue.parse(Array(fcm.json.utf8))?["private_key"],
             let key = try? _RSA.Signing.PrivateKey(pemRepresentation: pem)
@@ -179,8 +197,11 @@ struct CatalogueRunner: Sendable {
     static func hex(_ bytes: Int) -> String {
         (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
+}
 
-    private enum DevProject {
-        static let fallback = "pushmock-demo"
+extension CatalogueCredentials {
+    /// The FCM project sends go to: the service account's, else PushMock's sample project.
+    var project: String {
+        fcm.flatMap { try? ServiceAccount.parse(json: Array($0.json.utf8)).projectID } ?? "pushmock-demo"
     }
 }

@@ -18,8 +18,9 @@ enum MCPExplanation {
         return String(decoding: (try? encoder.encode(value)) ?? Data(), as: UTF8.self)
     }
 
-    /// Why `delivery` was answered as it was, with the catalogue's entry for its reason.
-    static func explain(_ delivery: DeliveryResource, catalogue: [RejectionEntry]) -> (text: String, json: JSONValue) {
+    /// Why `delivery` was answered as it was, with the catalogue's entry for its reason; of a
+    /// `checked` request (not recorded, id 0), what the answer would be.
+    static func explain(_ delivery: DeliveryResource, catalogue: [RejectionEntry], checked: Bool = false) -> (text: String, json: JSONValue) {
         let service = delivery.service == "fcm" ? "fcm" : "apns"
         let reason = delivery.outcome == .dropped ? (delivery.dropReason ?? delivery.reason) : delivery.reason
         let entry = reason.flatMap { reason in
@@ -27,11 +28,16 @@ enum MCPExplanation {
         }
         var lines: [String] = []
         var verdict: String
+        let subject =
+            checked
+            ? "The checked request (\(delivery.service), \(delivery.method) \(delivery.path))"
+            : "Delivery #\(delivery.id) (\(delivery.service), \(delivery.method) \(delivery.path))"
+        let was = checked ? "would be" : "was"
         switch delivery.outcome {
         case .accepted:
             verdict = "accepted"
             lines.append(
-                "Delivery #\(delivery.id) (\(delivery.service), \(delivery.method) \(delivery.path)) was accepted: \(delivery.status), as \(service == "fcm" ? "Google" : "Apple") would answer."
+                "\(subject) \(was) accepted: \(delivery.status), as \(service == "fcm" ? "Google" : "Apple") would answer."
             )
             if delivery.deviceOutcome == "dropped" {
                 verdict = "dropped"
@@ -40,12 +46,12 @@ enum MCPExplanation {
         case .dropped:
             verdict = "dropped"
             lines.append(
-                "Delivery #\(delivery.id) (\(delivery.service), \(delivery.method) \(delivery.path)) was accepted by the service (\(delivery.status)) but a device would drop it: \(reason ?? "no reason recorded")."
+                "\(subject) \(was) accepted by the service (\(delivery.status)) but a device would drop it: \(reason ?? "no reason recorded")."
             )
         case .rejected:
             verdict = "rejected"
             lines.append(
-                "Delivery #\(delivery.id) (\(delivery.service), \(delivery.method) \(delivery.path)) was rejected: \(delivery.status) \(reason ?? "")."
+                "\(subject) \(was) rejected: \(delivery.status) \(reason ?? "")."
             )
         }
         if let explanation = delivery.explanation { lines.append("Why: \(explanation)") }
@@ -71,7 +77,7 @@ enum MCPExplanation {
             )
         }
         var json: [(key: String, value: JSONValue)] = [
-            ("id", .number(String(delivery.id))), ("service", .string(delivery.service)), ("verdict", .string(verdict)),
+            ("id", checked ? .null : .number(String(delivery.id))), ("service", .string(delivery.service)), ("verdict", .string(verdict)),
             ("status", .number(String(delivery.status))), ("reason", reason.map(JSONValue.string) ?? .null),
             ("explanation", delivery.explanation.map(JSONValue.string) ?? .null),
             ("diagnostics", .array(delivery.diagnostics.map(JSONValue.string))),

@@ -47,7 +47,7 @@ enum MCPPrompts {
             1. list_deliveries with pushType liveactivity to see the pushes\(arguments["token"].map { " (token \($0))" } ?? "").
             2. activity_timeline with the activity's token (or the push-to-start token) to see its state, what the lock screen shows and its timeline.
             3. For the first push that did not change what is shown, explain_delivery: the rule (a timestamp in milliseconds, a content-state that does not decode as the app's type, a stale date, a budget spent…), and the field.
-            4. Show the change to the sending code that fixes it.
+            4. Show the change to the sending code that fixes it, and check_payload the corrected push: it must come back accepted, and applied by the device.
             """
         },
         Prompt(

@@ -59,6 +59,24 @@ enum MCPSchema {
         ("relayAgrees", boolean("Whether the relay's upstream agreed with PushMock.")),
     ]
 
+    /// A push for check_payload and send_test_push (`POST /api/v1/check` and `/api/v1/send`).
+    static let testPush: [(key: String, value: JSONValue)] = [
+        ("service", string("apns or fcm.", oneOf: ["apns", "fcm"])),
+        ("token", string("APNs: the device token, or a Live Activity's push or push-to-start token (default: a new random one).")),
+        ("environment", string("APNs: sandbox or production (default: the server's).", oneOf: ["sandbox", "production"])),
+        (
+            "headers",
+            anyObject(
+                "APNs request headers, name to value: apns-push-type, apns-topic, apns-priority, apns-expiration, apns-collapse-id, apns-id, authorization (default: a provider token signed with PushMock's key)."
+            )
+        ),
+        ("payload", anyObject(#"APNs: the payload, {"aps": {…}}."#)),
+        ("project", string("FCM: the project id (default: PushMock's service account's).")),
+        ("message", anyObject(#"FCM: the message, {"token": …, "notification": …, "android": …, "apns": …}."#)),
+        ("validateOnly", boolean("FCM: send with validate_only.")),
+        ("body", string("The raw request body instead of payload or message (bytes that are not JSON, say).")),
+    ]
+
     static let deliveryFilterNames = deliveryFilters.map(\.key)
 
     /// The query items of the arguments named `names`, as the API spells them.

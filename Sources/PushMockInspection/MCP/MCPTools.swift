@@ -185,6 +185,44 @@ struct MCPTools: Sendable {
             }
         },
         Tool(
+            name: "check_payload", title: "Check a payload",
+            description:
+                "Would this push be accepted? Judges an APNs request (headers and payload) or an FCM message with the push port's own rules and the simulated device's current state, and answers the status, reason, rule and diagnostics the push port would give. Nothing is recorded, no fault fires, no Live Activity changes. An APNs request without an authorization header is signed with PushMock's key; an FCM message is judged as if sent with a valid access token.",
+            schema: MCPSchema.object(MCPSchema.testPush, required: ["service"]), readOnly: true
+        ) { tools, arguments in
+            switch await tools.api("POST", "/api/v1/check", body: .object(arguments.members)) {
+            case .failure(let failure): return failure.result
+            case .success(let (_, json)):
+                let check = try JSONDecoder().decode(CheckResult.self, from: Data(MCPServer.encode(json)))
+                var entries: [RejectionEntry] = []
+                if case .success(let (_, catalogue)) = await tools.api("GET", "/api/v1/rejections") {
+                    entries = (try? JSONDecoder().decode(RejectionList.self, from: Data(MCPServer.encode(catalogue))).entries) ?? []
+                }
+                let explanation = MCPExplanation.explain(check.delivery, catalogue: entries, checked: true)
+                let text = explanation.text + "\nThe push port would answer \(check.status): \(check.body.isEmpty ? "(no body)" : check.body)"
+                return Result(text: text, structured: .object([("check", json), ("explanation", explanation.json)]))
+            }
+        },
+        Tool(
+            name: "send_test_push", title: "Send a test push",
+            description:
+                "Sends a push through PushMock's push port, as `pushmock send` does, and answers what the port answered and the recorded delivery's id (explain_delivery explains it). APNs: signed with PushMock's key; apns-topic, apns-push-type alert and a sample payload are filled in when missing. FCM: sent with an access token of PushMock's service account; a sample message to a new registration token when none is given.",
+            schema: MCPSchema.object(MCPSchema.testPush, required: ["service"]), readOnly: false
+        ) { tools, arguments in
+            switch await tools.api("POST", "/api/v1/send", body: .object(arguments.members)) {
+            case .failure(let failure): return failure.result
+            case .success(let (_, json)):
+                let sent = try JSONDecoder().decode(SendResult.self, from: Data(MCPServer.encode(json)))
+                var lines = ["The push port answered \(sent.status): \(sent.body.isEmpty ? "(no body)" : sent.body)"]
+                if let id = sent.deliveryId {
+                    lines.append(
+                        "Recorded as delivery #\(id): \(sent.outcome?.rawValue ?? "?")\(sent.reason.map { ", \($0)" } ?? ""). explain_delivery with id \(id) says why."
+                    )
+                }
+                return Result(text: lines.joined(separator: "\n"), structured: json)
+            }
+        },
+        Tool(
             name: "list_faults", title: "List faults", description: "The faults set: what each matches, what it answers, how often it fired.",
             schema: MCPSchema.object([]), readOnly: true
         ) { tools, _ in

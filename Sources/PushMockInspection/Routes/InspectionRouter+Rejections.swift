@@ -1,7 +1,8 @@
 import Foundation
 
-/// `/api/v1/rejections` (the catalogue) and `/api/v1/deliveries/{id}/resend`: requests sent
-/// through the push port by the server itself, for the web page and `pushmock rejections`.
+/// `/api/v1/rejections` (the catalogue), `/api/v1/deliveries/{id}/resend` and `/api/v1/send`:
+/// requests sent through the push port by the server itself, for the web page, `pushmock
+/// rejections` and MCP; and `/api/v1/check`, which judges one without sending it.
 extension InspectionRouter {
     func listRejections() -> InspectionAnswer {
         let parity = control.parityRecords()
@@ -25,6 +26,19 @@ extension InspectionRouter {
     func resendDelivery(_ call: InspectionCall) async throws -> InspectionAnswer {
         let delivery = try await storedDelivery(call)
         return .response(.json(200, try await runner().resend(delivery)))
+    }
+
+    /// `POST /api/v1/send`: a test push through the push port, recorded as any other.
+    func sendTestPush(_ call: InspectionCall) async throws -> InspectionAnswer {
+        let push = try TestPush(call.request.body, check: false)
+        return .response(.json(200, try await runner().send(push)))
+    }
+
+    /// `POST /api/v1/check`: what the push port would answer a push, not recorded.
+    func checkPush(_ call: InspectionCall) async throws -> InspectionAnswer {
+        let push = try TestPush(call.request.body, check: true)
+        let request = try push.request(credentials: credentials, now: now(), bearer: nil, send: false)
+        return .response(.json(200, CheckResult(try await control.check(request, environment: push.environment))))
     }
 
     private func runner() throws -> CatalogueRunner {

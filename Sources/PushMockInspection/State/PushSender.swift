@@ -68,3 +68,19 @@ public struct CatalogueCredentials: Sendable {
         self.fcm = fcm
     }
 }
+
+/// What the push port would answer a request, judged without recording it (`POST /api/v1/check`).
+public struct PushCheck: Sendable {
+    /// The status the push port would answer.
+    public var status: Int
+    /// The answer's body.
+    public var body: [UInt8]
+    /// The delivery the push port would record (id 0: it is not recorded).
+    public var delivery: Delivery
+
+    public init(status: Int, body: [UInt8], delivery: Delivery) {
+        self.status = status
+        self.body = body
+        self.delivery = delivery
+    }
+}

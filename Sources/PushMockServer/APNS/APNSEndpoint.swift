@@ -113,33 +113,14 @@ final class APNSEndpoint: Sendable {
         if let fault, case .reject(let status, let reason, _) = fault.action {
             rejection = (status, reason)
         }
-        let response: HTTPServerResponse
-        var responseHeaders = HTTPHeaderList(capacity: 3)
+        let response = answer(verdict, rejection: rejection, environment: environment, now: now, ids: &state.ids)
         if let rejection {
-            responseHeaders.append("content-type", "application/json")
-            responseHeaders.append("apns-id", verdict.apnsID, neverIndex: true)
-            let body: String
-            if let rule = verdict.liveActivityRule, rule.reason == rejection.reason {
-                body = #"{"reason":"\#(rule.reason)","description":"\#(JSONText.escape(rule.explanation))"}"#
-            } else if rejection.reason == APNSRejectionReason.unregistered.reason {
-                let timestamp = verdict.unregisteredTimestamp ?? now.millisecondsSinceEpoch
-                body = #"{"reason":"\#(rejection.reason)","timestamp":\#(timestamp)}"#
-            } else {
-                body = #"{"reason":"\#(JSONText.escape(rejection.reason))"}"#
-            }
-            response = HTTPServerResponse(status: rejection.status, headers: responseHeaders, body: Array(body.utf8))
             logger.debug(
                 "APNs push rejected",
                 metadata: [
                     "reason": "\(rejection.reason)", "explanation": "\(verdict.explanation ?? "")", "fault": "\(fault?.id ?? "")",
                     "connection": "\(context.connection.id)", "path": "\(request.path)",
                 ])
-        } else {
-            responseHeaders.append("apns-id", verdict.apnsID, neverIndex: true)
-            if environment == .sandbox {
-                responseHeaders.append("apns-unique-id", state.ids.nextUUIDString(lowercase: true), neverIndex: true)
-            }
-            response = HTTPServerResponse(status: 200, headers: responseHeaders)
         }
         // What a device does with an accepted Live Activity push (both profiles).
         var device: LiveActivityDevice.Outcome?
@@ -149,6 +130,42 @@ final class APNSEndpoint: Sendable {
                 payloadDrop: verdict.droppedByDevice ? verdict.liveActivityRule : nil, environment: environment
             )
         }
+        let outcome = self.outcome(of: verdict, rejection: rejection, environment: environment, device: device, fault: fault)
+        return recorder.record(outcome, of: request, at: now, response: response, fault: fault, context: context)
+    }
+
+    /// APNs' answer to `verdict`, whose rejection is `rejection` (the validator's, or a fault's).
+    func answer(
+        _ verdict: APNSVerdict, rejection: (status: Int, reason: String)?, environment: APNSEnvironment, now: PushInstant, ids: inout IDGenerator
+    ) -> HTTPServerResponse {
+        var headers = HTTPHeaderList(capacity: 3)
+        guard let rejection else {
+            headers.append("apns-id", verdict.apnsID, neverIndex: true)
+            if environment == .sandbox {
+                headers.append("apns-unique-id", ids.nextUUIDString(lowercase: true), neverIndex: true)
+            }
+            return HTTPServerResponse(status: 200, headers: headers)
+        }
+        headers.append("content-type", "application/json")
+        headers.append("apns-id", verdict.apnsID, neverIndex: true)
+        let body: String
+        if let rule = verdict.liveActivityRule, rule.reason == rejection.reason {
+            body = #"{"reason":"\#(rule.reason)","description":"\#(JSONText.escape(rule.explanation))"}"#
+        } else if rejection.reason == APNSRejectionReason.unregistered.reason {
+            let timestamp = verdict.unregisteredTimestamp ?? now.millisecondsSinceEpoch
+            body = #"{"reason":"\#(rejection.reason)","timestamp":\#(timestamp)}"#
+        } else {
+            body = #"{"reason":"\#(JSONText.escape(rejection.reason))"}"#
+        }
+        return HTTPServerResponse(status: rejection.status, headers: headers, body: Array(body.utf8))
+    }
+
+    /// What is recorded of a push judged `verdict`, answered with `rejection`, and taken by the
+    /// simulated device as `device`.
+    func outcome(
+        of verdict: APNSVerdict, rejection: (status: Int, reason: String)?, environment: APNSEnvironment, device: LiveActivityDevice.Outcome?,
+        fault: FaultRule?
+    ) -> PushOutcome {
         let fields = device?.deliveryFields
         var outcome = PushOutcome(.apns, rejection != nil ? .rejected : (fields?.outcome ?? (verdict.droppedByDevice ? .dropped : .accepted)))
         outcome.environment = environment.rawValue
@@ -162,6 +179,6 @@ final class APNSEndpoint: Sendable {
         outcome.explanation = fault.map { "fault \($0.id)" } ?? fields?.explanation ?? verdict.explanation
         outcome.diagnostics = verdict.diagnostics + (device?.diagnostics ?? [])
         outcome.device = device
-        return recorder.record(outcome, of: request, at: now, response: response, fault: fault, context: context)
+        return outcome
     }
 }

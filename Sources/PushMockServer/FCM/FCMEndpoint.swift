@@ -97,19 +97,7 @@ final class FCMEndpoint: Sendable {
             }
             result = try validator.validate(request.body, now: now, scratch: ConnectionState.of(context).fcmScratch)
             validated = true
-            // The device registry holds registration tokens and installation IDs alike.
-            if let target = result.target, target.kind == "token" || target.kind == "fid", let record = devices.record(for: target.value) {
-                if let owner = record.fcmProject, owner != project {
-                    throw GoogleError.fcm(.senderIDMismatch)
-                }
-                switch record.state {
-                case .active: break
-                case .unregistered, .expired: throw GoogleError.fcm(.unregistered)
-                }
-                if record.isStale(nowMilliseconds: now.millisecondsSinceEpoch, limitMilliseconds: staleTokenLimit) {
-                    throw GoogleError.fcm(.unregistered)
-                }
-            }
+            try checkRegistration(of: result.target, project: project, now: now)
             fault = recorder.fault(.fcm, path: request.path, token: result.target?.value, project: project, claims: claims)
             if let fault, case .reject(let status, let reason, _) = fault.action {
                 let code = FCMErrorCode(rawValue: reason)
@@ -139,53 +127,7 @@ final class FCMEndpoint: Sendable {
                 "FCM request rejected", metadata: ["status": "\(error.code)", "reason": "\(error.recordedReason)", "message": "\(error.message)"])
         }
         let accepted = outcome.reason == nil
-        var diagnostics: [String] = []
-        var topic: String?
-        var deviceToken: String?
-        switch result.target {
-        case .token(let token)?: deviceToken = token
-        case .fid(let fid)?:
-            deviceToken = fid
-            diagnostics.append("target fid")
-        case .topic(let name)?: topic = name
-        case .condition(let condition)?:
-            topic = condition
-            diagnostics.append("target condition")
-        case nil: break
-        }
-        if result.validateOnly {
-            diagnostics.append("validate_only: checked, not delivered")
-        }
-        if let token = result.liveActivityToken {
-            diagnostics.append("APNs request: liveactivity to \(token)\(result.apnsTopic.map { " topic \($0)" } ?? "")")
-        }
-        if !result.diagnostics.isEmpty { diagnostics += result.diagnostics }
-        // A topic or condition send is recorded with the tokens it would reach: a bounded sample
-        // and their number (a topic of 20 000 tokens must not cost megabytes per send).
-        var recipients: [String]?
-        if accepted, validated, !result.validateOnly {
-            var reached: [String]?
-            switch result.target {
-            case .topic(let topic)?:
-                reached = subscriptions.subscribers(of: topic, project: project)
-            case .condition(let condition)?:
-                reached = (try? subscriptions.fanOut(condition: condition, project: project)) ?? []
-            case .token?, .fid?, nil:
-                break
-            }
-            if let reached {
-                let sample = Self.recipientSample(reached)
-                recipients = sample
-                if sample.count < reached.count {
-                    diagnostics.append("fan-out: \(reached.count) registration tokens; recipients lists the first \(sample.count)")
-                }
-            }
-            if let recipients, recipients.isEmpty, let target = result.target {
-                diagnostics.append(
-                    "nobody would receive it: no registration token in project \(project) is subscribed to \(target.kind == "topic" ? "topic \(target.value)" : "topics matching \(target.value)") (subscribe tokens through Instance ID or FCM topicSubscriptions)"
-                )
-            }
-        }
+        let described = describe(result, project: project, delivered: accepted && validated)
         let drop = accepted ? result.liveActivityDrop : nil
         // The APNs request FCM makes for a Live Activity message reaches the same simulated device.
         var device: LiveActivityDevice.Outcome?
@@ -195,21 +137,106 @@ final class FCMEndpoint: Sendable {
                 service: .fcm, now: now, payloadDrop: drop
             )
         }
+        let recorded = self.outcome(
+            of: result, described, rejection: outcome.reason.map { ($0, outcome.explanation) }, validated: validated, identity: identity,
+            project: project, device: device)
+        let response = GooglePages.json(status: outcome.status, bytes: outcome.body, extraHeaders: outcome.headers)
+        return recorder.record(recorded, of: request, at: now, response: response, fault: fault, context: context)
+    }
+
+    /// FCM's check of a validated message's registration token or installation ID against the
+    /// device registry: another project's, unregistered, expired or stale.
+    func checkRegistration(of target: FCMSendResult.Target?, project: String, now: PushInstant) throws(GoogleError) {
+        guard let target, target.kind == "token" || target.kind == "fid", let record = devices.record(for: target.value) else { return }
+        if let owner = record.fcmProject, owner != project {
+            throw GoogleError.fcm(.senderIDMismatch)
+        }
+        switch record.state {
+        case .active: break
+        case .unregistered, .expired: throw GoogleError.fcm(.unregistered)
+        }
+        if record.isStale(nowMilliseconds: now.millisecondsSinceEpoch, limitMilliseconds: staleTokenLimit) {
+            throw GoogleError.fcm(.unregistered)
+        }
+    }
+
+    /// What a message's delivery records besides its answer: its token or topic, diagnostics, and
+    /// the tokens a topic or condition reaches (when it is `delivered`).
+    struct Described {
+        var topic: String?
+        var deviceToken: String?
+        var diagnostics: [String] = []
+        var recipients: [String]?
+    }
+
+    func describe(_ result: FCMSendResult, project: String, delivered: Bool) -> Described {
+        var described = Described()
+        switch result.target {
+        case .token(let token)?: described.deviceToken = token
+        case .fid(let fid)?:
+            described.deviceToken = fid
+            described.diagnostics.append("target fid")
+        case .topic(let name)?: described.topic = name
+        case .condition(let condition)?:
+            described.topic = condition
+            described.diagnostics.append("target condition")
+        case nil: break
+        }
+        if result.validateOnly {
+            described.diagnostics.append("validate_only: checked, not delivered")
+        }
+        if let token = result.liveActivityToken {
+            described.diagnostics.append("APNs request: liveactivity to \(token)\(result.apnsTopic.map { " topic \($0)" } ?? "")")
+        }
+        if !result.diagnostics.isEmpty { described.diagnostics += result.diagnostics }
+        // A topic or condition send is recorded with the tokens it would reach: a bounded sample
+        // and their number (a topic of 20 000 tokens must not cost megabytes per send).
+        guard delivered, !result.validateOnly else { return described }
+        var reached: [String]?
+        switch result.target {
+        case .topic(let topic)?:
+            reached = subscriptions.subscribers(of: topic, project: project)
+        case .condition(let condition)?:
+            reached = (try? subscriptions.fanOut(condition: condition, project: project)) ?? []
+        case .token?, .fid?, nil:
+            break
+        }
+        if let reached {
+            let sample = Self.recipientSample(reached)
+            described.recipients = sample
+            if sample.count < reached.count {
+                described.diagnostics.append("fan-out: \(reached.count) registration tokens; recipients lists the first \(sample.count)")
+            }
+            if sample.isEmpty, let target = result.target {
+                described.diagnostics.append(
+                    "nobody would receive it: no registration token in project \(project) is subscribed to \(target.kind == "topic" ? "topic \(target.value)" : "topics matching \(target.value)") (subscribe tokens through Instance ID or FCM topicSubscriptions)"
+                )
+            }
+        }
+        return described
+    }
+
+    /// What is recorded of a message judged `result`, rejected with `rejection` (reason and
+    /// message) or taken by the simulated device as `device`.
+    func outcome(
+        of result: FCMSendResult, _ described: Described, rejection: (reason: String, message: String?)?, validated: Bool, identity: String?,
+        project: String, device: LiveActivityDevice.Outcome?
+    ) -> PushOutcome {
+        let drop = rejection == nil ? result.liveActivityDrop : nil
         let fields = device?.deliveryFields
-        var recorded = PushOutcome(.fcm, !accepted ? .rejected : (fields?.outcome ?? (drop != nil ? .dropped : .accepted)))
+        var recorded = PushOutcome(.fcm, rejection != nil ? .rejected : (fields?.outcome ?? (drop != nil ? .dropped : .accepted)))
         recorded.bodyIsJSON = validated
         recorded.identity = identity
         recorded.pushType = result.isLiveActivity ? "liveactivity" : nil
-        recorded.topic = topic
-        recorded.deviceToken = deviceToken
-        recorded.reason = outcome.reason ?? fields?.reason ?? drop?.reason
-        recorded.explanation = outcome.explanation ?? fields?.explanation ?? drop?.explanation
-        recorded.diagnostics = diagnostics + (device?.diagnostics ?? [])
+        recorded.topic = described.topic
+        recorded.deviceToken = described.deviceToken
+        recorded.reason = rejection?.reason ?? fields?.reason ?? drop?.reason
+        recorded.explanation = rejection?.message ?? fields?.explanation ?? drop?.explanation
+        recorded.diagnostics = described.diagnostics + (device?.diagnostics ?? [])
         recorded.project = project
-        recorded.recipients = recipients
+        recorded.recipients = described.recipients
         recorded.device = device
-        let response = GooglePages.json(status: outcome.status, bytes: outcome.body, extraHeaders: outcome.headers)
-        return recorder.record(recorded, of: request, at: now, response: response, fault: fault, context: context)
+        return recorded
     }
 
     /// Google's front end: a bearer access token PushMock issued, or a self-signed service-account JWT,
@@ -276,8 +303,13 @@ final class FCMEndpoint: Sendable {
             return grant
         }
         guard let project, grant.projectID != project else { return grant }
+        throw Self.permissionDenied(project: project)
+    }
+
+    /// Google's answer to a credential of another project than `project`.
+    static func permissionDenied(project: String) -> GoogleError {
         let resource = "//cloudresourcemanager.googleapis.com/projects/\(project)"
-        throw GoogleError(
+        return GoogleError(
             code: 403, message: "Permission 'cloudmessaging.messages.create' denied on resource '\(resource)' (or it may not exist).",
             status: "PERMISSION_DENIED",
             details: [
@@ -320,9 +352,10 @@ final class FCMEndpoint: Sendable {
     }
 
     /// `{"name": "projects/<p>/messages/<id>"}` pretty-printed as Google does, written as bytes
-    /// (the hot path: no string interpolation). The id is `0:<microseconds>%<hex><hex>` for a token
+    /// (the hot path: no string interpolation); `fake_message_id` for `validateOnly`, and for a
+    /// check (no `context`). The id is `0:<microseconds>%<hex><hex>` for a token
     /// target, as FCM's ids look (fcm.md §5), and the bare microseconds for a topic or condition.
-    func successBody(project: String, target: FCMSendResult.Target?, validateOnly: Bool, now: PushInstant, context: RequestContext) -> [UInt8] {
+    func successBody(project: String, target: FCMSendResult.Target?, validateOnly: Bool, now: PushInstant, context: RequestContext?) -> [UInt8] {
         // Prefix, project, infix, at most 2 + 20 + 1 + 16 id bytes, suffix.
         let capacity =
             Self.namePrefix.utf8CodeUnitCount + project.utf8.count + Self.messagesInfix.utf8CodeUnitCount + 48 + Self.nameSuffix.utf8CodeUnitCount
@@ -330,9 +363,9 @@ final class FCMEndpoint: Sendable {
             out.put(Self.namePrefix)
             out.put(utf8: project)
             out.put(Self.messagesInfix)
-            if validateOnly {
+            if validateOnly || context == nil {
                 out.put(Self.fakeMessageID)
-            } else {
+            } else if let context {
                 let random = ConnectionState.of(context).nextRandom()
                 let micros = now.millisecondsSinceEpoch &* 1000 &+ Int64(random % 1000)
                 if case .token = target {

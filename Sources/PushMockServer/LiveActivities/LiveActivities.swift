@@ -57,8 +57,38 @@ final class LiveActivities: Sendable {
         environment: APNSEnvironment? = nil
     ) -> LiveActivityDevice.Outcome? {
         guard let push else { return nil }
+        let (kind, appRunning, channelKnown) = circumstances(of: push, token: token, bundleID: bundleID, environment: environment)
+        let outcome = device.withLock {
+            $0.receive(
+                push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop, channelKnown: channelKnown,
+                appRunning: appRunning)
+        }
+        markChanged(outcome.activityID.map { [$0] } ?? [])
+        if let issued = outcome.issuedToken, let type = push.attributesType {
+            types.bind(activityToken: issued, to: type)
+        }
+        return outcome
+    }
+
+    /// What ``receive(_:token:bundleID:service:now:payloadDrop:environment:)`` would do, on a copy
+    /// of the device: nothing changes, nothing is saved (a check of a push, not a push).
+    func preview(
+        _ push: LiveActivityPush?, token: String, bundleID: String?, service: Delivery.Service, now: PushInstant, payloadDrop: LiveActivityRule?,
+        environment: APNSEnvironment? = nil
+    ) -> LiveActivityDevice.Outcome? {
+        guard let push else { return nil }
+        let (kind, appRunning, channelKnown) = circumstances(of: push, token: token, bundleID: bundleID, environment: environment)
+        var copy = device.withLock { $0 }
+        return copy.receive(
+            push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop, channelKnown: channelKnown,
+            appRunning: appRunning)
+    }
+
+    /// What the device registry says of `token`, and whether a start's broadcast channel exists.
+    private func circumstances(
+        of push: LiveActivityPush, token: String, bundleID: String?, environment: APNSEnvironment?
+    ) -> (kind: LiveActivityTokenKind?, appRunning: Bool, channelKnown: Bool) {
         let record = devices.record(for: token)
-        let kind = record?.liveActivity
         var channelKnown = true
         if push.event == "start", let channel = push.inputPushChannel, let channels, let bundleID {
             // FCM does not say which APNs environment it uses: either one's channel will do.
@@ -66,16 +96,7 @@ final class LiveActivities: Sendable {
                 channels.channel(id: channel, bundleID: bundleID, environment: $0) != nil
             }
         }
-        let outcome = device.withLock {
-            $0.receive(
-                push, token: token, kind: kind, bundleID: bundleID, service: service, now: now, payloadDrop: payloadDrop, channelKnown: channelKnown,
-                appRunning: record?.appRunning ?? false)
-        }
-        markChanged(outcome.activityID.map { [$0] } ?? [])
-        if let issued = outcome.issuedToken, let type = push.attributesType {
-            types.bind(activityToken: issued, to: type)
-        }
-        return outcome
+        return (record?.liveActivity, record?.appRunning ?? false, channelKnown)
     }
 
     /// A broadcast on `channelID`: one outcome per subscribed activity.

@@ -32,6 +32,25 @@ struct PushOutcome {
         self.service = service
         self.outcome = outcome
     }
+
+    /// The delivery of the request `method path` answered `status`, as the store keeps it.
+    func delivery(
+        method: String, path: String, headers: [HeaderField], body: [UInt8], at now: PushInstant, status: Int, fault: FaultRule?,
+        connectionID: UInt64, httpVersion: String
+    ) -> Delivery {
+        var delivery = Delivery(
+            receivedAt: now.millisecondsSinceEpoch, connectionID: connectionID, httpVersion: httpVersion,
+            service: service, environment: environment, method: method, path: path,
+            headers: headers, body: body, bodyIsJSON: bodyIsJSON,
+            identity: identity, pushType: pushType, topic: topic, deviceToken: deviceToken,
+            apnsID: apnsID, outcome: outcome, status: status, reason: reason, explanation: explanation,
+            diagnostics: diagnostics, fault: fault?.id, project: project
+        )
+        delivery.activityID = device?.activityID
+        delivery.issuedActivityToken = device?.issuedToken
+        delivery.recipients = recipients
+        return delivery
+    }
 }
 
 /// The one way a push-port request ends, for APNs, FCM, broadcast, IID, OAuth and the metadata
@@ -177,17 +196,10 @@ final class PushRecorder: Sendable {
         _ outcome: PushOutcome, of request: HTTPServerRequest, at now: PushInstant, response: HTTPServerResponse, fault: FaultRule?,
         context: RequestContext
     ) -> ResponderResult {
-        var delivery = Delivery(
-            receivedAt: now.millisecondsSinceEpoch, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue,
-            service: outcome.service, environment: outcome.environment, method: request.method, path: request.path,
-            headers: request.headers.fields, body: request.body, bodyIsJSON: outcome.bodyIsJSON,
-            identity: outcome.identity, pushType: outcome.pushType, topic: outcome.topic, deviceToken: outcome.deviceToken,
-            apnsID: outcome.apnsID, outcome: outcome.outcome, status: response.status, reason: outcome.reason, explanation: outcome.explanation,
-            diagnostics: outcome.diagnostics, fault: fault?.id, project: outcome.project
+        var delivery = outcome.delivery(
+            method: request.method, path: request.path, headers: request.headers.fields, body: request.body, at: now, status: response.status,
+            fault: fault, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue
         )
-        delivery.activityID = outcome.device?.activityID
-        delivery.issuedActivityToken = outcome.device?.issuedToken
-        delivery.recipients = outcome.recipients
         // A fault on the upstream's answer changes only what a passthrough relay answers; on a
         // push it does not forward (another relay match), it changed nothing and is not recorded.
         let upstreamFault = fault?.target == .upstream ? fault : nil

@@ -19,6 +19,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     let accessTokens: AccessTokenStore
     let parity: ParityLedger
     let apns: APNSEndpoint
+    let fcm: FCMEndpoint
     let metricsRegistry: ServerMetrics
     let configuration: PushMockConfiguration
 

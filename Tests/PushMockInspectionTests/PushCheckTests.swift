@@ -1,0 +1,137 @@
+import Foundation
+import PushMockCore
+import PushMockInspection
+import PushMockServer
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+/// `POST /api/v1/check` (check_payload) against `POST /api/v1/send` (send_test_push): the same push
+/// judged in place and sent through the push port gets the same answer, and the check changes nothing.
+@Suite("A checked push gets the push port's answer and changes nothing; a test push is sent through the push port")
+struct PushCheckTests {
+    static let deviceToken = String(repeating: "ab", count: 32)
+    static let activityToken = String(repeating: "cd", count: 32)
+
+    static func registrationToken() -> String {
+        "pm0011223344556677:APA91b" + String(repeating: "Q", count: 120)
+    }
+
+    /// Pushes whose checked answer must equal the push port's: rejected, dropped and accepted ones.
+    static func pushes(now: Int64) -> [(name: String, body: String)] {
+        let apnsHeaders = #""apns-topic":"com.example.app","apns-push-type":"alert""#
+        let liveHeaders = #""apns-topic":"com.example.app.push-type.liveactivity","apns-push-type":"liveactivity""#
+        return [
+            ("APNs accepted", #"{"service":"apns","token":"\#(deviceToken)","headers":{\#(apnsHeaders)},"payload":{"aps":{"alert":"hi"}}}"#),
+            (
+                "APNs BadPriority",
+                #"{"service":"apns","token":"\#(deviceToken)","headers":{\#(apnsHeaders),"apns-priority":"7"},"payload":{"aps":{"alert":"hi"}}}"#
+            ),
+            ("APNs not JSON", #"{"service":"apns","token":"\#(deviceToken)","headers":{\#(apnsHeaders)},"body":"{aps"}"#),
+            (
+                "Live Activity timestamp in milliseconds",
+                #"{"service":"apns","token":"\#(activityToken)","headers":{\#(liveHeaders)},"payload":{"aps":{"event":"update","timestamp":\#(now * 1000),"content-state":{}}}}"#
+            ),
+            (
+                "FCM Live Activity with notification",
+                #"{"service":"fcm","message":{"token":"\#(registrationToken())","notification":{"title":"t"},"apns":{"live_activity_token":"\#(activityToken)","payload":{"aps":{"event":"update","timestamp":\#(now),"content-state":{}}}}}}"#
+            ),
+            ("FCM accepted", #"{"service":"fcm","message":{"token":"\#(registrationToken())","data":{"k":"v"}}}"#),
+            ("FCM unknown field", #"{"service":"fcm","message":{"token":"\#(registrationToken())","colour":"red"}}"#),
+        ]
+    }
+
+    @Test("each push, checked and then sent: the same status, reason and outcome, the same body when rejected; checks are not recorded")
+    func sameAnswerAsThePushPort() async throws {
+        try await withPushMockServer(.testing()) { server in
+            let now = Int64(Date().timeIntervalSince1970)
+            for (name, body) in Self.pushes(now: now) {
+                let before = try await server.inspected("/api/v1/deliveries?limit=1", as: DeliveryList.self).total
+                let checkReply = await server.inspect("POST", "/api/v1/check", body: body)
+                try #require(checkReply.status == 200, "\(name): \(checkReply.text)")
+                let check = try checkReply.decode(CheckResult.self)
+                let after = try await server.inspected("/api/v1/deliveries?limit=1", as: DeliveryList.self).total
+                #expect(after == before, "\(name): a check is not recorded")
+                #expect(!check.recorded && check.delivery.id == 0)
+
+                let sendReply = await server.inspect("POST", "/api/v1/send", body: body)
+                try #require(sendReply.status == 200, "\(name): \(sendReply.text)")
+                let sent = try sendReply.decode(SendResult.self)
+                let id = try #require(sent.deliveryId, "\(name): the send was recorded")
+                let recorded = try await server.inspected("/api/v1/deliveries/\(id)", as: DeliveryResource.self)
+                #expect(check.status == sent.status, "\(name): checked \(check.status) \(check.body), sent \(sent.status) \(sent.body)")
+                #expect(check.accepted == (200..<300).contains(sent.status))
+                #expect(check.delivery.reason == recorded.reason, "\(name)")
+                #expect(check.delivery.outcome == recorded.outcome, "\(name)")
+                #expect(check.delivery.deviceOutcome == recorded.deviceOutcome, "\(name)")
+                if !check.accepted {
+                    #expect(check.body == sent.body, "\(name): the same rejection body")
+                }
+            }
+        }
+    }
+
+    @Test("a checked push fires no fault and starts no Live Activity, though the device's answer is the one a push would get")
+    func checkChangesNothing() async throws {
+        try await withPushMockServer(.testing()) { server in
+            let now = Int64(Date().timeIntervalSince1970)
+            #expect(
+                await server.inspect(
+                    "PUT", "/api/v1/faults", body: #"{"id":"once","match":{"service":"apns"},"reject":{"reason":"Unregistered"},"count":1}"#
+                )
+                .status == 200)
+            let pushToStart = String(repeating: "5a", count: 40)
+            #expect(await server.inspect("PUT", "/api/v1/devices/\(pushToStart)", body: #"{"liveActivity":"pushToStart"}"#).status == 200)
+            let start =
+                #"{"service":"apns","token":"\#(pushToStart)","headers":{"apns-topic":"com.example.app.push-type.liveactivity","apns-push-type":"liveactivity"},"payload":{"aps":{"event":"start","timestamp":\#(now),"content-state":{"score":"0-0"},"attributes-type":"MatchAttributes","attributes":{"home":"A"},"alert":{"title":"Kick-off","body":"A v B"},"input-push-token":1}}}"#
+            let check = try await server.inspect("POST", "/api/v1/check", body: start).decode(CheckResult.self)
+            #expect(check.status == 200 && check.delivery.fault == nil, "the fault did not fire: \(check.body)")
+            #expect(check.delivery.deviceOutcome == "applied", "the device would start it: \(check.delivery.diagnostics)")
+            #expect(check.delivery.issuedActivityToken != nil)
+            let faults = try await server.inspected("/api/v1/faults", as: FaultList.self).faults
+            #expect(faults.first?.hits == 0 && faults.first?.count == 1, "\(faults)")
+            let activities = try await server.inspected("/api/v1/activities", as: ActivityList.self).activities
+            #expect(activities.isEmpty, "no activity started: \(activities)")
+            #expect(try await server.inspected("/api/v1/deliveries", as: DeliveryList.self).total == 0)
+            // Sent, the same push meets the fault.
+            let sent = try await server.inspect("POST", "/api/v1/send", body: start).decode(SendResult.self)
+            #expect(sent.status == 410 && sent.reason == "Unregistered", "\(sent)")
+        }
+    }
+
+    @Test("bad bodies are a 400 naming the field; a send fills in what a sender always has")
+    func badInputAndDefaults() async throws {
+        try await withPushMockServer(.testing()) { server in
+            for (body, fragment) in [
+                ("[]", "expected an object"),
+                (#"{"token":"x"}"#, "service"),
+                (#"{"service":"webpush"}"#, "service"),
+                (#"{"service":"apns"}"#, "payload"),
+                (#"{"service":"apns","payload":[1]}"#, "payload"),
+                (#"{"service":"apns","payload":{},"colour":1}"#, "colour"),
+                (#"{"service":"apns","payload":{},"environment":"staging"}"#, "environment"),
+                (#"{"service":"apns","payload":{},"headers":{"apns-topic":7}}"#, "apns-topic"),
+                (#"{"service":"apns","payload":{},"headers":{"x":"a\r\nb: c"}}"#, "CR"),
+                (#"{"service":"fcm","message":"hi"}"#, "message"),
+                (#"{"service":"apns","payload":{},"token":"a/b"}"#, "token"),
+                (#"{"service":"fcm","message":{},"project":"p q"}"#, "project"),
+                ("not json", "JSON"),
+            ] {
+                let reply = await server.inspect("POST", "/api/v1/check", body: body)
+                #expect(reply.status == 400 && reply.text.contains(fragment), "\(body): \(reply.status) \(reply.text)")
+            }
+            // A check takes the headers as given (Apple wants apns-topic); a send fills it in.
+            let missingTopic = #"{"service":"apns","headers":{"apns-push-type":"alert"},"payload":{"aps":{"alert":"x"}}}"#
+            let checked = try await server.inspect("POST", "/api/v1/check", body: missingTopic).decode(CheckResult.self)
+            #expect(checked.status == 400 && checked.delivery.reason == "MissingTopic", "\(checked.body)")
+            let filled = try await server.inspect("POST", "/api/v1/send", body: missingTopic).decode(SendResult.self)
+            #expect(filled.status == 200, "\(filled)")
+            let apns = try await server.inspect("POST", "/api/v1/send", body: #"{"service":"apns"}"#).decode(SendResult.self)
+            #expect(apns.status == 200 && apns.outcome == .accepted, "\(apns)")
+            let fcm = try await server.inspect("POST", "/api/v1/send", body: #"{"service":"fcm"}"#).decode(SendResult.self)
+            #expect(fcm.status == 200 && fcm.body.contains("projects/"), "\(fcm)")
+            let recorded = try await server.inspected("/api/v1/deliveries?service=fcm", as: DeliveryList.self)
+            #expect(recorded.total == 1)
+        }
+    }
+}

@@ -29,6 +29,10 @@ let serverTestDependencies: [Target.Dependency] = [
     .product(name: "NIOHTTP1", package: "swift-nio"),
     .product(name: "NIOSSL", package: "swift-nio-ssl"),
     .product(name: "Prometheus", package: "swift-prometheus"),
+    .product(name: "PostgresNIO", package: "postgres-nio"),
+    .product(name: "Logging", package: "swift-log"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    "PushMockTransport",
 ]
 
 let package = Package(
@@ -155,6 +159,7 @@ let package = Package(
         .target(
             name: "PushMockServer",
             dependencies: [
+                "PushMockHTTP",
                 "PushMockCore",
                 "PushMockBytes",
                 "PushMockStore",
@@ -171,8 +176,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                // The catalogue's "Send it" and "Send again" go through the push port as a client's would.
+                "PushMockOutbound",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Outbound HTTP, in its own room: the relay's client to Apple, Google or another PushMock,
+        // and the loopback sender through which the catalogue's "Send it", "Send again" and
+        // /api/v1/send go through the push port as a client's would.
+        .target(
+            name: "PushMockOutbound",
+            dependencies: [
+                "PushMockCore",
+                "PushMockInspection",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -193,6 +213,7 @@ let package = Package(
             name: "PushMockTesting",
             dependencies: [
                 "PushMockServer",
+                "PushMockInspection",
                 "PushMockCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -252,6 +273,7 @@ let package = Package(
                 "PushMockCore",
                 "PushMockBytes",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
@@ -272,6 +294,7 @@ let package = Package(
             dependencies: [
                 "PushMockSQLite", "PushMockStore", "PushMockCore", "PushMockBytes", "PushMockTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -310,7 +333,9 @@ let package = Package(
                 "PushMockStore",
                 "PushMockCore",
                 "PushMockInspection",
+                "PushMockTransport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 "PushMockTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -360,6 +385,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -11,4 +11,10 @@ echo 'let leak = [UInt8]().withUnsafeBufferPointer { $0.count }' >>"$CROSSING/So
 bash scripts/check-imports "$CROSSING/Sources" 2>"$CROSSING/out" || true
 grep -q "PushMockStore/StoreError.swift:[0-9]*: raw-pointer code belongs in PushMockBytes" "$CROSSING/out" \
   || fail "check-imports did not name raw-pointer code in PushMockStore: $(cat "$CROSSING/out")"
-note "check-imports: clean, and it names both planted crossings"
+# An import its target does not declare in Package.swift (here, a module another target depends on).
+cp Package.swift "$CROSSING/Package.swift"
+sed -i '1i import Prometheus' "$CROSSING/Sources/PushMockStore/StoreError.swift"
+bash scripts/check-imports "$CROSSING/Sources" 2>"$CROSSING/out" || true
+grep -q "PushMockStore/StoreError.swift:1: imports Prometheus, which PushMockStore does not declare in Package.swift" "$CROSSING/out" \
+  || fail "check-imports did not name an undeclared import: $(cat "$CROSSING/out")"
+note "check-imports: clean, and it names the three planted crossings"

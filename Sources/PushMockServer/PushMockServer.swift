@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 public import PushMockCore
 public import PushMockInspection
+import PushMockOutbound
 public import PushMockStore
 public import PushMockTransport
 public import ServiceLifecycle

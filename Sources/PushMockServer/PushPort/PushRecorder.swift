@@ -1,4 +1,5 @@
 import PushMockCore
+import PushMockOutbound
 import PushMockStore
 import PushMockTransport
 import Synchronization

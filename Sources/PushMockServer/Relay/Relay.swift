@@ -1,16 +1,10 @@
 import Foundation
 import Logging
 import PushMockCore
+import PushMockOutbound
 import PushMockStore
 import PushMockTransport
 import Synchronization
-
-/// What an upstream answered.
-struct UpstreamAnswer: Sendable {
-    var status: Int
-    var headers: [(name: String, value: String)]
-    var body: [UInt8]
-}
 
 /// Forwards recorded pushes to the real APNs or FCM (or any compatible server, another PushMock
 /// included) with the relay's own credentials, and records what the upstream answered with the
@@ -27,7 +21,7 @@ final class Relay: Sendable {
     private let store: any DeliveryStore
     private let metrics: ServerMetrics
     private let logger: Logger
-    private let client: RelayClient
+    private let client: OutboundClient
     private let providerToken: RelayProviderToken?
     private let accessToken: RelayAccessToken?
     private let queue = Mutex(RelayQueue())
@@ -98,9 +92,15 @@ final class Relay: Sendable {
             break
         }
         self.providerToken = providerToken
-        let client = try RelayClient(
-            trustedCAsPEM: try configuration.trustedCAs?.read("trusted CA file"), clientCertificate: clientCertificate,
-            connectTimeout: configuration.connectTimeout)
+        let trustedCAs = try configuration.trustedCAs?.read("trusted CA file")
+        let client: OutboundClient
+        do {
+            client = try OutboundClient(
+                trustedCAsPEM: trustedCAs, clientCertificate: clientCertificate, connectTimeout: configuration.connectTimeout,
+                loopSetup: RelayExecutor.lowerPriority)
+        } catch {
+            throw PushMockError(code: .invalidConfiguration, message: "relay: \(error.description)")
+        }
         self.client = client
         if let fcm = configuration.fcm, let material = fcm.serviceAccount {
             let account = try RelayAccessToken.account(json: try material.read("FCM service account"))
@@ -295,7 +295,7 @@ final class Relay: Sendable {
                 if received.status != 429 && received.status < 500 { break }
             } catch {
                 failure = "\(error)"
-                if let error = error as? RelayError, error == .shuttingDown { break }
+                if let error = error as? OutboundError, error == .shuttingDown { break }
             }
             guard attempts < configuration.attempts, !Task.isCancelled else { break }
             if let end, ContinuousClock.now + delay >= end { break }

@@ -9,7 +9,7 @@ import Glibc
 ///
 /// It keeps the normal priority. The CPU a forward costs (TLS and HTTP/2) is spent on the HTTP
 /// client's own event loop, which runs at the lowest priority (``lowerPriority()``, from
-/// ``RelayClient``), so a busy PushMock answers its senders about as fast with a relay as
+/// the relay's `OutboundClient`), so a busy PushMock answers its senders about as fast with a relay as
 /// without one, and what the relay cannot keep up with waits in its bounded queue (and past it
 /// is recorded as `queue full`). This thread is not lowered because a thread inherits the
 /// priority of the thread that creates it, for good: AsyncHTTPClient starts a task per request,

@@ -3,18 +3,23 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 import PushMockCore
-import PushMockInspection
+public import PushMockInspection
 
 /// Sends the catalogue's requests and "Send again" through the server's own push port with a
 /// real HTTP/2 client (AsyncHTTPClient over TLS with ALPN), so that they take exactly the path a
 /// sender's do. The peer is this process on loopback; its certificate is not verified (a server
 /// configured with its own certificate chain need not be signed by a CA PushMock knows).
-struct LoopbackSender: PushSender {
+public struct LoopbackSender: PushSender {
     let address: PushAddress
     /// How long one exchange (all its requests) may wait for the push port's answers.
-    var deadline: Duration = .seconds(4)
+    var deadline: Duration
 
-    func send(_ requests: [OutgoingRequest]) async throws -> [SentResponse] {
+    public init(address: PushAddress, deadline: Duration = .seconds(4)) {
+        self.address = address
+        self.deadline = deadline
+    }
+
+    public func send(_ requests: [OutgoingRequest]) async throws -> [SentResponse] {
         let port = address.port
         guard port > 0 else { throw InspectionError(409, "the push port is not listening yet") }
         let host = address.host.contains(":") ? "[\(address.host)]" : address.host

@@ -3,16 +3,40 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
-import PushMockCore
 import Synchronization
+
+/// What an upstream answered: its status, headers (names lowercased) and body.
+public struct UpstreamAnswer: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Why the outbound client refused.
+public struct OutboundError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+
+    /// The client is shutting down: no new request is sent.
+    public static let shuttingDown = OutboundError("the relay is shutting down")
+}
 
 /// The relay's HTTP client: HTTP/2 over TLS with ALPN (HTTP/1.1 where the upstream has no h2),
 /// pooled connections kept open, the system's trust roots plus any CA given, and a client
 /// certificate for APNs' certificate auth.
-final class RelayClient: Sendable {
+public final class OutboundClient: Sendable {
     private let client: HTTPClient
-    /// The client's own event loop, where a forward's TLS and HTTP/2 work is done, on a thread
-    /// at the lowest priority (``RelayExecutor/lowerPriority()``). When it opens a connection it
+    /// The client's own event loop, where a forward's TLS and HTTP/2 work is done, on a thread the
+    /// caller may lower (the relay gives it the lowest priority). When it opens a connection it
     /// resolves the host on the global pool; a pool worker it starts then inherits that priority
     /// until it is idle for a few seconds and ends.
     private let group: MultiThreadedEventLoopGroup
@@ -27,14 +51,18 @@ final class RelayClient: Sendable {
         var drained: [CheckedContinuation<Void, Never>] = []
     }
 
-    /// `connectTimeout` bounds opening a connection (TCP and TLS), part of an attempt.
-    init(trustedCAsPEM: String?, clientCertificate: (chainPEM: String, keyPEM: String)?, connectTimeout: Duration) throws {
+    /// `connectTimeout` bounds opening a connection (TCP and TLS), part of an attempt;
+    /// `loopSetup` runs first on the client's event loop thread (to lower its priority, say).
+    public init(
+        trustedCAsPEM: String?, clientCertificate: (chainPEM: String, keyPEM: String)?, connectTimeout: Duration,
+        loopSetup: @escaping @Sendable () -> Void = {}
+    ) throws(OutboundError) {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let trustedCAsPEM {
             do {
                 tls.additionalTrustRoots = [.certificates(try NIOSSLCertificate.fromPEMBytes(Array(trustedCAsPEM.utf8)))]
             } catch {
-                throw PushMockError(code: .invalidConfiguration, message: "relay: the trusted CA file holds no PEM certificate: \(error)")
+                throw OutboundError("the trusted CA file holds no PEM certificate: \(error)")
             }
         }
         if let clientCertificate {
@@ -42,7 +70,7 @@ final class RelayClient: Sendable {
                 tls.certificateChain = try NIOSSLCertificate.fromPEMBytes(Array(clientCertificate.chainPEM.utf8)).map { .certificate($0) }
                 tls.privateKey = .privateKey(try NIOSSLPrivateKey(bytes: Array(clientCertificate.keyPEM.utf8), format: .pem))
             } catch {
-                throw PushMockError(code: .invalidConfiguration, message: "relay: the APNs client certificate or its key is not PEM: \(error)")
+                throw OutboundError("the APNs client certificate or its key is not PEM: \(error)")
             }
         }
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
@@ -54,12 +82,12 @@ final class RelayClient: Sendable {
         let milliseconds = connectTimeout.components.seconds * 1000 + connectTimeout.components.attoseconds / 1_000_000_000_000_000
         configuration.timeout = .init(connect: .milliseconds(max(1, milliseconds)))
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        group.next().execute { RelayExecutor.lowerPriority() }
+        group.next().execute(loopSetup)
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
 
     /// One request and its whole answer (bodies up to 1 MiB).
-    func send(
+    public func send(
         method: String, url: String, headers: [(name: String, value: String)], body: [UInt8], timeout: Duration
     ) async throws
         -> UpstreamAnswer
@@ -70,7 +98,7 @@ final class RelayClient: Sendable {
                 gate.running += 1
                 return true
             })
-        else { throw RelayError.shuttingDown }
+        else { throw OutboundError.shuttingDown }
         defer {
             let waiting = gate.withLock { gate in
                 gate.running -= 1
@@ -94,7 +122,7 @@ final class RelayClient: Sendable {
 
     /// Refuses new requests, shuts the client down (which cancels those under way), waits for
     /// them to end, then shuts the event loop down.
-    func shutdown() async {
+    public func shutdown() async {
         gate.withLock { $0.closed = true }
         try? await client.shutdown()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in

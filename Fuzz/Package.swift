@@ -14,12 +14,8 @@ let package = Package(
         .executableTarget(
             name: "PushMockFuzz",
             dependencies: [
-                .product(name: "PushMockBytes", package: "PushMock"),
-                .product(name: "PushMockCore", package: "PushMock"),
-                .product(name: "PushMockServer", package: "PushMock"),
-                .product(name: "PushMockInspection", package: "PushMock"),
-                .product(name: "PushMockStore", package: "PushMock"),
-                .product(name: "PushMockSwiftSource", package: "PushMock"),
+                // PushMock's internal modules, behind its one product that is not API.
+                .product(name: "_PushMockFuzzing", package: "PushMock"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         )

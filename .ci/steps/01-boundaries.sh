@@ -1,4 +1,5 @@
-# Module boundaries: scripts/check-imports passes, and fails on a crossing it must catch.
+# Module boundaries: scripts/check-imports passes, and fails on a crossing it must catch; and the
+# API's public declarations are documented (scripts/check-docs), which fails on one that is not.
 source .ci/lib.sh
 bash scripts/check-imports || fail "an import crosses a module boundary"
 CROSSING="$STEP_WORK/crossing"
@@ -18,3 +19,9 @@ bash scripts/check-imports "$CROSSING/Sources" 2>"$CROSSING/out" || true
 grep -q "PushMockStore/StoreError.swift:1: imports Prometheus, which PushMockStore does not declare in Package.swift" "$CROSSING/out" \
   || fail "check-imports did not name an undeclared import: $(cat "$CROSSING/out")"
 note "check-imports: clean, and it names the three planted crossings"
+bash scripts/check-docs || fail "a public declaration of the API has no doc comment"
+mkdir -p "$CROSSING/Undocumented"
+printf 'public struct Undocumented {}\n' >"$CROSSING/Undocumented/Undocumented.swift"
+if bash scripts/check-docs "$CROSSING/Undocumented" 2>"$CROSSING/out"; then fail "check-docs passed an undocumented public struct"; fi
+grep -q "Undocumented.swift:1: public declaration without a doc comment" "$CROSSING/out" || fail "check-docs did not name it: $(cat "$CROSSING/out")"
+note "check-docs: the API's public declarations are documented, and a planted undocumented one is named"

@@ -8,6 +8,7 @@ public struct InspectionReply: Sendable {
     /// The response as the inspection port would send it.
     public let response: InspectionResponse
 
+    /// A reply around `response`.
     public init(response: InspectionResponse) {
         self.response = response
     }

@@ -1,4 +1,3 @@
-import PushMockServer
 import PushMockTesting
 import Testing
 

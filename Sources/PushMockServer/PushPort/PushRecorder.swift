@@ -99,9 +99,9 @@ final class PushRecorder: Sendable {
             // What a `count` fault has left is kept across restarts. (A fleet counts in the
             // database instead: saving the whole list after each fire would let one instance's
             // copy overwrite a fault another just added.)
-            ServerState.saveFaults(faults, to: archive)
+            FaultArchive.save(faults, to: archive)
         }
-        for key in claims?.spent ?? [] { ServerState.announceSpent(key, to: archive) }
+        for key in claims?.spent ?? [] { FaultArchive.announceSpent(key, to: archive) }
         return rule
     }
 
@@ -149,7 +149,7 @@ final class PushRecorder: Sendable {
                         Task {
                             for (key, used) in won where (try? await counter.settleFire(key, used: used)) == true {
                                 faults.removeSpent(fleetKey: key)
-                                ServerState.announceSpent(key, to: archive)
+                                FaultArchive.announceSpent(key, to: archive)
                             }
                         }
                     }

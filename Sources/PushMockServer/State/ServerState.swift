@@ -88,20 +88,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
 
     /// The faults as set through the API (with what a `count` fault had left then), for the next start.
     func saveFaults() {
-        Self.saveFaults(plan, to: capabilities.archive)
-    }
-
-    /// Saves `plan`'s rules in `archive`, if the store keeps state: after a change through the API,
-    /// and after a `count` fault fires (so that what it has left lasts across restarts and reaches
-    /// the fleet).
-    static func saveFaults(_ plan: FaultPlan, to archive: (any StateArchive)?) {
-        guard let archive, let data = try? JSONEncoder().encode(plan.rules) else { return }
-        archive.archive(StateKey.faults.key, Array(data))
-    }
-
-    /// Tells the fleet (and the next start) that the `count` fault `fleetKey` is spent.
-    static func announceSpent(_ fleetKey: String, to archive: (any StateArchive)?) {
-        archive?.archive(StateKey.faultSpent(fleetKey: fleetKey).key, [1])
+        FaultArchive.save(plan, to: capabilities.archive)
     }
 
     /// Devices, faults, simulated activities and broadcast channels as the last run left them
@@ -120,9 +107,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         for key in [StateKey.devices, .faults] {
             if let bytes = try archive.archived(key.key) { try apply(key, bytes, registry: registry, plan: plan, seed: seed) }
         }
-        for key in try archive.archived(prefix: StateKey.Prefix.faultSpent).keys {
-            if case .faultSpent(let fleetKey) = StateKey(key) { plan.removeSpent(fleetKey: fleetKey) }
-        }
+        try FaultArchive.restoreSpent(from: archive, to: plan)
         if let bytes = try archive.archived(StateKey.channels.key) { try channels.apply(bytes) }
         // Types first: a restored activity is bound to its type.
         try ActivityTypeArchive.restore(activities.types, configured: configuredTypes, from: archive)
@@ -160,7 +145,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
             for (token, _) in registry.all where devices[token] == nil { registry.remove(token) }
             for (token, record) in devices { registry.set(record, for: token) }
         case .faults:
-            plan.reset(rules: try JSONDecoder().decode([FaultRule].self, from: Data(bytes)), seed: seed)
+            try FaultArchive.apply(bytes, to: plan, seed: seed)
         default:
             break
         }

@@ -18,7 +18,10 @@ for _ in $(seq 600); do
   [ "$(curl -sS "http://127.0.0.1:$A_INSPECTION/api/v1/deliveries?relayAgrees=true" | jq .total)" = 2 ] && break
   sleep 0.1
 done
-curl -sS "http://127.0.0.1:$A_INSPECTION/api/v1/deliveries?relayAgrees=true" | jq -e '.total == 2 and all(.deliveries[]; .relay.status == 200 and .relay.attempts == 1)' >/dev/null \
+# attempts is not checked to be 1: the relay's client runs at the lowest priority (SCHED_IDLE),
+# so on a machine whose cores are both busy (a cold CI run builds beside this step) its first
+# connection can time out and the retry is the one answered (seen: attempts 2, 19 s).
+curl -sS "http://127.0.0.1:$A_INSPECTION/api/v1/deliveries?relayAgrees=true" | jq -e '.total == 2 and all(.deliveries[]; .relay.status == 200 and .relay.attempts >= 1)' >/dev/null \
   || fail "relay: A did not record B's agreeing answers: $(curl -sS http://127.0.0.1:$A_INSPECTION/api/v1/deliveries | jq -c '[.deliveries[] | {service, status, relay}]')"
 curl -sS "http://127.0.0.1:$B_INSPECTION/api/v1/deliveries?service=apns" | jq -e '.total == 1 and .deliveries[0].identity == "PMTEAM0001/RELAYKEY01"' >/dev/null \
   || fail "relay: B did not see A's relay key: $(curl -sS "http://127.0.0.1:$B_INSPECTION/api/v1/deliveries?service=apns" | jq -c '.deliveries[0].identity')"

@@ -104,9 +104,9 @@ need_package() {
   IMAGE_TAR="$SRC/dist/pushmock-$PM_VERSION-image.tar"
 }
 
-# Started by .ci/run once the debug build is done, when a step that needs the release build is to
-# run: the release build then overlaps the tests and the steps that mostly wait on servers and
-# browsers, which leave a core idle. It runs at the lowest priority (nice 19), so it takes only
+# Started by .ci/run before the first step, when a step that needs the release build is to run: the
+# release build then overlaps the debug build's idle moments, the tests, and the steps that mostly
+# wait on servers and browsers, which leave a core idle. It runs at the lowest priority (nice 19), so it takes only
 # what they leave: the steps' own timing checks (the attack suite's canary, the outage's
 # once-a-second lines) see the machine as they would without it. need_package waits for it.
 background_package() { in_background package package_build; }

@@ -111,26 +111,9 @@ public final class PushMockServer: Service, Sendable {
 
     static func makeComponents(_ configuration: PushMockConfiguration, store: any DeliveryStore, logger: Logger) throws -> Components {
         let apns = configuration.apns
-        var registry = APNSCredentialRegistry()
         var catalogue = CatalogueCredentials()
-        for key in apns.keys {
-            let pem = try readPEM(key.source, what: "APNs key \(key.keyID)")
-            if catalogue.apns == nil, pem.contains("PRIVATE KEY") {
-                let topic = key.topics?.first ?? apns.bundles.first { $0.teamID == key.teamID }?.bundleID ?? "com.example.app"
-                catalogue.apns = CatalogueCredentials.APNS(keyID: key.keyID, teamID: key.teamID, pem: pem, topic: topic)
-            }
-            do {
-                registry.add(
-                    APNSSigningKey(
-                        keyID: key.keyID, teamID: key.teamID, publicKey: try APNSSigningKey.publicKey(fromPEM: pem), scope: key.scope,
-                        topics: key.topics))
-            } catch {
-                throw PushMockError(code: .invalidConfiguration, message: "APNs key \(key.keyID) is not a P-256 key in PEM (.p8): \(error)")
-            }
-        }
-        for bundle in apns.bundles {
-            registry.addBundle(bundle.bundleID, team: bundle.teamID)
-        }
+        let registry: APNSCredentialRegistry
+        (registry, catalogue.apns) = try apnsRegistry(apns)
         let tokens = ProviderTokenVerifier(registry: registry)
         let devices = DeviceRegistry(closed: apns.closedDeviceRegistry, records: apns.devices)
         for rule in configuration.faults {
@@ -165,18 +148,8 @@ public final class PushMockServer: Service, Sendable {
             idSeed: configuration.idSeed,
             logger: logger
         )
-        var accounts: [ServiceAccount] = []
-        for source in configuration.fcm.serviceAccounts {
-            let text = try readPEM(source, what: "FCM service account")
-            do {
-                accounts.append(try ServiceAccount.parse(json: Array(text.utf8)))
-                if catalogue.fcm == nil, text.contains("PRIVATE KEY") {
-                    catalogue.fcm = CatalogueCredentials.FCM(json: text, tokenPath: configuration.fcm.tokenPath)
-                }
-            } catch {
-                throw PushMockError(code: .invalidConfiguration, message: "FCM service account \(source): \(error)")
-            }
-        }
+        let accounts: [ServiceAccount]
+        (accounts, catalogue.fcm) = try serviceAccounts(configuration.fcm)
         // With a store that lasts, tokens are sealed with a secret every instance of a fleet (and
         // the next run) derives alike, so that a token from one instance is good on all of them.
         let accessTokens = AccessTokenStore(secret: archive == nil ? nil : AccessTokenStore.secret(for: accounts), accounts: accounts)
@@ -191,13 +164,8 @@ public final class PushMockServer: Service, Sendable {
                 message: "store \(configuration.store): the state it kept (devices, faults, activities, channels) cannot be read: \(error)")
         }
         let oauth = OAuthEndpoint(
-            endpoint: OAuthTokenEndpoint(
-                accounts: accounts, extraAudiences: configuration.fcm.extraTokenAudiences,
-                tokenLifetime: configuration.fcm.accessTokenLifetime, ownTokenPath: configuration.fcm.tokenPath,
-                userClients: configuration.fcm.userClients, refreshTokens: configuration.fcm.refreshTokens
-            ),
-            tokens: accessTokens, recorder: recorder, clock: configuration.clock, logger: logger
-        )
+            endpoint: OAuthTokenEndpoint(configuration.fcm, accounts: accounts), tokens: accessTokens, recorder: recorder, clock: configuration.clock,
+            logger: logger)
         let fcm = FCMEndpoint(
             validator: FCMMessageValidator(
                 strictRegistrationTokens: configuration.fcm.strictRegistrationTokens, liveActivity: apns.options.liveActivity,
@@ -210,44 +178,13 @@ public final class PushMockServer: Service, Sendable {
         let iid = IIDEndpoint(
             fcm: fcm, subscriptions: subscriptions, requireAccessTokenAuth: configuration.fcm.requireAccessTokenAuth,
             mode: configuration.fcm.instanceID)
-        let caFile: String
-        switch configuration.tls {
-        case .files(let chain, _):
-            let directory = (chain as NSString).deletingLastPathComponent
-            caFile = directory.isEmpty ? "ca.pem" : directory + "/ca.pem"
-        case .pem:
-            caFile = "ca.pem"
-        }
-        let pushAddress = PushAddress(host: configuration.host, caFile: caFile)
+        let pushAddress = PushAddress(host: configuration.host, caFile: caFile(of: configuration.tls))
         let state = ServerState(
             store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
             subscriptions: subscriptions,
             accessTokens: accessTokens, parity: parity, apns: endpoint, fcm: fcm, metricsRegistry: metrics, configuration: configuration
         )
-        var inspectionSettings = InspectionSettings(
-            token: configuration.inspectionToken,
-            browserGuard: InspectionGuard(inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts),
-            // Streams and long-polls together stay below the inspection port's connection cap,
-            // with an eighth of it (at least 4) kept for everything else: /livez, /metrics, the page.
-            maxEventSubscribers: min(configuration.maxEventSubscribers, Self.longRequestCap(configuration)),
-            pushAddress: pushAddress,
-            keys: credentialList(configuration.apns),
-            serviceAccounts: ServiceAccountList(
-                serviceAccounts: accounts.map { .init(projectId: $0.projectID, clientEmail: $0.clientEmail, privateKeyId: $0.privateKeyID) },
-                tokenPath: configuration.fcm.tokenPath
-            )
-        )
-        inspectionSettings.credentials =
-            configuration.developmentMaterial.map(DevMaterialDirectory.credentials(of:))
-            ?? configuration.developmentMaterialFolder.map(DevMaterialDirectory.credentials(in:)) ?? DevelopmentCredentials()
-        inspectionSettings.version = configuration.serverVersion
-        inspectionSettings.maxLongPolls = max(1, min(configuration.maxLongPolls ?? .max, Self.longRequestCap(configuration)))
-        let router = InspectionRouter(
-            store: store, devices: state, faults: state, activities: state, control: state,
-            settings: inspectionSettings,
-            sender: LoopbackSender(address: pushAddress, deadline: configuration.catalogueAnswerDeadline), credentials: catalogue,
-            nowMilliseconds: { [clock = configuration.clock] in clock.nowMilliseconds }
-        )
+        let router = inspectionRouter(configuration, store: store, state: state, accounts: accounts, pushAddress: pushAddress, catalogue: catalogue)
         relay?.observe { [router] result, id in router.relayAnswered(result, forDelivery: id) }
         return Components(
             store: store,
@@ -272,6 +209,93 @@ public final class PushMockServer: Service, Sendable {
             pushAddress: pushAddress,
             state: state,
             relay: relay
+        )
+    }
+
+    /// The CA file clients are told to trust: `ca.pem` beside the certificate chain's file.
+    static func caFile(of tls: PushMockConfiguration.TLSSource) -> String {
+        switch tls {
+        case .files(let chain, _):
+            let directory = (chain as NSString).deletingLastPathComponent
+            return directory.isEmpty ? "ca.pem" : directory + "/ca.pem"
+        case .pem:
+            return "ca.pem"
+        }
+    }
+
+    /// The APNs keys and bundles as the provider-token verifier's registry, and the first key with
+    /// its private half, which the catalogue and `/api/v1/send` sign with.
+    static func apnsRegistry(_ apns: APNSConfiguration) throws -> (APNSCredentialRegistry, CatalogueCredentials.APNS?) {
+        var registry = APNSCredentialRegistry()
+        var signing: CatalogueCredentials.APNS?
+        for key in apns.keys {
+            let pem = try readPEM(key.source, what: "APNs key \(key.keyID)")
+            if signing == nil, pem.contains("PRIVATE KEY") {
+                let topic = key.topics?.first ?? apns.bundles.first { $0.teamID == key.teamID }?.bundleID ?? "com.example.app"
+                signing = CatalogueCredentials.APNS(keyID: key.keyID, teamID: key.teamID, pem: pem, topic: topic)
+            }
+            do {
+                registry.add(
+                    APNSSigningKey(
+                        keyID: key.keyID, teamID: key.teamID, publicKey: try APNSSigningKey.publicKey(fromPEM: pem), scope: key.scope,
+                        topics: key.topics))
+            } catch {
+                throw PushMockError(code: .invalidConfiguration, message: "APNs key \(key.keyID) is not a P-256 key in PEM (.p8): \(error)")
+            }
+        }
+        for bundle in apns.bundles {
+            registry.addBundle(bundle.bundleID, team: bundle.teamID)
+        }
+        return (registry, signing)
+    }
+
+    /// The FCM service accounts, and the first with its private key, with which the catalogue and
+    /// `/api/v1/send` obtain access tokens.
+    static func serviceAccounts(_ fcm: FCMConfiguration) throws -> ([ServiceAccount], CatalogueCredentials.FCM?) {
+        var accounts: [ServiceAccount] = []
+        var signing: CatalogueCredentials.FCM?
+        for source in fcm.serviceAccounts {
+            let text = try readPEM(source, what: "FCM service account")
+            do {
+                accounts.append(try ServiceAccount.parse(json: Array(text.utf8)))
+                if signing == nil, text.contains("PRIVATE KEY") {
+                    signing = CatalogueCredentials.FCM(json: text, tokenPath: fcm.tokenPath)
+                }
+            } catch {
+                throw PushMockError(code: .invalidConfiguration, message: "FCM service account \(source): \(error)")
+            }
+        }
+        return (accounts, signing)
+    }
+
+    /// The inspection port's router over the server's state.
+    static func inspectionRouter(
+        _ configuration: PushMockConfiguration, store: any DeliveryStore, state: ServerState, accounts: [ServiceAccount], pushAddress: PushAddress,
+        catalogue: CatalogueCredentials
+    ) -> InspectionRouter {
+        var inspectionSettings = InspectionSettings(
+            token: configuration.inspectionToken,
+            browserGuard: InspectionGuard(inspectionHost: configuration.inspectionHost, extraHosts: configuration.inspectionAllowedHosts),
+            // Streams and long-polls together stay below the inspection port's connection cap,
+            // with an eighth of it (at least 4) kept for everything else: /livez, /metrics, the page.
+            maxEventSubscribers: min(configuration.maxEventSubscribers, Self.longRequestCap(configuration)),
+            pushAddress: pushAddress,
+            keys: credentialList(configuration.apns),
+            serviceAccounts: ServiceAccountList(
+                serviceAccounts: accounts.map { .init(projectId: $0.projectID, clientEmail: $0.clientEmail, privateKeyId: $0.privateKeyID) },
+                tokenPath: configuration.fcm.tokenPath
+            )
+        )
+        inspectionSettings.credentials =
+            configuration.developmentMaterial.map(DevMaterialDirectory.credentials(of:))
+            ?? configuration.developmentMaterialFolder.map(DevMaterialDirectory.credentials(in:)) ?? DevelopmentCredentials()
+        inspectionSettings.version = configuration.serverVersion
+        inspectionSettings.maxLongPolls = max(1, min(configuration.maxLongPolls ?? .max, Self.longRequestCap(configuration)))
+        return InspectionRouter(
+            store: store, devices: state, faults: state, activities: state, control: state,
+            settings: inspectionSettings,
+            sender: LoopbackSender(address: pushAddress, deadline: configuration.catalogueAnswerDeadline), credentials: catalogue,
+            nowMilliseconds: { [clock = configuration.clock] in clock.nowMilliseconds }
         )
     }
 
@@ -384,5 +408,14 @@ public final class PushMockServer: Service, Sendable {
         } catch {
             Logger(label: "pushmock").error("the store could not be closed cleanly", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+extension OAuthTokenEndpoint {
+    /// The token endpoint `fcm` configures, for `accounts`.
+    init(_ fcm: FCMConfiguration, accounts: [ServiceAccount]) {
+        self.init(
+            accounts: accounts, extraAudiences: fcm.extraTokenAudiences, tokenLifetime: fcm.accessTokenLifetime, ownTokenPath: fcm.tokenPath,
+            userClients: fcm.userClients, refreshTokens: fcm.refreshTokens)
     }
 }

@@ -135,10 +135,7 @@ struct MCPTools: Sendable {
             case .failure(let failure): return failure.result
             case .success(let (_, json)):
                 let delivery = try JSONDecoder().decode(DeliveryResource.self, from: Data(MCPServer.encode(json)))
-                var entries: [RejectionEntry] = []
-                if case .success(let (_, catalogue)) = await tools.api("GET", "/api/v1/rejections") {
-                    entries = (try? JSONDecoder().decode(RejectionList.self, from: Data(MCPServer.encode(catalogue))).entries) ?? []
-                }
+                let entries = await tools.catalogue()
                 let explanation = MCPExplanation.explain(delivery, catalogue: entries)
                 return Result(text: explanation.text, structured: explanation.json)
             }
@@ -194,10 +191,7 @@ struct MCPTools: Sendable {
             case .failure(let failure): return failure.result
             case .success(let (_, json)):
                 let check = try JSONDecoder().decode(CheckResult.self, from: Data(MCPServer.encode(json)))
-                var entries: [RejectionEntry] = []
-                if case .success(let (_, catalogue)) = await tools.api("GET", "/api/v1/rejections") {
-                    entries = (try? JSONDecoder().decode(RejectionList.self, from: Data(MCPServer.encode(catalogue))).entries) ?? []
-                }
+                let entries = await tools.catalogue()
                 let explanation = MCPExplanation.explain(check.delivery, catalogue: entries, checked: true)
                 let text = explanation.text + "\nThe push port would answer \(check.status): \(check.body.isEmpty ? "(no body)" : check.body)"
                 return Result(text: text, structured: .object([("check", json), ("explanation", explanation.json)]))
@@ -265,6 +259,12 @@ struct MCPTools: Sendable {
             await tools.plain("POST", "/api/v1/reset", body: .object([]))
         },
     ]
+
+    /// The rejections catalogue's entries (none when the API does not answer them).
+    func catalogue() async -> [RejectionEntry] {
+        guard case .success(let (_, json)) = await api("GET", "/api/v1/rejections") else { return [] }
+        return (try? JSONDecoder().decode(RejectionList.self, from: Data(MCPServer.encode(json))).entries) ?? []
+    }
 
     /// The API's answer as the result: its JSON, pretty, as the text.
     func plain(_ method: String, _ target: String, body: JSONValue? = nil) async -> Result {

@@ -122,16 +122,25 @@ final class APNSEndpoint: Sendable {
                     "connection": "\(context.connection.id)", "path": "\(request.path)",
                 ])
         }
-        // What a device does with an accepted Live Activity push (both profiles).
-        var device: LiveActivityDevice.Outcome?
-        if rejection == nil, verdict.pushType == .liveactivity, let token = verdict.deviceToken {
-            device = activities.receive(
-                verdict.liveActivityPush, token: token, bundleID: verdict.topic.map(Self.bundleID(ofTopic:)), service: .apns, now: now,
-                payloadDrop: verdict.droppedByDevice ? verdict.liveActivityRule : nil, environment: environment
-            )
-        }
+        let device = self.device(for: verdict, rejected: rejection != nil, environment: environment, now: now, preview: false)
         let outcome = self.outcome(of: verdict, rejection: rejection, environment: environment, device: device, fault: fault)
         return recorder.record(outcome, of: request, at: now, response: response, fault: fault, context: context)
+    }
+
+    /// What the simulated device does with an accepted Live Activity push (both profiles); with
+    /// `preview`, what it would do, on a copy (a check).
+    func device(
+        for verdict: APNSVerdict, rejected: Bool, environment: APNSEnvironment, now: PushInstant, preview: Bool
+    ) -> LiveActivityDevice.Outcome? {
+        guard !rejected, verdict.pushType == .liveactivity, let token = verdict.deviceToken else { return nil }
+        let bundleID = verdict.topic.map(Self.bundleID(ofTopic:))
+        let drop = verdict.droppedByDevice ? verdict.liveActivityRule : nil
+        if preview {
+            return activities.preview(
+                verdict.liveActivityPush, token: token, bundleID: bundleID, service: .apns, now: now, payloadDrop: drop, environment: environment)
+        }
+        return activities.receive(
+            verdict.liveActivityPush, token: token, bundleID: bundleID, service: .apns, now: now, payloadDrop: drop, environment: environment)
     }
 
     /// APNs' answer to `verdict`, whose rejection is `rejection` (the validator's, or a fault's).

@@ -32,13 +32,7 @@ extension APNSEndpoint {
         validator.validate(apnsRequest, credential: .token, auth: &auth, now: now, ids: &ids, into: &verdict)
         let rejection = verdict.rejection.map { (status: $0.status, reason: $0.reason) }
         let response = answer(verdict, rejection: rejection, environment: environment, now: now, ids: &ids)
-        var device: LiveActivityDevice.Outcome?
-        if rejection == nil, verdict.pushType == .liveactivity, let token = verdict.deviceToken {
-            device = activities.preview(
-                verdict.liveActivityPush, token: token, bundleID: verdict.topic.map(Self.bundleID(ofTopic:)), service: .apns, now: now,
-                payloadDrop: verdict.droppedByDevice ? verdict.liveActivityRule : nil, environment: environment
-            )
-        }
+        let device = self.device(for: verdict, rejected: rejection != nil, environment: environment, now: now, preview: true)
         let outcome = self.outcome(of: verdict, rejection: rejection, environment: environment, device: device, fault: nil)
         return PushCheck(status: response.status, body: response.body ?? [], delivery: outcome.checked(request, at: now, status: response.status))
     }

@@ -88,19 +88,7 @@ extension PushMockConfiguration {
         if let hosts = try root.strings("inspectionAllowedHosts") { inspectionAllowedHosts += hosts }
         if let cap = try root.int("maxEventSubscribers", in: 1...100_000) { maxEventSubscribers = cap }
         if let types = try root.json("activityTypes") {
-            switch types {
-            case .string(let source):
-                // The app's Swift source: read by the `pushmock` executable (swift-syntax), not here.
-                activityTypeSources.append(resolve(source))
-            case .object(let named):
-                for (name, body) in named {
-                    activityTypes[name] = try ActivityTypeDeclaration(name: name, config: body, file: root.file, path: "activityTypes.\(name)")
-                }
-            default:
-                throw root.error(
-                    "activityTypes",
-                    "expected an object of type declarations by Swift name, or the path of the app's Swift source (a .swift file or a folder)")
-            }
+            try loadActivityTypes(types, root: root, resolve: resolve)
         }
         if let text = try root.string("mode") {
             guard let mode = Mode(rawValue: text) else {
@@ -114,75 +102,13 @@ extension PushMockConfiguration {
             try loadAPNS(&apnsObject, resolve: resolve)
         }
         if var fcmObject = try root.object("fcm") {
-            for file in try fcmObject.strings("serviceAccounts") ?? [] {
-                fcm.serviceAccounts.append(.file(resolve(file)))
-            }
-            if let path = try fcmObject.string("tokenPath") {
-                guard path.hasPrefix("/") else { throw fcmObject.error("tokenPath", "must start with /") }
-                fcm.tokenPath = path
-            }
-            if let audiences = try fcmObject.strings("tokenAudiences") { fcm.extraTokenAudiences += audiences }
-            if let lifetime = try fcmObject.int("accessTokenLifetime", in: 1...86400) { fcm.accessTokenLifetime = .seconds(lifetime) }
-            if let strict = try fcmObject.bool("strictRegistrationTokens") { fcm.strictRegistrationTokens = strict }
-            if let required = try fcmObject.bool("requireAccessTokenAuth") { fcm.requireAccessTokenAuth = required }
-            if let mode = try fcmObject.string("instanceID") {
-                guard let parsed = InstanceIDMode(rawValue: mode) else {
-                    throw fcmObject.error(
-                        "instanceID", "must be one of \(InstanceIDMode.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(mode)\"")
-                }
-                fcm.instanceID = parsed
-            }
-            if let days = try fcmObject.int("staleTokenDays", in: 0...36500) {
-                fcm.staleTokenAfter = days == 0 ? nil : .seconds(Int64(days) * 86_400)
-            }
-            if var users = try fcmObject.object("userCredentials") {
-                if let clients = try users.objects("clients") {
-                    fcm.userClients = []
-                    for var client in clients {
-                        guard let id = try client.string("clientId"), !id.isEmpty else { throw client.error("clientId", "is required") }
-                        fcm.userClients.append(.init(clientID: id, clientSecret: try client.string("clientSecret")))
-                        try client.finish()
-                    }
-                }
-                if let tokens = try users.strings("refreshTokens") { fcm.refreshTokens = tokens }
-                if let projects = try users.strings("projects") { fcm.userProjects += projects }
-                try users.finish()
-            }
-            try fcmObject.finish()
+            try loadFCM(&fcmObject, resolve: resolve)
         }
         if var relayObject = try root.object("relay") {
             try loadRelay(&relayObject, resolve: resolve)
         }
         if var live = try root.object("liveActivity") {
-            if let text = try live.string("profile") {
-                guard let profile = LiveActivityProfile(rawValue: text) else { throw live.error("profile", "must be strict or apple") }
-                apns.options.liveActivity.profile = profile
-            }
-            if let age = try live.int("maxAge", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAge = .seconds(age) }
-            if let ahead = try live.int("maxAhead", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAhead = .seconds(ahead) }
-            if let ignore = try live.bool("ignoreInputPushOnUpdate") { apns.options.liveActivity.ignoreInputPushOnUpdate = ignore }
-            if let presets = try live.bool("presets") { activityTypePresets = presets }
-            if let budget = try live.int("priorityBudgetPerHour", in: 1...100_000) { liveActivityLimits.priorityBudgetPerHour = budget }
-            if let budget = try live.int("pushToStartBudgetPerHour", in: 1...100_000) { liveActivityLimits.pushToStartBudget = budget }
-            if let budget = try live.int("backgroundBudget", in: 1...100_000) { liveActivityLimits.backgroundBudget = budget }
-            if let seconds = try live.double("renderIntervalSeconds", in: 0.001...3600) {
-                liveActivityLimits.renderInterval = .milliseconds(Int64((seconds * 1000).rounded()))
-            }
-            // Hours up to a year: a finite, in-range number, so the conversion below cannot trap.
-            if let hours = try live.double("endAfterHours", in: 0.001...8760) {
-                liveActivityLimits.endAfterStart = .milliseconds(Int64(hours * 3_600_000))
-            }
-            if let hours = try live.double("removeAfterHours", in: 0.001...8760) {
-                liveActivityLimits.removeAfterStart = .milliseconds(Int64(hours * 3_600_000))
-            }
-            if let hours = try live.double("dismissAfterEndHours", in: 0...8760) {
-                liveActivityLimits.dismissAfterEnd = .milliseconds(Int64(hours * 3_600_000))
-            }
-            if let count = try live.int("maxActivities", in: 1...1_000_000) { liveActivityLimits.maxActivities = count }
-            if let count = try live.int("maxTimeline", in: 1...100_000) { liveActivityLimits.maxTimeline = count }
-            if let kib = try live.int("maxTimelineKiB", in: 1...1_048_576) { liveActivityLimits.maxTimelineBytes = kib << 10 }
-            if let mib = try live.int("maxMemoryMiB", in: 1...65_536) { liveActivityLimits.maxBytes = mib << 20 }
-            try live.finish()
+            try loadLiveActivity(&live)
         }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         for (token, device) in try root.objectMap("devices") ?? [] {
@@ -192,6 +118,96 @@ extension PushMockConfiguration {
             faults += try rules.enumerated().map { try FaultRule(config: $1, index: $0) }
         }
         try root.finish()
+    }
+
+    /// The `fcm` object: service accounts, the token endpoint, registration tokens, Instance ID,
+    /// user credentials.
+    private mutating func loadFCM(_ fcmObject: inout ConfigObject, resolve: (String) -> String) throws {
+        for file in try fcmObject.strings("serviceAccounts") ?? [] {
+            fcm.serviceAccounts.append(.file(resolve(file)))
+        }
+        if let path = try fcmObject.string("tokenPath") {
+            guard path.hasPrefix("/") else { throw fcmObject.error("tokenPath", "must start with /") }
+            fcm.tokenPath = path
+        }
+        if let audiences = try fcmObject.strings("tokenAudiences") { fcm.extraTokenAudiences += audiences }
+        if let lifetime = try fcmObject.int("accessTokenLifetime", in: 1...86400) { fcm.accessTokenLifetime = .seconds(lifetime) }
+        if let strict = try fcmObject.bool("strictRegistrationTokens") { fcm.strictRegistrationTokens = strict }
+        if let required = try fcmObject.bool("requireAccessTokenAuth") { fcm.requireAccessTokenAuth = required }
+        if let mode = try fcmObject.string("instanceID") {
+            guard let parsed = InstanceIDMode(rawValue: mode) else {
+                throw fcmObject.error(
+                    "instanceID", "must be one of \(InstanceIDMode.allCases.map(\.rawValue).joined(separator: ", ")), got \"\(mode)\"")
+            }
+            fcm.instanceID = parsed
+        }
+        if let days = try fcmObject.int("staleTokenDays", in: 0...36500) {
+            fcm.staleTokenAfter = days == 0 ? nil : .seconds(Int64(days) * 86_400)
+        }
+        if var users = try fcmObject.object("userCredentials") {
+            if let clients = try users.objects("clients") {
+                fcm.userClients = []
+                for var client in clients {
+                    guard let id = try client.string("clientId"), !id.isEmpty else { throw client.error("clientId", "is required") }
+                    fcm.userClients.append(.init(clientID: id, clientSecret: try client.string("clientSecret")))
+                    try client.finish()
+                }
+            }
+            if let tokens = try users.strings("refreshTokens") { fcm.refreshTokens = tokens }
+            if let projects = try users.strings("projects") { fcm.userProjects += projects }
+            try users.finish()
+        }
+        try fcmObject.finish()
+    }
+
+    /// The `liveActivity` object: the payload rules' profile and the simulated device's limits.
+    private mutating func loadLiveActivity(_ live: inout ConfigObject) throws {
+        if let text = try live.string("profile") {
+            guard let profile = LiveActivityProfile(rawValue: text) else { throw live.error("profile", "must be strict or apple") }
+            apns.options.liveActivity.profile = profile
+        }
+        if let age = try live.int("maxAge", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAge = .seconds(age) }
+        if let ahead = try live.int("maxAhead", in: 0...(30 * 86400)) { apns.options.liveActivity.maxAhead = .seconds(ahead) }
+        if let ignore = try live.bool("ignoreInputPushOnUpdate") { apns.options.liveActivity.ignoreInputPushOnUpdate = ignore }
+        if let presets = try live.bool("presets") { activityTypePresets = presets }
+        if let budget = try live.int("priorityBudgetPerHour", in: 1...100_000) { liveActivityLimits.priorityBudgetPerHour = budget }
+        if let budget = try live.int("pushToStartBudgetPerHour", in: 1...100_000) { liveActivityLimits.pushToStartBudget = budget }
+        if let budget = try live.int("backgroundBudget", in: 1...100_000) { liveActivityLimits.backgroundBudget = budget }
+        if let seconds = try live.double("renderIntervalSeconds", in: 0.001...3600) {
+            liveActivityLimits.renderInterval = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        // Hours up to a year: a finite, in-range number, so the conversion below cannot trap.
+        if let hours = try live.double("endAfterHours", in: 0.001...8760) {
+            liveActivityLimits.endAfterStart = .milliseconds(Int64(hours * 3_600_000))
+        }
+        if let hours = try live.double("removeAfterHours", in: 0.001...8760) {
+            liveActivityLimits.removeAfterStart = .milliseconds(Int64(hours * 3_600_000))
+        }
+        if let hours = try live.double("dismissAfterEndHours", in: 0...8760) {
+            liveActivityLimits.dismissAfterEnd = .milliseconds(Int64(hours * 3_600_000))
+        }
+        if let count = try live.int("maxActivities", in: 1...1_000_000) { liveActivityLimits.maxActivities = count }
+        if let count = try live.int("maxTimeline", in: 1...100_000) { liveActivityLimits.maxTimeline = count }
+        if let kib = try live.int("maxTimelineKiB", in: 1...1_048_576) { liveActivityLimits.maxTimelineBytes = kib << 10 }
+        if let mib = try live.int("maxMemoryMiB", in: 1...65_536) { liveActivityLimits.maxBytes = mib << 20 }
+        try live.finish()
+    }
+
+    /// `activityTypes`: declarations by Swift name, or the path of the app's Swift source.
+    private mutating func loadActivityTypes(_ types: JSONValue, root: ConfigObject, resolve: (String) -> String) throws {
+        switch types {
+        case .string(let source):
+            // The app's Swift source: read by the `pushmock` executable (swift-syntax), not here.
+            activityTypeSources.append(resolve(source))
+        case .object(let named):
+            for (name, body) in named {
+                activityTypes[name] = try ActivityTypeDeclaration(name: name, config: body, file: root.file, path: "activityTypes.\(name)")
+            }
+        default:
+            throw root.error(
+                "activityTypes",
+                "expected an object of type declarations by Swift name, or the path of the app's Swift source (a .swift file or a folder)")
+        }
     }
 
     private mutating func loadRelay(_ object: inout ConfigObject, resolve: (String) -> String) throws {

@@ -40,6 +40,12 @@ public struct LoopbackSender: PushSender {
             // caller (a person, a CLI) gets status 0 instead, and the delivery is recorded all the same.
             let deadline = NIODeadline.now() + exchange
             for outgoing in requests {
+                // A field HTTP cannot carry is not sent (NIO traps on a name that is not ASCII):
+                // the answer says why, as a stream the push port reset would.
+                if let problem = Self.unsendable(outgoing.headers) {
+                    answers.append(SentResponse(status: 0, body: Array("not sent: \(problem)".utf8)))
+                    continue
+                }
                 var request = HTTPClientRequest(url: "https://\(host):\(port)\(outgoing.path)")
                 request.method = HTTPMethod(rawValue: outgoing.method)
                 for field in outgoing.headers { request.headers.add(name: field.name, value: field.value) }
@@ -63,5 +69,25 @@ public struct LoopbackSender: PushSender {
             try? await client.shutdown()
             throw error
         }
+    }
+
+    /// Why `headers` cannot go on the wire, if they cannot: a name that is not an HTTP token
+    /// (RFC 9110 §5.1), or a value holding CR, LF or NUL.
+    static func unsendable(_ headers: [HeaderField]) -> String? {
+        let symbols = Set("!#$%&'*+-.^_`|~".utf8)
+        for field in headers {
+            let isToken =
+                !field.name.isEmpty
+                && field.name.utf8.allSatisfy {
+                    $0 < 0x80
+                        && (symbols.contains($0) || UInt8(ascii: "0")...UInt8(ascii: "9") ~= $0 || UInt8(ascii: "a")...UInt8(ascii: "z") ~= $0
+                            || UInt8(ascii: "A")...UInt8(ascii: "Z") ~= $0)
+                }
+            guard isToken else { return "the header name \"\(field.name)\" is not an HTTP field name (letters, digits and !#$%&'*+-.^_`|~)" }
+            if field.value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+                return "the value of \(field.name) holds CR, LF or NUL"
+            }
+        }
+        return nil
     }
 }

@@ -126,6 +126,13 @@ struct PushCheckTests {
             #expect(checked.status == 400 && checked.delivery.reason == "MissingTopic", "\(checked.body)")
             let filled = try await server.inspect("POST", "/api/v1/send", body: missingTopic).decode(SendResult.self)
             #expect(filled.status == 200, "\(filled)")
+            // A header name HTTP cannot carry: checked in place like any unknown header; a send
+            // says it was not sent (the HTTP client would trap on it), and the server goes on.
+            let oddName = #"{"service":"apns","headers":{"}O8W$é":"x","apns-topic":"com.example.app"},"payload":{"aps":{"alert":"x"}}}"#
+            let oddCheck = await server.inspect("POST", "/api/v1/check", body: oddName)
+            #expect(oddCheck.status == 200, "\(oddCheck.text)")
+            let oddSend = try await server.inspect("POST", "/api/v1/send", body: oddName).decode(SendResult.self)
+            #expect(oddSend.status == 0 && oddSend.body.contains("not sent") && oddSend.deliveryId == nil, "\(oddSend)")
             let apns = try await server.inspect("POST", "/api/v1/send", body: #"{"service":"apns"}"#).decode(SendResult.self)
             #expect(apns.status == 200 && apns.outcome == .accepted, "\(apns)")
             let fcm = try await server.inspect("POST", "/api/v1/send", body: #"{"service":"fcm"}"#).decode(SendResult.self)

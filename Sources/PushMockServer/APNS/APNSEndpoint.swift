@@ -129,6 +129,7 @@ final class APNSEndpoint: Sendable {
 
     /// What the simulated device does with an accepted Live Activity push (both profiles); with
     /// `preview`, what it would do, on a copy (a check).
+    @inline(__always)
     func device(
         for verdict: APNSVerdict, rejected: Bool, environment: APNSEnvironment, now: PushInstant, preview: Bool
     ) -> LiveActivityDevice.Outcome? {
@@ -144,6 +145,7 @@ final class APNSEndpoint: Sendable {
     }
 
     /// APNs' answer to `verdict`, whose rejection is `rejection` (the validator's, or a fault's).
+    @inline(__always)
     func answer(
         _ verdict: APNSVerdict, rejection: (status: Int, reason: String)?, environment: APNSEnvironment, now: PushInstant, ids: inout IDGenerator
     ) -> HTTPServerResponse {
@@ -171,6 +173,7 @@ final class APNSEndpoint: Sendable {
 
     /// What is recorded of a push judged `verdict`, answered with `rejection`, and taken by the
     /// simulated device as `device`.
+    @inline(__always)
     func outcome(
         of verdict: APNSVerdict, rejection: (status: Int, reason: String)?, environment: APNSEnvironment, device: LiveActivityDevice.Outcome?,
         fault: FaultRule?

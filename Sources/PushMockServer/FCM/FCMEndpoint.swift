@@ -146,6 +146,7 @@ final class FCMEndpoint: Sendable {
 
     /// FCM's check of a validated message's registration token or installation ID against the
     /// device registry: another project's, unregistered, expired or stale.
+    @inline(__always)
     func checkRegistration(of target: FCMSendResult.Target?, project: String, now: PushInstant) throws(GoogleError) {
         guard let target, target.kind == "token" || target.kind == "fid", let record = devices.record(for: target.value) else { return }
         if let owner = record.fcmProject, owner != project {
@@ -169,6 +170,7 @@ final class FCMEndpoint: Sendable {
         var recipients: [String]?
     }
 
+    @inline(__always)
     func describe(_ result: FCMSendResult, project: String, delivered: Bool) -> Described {
         var described = Described()
         switch result.target {
@@ -218,6 +220,7 @@ final class FCMEndpoint: Sendable {
 
     /// What is recorded of a message judged `result`, rejected with `rejection` (reason and
     /// message) or taken by the simulated device as `device`.
+    @inline(__always)
     func outcome(
         of result: FCMSendResult, _ described: Described, rejection: (reason: String, message: String?)?, validated: Bool, identity: String?,
         project: String, device: LiveActivityDevice.Outcome?

@@ -35,6 +35,7 @@ struct PushOutcome {
     }
 
     /// The delivery of the request `method path` answered `status`, as the store keeps it.
+    @inline(__always)
     func delivery(
         method: String, path: String, headers: [HeaderField], body: [UInt8], at now: PushInstant, status: Int, fault: FaultRule?,
         connectionID: UInt64, httpVersion: String

@@ -90,6 +90,11 @@ struct FaultsOnEveryServiceTests {
             }
             let recorded = try await server.deliveries(matching: DeliveryFilter(service: service)).last
             #expect(recorded?.fault == id, "\(service): the delivery names the fault")
+            if service == .broadcast {
+                // A request a fault rejects changes nothing: the channel exists only when it was answered 201.
+                let channels = try await server.inspected("/api/v1/channels", as: ChannelList.self).channels
+                #expect(channels.count == (kind == .reject ? 0 : 1), "\(kind): channels \(channels.count)")
+            }
             #expect(server.faults.rules.isEmpty, "a count of 1 is spent")
         }
     }

@@ -8,7 +8,8 @@ import Synchronization
 /// `POST /3/device/<token>`: adapts a transport request to the core validator, answers as APNs
 /// does, records the delivery, and raises the connection's stream limit after the first valid
 /// credential.
-final class APNSEndpoint: Sendable {
+final class APNSEndpoint: PushEndpoint, Sendable {
+    static let service = Delivery.Service.apns
     let validator: APNSValidator
     let recorder: PushRecorder
     let activities: LiveActivities
@@ -89,42 +90,54 @@ final class APNSEndpoint: Sendable {
         return String(topic[..<range.lowerBound])
     }
 
-    func respond(to request: HTTPServerRequest, context: RequestContext, claims: FaultClaims? = nil) -> ResponderResult {
-        let now = clock.now
+    /// A push as the validator judged it, on its connection.
+    struct Judgement {
+        var verdict: APNSVerdict
+        let environment: APNSEnvironment
+        let state: APNSState
+    }
+
+    func judge(_ request: HTTPServerRequest, target: Void, context: RequestContext, now: PushInstant) -> Judgement {
         let state = state(for: context)
         let environment = environment(for: request, connection: context.connection)
-        let headers = request.headers.fields
         let apnsRequest = APNSRequest(
             method: request.method,
             path: request.path,
-            headers: headers,
+            headers: request.headers.fields,
             body: request.body,
             bodyTruncated: request.limitExceeded != nil,
             environment: environment
         )
-        var verdict = APNSVerdict()
-        validator.validate(apnsRequest, credential: state.credential, auth: &state.auth, now: now, ids: &state.ids, into: &verdict)
-        if verdict.authenticated, !state.raised {
+        var judgement = Judgement(verdict: APNSVerdict(), environment: environment, state: state)
+        validator.validate(apnsRequest, credential: state.credential, auth: &state.auth, now: now, ids: &state.ids, into: &judgement.verdict)
+        if judgement.verdict.authenticated, !state.raised {
             state.raised = true
             context.control.setMaxConcurrentStreams(raisedStreamLimit)
         }
-        let fault = recorder.fault(.apns, path: request.path, token: verdict.deviceToken, topic: verdict.topic, claims: claims)
-        var rejection = verdict.rejection.map { (status: $0.status, reason: $0.reason) }
-        if let fault, case .reject(let status, let reason, _) = fault.action {
-            rejection = (status, reason)
-        }
-        let response = answer(verdict, rejection: rejection, environment: environment, now: now, ids: &state.ids)
+        return judgement
+    }
+
+    func faultFacts(of judgement: Judgement) -> FaultFacts? {
+        FaultFacts(token: judgement.verdict.deviceToken, topic: judgement.verdict.topic)
+    }
+
+    func answer(
+        _ judgement: inout Judgement, fault: FiredFault?, request: HTTPServerRequest, context: RequestContext, now: PushInstant
+    ) -> (response: HTTPServerResponse, outcome: PushOutcome) {
+        let environment = judgement.environment
+        let state = judgement.state
+        let rejection = fault?.rejection ?? judgement.verdict.rejection.map { (status: $0.status, reason: $0.reason) }
+        let response = answer(judgement.verdict, rejection: rejection, environment: environment, now: now, ids: &state.ids)
         if let rejection {
             logger.debug(
                 "APNs push rejected",
                 metadata: [
-                    "reason": "\(rejection.reason)", "explanation": "\(verdict.explanation ?? "")", "fault": "\(fault?.id ?? "")",
+                    "reason": "\(rejection.reason)", "explanation": "\(judgement.verdict.explanation ?? "")", "fault": "\(fault?.id ?? "")",
                     "connection": "\(context.connection.id)", "path": "\(request.path)",
                 ])
         }
-        let device = self.device(for: verdict, rejected: rejection != nil, environment: environment, now: now, preview: false)
-        let outcome = self.outcome(of: verdict, rejection: rejection, environment: environment, device: device, fault: fault)
-        return recorder.record(outcome, of: request, at: now, response: response, fault: fault, context: context)
+        let device = self.device(for: judgement.verdict, rejected: rejection != nil, environment: environment, now: now, preview: false)
+        return (response, outcome(of: judgement.verdict, rejection: rejection, environment: environment, device: device, fault: fault))
     }
 
     /// What the simulated device does with an accepted Live Activity push (both profiles); with
@@ -176,7 +189,7 @@ final class APNSEndpoint: Sendable {
     @inline(__always)
     func outcome(
         of verdict: APNSVerdict, rejection: (status: Int, reason: String)?, environment: APNSEnvironment, device: LiveActivityDevice.Outcome?,
-        fault: FaultRule?
+        fault: FiredFault?
     ) -> PushOutcome {
         let fields = device?.deliveryFields
         var outcome = PushOutcome(.apns, rejection != nil ? .rejected : (fields?.outcome ?? (verdict.droppedByDevice ? .dropped : .accepted)))

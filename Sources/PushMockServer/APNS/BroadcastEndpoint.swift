@@ -6,136 +6,152 @@ import PushMockTransport
 /// iOS 18 broadcast (apns.md §10): channel management under `/1/apps/<bundleId>/…` and broadcast
 /// sends to `/4/broadcasts/apps/<bundleId>`, on the push port, with the APNs connection's auth.
 /// A broadcast reaches every simulated activity that joined the channel (`input-push-channel`).
-struct BroadcastEndpoint: Sendable {
+struct BroadcastEndpoint: PushEndpoint, Sendable {
+    static let service = Delivery.Service.broadcast
     let apns: APNSEndpoint
     let channels: BroadcastChannelStore
     /// Broadcast payloads may be this large (apns.md §9).
     static let maxPayload = 5120
 
-    func respond(to request: HTTPServerRequest, context: RequestContext, claims: FaultClaims? = nil) -> ResponderResult {
-        let now = apns.clock.now
+    var recorder: PushRecorder { apns.recorder }
+    var clock: PushMockClock { apns.clock }
+
+    /// The three paths: channels, the list of channels, and sends.
+    enum Route {
+        case channels, allChannels, send
+    }
+
+    /// What a judged request asks for, once nothing in it is refused: it is done only when no
+    /// fault rejects the request (a rejected request creates, deletes and reaches nothing).
+    enum Action {
+        case create(policy: Int)
+        case read(BroadcastChannel)
+        case delete(BroadcastChannel)
+        case list
+        case send(Accepted)
+    }
+
+    /// A broadcast request as APNs judged it, before any fault.
+    struct Judgement {
+        var verdict: BroadcastVerdict
+        let state: APNSEndpoint.APNSState
+        let environment: APNSEnvironment
+        let route: Route?
+        let bundleID: String
+        let channelHeader: String?
+        let json: JSONValue?
+        var action: Action?
+        var payloadDrop: LiveActivityRule?
+        var diagnostics: [String] = []
+    }
+
+    /// The route and bundle ID of a path: `["1","apps",bundle,"channels"|"all-channels"]` or
+    /// `["4","broadcasts","apps",bundle]`.
+    static func route(of path: String) -> (route: Route, bundleID: String)? {
+        let path = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? path
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
+        guard segments.count == 4 else { return nil }
+        if segments[0] == "1", segments[1] == "apps", ["channels", "all-channels"].contains(segments[3]) {
+            return (segments[3] == "channels" ? .channels : .allChannels, segments[2])
+        }
+        if segments[0] == "4", segments[1] == "broadcasts", segments[2] == "apps" {
+            return (.send, segments[3])
+        }
+        return nil
+    }
+
+    func judge(_ request: HTTPServerRequest, target: Void, context: RequestContext, now: PushInstant) -> Judgement {
         let state = apns.state(for: context)
         let environment = apns.environment(for: request, connection: context.connection)
-        let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().map(String.init)
-        // ["1","apps",bundle,"channels"|"all-channels"] or ["4","broadcasts","apps",bundle]
-        enum Route { case channels, allChannels, send }
-        var route: Route?
-        var bundleID = ""
-        if segments.count == 4, segments[0] == "1", segments[1] == "apps", ["channels", "all-channels"].contains(segments[3]) {
-            route = segments[3] == "channels" ? .channels : .allChannels
-            bundleID = segments[2]
-        } else if segments.count == 4, segments[0] == "4", segments[1] == "broadcasts", segments[2] == "apps" {
-            route = .send
-            bundleID = segments[3]
-        }
-        let headers = request.headers.fields
+        let routed = Self.route(of: request.path)
+        let bundleID = routed?.bundleID ?? ""
         // Parsed once for the channel config, the send checks, the fan-out and the recording.
         let json = request.body.isEmpty ? nil : JSONValue.parse(request.body)
-        var verdict = apns.validator.authorizeBroadcast(
-            headers: headers, bundleID: bundleID, environment: environment, credential: state.credential, auth: &state.auth,
+        let verdict = apns.validator.authorizeBroadcast(
+            headers: request.headers.fields, bundleID: bundleID, environment: environment, credential: state.credential, auth: &state.auth,
             now: now, ids: &state.ids
         )
         if verdict.authenticated, !state.raised {
             state.raised = true
             context.control.setMaxConcurrentStreams(apns.raisedStreamLimit)
         }
-        var status = 200
-        var body: String?
-        var responseHeaders = HTTPHeaderList(capacity: 3)
-        var outcomes: [LiveActivityDevice.Outcome] = []
-        var payloadDrop: LiveActivityRule?
-        var diagnostics: [String] = []
-        let channelHeader = request.headers["apns-channel-id"]
-        func reject(_ reason: APNSRejectionReason, _ explanation: String? = nil) {
-            verdict.rejection = reason
-            verdict.explanation = explanation
+        var judgement = Judgement(
+            verdict: verdict, state: state, environment: environment, route: routed?.route, bundleID: bundleID,
+            channelHeader: request.headers["apns-channel-id"], json: json)
+        // An unknown path is BadPath, whatever its credential.
+        guard verdict.rejection == nil || routed == nil else { return judgement }
+        switch action(of: request, judged: judgement, now: now) {
+        case .failure(let problem):
+            judgement.verdict.rejection = problem.reason
+            judgement.verdict.explanation = problem.explanation
+            judgement.payloadDrop = problem.rule
+        case .success(let action):
+            judgement.action = action
+            if case .send(let accepted) = action {
+                judgement.payloadDrop = accepted.drop
+                judgement.diagnostics = accepted.diagnostics
+            }
         }
-        switch route {
+        return judgement
+    }
+
+    /// What an authorized request asks for, or why it is refused.
+    private func action(of request: HTTPServerRequest, judged judgement: Judgement, now: PushInstant) -> Result<Action, Problem> {
+        let (bundleID, environment) = (judgement.bundleID, judgement.environment)
+        switch judgement.route {
         case nil:
-            reject(.badPath, "broadcast paths are /1/apps/<bundleId>/channels, /1/apps/<bundleId>/all-channels and /4/broadcasts/apps/<bundleId>")
+            return .failure(
+                Problem(
+                    .badPath, "broadcast paths are /1/apps/<bundleId>/channels, /1/apps/<bundleId>/all-channels and /4/broadcasts/apps/<bundleId>"))
         case .channels?:
-            if verdict.rejection == nil {
-                switch request.method {
-                case "POST":
-                    switch request.body.isEmpty
-                        ? .failure(
-                            Problem(.payloadEmpty, "the body is empty; send {\"message-storage-policy\": 0|1, \"push-type\": \"LiveActivity\"}"))
-                        : Self.channelConfig(json)
-                    {
-                    case .failure(let problem): reject(problem.reason, problem.explanation)
-                    case .success(let policy):
-                        if let channel = channels.create(bundleID: bundleID, environment: environment, policy: policy, now: now) {
-                            status = 201
-                            responseHeaders.append("apns-channel-id", channel.id)
-                        } else {
-                            reject(.cannotCreateChannelConfig, "\(bundleID) has the maximum of channels in \(environment.rawValue); delete some")
-                        }
-                    }
-                case "GET", "DELETE":
-                    switch lookUp(channelHeader, bundleID: bundleID, environment: environment) {
-                    case .failure(let problem): reject(problem.reason, problem.explanation)
-                    case .success(let channel):
-                        if request.method == "GET" {
-                            body = #"{"message-storage-policy":\#(channel.messageStoragePolicy),"push-type":"LiveActivity"}"#
-                        } else {
-                            _ = channels.delete(id: channel.id, bundleID: bundleID, environment: environment)
-                            status = 204
-                        }
-                    }
-                default:
-                    reject(.methodNotAllowed)
+            switch request.method {
+            case "POST":
+                guard !request.body.isEmpty else {
+                    return .failure(
+                        Problem(.payloadEmpty, "the body is empty; send {\"message-storage-policy\": 0|1, \"push-type\": \"LiveActivity\"}"))
                 }
+                return Self.channelConfig(judgement.json).map { .create(policy: $0) }
+            case "GET", "DELETE":
+                return lookUp(judgement.channelHeader, bundleID: bundleID, environment: environment).map {
+                    request.method == "GET" ? .read($0) : .delete($0)
+                }
+            default:
+                return .failure(Problem(.methodNotAllowed, nil))
             }
         case .allChannels?:
-            if verdict.rejection == nil {
-                if request.method == "GET" {
-                    let ids = channels.list(bundleID: bundleID, environment: environment)
-                    body = "{\"channels\":[" + ids.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
-                } else {
-                    reject(.methodNotAllowed)
-                }
-            }
+            return request.method == "GET" ? .success(.list) : .failure(Problem(.methodNotAllowed, nil))
         case .send?:
-            if verdict.rejection == nil {
-                if request.method != "POST" {
-                    reject(.methodNotAllowed)
-                } else {
-                    switch checkSend(request, json: json, channelHeader: channelHeader, bundleID: bundleID, environment: environment, now: now) {
-                    case .failure(let problem):
-                        reject(problem.reason, problem.explanation)
-                        payloadDrop = problem.rule
-                    case .success(let result):
-                        payloadDrop = result.drop
-                        diagnostics = result.diagnostics
-                        if result.drop == nil {
-                            outcomes = apns.activities.broadcast(
-                                json: json, channelID: result.channel.id, bundleID: bundleID,
-                                priority: Int(request.headers["apns-priority"] ?? "") ?? 10, now: now
-                            )
-                            let applied = outcomes.filter { $0.dropReason == nil }.count
-                            diagnostics.append(
-                                "reached \(outcomes.count) subscribed activities: \(applied) applied, \(outcomes.count - applied) dropped")
-                        }
-                        if environment == .sandbox {
-                            responseHeaders.append("apns-unique-id", state.ids.nextUUIDString(lowercase: true), neverIndex: true)
-                        }
-                    }
-                }
-            }
+            guard request.method == "POST" else { return .failure(Problem(.methodNotAllowed, nil)) }
+            return checkSend(
+                request, json: judgement.json, channelHeader: judgement.channelHeader, bundleID: bundleID, environment: environment, now: now
+            ).map { .send($0) }
         }
-        let fault = apns.recorder.fault(.broadcast, path: request.path, token: channelHeader, topic: bundleID, claims: claims)
-        if let fault, case .reject(let faultStatus, let reason, _) = fault.action {
-            verdict.rejection = APNSRejectionReason(reason, status: faultStatus)
-            verdict.explanation = "fault \(fault.id)"
+    }
+
+    func faultFacts(of judgement: Judgement) -> FaultFacts? {
+        FaultFacts(token: judgement.channelHeader, topic: judgement.bundleID)
+    }
+
+    func answer(
+        _ judgement: inout Judgement, fault: FiredFault?, request: HTTPServerRequest, context: RequestContext, now: PushInstant
+    ) -> (response: HTTPServerResponse, outcome: PushOutcome) {
+        if let fault, let rejection = fault.rejection {
+            judgement.verdict.rejection = APNSRejectionReason(rejection.reason, status: rejection.status)
+            judgement.verdict.explanation = "fault \(fault.id)"
+            judgement.action = nil
         }
+        var done = Done()
+        if let action = judgement.action {
+            done = perform(action, request: request, judgement: &judgement, now: now)
+        }
+        let verdict = judgement.verdict
         var answerHeaders = HTTPHeaderList(capacity: 4)
         answerHeaders.append("apns-request-id", verdict.requestID, neverIndex: true)
         let response: HTTPServerResponse
         if let rejection = verdict.rejection {
             answerHeaders.append("content-type", "application/json")
             let text: String
-            if let payloadDrop, payloadDrop.reason == rejection.reason {
+            if let payloadDrop = judgement.payloadDrop, payloadDrop.reason == rejection.reason {
                 text = #"{"reason":"\#(rejection.reason)","description":"\#(JSONText.escape(payloadDrop.explanation))"}"#
             } else {
                 text = #"{"reason":"\#(JSONText.escape(rejection.reason))"}"#
@@ -143,27 +159,75 @@ struct BroadcastEndpoint: Sendable {
             response = HTTPServerResponse(status: rejection.status, headers: answerHeaders, body: Array(text.utf8))
             apns.logger.debug("broadcast request rejected", metadata: ["reason": "\(rejection.reason)", "path": "\(request.path)"])
         } else {
-            for field in responseHeaders { answerHeaders.append(field.name, field.value) }
-            if body != nil { answerHeaders.append("content-type", "application/json") }
-            response = HTTPServerResponse(status: status, headers: answerHeaders, body: body.map { Array($0.utf8) })
+            for field in done.headers { answerHeaders.append(field.name, field.value) }
+            if done.body != nil { answerHeaders.append("content-type", "application/json") }
+            response = HTTPServerResponse(status: done.status, headers: answerHeaders, body: done.body.map { Array($0.utf8) })
         }
-        let dropped = verdict.rejection == nil && payloadDrop != nil
+        let dropped = verdict.rejection == nil && judgement.payloadDrop != nil
         var outcome = PushOutcome(.broadcast, verdict.rejection != nil ? .rejected : (dropped ? .dropped : .accepted))
-        outcome.environment = environment.rawValue
-        outcome.bodyIsJSON = json.map { if case .object = $0 { true } else { false } } ?? false
+        outcome.environment = judgement.environment.rawValue
+        outcome.bodyIsJSON = judgement.json.map { if case .object = $0 { true } else { false } } ?? false
         outcome.identity = verdict.identity
-        outcome.pushType = route == .send ? "liveactivity" : nil
-        outcome.topic = bundleID.isEmpty ? nil : bundleID
-        outcome.deviceToken = channelHeader
+        outcome.pushType = judgement.route == .send ? "liveactivity" : nil
+        outcome.topic = judgement.bundleID.isEmpty ? nil : judgement.bundleID
+        outcome.deviceToken = judgement.channelHeader
         outcome.apnsID = verdict.requestID
-        outcome.reason = verdict.rejection?.reason ?? payloadDrop?.reason
-        outcome.explanation = verdict.explanation ?? payloadDrop?.explanation
-        outcome.diagnostics = diagnostics
-        if let created = responseHeaders.first(where: { $0.name == "apns-channel-id" }) {
+        outcome.reason = verdict.rejection?.reason ?? judgement.payloadDrop?.reason
+        outcome.explanation = verdict.explanation ?? judgement.payloadDrop?.explanation
+        outcome.diagnostics = judgement.diagnostics + done.diagnostics
+        if let created = done.headers.first(where: { $0.name == "apns-channel-id" }) {
             outcome.diagnostics.append("created channel \(created.value)")
         }
-        outcome.fanOut = outcomes
-        return apns.recorder.record(outcome, of: request, at: now, response: response, fault: fault, context: context)
+        outcome.fanOut = done.outcomes
+        return (response, outcome)
+    }
+
+    /// What doing a request's action came to.
+    private struct Done {
+        var status = 200
+        var body: String?
+        var headers = HTTPHeaderList(capacity: 3)
+        var outcomes: [LiveActivityDevice.Outcome] = []
+        var diagnostics: [String] = []
+    }
+
+    /// Does what an accepted request asks: creates, reads or deletes a channel, lists them, or
+    /// broadcasts to the activities that joined one.
+    private func perform(_ action: Action, request: HTTPServerRequest, judgement: inout Judgement, now: PushInstant) -> Done {
+        let (bundleID, environment) = (judgement.bundleID, judgement.environment)
+        var done = Done()
+        switch action {
+        case .create(let policy):
+            if let channel = channels.create(bundleID: bundleID, environment: environment, policy: policy, now: now) {
+                done.status = 201
+                done.headers.append("apns-channel-id", channel.id)
+            } else {
+                judgement.verdict.rejection = .cannotCreateChannelConfig
+                judgement.verdict.explanation = "\(bundleID) has the maximum of channels in \(environment.rawValue); delete some"
+            }
+        case .read(let channel):
+            done.body = #"{"message-storage-policy":\#(channel.messageStoragePolicy),"push-type":"LiveActivity"}"#
+        case .delete(let channel):
+            _ = channels.delete(id: channel.id, bundleID: bundleID, environment: environment)
+            done.status = 204
+        case .list:
+            let ids = channels.list(bundleID: bundleID, environment: environment)
+            done.body = "{\"channels\":[" + ids.map { "\"\($0)\"" }.joined(separator: ",") + "]}"
+        case .send(let accepted):
+            if accepted.drop == nil {
+                done.outcomes = apns.activities.broadcast(
+                    json: judgement.json, channelID: accepted.channel.id, bundleID: bundleID,
+                    priority: Int(request.headers["apns-priority"] ?? "") ?? 10, now: now
+                )
+                let applied = done.outcomes.filter { $0.dropReason == nil }.count
+                done.diagnostics.append(
+                    "reached \(done.outcomes.count) subscribed activities: \(applied) applied, \(done.outcomes.count - applied) dropped")
+            }
+            if environment == .sandbox {
+                done.headers.append("apns-unique-id", judgement.state.ids.nextUUIDString(lowercase: true), neverIndex: true)
+            }
+        }
+        return done
     }
 
     private func lookUp(_ header: String?, bundleID: String, environment: APNSEnvironment) -> Result<BroadcastChannel, Problem> {
@@ -180,9 +244,9 @@ struct BroadcastEndpoint: Sendable {
     /// Why a broadcast request is refused.
     struct Problem: Error {
         let reason: APNSRejectionReason
-        let explanation: String
+        let explanation: String?
         var rule: LiveActivityRule?
-        init(_ reason: APNSRejectionReason, _ explanation: String, _ rule: LiveActivityRule? = nil) {
+        init(_ reason: APNSRejectionReason, _ explanation: String?, _ rule: LiveActivityRule? = nil) {
             self.reason = reason
             self.explanation = explanation
             self.rule = rule

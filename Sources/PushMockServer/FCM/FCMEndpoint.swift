@@ -9,7 +9,8 @@ import Synchronization
 /// `POST /v1/projects/{project}/messages:send`: Google's front end (authentication, project) then
 /// FCM (message rules, registration tokens), answering with Google's envelope and recording every
 /// request.
-final class FCMEndpoint: Sendable {
+final class FCMEndpoint: PushEndpoint, Sendable {
+    static let service = Delivery.Service.fcm
     let validator: FCMMessageValidator
     let accounts: [ServiceAccount]
     let tokens: AccessTokenStore
@@ -68,17 +69,21 @@ final class FCMEndpoint: Sendable {
         }
     }
 
-    func respond(to request: HTTPServerRequest, project: String, context: RequestContext, claims: FaultClaims? = nil) -> ResponderResult {
-        let now = clock.now
+    /// A message as Google's front end and FCM judged it: validated and registered, or refused.
+    struct Judgement {
+        let project: String
         var identity: String?
-        var outcome: (status: Int, body: [UInt8], headers: HTTPHeaderList, reason: String?, explanation: String?)
-        // Read in place below (never bound as an optional: each binding would copy every string in it).
+        /// Read in place (never bound as an optional: each binding would copy every string in it).
         var result = FCMSendResult()
         var validated = false
-        var fault: FaultRule?
+        var error: GoogleError?
+    }
+
+    func judge(_ request: HTTPServerRequest, target project: String, context: RequestContext, now: PushInstant) -> Judgement {
+        var judgement = Judgement(project: project)
         do throws(GoogleError) {
             let grant = try authenticate(request, project: project, context: context, now: now)
-            identity = grant.clientEmail
+            judgement.identity = grant.clientEmail
             guard request.method == "POST" else {
                 throw GoogleError(code: 404, message: "Method not found.", status: "NOT_FOUND")
             }
@@ -95,20 +100,33 @@ final class FCMEndpoint: Sendable {
                 throw GoogleError(
                     code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [.fcmError(.invalidArgument)])
             }
-            result = try validator.validate(request.body, now: now, scratch: ConnectionState.of(context).fcmScratch)
-            validated = true
-            try checkRegistration(of: result.target, project: project, now: now)
-            fault = recorder.fault(.fcm, path: request.path, token: result.target?.value, project: project, claims: claims)
-            if let fault, case .reject(let status, let reason, _) = fault.action {
-                let code = FCMErrorCode(rawValue: reason)
-                throw GoogleError(
-                    code: status, message: code?.defaultMessage ?? reason, status: code?.status ?? Self.statusName(status),
-                    details: code.map { [.fcmError($0)] } ?? [])
-            }
-            outcome = (
-                200, successBody(project: project, target: result.target, validateOnly: result.validateOnly, now: now, context: context), [], nil, nil
-            )
+            judgement.result = try validator.validate(request.body, now: now, scratch: ConnectionState.of(context).fcmScratch)
+            judgement.validated = true
+            try checkRegistration(of: judgement.result.target, project: project, now: now)
         } catch {
+            judgement.error = error
+        }
+        return judgement
+    }
+
+    /// Faults fire only for a message FCM would take: valid, to a registered token.
+    func faultFacts(of judgement: Judgement) -> FaultFacts? {
+        guard judgement.error == nil else { return nil }
+        return FaultFacts(token: judgement.result.target?.value, project: judgement.project)
+    }
+
+    func answer(
+        _ judgement: inout Judgement, fault: FiredFault?, request: HTTPServerRequest, context: RequestContext, now: PushInstant
+    ) -> (response: HTTPServerResponse, outcome: PushOutcome) {
+        let project = judgement.project
+        var answer: (status: Int, body: [UInt8], headers: HTTPHeaderList, reason: String?, explanation: String?)
+        if let rejection = fault?.rejection {
+            let code = FCMErrorCode(rawValue: rejection.reason)
+            judgement.error = GoogleError(
+                code: rejection.status, message: code?.defaultMessage ?? rejection.reason, status: code?.status ?? Self.statusName(rejection.status),
+                details: code.map { [.fcmError($0)] } ?? [])
+        }
+        if let error = judgement.error {
             var headers: HTTPHeaderList = []
             if error.code == 401 {
                 let missing = error.recordedReason == "CREDENTIALS_MISSING"
@@ -119,29 +137,36 @@ final class FCMEndpoint: Sendable {
             }
             // A faulted 429 or 503 carries Retry-After: 60 unless the fault names its own (added
             // where every rejecting fault's answer is shaped, PushRecorder.shaped).
-            if let fault, fault.retryAfter == nil, error.code == 429 || error.code == 503 {
+            if let fault, fault.rejection != nil, !fault.namesRetryAfter, error.code == 429 || error.code == 503 {
                 headers.append("retry-after", "60")
             }
-            outcome = (error.code, Array(error.json.utf8), headers, error.recordedReason, error.message)
+            answer = (error.code, Array(error.json.utf8), headers, error.recordedReason, error.message)
             logger.debug(
                 "FCM request rejected", metadata: ["status": "\(error.code)", "reason": "\(error.recordedReason)", "message": "\(error.message)"])
+        } else {
+            answer = (
+                200,
+                successBody(
+                    project: project, target: judgement.result.target, validateOnly: judgement.result.validateOnly, now: now, context: context),
+                [], nil, nil
+            )
         }
-        let accepted = outcome.reason == nil
-        let described = describe(result, project: project, delivered: accepted && validated)
-        let drop = accepted ? result.liveActivityDrop : nil
+        let accepted = answer.reason == nil
+        let validated = judgement.validated
+        let described = describe(judgement.result, project: project, delivered: accepted && validated)
+        let drop = accepted ? judgement.result.liveActivityDrop : nil
         // The APNs request FCM makes for a Live Activity message reaches the same simulated device.
         var device: LiveActivityDevice.Outcome?
-        if accepted, validated, !result.validateOnly, let token = result.liveActivityToken {
+        if accepted, validated, !judgement.result.validateOnly, let token = judgement.result.liveActivityToken {
             device = activities.receive(
-                result.liveActivityPush, token: token, bundleID: result.apnsTopic.map(APNSEndpoint.bundleID(ofTopic:)),
+                judgement.result.liveActivityPush, token: token, bundleID: judgement.result.apnsTopic.map(APNSEndpoint.bundleID(ofTopic:)),
                 service: .fcm, now: now, payloadDrop: drop
             )
         }
         let recorded = self.outcome(
-            of: result, described, rejection: outcome.reason.map { ($0, outcome.explanation) }, validated: validated, identity: identity,
-            project: project, device: device)
-        let response = GooglePages.json(status: outcome.status, bytes: outcome.body, extraHeaders: outcome.headers)
-        return recorder.record(recorded, of: request, at: now, response: response, fault: fault, context: context)
+            of: judgement.result, described, rejection: answer.reason.map { ($0, answer.explanation) }, validated: validated,
+            identity: judgement.identity, project: project, device: device)
+        return (GooglePages.json(status: answer.status, bytes: answer.body, extraHeaders: answer.headers), recorded)
     }
 
     /// FCM's check of a validated message's registration token or installation ID against the

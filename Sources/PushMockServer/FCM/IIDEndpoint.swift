@@ -14,7 +14,8 @@ import PushMockTransport
 /// - FCM v1 (`fcm.googleapis.com`), what firebase-admin-python 7 sends one token at a time:
 ///   `POST /v1/projects/{p}/registrations/{token}/topicSubscriptions?topic_name=…` and
 ///   `DELETE …/topicSubscriptions/{topic}[?allow_missing=true]`; errors in Google's envelope.
-final class IIDEndpoint: Sendable {
+final class IIDEndpoint: PushEndpoint, Sendable {
+    static let service = Delivery.Service.iid
     let fcm: FCMEndpoint
     let subscriptions: TopicSubscriptions
     let devices: DeviceRegistry
@@ -84,7 +85,7 @@ final class IIDEndpoint: Sendable {
     }
 
     /// What one request came to, for the answer and the record.
-    private struct Result {
+    struct Judgement {
         var status = 200
         var body = "{}"
         var reason: String?
@@ -97,9 +98,8 @@ final class IIDEndpoint: Sendable {
         var googleEnvelope = false
     }
 
-    func respond(to request: HTTPServerRequest, operation: Operation, context: RequestContext, claims: FaultClaims? = nil) -> ResponderResult {
-        let now = clock.now
-        var result = Result()
+    func judge(_ request: HTTPServerRequest, target operation: Operation, context: RequestContext, now: PushInstant) -> Judgement {
+        var result = Judgement()
         switch operation {
         case .batch, .relate, .info:
             instanceID(request, operation, now: now, context: context, into: &result)
@@ -118,8 +118,19 @@ final class IIDEndpoint: Sendable {
                 result.explanation = error.message
             }
         }
-        let fault = recorder.fault(.iid, path: request.path, token: result.token, topic: result.topic, project: result.project, claims: claims)
-        if let fault, case .reject(let status, let reason, _) = fault.action {
+        return result
+    }
+
+    func faultFacts(of result: Judgement) -> FaultFacts? {
+        FaultFacts(token: result.token, topic: result.topic, project: result.project)
+    }
+
+    /// A rejecting fault answers in the operation's own error format.
+    func answer(
+        _ result: inout Judgement, fault: FiredFault?, request: HTTPServerRequest, context: RequestContext, now: PushInstant
+    ) -> (response: HTTPServerResponse, outcome: PushOutcome) {
+        if let fault, let rejection = fault.rejection {
+            let (status, reason) = rejection
             result.status = status
             result.reason = reason
             result.explanation = "fault \(fault.id)"
@@ -138,13 +149,13 @@ final class IIDEndpoint: Sendable {
         recorded.diagnostics = result.diagnostics
         recorded.project = result.project
         let response = GooglePages.json(status: result.status, result.body.hasSuffix("\n") ? result.body : result.body + "\n")
-        return recorder.record(recorded, of: request, at: now, response: response, fault: fault, context: context)
+        return (response, recorded)
     }
 
     // MARK: Instance ID
 
     private func instanceID(
-        _ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, context: RequestContext, into result: inout Result
+        _ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, context: RequestContext, into result: inout Judgement
     ) {
         func fail(_ status: Int, _ code: String, _ explanation: String) {
             result.status = status
@@ -257,7 +268,7 @@ final class IIDEndpoint: Sendable {
     /// 200 with `{"error":"DeprecatedApi"}` for each recipient: so do the batch calls, one result per
     /// token (a sender that reads only the status sees success, as it would); the one-token calls
     /// answer 404 with that error. Nothing is subscribed or read.
-    private func turnedDown(_ request: HTTPServerRequest, _ operation: Operation, into result: inout Result) {
+    private func turnedDown(_ request: HTTPServerRequest, _ operation: Operation, into result: inout Judgement) {
         let deprecated = #"{"error":"DeprecatedApi"}"#
         result.reason = "DeprecatedApi"
         result.explanation =
@@ -311,7 +322,7 @@ final class IIDEndpoint: Sendable {
     // MARK: FCM v1 topicSubscriptions
 
     private func topicSubscription(
-        _ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, into result: inout Result
+        _ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, into result: inout Judgement
     ) throws(GoogleError) {
         let query = Self.query(of: request.path)
         switch operation {

@@ -6,7 +6,8 @@ import PushMockTransport
 /// `POST /token`: Google's OAuth2 token endpoint for service accounts and user credentials. Faults with
 /// `service: oauth` apply here as on every push endpoint: a forced rejection answers in OAuth's
 /// own error format (`{"error": reason, "error_description": …}`).
-final class OAuthEndpoint: Sendable {
+final class OAuthEndpoint: PushEndpoint, Sendable {
+    static let service = Delivery.Service.oauth
     let endpoint: OAuthTokenEndpoint
     let tokens: AccessTokenStore
     let recorder: PushRecorder
@@ -21,8 +22,17 @@ final class OAuthEndpoint: Sendable {
         self.logger = logger
     }
 
-    func respond(to request: HTTPServerRequest, context: RequestContext, claims: FaultClaims? = nil) -> ResponderResult {
-        let now = clock.now
+    /// A token request as the endpoint answered it, before any fault.
+    struct Judgement {
+        var status: Int
+        var json: String
+        var identity: String?
+        var project: String?
+        var reason: String?
+        var explanation: String?
+    }
+
+    func judge(_ request: HTTPServerRequest, target: Void, context: RequestContext, now: PushInstant) -> Judgement {
         let outcome: OAuthTokenEndpoint.Outcome
         if request.method != "POST" {
             outcome = .refused(.init(error: "invalid_request", description: "Invalid request method: \(request.method); use POST"), account: nil)
@@ -36,35 +46,42 @@ final class OAuthEndpoint: Sendable {
         }
         var (status, json) = outcome.response
         if request.limitExceeded != nil { status = 413 }
-        var identity: String?
-        var project: String?
-        var reason: String?
-        var explanation: String?
+        var judgement = Judgement(status: status, json: json)
         switch outcome {
         case .issued(_, _, let account, let accountProject):
-            identity = account
-            project = accountProject
+            judgement.identity = account
+            judgement.project = accountProject
         case .issuedToUser(_, _, _, let client):
-            identity = AccessTokenStore.Grant.userPrefix + client
+            judgement.identity = AccessTokenStore.Grant.userPrefix + client
         case .refused(let problem, _):
-            reason = problem.error
-            explanation = problem.description
+            judgement.reason = problem.error
+            judgement.explanation = problem.description
             logger.debug("OAuth token refused", metadata: ["error": "\(problem.error)", "description": "\(problem.description)"])
         }
-        let fault = recorder.fault(.oauth, path: request.path, project: project, claims: claims)
-        if let fault, case .reject(let forced, let forcedReason, _) = fault.action {
-            status = forced
-            reason = forcedReason
-            explanation = "fault \(fault.id)"
-            json = #"{"error":"\#(JSONText.escape(forcedReason))","error_description":"PushMock fault \#(JSONText.escape(fault.id))"}"#
+        return judgement
+    }
+
+    func faultFacts(of judgement: Judgement) -> FaultFacts? {
+        FaultFacts(project: judgement.project)
+    }
+
+    /// A rejecting fault answers in OAuth's own error format.
+    func answer(
+        _ judgement: inout Judgement, fault: FiredFault?, request: HTTPServerRequest, context: RequestContext, now: PushInstant
+    ) -> (response: HTTPServerResponse, outcome: PushOutcome) {
+        if let fault, let rejection = fault.rejection {
+            judgement.status = rejection.status
+            judgement.reason = rejection.reason
+            judgement.explanation = "fault \(fault.id)"
+            judgement.json = #"{"error":"\#(JSONText.escape(rejection.reason))","error_description":"PushMock fault \#(JSONText.escape(fault.id))"}"#
         }
-        var recorded = PushOutcome(.oauth, reason == nil ? .accepted : .rejected)
-        recorded.identity = identity
-        recorded.reason = reason
-        recorded.explanation = explanation
-        recorded.project = project
+        var recorded = PushOutcome(.oauth, judgement.reason == nil ? .accepted : .rejected)
+        recorded.identity = judgement.identity
+        recorded.reason = judgement.reason
+        recorded.explanation = judgement.explanation
+        recorded.project = judgement.project
         let response = GooglePages.json(
-            status: status, json + "\n", extraHeaders: [("cache-control", "no-cache, no-store, max-age=0, must-revalidate")])
-        return recorder.record(recorded, of: request, at: now, response: response, fault: fault, context: context)
+            status: judgement.status, judgement.json + "\n", extraHeaders: [("cache-control", "no-cache, no-store, max-age=0, must-revalidate")])
+        return (response, recorded)
     }
 }

@@ -106,13 +106,6 @@ final class PushRecorder: Sendable {
         return rule
     }
 
-    /// What is known of a request before its endpoint runs (nil: not known yet).
-    struct KnownFacts {
-        var token: String?
-        var topic: String?
-        var project: String?
-    }
-
     /// Whether a request of `service` to `path` may need a fleet-wide claim: one nil check and
     /// one atomic load without a fleet's `count` fault.
     func mayClaim(_ service: Delivery.Service, path: String) -> Bool {
@@ -124,7 +117,7 @@ final class PushRecorder: Sendable {
     /// on the connection's loop with the claims (fires the request did not use are given back).
     /// Nil when no such fault is set: the request is answered at once, as almost always.
     func claimingFaults(
-        _ service: Delivery.Service, path: String, facts: () -> KnownFacts = { KnownFacts() },
+        _ service: Delivery.Service, path: String, facts: () -> FaultFacts = { FaultFacts() },
         answer: @escaping @Sendable (RequestContext, FaultClaims) -> ResponderResult
     ) -> ResponderResult? {
         guard let counter, mayClaim(service, path: path) else { return nil }

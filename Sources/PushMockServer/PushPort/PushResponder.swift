@@ -117,35 +117,7 @@ final class PushResponder: HTTPResponder {
     }
 
     /// The service a request is for (nil: none, a refusal or a page) and its answer.
-    private func route(
-        _ request: HTTPServerRequest, context: RequestContext, claims: FaultClaims? = nil, ordered: Bool = false
-    ) -> (service: Delivery.Service?, result: ResponderResult) {
-        // A fleet's `count` faults that may fire for this request: their fires are claimed from
-        // the shared counter first, then the request is routed again with them (almost always nil).
-        func claiming(_ service: Delivery.Service) -> ResponderResult? {
-            // Checked before any closure is made: this runs for every push.
-            guard claims == nil, apns.recorder.mayClaim(service, path: request.path) else { return nil }
-            return apns.recorder.claimingFaults(
-                service, path: request.path,
-                facts: {
-                    // Read only while a fleet counts a `count` fault (rare): APNs names its device token
-                    // in the path and its topic in a header; FCM's plain `message.token` and the path's
-                    // project (a topic or condition is left to the endpoint).
-                    var facts = PushRecorder.KnownFacts()
-                    if service == .apns, request.path.hasPrefix(APNSDevicePath.prefix) {
-                        facts.token = APNSDevicePath.token(in: request.path).map(String.init)
-                        facts.topic = request.headers["apns-topic"]
-                    } else if service == .fcm {
-                        facts.project = FCMEndpoint.project(in: request.path)
-                        if case .string(let sent)? = JSONValue.parse(request.body)?["message"]?["token"] { facts.token = sent }
-                    }
-                    return facts
-                },
-                answer: { [self] context, claims in
-                    self.route(request, context: context, claims: claims, ordered: ordered).result
-                }
-            )
-        }
+    private func route(_ request: HTTPServerRequest, context: RequestContext) -> (service: Delivery.Service?, result: ResponderResult) {
         // A header list over the limit is a transport refusal (431) on every endpoint: the headers
         // it has are incomplete, so no validator sees it (it is counted in /metrics).
         if let limit = request.limitExceeded, case .headerListSize = limit {
@@ -158,61 +130,22 @@ final class PushResponder: HTTPResponder {
         if host == nil, transparent, let authority, !RealHost.isLocal(authority) {
             return (nil, .response(Self.misdirected(authority)))
         }
-        if request.path.hasPrefix("/3/") {
-            guard host == nil || host == .apns else { return (nil, .response(Self.notFound(request, on: host))) }
-            if !ordered, turns.order != nil,
-                let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result })
-            {
-                return (.apns, pending)
-            }
-            if let pending = claiming(.apns) { return (.apns, pending) }
-            return (.apns, apns.respond(to: request, context: context, claims: claims))
-        }
-        if request.path.hasPrefix("/1/apps/") || request.path.hasPrefix("/4/broadcasts/") {
-            guard host == nil || host == .broadcast else { return (nil, .response(Self.notFound(request, on: host))) }
-            if !ordered, turns.order != nil,
-                let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result })
-            {
-                return (.broadcast, pending)
-            }
-            if let pending = claiming(.broadcast) { return (.broadcast, pending) }
-            return (.broadcast, broadcast.respond(to: request, context: context, claims: claims))
-        }
+        let found = PushRoute.find(request, host: host, tokenPath: tokenPath)
         // Any other endpoint is not APNs: it never holds a connection at one stream.
-        if context.control.maxConcurrentStreams < apns.raisedStreamLimit {
+        if found?.route.isAPNs != true, context.control.maxConcurrentStreams < apns.raisedStreamLimit {
             context.control.setMaxConcurrentStreams(apns.raisedStreamLimit)
         }
-        if let project = FCMEndpoint.project(in: request.path) {
-            guard host == nil || host == .fcm else { return (nil, .response(Self.notFound(request, on: host))) }
-            if !ordered, turns.order != nil,
-                let pending = turns.taking(request, answer: { [self] context in self.route(request, context: context, ordered: true).result })
-            {
-                return (.fcm, pending)
-            }
-            if let pending = claiming(.fcm) { return (.fcm, pending) }
-            return (.fcm, fcm.respond(to: request, project: project, context: context, claims: claims))
-        }
-        if let operation = IIDEndpoint.operation(path: request.path, method: request.method) {
-            let home: RealHost
-            switch operation {
-            case .subscribe, .unsubscribe: home = .fcm
-            case .batch, .relate, .info: home = .iid
-            }
+        if let (route, target, home) = found {
             guard host == nil || host == home else { return (nil, .response(Self.notFound(request, on: host))) }
-            if let pending = claiming(.iid) { return (.iid, pending) }
-            return (.iid, iid.respond(to: request, operation: operation, context: context, claims: claims))
-        }
-        let route = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? request.path
-        if (host == nil && route == tokenPath) || (host == .oauth2 && (route == "/token" || route == tokenPath)) {
-            if let pending = claiming(.oauth) { return (.oauth, pending) }
-            return (.oauth, oauth.respond(to: request, context: context, claims: claims))
+            return (route.service, dispatch(route, target, request, context: context, claims: nil, ordered: false))
         }
         if let host {
             return (nil, .response(Self.notFound(request, on: host)))
         }
-        if route.hasPrefix("/v1/") || route.hasPrefix("/iid/") || route == "/batch" || route.hasPrefix("/fcm/") || route.hasPrefix("/oauth2/") {
+        let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        if path.hasPrefix("/v1/") || path.hasPrefix("/iid/") || path == "/batch" || path.hasPrefix("/fcm/") || path.hasPrefix("/oauth2/") {
             // Google's front end answers unknown paths, the retired batch and legacy endpoints with HTML.
-            return (nil, .response(GooglePages.notFound(path: route)))
+            return (nil, .response(GooglePages.notFound(path: String(path))))
         }
         if let limit = request.limitExceeded {
             return (nil, .response(Self.limitResponse(limit)))
@@ -221,6 +154,60 @@ final class PushResponder: HTTPResponder {
             return (nil, .response(.json(status: 200, #"{"status":"ok"}"#)))
         }
         return (nil, .response(Self.notFound(request, on: nil)))
+    }
+
+    /// A routed request served: after its turn among a fleet's pushes to one Live Activity, and
+    /// with the fires of a fleet's `count` faults claimed from the shared counter (almost always
+    /// neither: it is served at once).
+    private func dispatch(
+        _ route: PushRoute, _ target: PushRoute.Target, _ request: HTTPServerRequest, context: RequestContext, claims: FaultClaims?, ordered: Bool
+    ) -> ResponderResult {
+        if !ordered, route.takesTurns, turns.order != nil,
+            let pending = turns.taking(
+                request, answer: { [self] context in self.dispatch(route, target, request, context: context, claims: nil, ordered: true) })
+        {
+            return pending
+        }
+        // Checked before any closure is made: this runs for every push.
+        if claims == nil, apns.recorder.mayClaim(route.service, path: request.path),
+            let pending = claiming(
+                route.service, request,
+                answer: { [self] context, claims in self.dispatch(route, target, request, context: context, claims: claims, ordered: ordered) })
+        {
+            return pending
+        }
+        switch target {
+        case .apns: return apns.serve(request, target: (), context: context, claims: claims)
+        case .broadcast: return broadcast.serve(request, target: (), context: context, claims: claims)
+        case .fcm(let project): return fcm.serve(request, target: project, context: context, claims: claims)
+        case .iid(let operation): return iid.serve(request, target: operation, context: context, claims: claims)
+        case .oauth: return oauth.serve(request, target: (), context: context, claims: claims)
+        }
+    }
+
+    /// With a fleet's `count` fault that may fire for a request: its fires are claimed from the
+    /// shared counter first, then `answer` serves it with them. Nil (almost always): none to claim.
+    private func claiming(
+        _ service: Delivery.Service, _ request: HTTPServerRequest, answer: @escaping @Sendable (RequestContext, FaultClaims) -> ResponderResult
+    ) -> ResponderResult? {
+        apns.recorder.claimingFaults(
+            service, path: request.path,
+            facts: {
+                // Read only while a fleet counts a `count` fault (rare): APNs names its device token
+                // in the path and its topic in a header; FCM's plain `message.token` and the path's
+                // project (a topic or condition is left to the endpoint).
+                var facts = FaultFacts()
+                if service == .apns, request.path.hasPrefix(APNSDevicePath.prefix) {
+                    facts.token = APNSDevicePath.token(in: request.path).map(String.init)
+                    facts.topic = request.headers["apns-topic"]
+                } else if service == .fcm {
+                    facts.project = FCMEndpoint.project(in: request.path)
+                    if case .string(let sent)? = JSONValue.parse(request.body)?["message"]?["token"] { facts.token = sent }
+                }
+                return facts
+            },
+            answer: answer
+        )
     }
 
     /// What a host answers for a path it does not serve: Google's HTML page, or APNs' `BadPath`.

@@ -1,0 +1,61 @@
+import Foundation
+import PushMockCore
+import PushMockTransport
+import Testing
+
+@testable import PushMockServer
+
+@Suite("The push port's route table")
+struct PushRouteTests {
+    /// A documented path with its placeholders filled in.
+    static func example(_ pattern: String, tokenPath: String) -> String {
+        pattern.replacingOccurrences(of: "{token-path}", with: tokenPath)
+            .replacingOccurrences(of: "{token}", with: "abc123")
+            .replacingOccurrences(of: "{topic}", with: "news")
+            .replacingOccurrences(of: "{project}", with: "demo-project")
+            .replacingOccurrences(of: "{bundleId}", with: "com.example.app")
+    }
+
+    @Test("every path a route documents is routed to that route, on its real host and on localhost")
+    func documentedPathsRouteHome() throws {
+        let tokenPath = "/oauth2/v4/token"
+        var seen = Set<String>()
+        for route in PushRoute.table {
+            for pattern in route.paths {
+                let path = Self.example(pattern, tokenPath: tokenPath)
+                // Instance ID's info is read with GET; topic relations are removed with DELETE.
+                let method = pattern.hasPrefix("/iid/info") ? "GET" : pattern.hasSuffix("/{topic}") && pattern.hasPrefix("/v1/") ? "DELETE" : "POST"
+                let request = HTTPServerRequest(method: method, path: path)
+                // `/token` is the token path only on oauth2.googleapis.com.
+                let local = PushRoute.find(request, host: nil, tokenPath: tokenPath)
+                if pattern == "/token" {
+                    #expect(local.map(\.route.service) == nil, "/token on localhost is not the token path \(tokenPath)")
+                } else {
+                    #expect(
+                        local?.route.service == route.service, "\(method) \(path): \(String(describing: local?.route.service)), not \(route.service)")
+                }
+                let home = try #require(local?.home ?? (pattern == "/token" ? .oauth2 : nil))
+                let onHome = try #require(PushRoute.find(request, host: home, tokenPath: tokenPath), "\(path) on \(home)")
+                #expect(onHome.route.service == route.service, "\(method) \(path) on \(home.rawValue)")
+                seen.insert(route.service.rawValue)
+            }
+        }
+        #expect(seen == ["apns", "broadcast", "fcm", "iid", "oauth"])
+    }
+
+    @Test(
+        "paths no route serves are routed nowhere",
+        arguments: ["/", "/livez", "/v1/projects/p/messages:sendAll", "/v1/projects/p/messages:send/x", "/iid/v1", "/token", "/fcm/send", "/batch"])
+    func unrouted(_ path: String) {
+        let found = PushRoute.find(HTTPServerRequest(method: "POST", path: path), host: nil, tokenPath: "/oauth2/v4/token")
+        #expect(found.map(\.route.service) == nil, "\(path) went to \(String(describing: found?.route.service))")
+    }
+
+    @Test("only APNs' routes keep a token connection at one stream, and only pushes that can reach a Live Activity take turns")
+    func properties() {
+        let byService = Dictionary(uniqueKeysWithValues: PushRoute.table.map { ($0.service, $0) })
+        #expect(byService[.apns]?.isAPNs == true && byService[.broadcast]?.isAPNs == true)
+        #expect(byService[.fcm]?.isAPNs == false && byService[.iid]?.isAPNs == false && byService[.oauth]?.isAPNs == false)
+        #expect(PushRoute.table.filter(\.takesTurns).map(\.service) == [.apns, .broadcast, .fcm])
+    }
+}

@@ -62,57 +62,79 @@ public struct APNSValidator: Sendable {
         into verdict: inout APNSVerdict
     ) {
         // APNs reasons in seconds: JWT `iat`, `aps.timestamp`.
-        let now = instant.secondsSinceEpoch
         var headers = APNSHeaders(request.headers)
         verdict = APNSVerdict(apnsID: headers.apnsID.flatMap { APNSHeaders.isUUID($0) ? $0 : nil } ?? ids.nextUUIDString())
-        func reject(_ reason: APNSRejectionReason, _ explanation: String? = nil) {
-            verdict.rejection = reason
-            verdict.explanation = explanation
+        // The stages in APNs' order: the first refusal is the answer.
+        let shape = Self.devicePathShape(request.path)
+        var payload: JSONValue?
+        if let refusal = checkConnection(credential, environment: request.environment, verdict: &verdict)
+            ?? checkRequestLine(request, shape: shape, verdict: &verdict)
+            ?? checkHeaders(headers, credential: credential, verdict: &verdict)
+            ?? checkCredential(credential, headers: &headers, environment: request.environment, auth: &auth, now: instant, verdict: &verdict)
+            ?? checkTopic(credential: credential, auth: &auth, verdict: &verdict)
+            ?? checkBody(request, payload: &payload, verdict: &verdict)
+            ?? checkDeviceToken(shape: shape, environment: request.environment, verdict: &verdict)
+            ?? checkLiveActivity(payload, headers: headers, now: instant, verdict: &verdict)
+        {
+            verdict.rejection = refusal.reason
+            verdict.explanation = refusal.explanation
         }
+    }
 
-        // 1. Connection.
+    /// Why a stage refuses a push: APNs' reason, and an explanation for people.
+    typealias Refusal = (reason: APNSRejectionReason, explanation: String?)
+
+    /// 1. The connection: its client certificate trusted, and for the request's environment.
+    @inline(__always)
+    private func checkConnection(_ credential: APNSConnectionCredential, environment: APNSEnvironment, verdict: inout APNSVerdict) -> Refusal? {
         if case .untrustedCertificate(let subject, let problem) = credential {
-            return reject(.badCertificate, "client certificate \(subject) is not trusted: \(problem)")
+            return (.badCertificate, "client certificate \(subject) is not trusted: \(problem)")
         }
         if case .certificate(let identity) = credential {
             verdict.identity = identity.subject
-            if !identity.environments.isEmpty, !identity.environments.contains(request.environment) {
-                return reject(
+            if !identity.environments.isEmpty, !identity.environments.contains(environment) {
+                return (
                     .badCertificateEnvironment,
-                    "the certificate is for \(identity.environments.map(\.rawValue).sorted().joined(separator: ", ")), the request went to \(request.environment.rawValue)"
+                    "the certificate is for \(identity.environments.map(\.rawValue).sorted().joined(separator: ", ")), the request went to \(environment.rawValue)"
                 )
             }
         }
+        return nil
+    }
 
-        // 2. Method and path.
-        guard request.method == "POST" else { return reject(.methodNotAllowed) }
-        let shape = Self.devicePathShape(request.path)
+    /// 2. Method and path.
+    @inline(__always)
+    private func checkRequestLine(_ request: APNSRequest, shape: DevicePathShape, verdict: inout APNSVerdict) -> Refusal? {
+        guard request.method == "POST" else { return (.methodNotAllowed, nil) }
         switch shape {
-        case .badPath: return reject(.badPath)
-        case .missingToken: return reject(.missingDeviceToken)
+        case .badPath: return (.badPath, nil)
+        case .missingToken: return (.missingDeviceToken, nil)
         case .token: break
         }
         // The shape has proven there is a token, and nothing after it.
         verdict.deviceToken = APNSDevicePath.token(in: request.path).map(String.init)
+        return nil
+    }
 
-        // 3. Duplicates.
+    /// 3. Duplicates, and 4. each header's syntax: id, expiration, priority, push type, collapse
+    /// id, and the topic (or the certificate's), with the priorities its push type allows.
+    @inline(__always)
+    private func checkHeaders(_ headers: APNSHeaders, credential: APNSConnectionCredential, verdict: inout APNSVerdict) -> Refusal? {
         if let duplicate = headers.duplicate {
-            return reject(.duplicateHeaders, "\(duplicate) appears more than once")
+            return (.duplicateHeaders, "\(duplicate) appears more than once")
         }
-
-        // 4. Header syntax.
         if headers.apnsID != nil, verdict.apnsID != headers.apnsID {
-            return reject(.badMessageID, "apns-id must be a UUID (8-4-4-4-12 hex digits)")
+            return (.badMessageID, "apns-id must be a UUID (8-4-4-4-12 hex digits)")
         }
         if let expiration = headers.expiration {
             guard let value = Int64(expiration), value >= 0 else {
-                return reject(.badExpirationDate, "apns-expiration must be an integer number of seconds")
+                return (.badExpirationDate, "apns-expiration must be an integer number of seconds")
             }
             verdict.expiration = value
         }
         let priority: Int
         if let text = headers.priority {
-            guard let value = Int(text), [1, 5, 10].contains(value) else { return reject(.badPriority, "apns-priority must be 10, 5 or 1") }
+            guard let value = Int(text), [1, 5, 10].contains(value) else { return (.badPriority, "apns-priority must be 10, 5 or 1") }
             priority = value
         } else {
             priority = 10
@@ -121,13 +143,13 @@ public struct APNSValidator: Sendable {
         var pushType: APNSPushType?
         if let text = headers.pushType {
             guard let known = APNSPushType(wire: text) else {
-                return reject(.invalidPushType, "apns-push-type must be one of \(APNSPushType.all.map(\.rawValue).joined(separator: ", "))")
+                return (.invalidPushType, "apns-push-type must be one of \(APNSPushType.all.map(\.rawValue).joined(separator: ", "))")
             }
             pushType = known
         }
         if let collapseID = headers.collapseID {
             guard collapseID.utf8.count <= 64 else {
-                return reject(.badCollapseID, "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64")
+                return (.badCollapseID, "apns-collapse-id is \(collapseID.utf8.count) bytes; the limit is 64")
             }
             verdict.collapseID = collapseID
         }
@@ -137,36 +159,48 @@ public struct APNSValidator: Sendable {
         } else if case .certificate(let identity) = credential, identity.topics.count <= 1 {
             topicText = identity.bundleID
         } else {
-            return reject(.missingTopic, "apns-topic is required with token authentication and with multi-topic certificates")
+            return (.missingTopic, "apns-topic is required with token authentication and with multi-topic certificates")
         }
         verdict.topic = topicText
         let resolvedType = pushType ?? APNSPushType.inferred(fromTopic: topicText).pushType
         verdict.pushType = resolvedType
         if let allowed = resolvedType.allowedPriorities, !allowed.contains(priority) {
             if resolvedType != .background || options.rejectBackgroundPriority10 {
-                return reject(
-                    .badPriority, "\(resolvedType.rawValue) pushes allow priority \(allowed.sorted().map(String.init).joined(separator: " or "))")
+                return (.badPriority, "\(resolvedType.rawValue) pushes allow priority \(allowed.sorted().map(String.init).joined(separator: " or "))")
             }
         }
+        return nil
+    }
 
-        // 5. Authentication.
+    /// 5. Authentication: a trusted certificate, or a valid provider token.
+    @inline(__always)
+    private func checkCredential(
+        _ credential: APNSConnectionCredential, headers: inout APNSHeaders, environment: APNSEnvironment, auth: inout APNSConnectionAuth,
+        now instant: PushInstant, verdict: inout APNSVerdict
+    ) -> Refusal? {
         switch credential {
         case .certificate:
             verdict.authenticated = true
+            return nil
         case .untrustedCertificate:
-            return reject(.badCertificate)
+            return (.badCertificate, nil)
         case .token:
-            if let rejection = authenticate(&headers, environment: request.environment, auth: &auth, now: now, verdict: &verdict) {
-                return reject(rejection.0, rejection.1)
+            return authenticate(&headers, environment: environment, auth: &auth, now: instant.secondsSinceEpoch, verdict: &verdict).map {
+                ($0.0, $0.1)
             }
         }
+    }
 
-        // 6. Topic.
+    /// 6. The topic: its suffix for the push type, and the bundle it names allowed by the
+    /// certificate or the provider token's team.
+    @inline(__always)
+    private func checkTopic(credential: APNSConnectionCredential, auth: inout APNSConnectionAuth, verdict: inout APNSVerdict) -> Refusal? {
+        guard let topicText = verdict.topic, let resolvedType = verdict.pushType else { return nil }
         let bundleID: String
         if resolvedType.topicSuffix.isEmpty {
             let inferred = APNSPushType.inferred(fromTopic: topicText)
             if options.rejectTopicPushTypeMismatch, inferred.pushType != .alert, inferred.pushType != resolvedType, resolvedType != .mdm {
-                return reject(.badTopic, "topic \(topicText) is for \(inferred.pushType.rawValue) pushes, not \(resolvedType.rawValue)")
+                return (.badTopic, "topic \(topicText) is for \(inferred.pushType.rawValue) pushes, not \(resolvedType.rawValue)")
             }
             bundleID = topicText
         } else if topicText.utf8.count > resolvedType.topicSuffix.utf8.count,
@@ -174,7 +208,7 @@ public struct APNSValidator: Sendable {
         {
             bundleID = String(Substring(topicText.utf8.dropLast(resolvedType.topicSuffix.utf8.count)))
         } else if options.rejectTopicPushTypeMismatch {
-            return reject(.badTopic, "\(resolvedType.rawValue) pushes need the topic <bundle id>\(resolvedType.topicSuffix), got \(topicText)")
+            return (.badTopic, "\(resolvedType.rawValue) pushes need the topic <bundle id>\(resolvedType.topicSuffix), got \(topicText)")
         } else {
             bundleID = topicText
         }
@@ -186,26 +220,29 @@ public struct APNSValidator: Sendable {
         switch credential {
         case .certificate(let identity):
             guard resolvedType.allowsCertificateAuth else {
-                return reject(.topicDisallowed, "\(resolvedType.rawValue) pushes need token authentication")
+                return (.topicDisallowed, "\(resolvedType.rawValue) pushes need token authentication")
             }
             guard identity.topics.contains(topicText) || (identity.topics.isEmpty && identity.bundleID == topicText) else {
-                return reject(
-                    .topicDisallowed, "topic \(topicText) is not in the client certificate (topics: \(identity.topics.joined(separator: ", ")))")
+                return (.topicDisallowed, "topic \(topicText) is not in the client certificate (topics: \(identity.topics.joined(separator: ", ")))")
             }
         case .token, .untrustedCertificate:
             if let rejection = authorizeTopic(bundleID: bundleID, auth: &auth) {
-                return reject(.topicDisallowed, rejection)
+                return (.topicDisallowed, rejection)
             }
         }
+        return nil
+    }
 
-        // 7. Body.
+    /// 7. The body: its size for the push type, not empty, JSON (a Live Activity's parsed into
+    /// `payload`, once, for the payload rules and the simulated device; other pushes' only
+    /// checked, on bytes).
+    @inline(__always)
+    private func checkBody(_ request: APNSRequest, payload: inout JSONValue?, verdict: inout APNSVerdict) -> Refusal? {
+        guard let resolvedType = verdict.pushType else { return nil }
         if request.bodyTruncated || request.body.count > resolvedType.maxPayloadSize {
-            return reject(.payloadTooLarge, "\(resolvedType.rawValue) payloads are limited to \(resolvedType.maxPayloadSize) bytes")
+            return (.payloadTooLarge, "\(resolvedType.rawValue) payloads are limited to \(resolvedType.maxPayloadSize) bytes")
         }
-        guard !request.body.isEmpty else { return reject(.payloadEmpty) }
-        // A Live Activity payload is parsed once here: the same tree serves the payload rules and
-        // the simulated device. Other pushes are only checked, on bytes.
-        var payload: JSONValue?
+        guard !request.body.isEmpty else { return (.payloadEmpty, nil) }
         let isJSON: Bool
         if resolvedType == .liveactivity {
             payload = JSONValue.parse(request.body)
@@ -217,61 +254,68 @@ public struct APNSValidator: Sendable {
             verdict.bodyIsJSONObject = kind == .object
         }
         if options.rejectNonJSONBody, !verdict.bodyIsJSONObject {
-            return reject(.badPayload, isJSON ? "the body must be a JSON object" : "the body is not valid JSON (RFC 8259)")
+            return (.badPayload, isJSON ? "the body must be a JSON object" : "the body is not valid JSON (RFC 8259)")
         }
+        return nil
+    }
 
-        // 8. Device token.
+    /// 8. The device token: hex, and as the device registry knows it (environment, app, state).
+    @inline(__always)
+    private func checkDeviceToken(shape: DevicePathShape, environment: APNSEnvironment, verdict: inout APNSVerdict) -> Refusal? {
         guard case .token(isEvenHex: true) = shape, let deviceToken = verdict.deviceToken else {
-            return reject(.badDeviceToken, "device tokens are a non-empty, even-length hex string")
+            return (.badDeviceToken, "device tokens are a non-empty, even-length hex string")
         }
         if let record = devices.record(for: deviceToken) {
-            if let environment = record.environment, environment != request.environment {
-                return reject(.badDeviceToken, "the token belongs to the \(environment.rawValue) environment")
+            if let registered = record.environment, registered != environment {
+                return (.badDeviceToken, "the token belongs to the \(registered.rawValue) environment")
             }
-            if let owner = record.bundleID, owner != bundleID {
-                return reject(.deviceTokenNotForTopic, "the token belongs to \(owner), not \(bundleID)")
+            if let owner = record.bundleID, let bundleID = verdict.bundleID, owner != bundleID {
+                return (.deviceTokenNotForTopic, "the token belongs to \(owner), not \(bundleID)")
             }
             switch record.state {
             case .active: break
             case .unregistered(let since):
                 verdict.unregisteredTimestamp = since
-                return reject(.unregistered, "the token was unregistered")
+                return (.unregistered, "the token was unregistered")
             case .expired:
-                return reject(.expiredToken, "the token expired")
+                return (.expiredToken, "the token expired")
             }
         } else if devices.closed {
-            return reject(
-                .badDeviceToken, "the device registry is closed and this token is not in it; register it with PUT /api/v1/devices/\(deviceToken)")
+            return (.badDeviceToken, "the device registry is closed and this token is not in it; register it with PUT /api/v1/devices/\(deviceToken)")
         }
+        return nil
+    }
 
-        // 9. Live Activity payload rules (what a device would drop).
-        if resolvedType == .liveactivity {
-            // The topic's own diagnostics were recorded at step 6.
-            let liveHeaders = LiveActivityHeaders(expiration: headers.expiration, collapseID: verdict.collapseID)
-            var finding =
-                payload.map { LiveActivityPayloadRules.check(payload: $0, now: instant, options: options.liveActivity, headers: liveHeaders) }
-                ?? LiveActivityPayloadRules.Finding(violation: .missingAPS)
-            var push = payload.flatMap { LiveActivityPush(payload: $0, priority: priority) }
-            push?.collapseID = verdict.collapseID
-            if finding.violation == nil, let checked = push {
-                let typed = activityTypes.check(checked, token: verdict.deviceToken, now: instant)
-                finding.violation = typed.violation
-                finding.diagnostics += typed.diagnostics
-                push?.decodedContentState = typed.decodedContentState
-            }
-            verdict.liveActivityPush = push
-            verdict.diagnostics += finding.diagnostics
-            verdict.diagnostics.append("live activity profile: \(options.liveActivity.profile.rawValue)")
-            if let rule = finding.violation {
-                verdict.liveActivityRule = rule
-                switch options.liveActivity.profile {
-                case .strict:
-                    return reject(APNSRejectionReason(rule.reason, status: rule.status), rule.explanation)
-                case .apple:
-                    verdict.droppedByDevice = true
-                    verdict.explanation = rule.explanation
-                }
-            }
+    /// 9. Live Activity payload rules: what a device would drop (refused under the strict
+    /// profile, recorded as dropped under Apple's).
+    @inline(__always)
+    private func checkLiveActivity(_ payload: JSONValue?, headers: APNSHeaders, now instant: PushInstant, verdict: inout APNSVerdict) -> Refusal? {
+        guard verdict.pushType == .liveactivity else { return nil }
+        // The topic's own diagnostics were recorded at step 6.
+        let liveHeaders = LiveActivityHeaders(expiration: headers.expiration, collapseID: verdict.collapseID)
+        var finding =
+            payload.map { LiveActivityPayloadRules.check(payload: $0, now: instant, options: options.liveActivity, headers: liveHeaders) }
+            ?? LiveActivityPayloadRules.Finding(violation: .missingAPS)
+        var push = payload.flatMap { LiveActivityPush(payload: $0, priority: verdict.priority ?? 10) }
+        push?.collapseID = verdict.collapseID
+        if finding.violation == nil, let checked = push {
+            let typed = activityTypes.check(checked, token: verdict.deviceToken, now: instant)
+            finding.violation = typed.violation
+            finding.diagnostics += typed.diagnostics
+            push?.decodedContentState = typed.decodedContentState
+        }
+        verdict.liveActivityPush = push
+        verdict.diagnostics += finding.diagnostics
+        verdict.diagnostics.append("live activity profile: \(options.liveActivity.profile.rawValue)")
+        guard let rule = finding.violation else { return nil }
+        verdict.liveActivityRule = rule
+        switch options.liveActivity.profile {
+        case .strict:
+            return (APNSRejectionReason(rule.reason, status: rule.status), rule.explanation)
+        case .apple:
+            verdict.droppedByDevice = true
+            verdict.explanation = rule.explanation
+            return nil
         }
     }
 

@@ -96,6 +96,14 @@ final class IIDEndpoint: PushEndpoint, Sendable {
         var topic: String?
         var diagnostics: [String] = []
         var googleEnvelope = false
+
+        /// Refused, in Instance ID's own shape: `{"error": code}`.
+        mutating func fail(_ status: Int, _ code: String, _ explanation: String) {
+            self.status = status
+            body = #"{"error":"\#(code)"}"#
+            reason = code
+            self.explanation = explanation
+        }
     }
 
     func judge(_ request: HTTPServerRequest, target operation: Operation, context: RequestContext, now: PushInstant) -> Judgement {
@@ -157,12 +165,6 @@ final class IIDEndpoint: PushEndpoint, Sendable {
     private func instanceID(
         _ request: HTTPServerRequest, _ operation: Operation, now: PushInstant, context: RequestContext, into result: inout Judgement
     ) {
-        func fail(_ status: Int, _ code: String, _ explanation: String) {
-            result.status = status
-            result.body = #"{"error":"\#(code)"}"#
-            result.reason = code
-            result.explanation = explanation
-        }
         result.diagnostics.append(Self.turnDownDiagnostic(now: now))
         if mode == .turnedDown {
             return turnedDown(request, operation, into: &result)
@@ -170,7 +172,7 @@ final class IIDEndpoint: PushEndpoint, Sendable {
         // Instance ID reads `Authorization: Bearer` as an OAuth token only with `access_token_auth: true`;
         // without it the value is taken for a legacy server key, which Google retired.
         guard let grant = try? fcm.authenticate(request, project: nil, context: context, now: now) else {
-            return fail(
+            return result.fail(
                 401, "Unauthorized",
                 "Instance ID needs `Authorization: Bearer <access token>` from the OAuth endpoint (or a self-signed service-account JWT), valid and unexpired"
             )
@@ -178,7 +180,7 @@ final class IIDEndpoint: PushEndpoint, Sendable {
         result.identity = grant.clientEmail
         result.project = grant.projectID
         if requireAccessTokenAuth, request.headers["access_token_auth"]?.lowercased() != "true" {
-            return fail(
+            return result.fail(
                 401, "Unauthorized",
                 "the `access_token_auth: true` header is missing: without it Instance ID takes the bearer token for a legacy server key (serve --iid-lenient-auth accepts it)"
             )
@@ -186,81 +188,89 @@ final class IIDEndpoint: PushEndpoint, Sendable {
         let project = grant.projectID
         switch operation {
         case .info(let token):
-            guard request.method == "GET" else { return fail(404, "NOT_FOUND", "GET /iid/info/{token}; got \(request.method)") }
+            guard request.method == "GET" else { return result.fail(404, "NOT_FOUND", "GET /iid/info/{token}; got \(request.method)") }
             result.token = token
             guard fcm.validator.isRegistrationToken(token) else {
-                return fail(400, "InvalidToken", "\(token) is not a registration token")
+                return result.fail(400, "InvalidToken", "\(token) is not a registration token")
             }
             let record = devices.record(for: token)
             if let record, record.state != .active {
-                return fail(404, "No information found about this instance id.", "the device registry has \(token) as unregistered or expired")
+                return result.fail(404, "No information found about this instance id.", "the device registry has \(token) as unregistered or expired")
             }
             let details = request.path.contains("details=true")
             result.body = infoJSON(token: token, record: record, project: record?.fcmProject ?? project, details: details)
         case .relate(let token, let topic):
-            guard request.method == "POST" else { return fail(404, "NOT_FOUND", "POST /iid/v1/{token}/rel/topics/{topic}; got \(request.method)") }
+            guard request.method == "POST" else {
+                return result.fail(404, "NOT_FOUND", "POST /iid/v1/{token}/rel/topics/{topic}; got \(request.method)")
+            }
             result.token = token
             result.topic = topic
             guard FCMMessageValidator.isTopicName(topic) else {
-                return fail(400, "INVALID_ARGUMENT", "topic names match [a-zA-Z0-9-_.~%]{1,900}; got \(topic)")
+                return result.fail(400, "INVALID_ARGUMENT", "topic names match [a-zA-Z0-9-_.~%]{1,900}; got \(topic)")
             }
             let outcome = subscriptions.subscribe([token], to: topic, project: project, now: now.millisecondsSinceEpoch) {
                 check($0, project: project)
             }
             if let code = outcome.results[0].errorCode {
-                return fail(code == "NOT_FOUND" ? 404 : 400, code, explanation(outcome.results[0], token: token))
+                return result.fail(code == "NOT_FOUND" ? 404 : 400, code, explanation(outcome.results[0], token: token))
             }
         case .batch(let add):
-            guard request.method == "POST" else { return fail(404, "NOT_FOUND", "POST \(request.path); got \(request.method)") }
-            if case .bodySize(let limit)? = request.limitExceeded {
-                return fail(
-                    413, "INVALID_ARGUMENT",
-                    "the body is larger than PushMock's \(limit)-byte cap (about \(limit / 150) real-length tokens); serve --max-body-size 262144 takes 1 000"
-                )
-            }
-            guard let json = JSONValue.parse(request.body), case .object = json else {
-                return fail(400, "INVALID_ARGUMENT", "the body is not a JSON object: {\"to\": \"/topics/…\", \"registration_tokens\": […]}")
-            }
-            guard case .string(let to)? = json["to"], to.hasPrefix("/topics/") else {
-                return fail(400, "INVALID_ARGUMENT", "`to` must be a string \"/topics/<name>\"")
-            }
-            let topic = String(to.dropFirst("/topics/".count))
-            result.topic = topic
-            guard FCMMessageValidator.isTopicName(topic) else {
-                return fail(400, "INVALID_ARGUMENT", "topic names match [a-zA-Z0-9-_.~%]{1,900}; got \(topic)")
-            }
-            guard case .array(let values)? = json["registration_tokens"], !values.isEmpty else {
-                return fail(400, "INVALID_ARGUMENT", "`registration_tokens` must be a non-empty array of strings")
-            }
-            var tokens: [String] = []
-            for value in values {
-                guard case .string(let token) = value, !token.isEmpty else {
-                    return fail(400, "INVALID_ARGUMENT", "`registration_tokens` must hold non-empty strings")
-                }
-                tokens.append(token)
-            }
-            guard tokens.count <= TopicSubscriptions.maxTokensPerRequest else {
-                return fail(
-                    400, "INVALID_ARGUMENT",
-                    "\(tokens.count) registration tokens; Instance ID takes at most \(TopicSubscriptions.maxTokensPerRequest) per request")
-            }
-            if tokens.count == 1 { result.token = tokens[0] }
-            let outcome =
-                add
-                ? subscriptions.subscribe(tokens, to: topic, project: project, now: now.millisecondsSinceEpoch) { check($0, project: project) }
-                : subscriptions.unsubscribe(tokens, from: topic, project: project) { check($0, project: project) }
-            result.body = #"{"results":["# + outcome.results.map { $0.errorCode.map { #"{"error":"\#($0)"}"# } ?? "{}" }.joined(separator: ",") + "]}"
-            let failed = zip(tokens, outcome.results).filter { $0.1 != .done }
-            result.diagnostics.append(
-                "\(add ? "subscribed" : "unsubscribed") \(tokens.count - failed.count) of \(tokens.count) token\(tokens.count == 1 ? "" : "s") \(add ? "to" : "from") \(topic) in project \(project)"
-            )
-            for (token, tokenResult) in failed.prefix(20) {
-                result.diagnostics.append("\(token): \(tokenResult.errorCode ?? "") (\(explanation(tokenResult, token: token)))")
-            }
-            result.diagnostics.append("\(topic) has \(outcome.subscribers.count) subscriber\(outcome.subscribers.count == 1 ? "" : "s")")
+            batch(request, add: add, project: project, now: now, into: &result)
         case .subscribe, .unsubscribe:
             break
         }
+    }
+
+    /// `POST /iid/v1:batchAdd` and `:batchRemove`: up to 1 000 tokens to or from one topic, a
+    /// result per token.
+    private func batch(_ request: HTTPServerRequest, add: Bool, project: String, now: PushInstant, into result: inout Judgement) {
+        guard request.method == "POST" else { return result.fail(404, "NOT_FOUND", "POST \(request.path); got \(request.method)") }
+        if case .bodySize(let limit)? = request.limitExceeded {
+            return result.fail(
+                413, "INVALID_ARGUMENT",
+                "the body is larger than PushMock's \(limit)-byte cap (about \(limit / 150) real-length tokens); serve --max-body-size 262144 takes 1 000"
+            )
+        }
+        guard let json = JSONValue.parse(request.body), case .object = json else {
+            return result.fail(400, "INVALID_ARGUMENT", "the body is not a JSON object: {\"to\": \"/topics/…\", \"registration_tokens\": […]}")
+        }
+        guard case .string(let to)? = json["to"], to.hasPrefix("/topics/") else {
+            return result.fail(400, "INVALID_ARGUMENT", "`to` must be a string \"/topics/<name>\"")
+        }
+        let topic = String(to.dropFirst("/topics/".count))
+        result.topic = topic
+        guard FCMMessageValidator.isTopicName(topic) else {
+            return result.fail(400, "INVALID_ARGUMENT", "topic names match [a-zA-Z0-9-_.~%]{1,900}; got \(topic)")
+        }
+        guard case .array(let values)? = json["registration_tokens"], !values.isEmpty else {
+            return result.fail(400, "INVALID_ARGUMENT", "`registration_tokens` must be a non-empty array of strings")
+        }
+        var tokens: [String] = []
+        for value in values {
+            guard case .string(let token) = value, !token.isEmpty else {
+                return result.fail(400, "INVALID_ARGUMENT", "`registration_tokens` must hold non-empty strings")
+            }
+            tokens.append(token)
+        }
+        guard tokens.count <= TopicSubscriptions.maxTokensPerRequest else {
+            return result.fail(
+                400, "INVALID_ARGUMENT",
+                "\(tokens.count) registration tokens; Instance ID takes at most \(TopicSubscriptions.maxTokensPerRequest) per request")
+        }
+        if tokens.count == 1 { result.token = tokens[0] }
+        let outcome =
+            add
+            ? subscriptions.subscribe(tokens, to: topic, project: project, now: now.millisecondsSinceEpoch) { check($0, project: project) }
+            : subscriptions.unsubscribe(tokens, from: topic, project: project) { check($0, project: project) }
+        result.body = #"{"results":["# + outcome.results.map { $0.errorCode.map { #"{"error":"\#($0)"}"# } ?? "{}" }.joined(separator: ",") + "]}"
+        let failed = zip(tokens, outcome.results).filter { $0.1 != .done }
+        result.diagnostics.append(
+            "\(add ? "subscribed" : "unsubscribed") \(tokens.count - failed.count) of \(tokens.count) token\(tokens.count == 1 ? "" : "s") \(add ? "to" : "from") \(topic) in project \(project)"
+        )
+        for (token, tokenResult) in failed.prefix(20) {
+            result.diagnostics.append("\(token): \(tokenResult.errorCode ?? "") (\(explanation(tokenResult, token: token)))")
+        }
+        result.diagnostics.append("\(topic) has \(outcome.subscribers.count) subscriber\(outcome.subscribers.count == 1 ? "" : "s")")
     }
 
     /// `--iid turned-down`: what PushMock expects of the API once Google has turned it down (Google

@@ -116,25 +116,7 @@ public enum ActivityTypeCheck {
             return value
         case .integer(let name, let signed, let bits):
             guard case .number(let text) = value else { throw mismatch() }
-            // JSONDecoder reads an integer exactly, or a number with a fraction or exponent whose
-            // value is a whole number (5.0); anything else does not fit.
-            let signedValue: Int64? = Int64(text) ?? Double(text).flatMap { $0.rounded() == $0 ? Int64(exactly: $0) : nil }
-            let unsignedValue: UInt64? = UInt64(text) ?? Double(text).flatMap { $0.rounded() == $0 ? UInt64(exactly: $0) : nil }
-            guard signedValue != nil || unsignedValue != nil else {
-                if let number = Double(text), number.isFinite, number.rounded() != number {
-                    throw Failure(path: path, message: "expected \(name), found number \(text) (not an integer)")
-                }
-                throw Failure(path: path, message: "the number \(text) does not fit in \(name)")
-            }
-            let fits: Bool
-            if signed {
-                let limit = Int64.max >> (64 - bits)
-                fits = signedValue.map { $0 >= -limit - 1 && $0 <= limit } ?? false
-            } else {
-                let limit = UInt64.max >> (64 - bits)
-                fits = unsignedValue.map { $0 <= limit } ?? false
-            }
-            guard fits else { throw Failure(path: path, message: "the number \(text) does not fit in \(name)") }
+            try integer(text, name: name, signed: signed, bits: bits, path: path)
             return value
         case .date:
             guard case .number(let text) = value, let seconds = Double(text), seconds.isFinite else {
@@ -169,33 +151,63 @@ public enum ActivityTypeCheck {
             }
             return .object(decoded)
         case .named(let name):
-            switch declaration.types[name] {
-            case .structure(let fields)?:
-                return try structure(value, fields: fields, typeName: name, declaration: declaration, path: path, reading: &reading)
-            case .enumeration(let raw, let cases)?:
-                _ = try self.value(value, type: raw, declaration: declaration, path: path, reading: &reading)
-                guard cases.contains(where: { $0 == value || ($0.int64 != nil && $0.int64 == value.int64) }) else {
-                    let list = cases.map { if case .string(let text) = $0 { text } else if case .number(let text) = $0 { text } else { "\($0)" } }
-                    throw Failure(path: path, message: "\(describe(value)) is not a case of \(name) (\(list.joined(separator: ", ")))")
-                }
-                return value
-            case .associated(let cases)?:
-                guard case .object(let members) = value else {
-                    throw Failure(path: path, message: "expected \(name) (an object with one key, the case), found \(describe(value))")
-                }
-                let names = cases.keys.sorted().joined(separator: ", ")
-                guard members.count == 1, let (label, values) = members.first else {
-                    throw Failure(path: path, message: "\(name) is an object with exactly one key, the case (\(names)); found \(members.count) keys")
-                }
-                guard let fields = cases[label] else {
-                    throw Failure(path: "\(path).\(label)", message: "\(label) is not a case of \(name) (\(names))")
-                }
-                let decoded = try structure(
-                    values, fields: fields, typeName: "\(name).\(label)", declaration: declaration, path: "\(path).\(label)", reading: &reading)
-                return .object([(label, decoded)])
-            case nil:
-                throw Failure(path: path, message: "\(name) is not declared")
+            return try named(value, name: name, declaration: declaration, path: path, reading: &reading)
+        }
+    }
+
+    /// A number that fits an integer of `bits` bits, as JSONDecoder reads one: exactly, or with a
+    /// fraction or exponent whose value is a whole number (5.0).
+    private static func integer(_ text: String, name: String, signed: Bool, bits: Int, path: String) throws(Failure) {
+        let signedValue: Int64? = Int64(text) ?? Double(text).flatMap { $0.rounded() == $0 ? Int64(exactly: $0) : nil }
+        let unsignedValue: UInt64? = UInt64(text) ?? Double(text).flatMap { $0.rounded() == $0 ? UInt64(exactly: $0) : nil }
+        guard signedValue != nil || unsignedValue != nil else {
+            if let number = Double(text), number.isFinite, number.rounded() != number {
+                throw Failure(path: path, message: "expected \(name), found number \(text) (not an integer)")
             }
+            throw Failure(path: path, message: "the number \(text) does not fit in \(name)")
+        }
+        let fits: Bool
+        if signed {
+            let limit = Int64.max >> (64 - bits)
+            fits = signedValue.map { $0 >= -limit - 1 && $0 <= limit } ?? false
+        } else {
+            let limit = UInt64.max >> (64 - bits)
+            fits = unsignedValue.map { $0 <= limit } ?? false
+        }
+        guard fits else { throw Failure(path: path, message: "the number \(text) does not fit in \(name)") }
+    }
+
+    /// A value of a declared type: a structure, an enumeration with raw values, or one with
+    /// associated values (an object with one key, the case).
+    private static func named(
+        _ value: JSONValue, name: String, declaration: ActivityTypeDeclaration, path: String, reading: inout Reading
+    ) throws(Failure) -> JSONValue {
+        switch declaration.types[name] {
+        case .structure(let fields)?:
+            return try structure(value, fields: fields, typeName: name, declaration: declaration, path: path, reading: &reading)
+        case .enumeration(let raw, let cases)?:
+            _ = try self.value(value, type: raw, declaration: declaration, path: path, reading: &reading)
+            guard cases.contains(where: { $0 == value || ($0.int64 != nil && $0.int64 == value.int64) }) else {
+                let list = cases.map { if case .string(let text) = $0 { text } else if case .number(let text) = $0 { text } else { "\($0)" } }
+                throw Failure(path: path, message: "\(describe(value)) is not a case of \(name) (\(list.joined(separator: ", ")))")
+            }
+            return value
+        case .associated(let cases)?:
+            guard case .object(let members) = value else {
+                throw Failure(path: path, message: "expected \(name) (an object with one key, the case), found \(describe(value))")
+            }
+            let names = cases.keys.sorted().joined(separator: ", ")
+            guard members.count == 1, let (label, values) = members.first else {
+                throw Failure(path: path, message: "\(name) is an object with exactly one key, the case (\(names)); found \(members.count) keys")
+            }
+            guard let fields = cases[label] else {
+                throw Failure(path: "\(path).\(label)", message: "\(label) is not a case of \(name) (\(names))")
+            }
+            let decoded = try structure(
+                values, fields: fields, typeName: "\(name).\(label)", declaration: declaration, path: "\(path).\(label)", reading: &reading)
+            return .object([(label, decoded)])
+        case nil:
+            throw Failure(path: path, message: "\(name) is not declared")
         }
     }
 

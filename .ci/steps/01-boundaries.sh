@@ -1,5 +1,6 @@
-# Module boundaries: scripts/check-imports passes, and fails on a crossing it must catch; and the
-# API's public declarations are documented (scripts/check-docs), which fails on one that is not.
+# Module boundaries: scripts/check-imports passes, and fails on a crossing it must catch; the
+# API's public declarations are documented (scripts/check-docs), which fails on one that is not;
+# and no function is over 90 lines (scripts/check-functions), which fails on one that is.
 source .ci/lib.sh
 bash scripts/check-imports || fail "an import crosses a module boundary"
 CROSSING="$STEP_WORK/crossing"
@@ -25,3 +26,9 @@ printf 'public struct Undocumented {}\n' >"$CROSSING/Undocumented/Undocumented.s
 if bash scripts/check-docs "$CROSSING/Undocumented" 2>"$CROSSING/out"; then fail "check-docs passed an undocumented public struct"; fi
 grep -q "Undocumented.swift:1: public declaration without a doc comment" "$CROSSING/out" || fail "check-docs did not name it: $(cat "$CROSSING/out")"
 note "check-docs: the API's public declarations are documented, and a planted undocumented one is named"
+bash scripts/check-functions || fail "a function is over 90 lines: split it into named steps"
+mkdir -p "$CROSSING/Long"
+{ echo 'func tooLong() {'; for i in $(seq 1 95); do echo "    print($i)"; done; echo '}'; } >"$CROSSING/Long/Long.swift"
+if bash scripts/check-functions "$CROSSING/Long" 2>"$CROSSING/out"; then fail "check-functions passed a 97-line function"; fi
+grep -q "Long.swift:1: 97 lines" "$CROSSING/out" || fail "check-functions did not name it: $(cat "$CROSSING/out")"
+note "check-functions: no function over 90 lines, and a planted long one is named"

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import PostgresNIO
 public import PushMockStore
@@ -49,19 +50,8 @@ extension PostgresDeliveryStore: FleetActivityOrder {
                         try await connection.query(
                             "SELECT pg_advisory_xact_lock(\(Self.activityLock), h) FROM (SELECT DISTINCT hashtext(k) AS h FROM unnest(\(keys)::text[]) AS k ORDER BY h) AS locks",
                             logger: logger)
-                        var saved: [String: [UInt8]] = [:]
-                        let rows = try await connection.query("SELECT key, value FROM pushmock_state WHERE key = ANY(\(keys))", logger: logger)
-                        for try await (key, bytes) in rows.decode((String, ByteBuffer).self) {
-                            saved[key] = Array(bytes.readableBytesView)
-                        }
-                        if !prefixes.isEmpty {
-                            let newer = try await connection.query(
-                                #"SELECT s.key, s.value FROM pushmock_state s JOIN unnest(\#(bounds)::text[], \#(ends)::text[]) AS b(low, high) ON s.key COLLATE "C" >= b.low AND s.key COLLATE "C" < b.high"#,
-                                logger: logger)
-                            for try await (key, bytes) in newer.decode((String, ByteBuffer).self) {
-                                saved[key] = Array(bytes.readableBytesView)
-                            }
-                        }
+                        let saved = try await Self.snapshots(
+                            keys: keys, prefixes: prefixes, bounds: bounds, ends: ends, on: connection, logger: logger)
                         read.resume(.success(saved))
                         // The push is answered meanwhile; a turn never outlives its patience.
                         let patience = Task {
@@ -74,16 +64,7 @@ extension PostgresDeliveryStore: FleetActivityOrder {
                         guard let after else { return }
                         let changes = after.filter { change in keys.contains(change.key) || prefixes.contains { change.key.hasPrefix($0) } }
                         written.withLock { $0 = changes }
-                        for (key, value) in changes {
-                            if value.isEmpty {
-                                try await connection.query("DELETE FROM pushmock_state WHERE key = \(key)", logger: logger)
-                            } else {
-                                try await connection.query(
-                                    "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                                    logger: logger)
-                            }
-                            try await connection.query("SELECT pg_notify(\(Self.channel), \("s \(instance) \(key)"))", logger: logger)
-                        }
+                        try await Self.write(changes, instance: instance, on: connection, logger: logger)
                         snapshots.withLock { snapshots in
                             for (key, value) in changes { snapshots.values[key] = value.isEmpty ? nil : value }
                         }
@@ -115,6 +96,42 @@ extension PostgresDeliveryStore: FleetActivityOrder {
                 "a Live Activity push finished after its turn was given up (the database failed, or \(Self.turnPatience.components.seconds) s passed): what it changed is written without the fleet's order",
                 metadata: ["keys": "\(keys.joined(separator: ","))"])
             for (key, value) in changes { self.archive(key, value) }
+        }
+    }
+
+    /// The saved snapshots of `keys`, and of every key past its prefix's bound.
+    private static func snapshots(
+        keys: [String], prefixes: [String], bounds: [String], ends: [String], on connection: PostgresConnection, logger: Logger
+    ) async throws -> [String: [UInt8]] {
+        var saved: [String: [UInt8]] = [:]
+        let rows = try await connection.query("SELECT key, value FROM pushmock_state WHERE key = ANY(\(keys))", logger: logger)
+        for try await (key, bytes) in rows.decode((String, ByteBuffer).self) {
+            saved[key] = Array(bytes.readableBytesView)
+        }
+        if !prefixes.isEmpty {
+            let newer = try await connection.query(
+                #"SELECT s.key, s.value FROM pushmock_state s JOIN unnest(\#(bounds)::text[], \#(ends)::text[]) AS b(low, high) ON s.key COLLATE "C" >= b.low AND s.key COLLATE "C" < b.high"#,
+                logger: logger)
+            for try await (key, bytes) in newer.decode((String, ByteBuffer).self) {
+                saved[key] = Array(bytes.readableBytesView)
+            }
+        }
+        return saved
+    }
+
+    /// What a push changed, written (an empty value deletes) and announced to the fleet.
+    private static func write(
+        _ changes: [(key: String, value: [UInt8])], instance: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        for (key, value) in changes {
+            if value.isEmpty {
+                try await connection.query("DELETE FROM pushmock_state WHERE key = \(key)", logger: logger)
+            } else {
+                try await connection.query(
+                    "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    logger: logger)
+            }
+            try await connection.query("SELECT pg_notify(\(Self.channel), \("s \(instance) \(key)"))", logger: logger)
         }
     }
 }

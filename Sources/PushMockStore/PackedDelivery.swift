@@ -112,45 +112,9 @@ package struct PackedDelivery {
     /// bytes there are, so a damaged or hostile record is reported, never read past its end.
     package func unpackChecked() -> (delivery: Delivery, intact: Bool) {
         arena.withByteView { bytes in
-            var offset = 0
-            var failed = false
-            func length() -> UInt32 {
-                guard !failed, bytes.count - offset >= 4 else {
-                    failed = true
-                    return 0
-                }
-                let value = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
-                offset += 4
-                return value
-            }
-            /// A count of things that take at least 4 bytes each.
-            func count() -> Int {
-                let value = Int(length())
-                guard value <= (bytes.count - offset) / 4 else {
-                    failed = true
-                    return 0
-                }
-                return value
-            }
-            func take(_ count: Int) -> ArraySlice<UInt8> {
-                guard !failed, count <= bytes.count - offset else {
-                    failed = true
-                    return []
-                }
-                defer { offset += count }
-                return ArraySlice(bytes.view(offset..<(offset + count)))
-            }
-            func string() -> String? {
-                let count = length()
-                guard count != Self.absent else { return nil }
-                guard !failed, Int(count) <= bytes.count - offset else {
-                    failed = true
-                    return nil
-                }
-                let text = bytes.view(offset..<(offset + Int(count))).string
-                offset += Int(count)
-                return text
-            }
+            var reader = Reader(bytes: bytes)
+            func string() -> String? { reader.string() }
+            func count() -> Int { reader.count() }
             let httpVersion = string() ?? ""
             let environment = string()
             let method = string() ?? ""
@@ -169,22 +133,22 @@ package struct PackedDelivery {
             let headerCount = count()
             var headers: [HeaderField] = []
             headers.reserveCapacity(headerCount)
-            for _ in 0..<headerCount where !failed {
+            for _ in 0..<headerCount where !reader.failed {
                 let name = string() ?? ""
                 headers.append(HeaderField(name: name, value: string() ?? ""))
             }
             let diagnosticCount = count()
             var diagnostics: [String] = []
-            for _ in 0..<diagnosticCount where !failed {
+            for _ in 0..<diagnosticCount where !reader.failed {
                 diagnostics.append(string() ?? "")
             }
-            let body = Array(take(Int(length())))
+            let body = Array(reader.take(Int(reader.length())))
             var recipients: [String]?
-            if !failed, offset + 4 <= bytes.count {
+            if !reader.failed, reader.offset + 4 <= bytes.count {
                 let count = count()
                 var tokens: [String] = []
                 tokens.reserveCapacity(count)
-                for _ in 0..<count where !failed {
+                for _ in 0..<count where !reader.failed {
                     tokens.append(string() ?? "")
                 }
                 recipients = tokens
@@ -200,7 +164,60 @@ package struct PackedDelivery {
             delivery.activityID = activityID
             delivery.issuedActivityToken = issuedActivityToken
             delivery.recipients = recipients
-            return (delivery, !failed)
+            return (delivery, !reader.failed)
+        }
+    }
+
+    /// Reads a record's lengths, counts and strings, each checked against the bytes there are:
+    /// past the end, it reads nothing more and is `failed`.
+    private struct Reader {
+        let bytes: ByteView
+        var offset = 0
+        var failed = false
+
+        init(bytes: ByteView) {
+            self.bytes = bytes
+        }
+
+        mutating func length() -> UInt32 {
+            guard !failed, bytes.count - offset >= 4 else {
+                failed = true
+                return 0
+            }
+            let value = UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+            offset += 4
+            return value
+        }
+
+        /// A count of things that take at least 4 bytes each.
+        mutating func count() -> Int {
+            let value = Int(length())
+            guard value <= (bytes.count - offset) / 4 else {
+                failed = true
+                return 0
+            }
+            return value
+        }
+
+        mutating func take(_ count: Int) -> ArraySlice<UInt8> {
+            guard !failed, count <= bytes.count - offset else {
+                failed = true
+                return []
+            }
+            defer { offset += count }
+            return ArraySlice(bytes.view(offset..<(offset + count)))
+        }
+
+        mutating func string() -> String? {
+            let count = length()
+            guard count != PackedDelivery.absent else { return nil }
+            guard !failed, Int(count) <= bytes.count - offset else {
+                failed = true
+                return nil
+            }
+            let text = bytes.view(offset..<(offset + Int(count))).string
+            offset += Int(count)
+            return text
         }
     }
 }

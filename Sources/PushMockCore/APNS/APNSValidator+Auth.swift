@@ -22,15 +22,46 @@ extension APNSValidator {
         guard let authorization = headers.authorization, !Self.isBlankBearer(authorization) else {
             return (.missingProviderToken, "send authorization: bearer <provider token JWT>")
         }
-        let bytes = authorization.utf8
-        guard bytes.count > 7, zip(bytes.prefix(7), "bearer ".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
-            return (.invalidProviderToken, "authorization must be \"bearer <JWT>\"")
-        }
+        let generation = tokens.generation
         let token: ProviderToken
         let scope: APNSSigningKey.Scope
-        // A connection sends the same token again and again: compare it with the last one
-        // (a memcmp) before going to the shared cache (a hash and a lock).
-        let generation = tokens.generation
+        switch verify(authorization, generation: generation, auth: &auth) {
+        case .refused(let reason, let explanation): return (reason, explanation)
+        case .token(let valid, let validScope):
+            token = valid
+            scope = validScope
+        }
+        if let cached = auth.identity, auth.keyID == token.keyID {
+            verdict.identity = cached
+        } else {
+            verdict.identity = "\(token.teamID)/\(token.keyID)"
+        }
+        if let refusal = checkIssuedAt(token, now: now) { return refusal }
+        guard scope.allows(environment) else {
+            return (.badEnvironmentKeyInToken, "key \(token.keyID) is for \(scope.rawValue) only; this request went to \(environment.rawValue)")
+        }
+        if let refusal = bind(
+            token, authorization: authorization, generation: generation, environment: environment, now: now, auth: &auth, verdict: &verdict)
+        {
+            return refusal
+        }
+        verdict.authenticated = true
+        return nil
+    }
+
+    /// A provider token verified against the registered keys, or why not.
+    private enum Verification {
+        case token(ProviderToken, APNSSigningKey.Scope)
+        case refused(APNSRejectionReason, String)
+    }
+
+    /// `authorization` as `bearer <JWT>`, verified: the connection's last verification again when
+    /// it is the same header (a memcmp) before the shared cache (a hash and a lock).
+    private func verify(_ authorization: String, generation: UInt64, auth: inout APNSConnectionAuth) -> Verification {
+        let bytes = authorization.utf8
+        guard bytes.count > 7, zip(bytes.prefix(7), "bearer ".utf8).allSatisfy({ $0 | 0x20 == $1 }) else {
+            return .refused(.invalidProviderToken, "authorization must be \"bearer <JWT>\"")
+        }
         let result: ProviderTokenVerifier.Result
         if let cached = auth.lastVerification, cached.generation == generation, cached.authorization == authorization {
             result = cached.result
@@ -41,20 +72,18 @@ extension APNSValidator {
         }
         switch result {
         case .invalid(let problem):
-            return (.invalidProviderToken, problem.rawValue)
+            return .refused(.invalidProviderToken, problem.rawValue)
         case .unknownKey(let keyID, let teamID):
-            return (.invalidProviderToken, "key \(keyID) is not registered; register it with --apns-key \(keyID):\(teamID):PATH.p8")
+            return .refused(.invalidProviderToken, "key \(keyID) is not registered; register it with --apns-key \(keyID):\(teamID):PATH.p8")
         case .teamMismatch(let keyID, let keyTeam, let tokenTeam):
-            return (.invalidProviderToken, "key \(keyID) belongs to team \(keyTeam), the token says iss \(tokenTeam)")
-        case .valid(let valid, let validScope, _):
-            token = valid
-            scope = validScope
+            return .refused(.invalidProviderToken, "key \(keyID) belongs to team \(keyTeam), the token says iss \(tokenTeam)")
+        case .valid(let valid, let scope, _):
+            return .token(valid, scope)
         }
-        if let cached = auth.identity, auth.keyID == token.keyID {
-            verdict.identity = cached
-        } else {
-            verdict.identity = "\(token.teamID)/\(token.keyID)"
-        }
+    }
+
+    /// The token's `iat`: not older than a token lasts, not further ahead than the tolerance.
+    private func checkIssuedAt(_ token: ProviderToken, now: Int64) -> (APNSRejectionReason, String)? {
         // Any signer of the (public) sample key can put any iat in a token: the age is computed
         // without trapping (an overflow means "absurdly far" in that direction).
         let (age, ageOverflow) = now.subtractingReportingOverflow(token.issuedAt)
@@ -67,9 +96,15 @@ extension APNSValidator {
         if (ageOverflow && token.issuedAt > 0) || (!ageOverflow && -age > options.futureIssuedAtTolerance.wholeSeconds) {
             return (.invalidProviderToken, ageOverflow ? "iat \(token.issuedAt) is not a time" : "iat \(token.issuedAt) is \(-age) s in the future")
         }
-        guard scope.allows(environment) else {
-            return (.badEnvironmentKeyInToken, "key \(token.keyID) is for \(scope.rawValue) only; this request went to \(environment.rawValue)")
-        }
+        return nil
+    }
+
+    /// The connection's binding: one team and one key per connection, a new token at most every
+    /// refresh interval; a token that keeps to them is bound and accepted.
+    private func bind(
+        _ token: ProviderToken, authorization: String, generation: UInt64, environment: APNSEnvironment, now: Int64, auth: inout APNSConnectionAuth,
+        verdict: inout APNSVerdict
+    ) -> (APNSRejectionReason, String)? {
         if let boundTeam = auth.teamID, boundTeam != token.teamID {
             return (.invalidProviderToken, "this connection is bound to team \(boundTeam); open a new connection for team \(token.teamID)")
         }
@@ -95,7 +130,6 @@ extension APNSValidator {
             auth.identity = verdict.identity
         }
         auth.acceptedToken = .init(authorization: authorization, generation: generation, environment: environment, issuedAt: token.issuedAt)
-        verdict.authenticated = true
         return nil
     }
 

@@ -38,53 +38,8 @@ extension PushMockConfiguration {
             file.hasPrefix("/") ? file : URL(fileURLWithPath: folder).appendingPathComponent(file).path
         }
         var root = try ConfigObject(file: path, path: "", value: json)
-        if let host = try root.string("host") { self.host = host }
-        if let port = try root.int("port", in: 0...65535) { pushPort = port }
-        if let port = try root.int("cleartextPort", in: 0...65535) { cleartextPort = port }
-        if let transparent = try root.bool("transparent") { self.transparent = transparent }
-        if let port = try root.int("proxyPort", in: 0...65535) { proxyPort = port }
-        if let port = try root.int("metadataPort", in: 0...65535) { metadataPort = port }
-        if let cert = try root.string("cert") {
-            guard let key = try root.string("key") else { throw root.error("key", "cert and key go together") }
-            tls = .files(certificateChain: resolve(cert), privateKey: resolve(key))
-        } else if try root.string("key") != nil {
-            throw root.error("cert", "cert and key go together")
-        }
-        if let host = try root.string("inspectionHost") { inspectionHost = host }
-        if root.isNull("inspectionPort") {
-            inspectionPort = nil
-        } else if let port = try root.int("inspectionPort", in: 0...65535) {
-            inspectionPort = port
-        }
-        if let token = try root.string("inspectionToken") {
-            guard !token.isEmpty else { throw root.error("inspectionToken", "must not be empty (leave it out for no token)") }
-            inspectionToken = token
-        }
-        if let limit = try root.int("broadcastChannelLimit", in: 1...1_000_000) { broadcastChannelLimit = limit }
-        if let retention = try root.int("retention", in: 1...10_000_000) { self.retention = retention }
-        if let text = try root.string("store") {
-            do { store = try StoreLocation(parsing: text) } catch let error as PushMockError { throw root.error("store", error.message) }
-        }
-        if let text = try root.string("retentionAge") {
-            guard let age = Self.duration(text) else {
-                throw root.error("retentionAge", "expected a duration such as 24h, 90m or 3600s, got \(text)")
-            }
-            retentionAge = age
-        }
-        if let size = try root.int("maxBodySize", in: 1...(64 << 20)) { maxRequestBodySize = size }
-        if root.isNull("idleTimeout") {
-            idleTimeoutSeconds = nil
-        } else if let seconds = try root.int("idleTimeout", in: 0...(7 * 86400)) {
-            idleTimeoutSeconds = seconds == 0 ? nil : Int64(seconds)
-        }
-        if let threads = try root.int("threads", in: 1...256) { self.threads = threads }
-        if let cap = try root.int("maxConnections", in: 1...10_000_000) { maxConnections = cap }
-        if let cap = try root.int("maxConnectionsPerClient", in: 1...10_000_000) { maxConnectionsPerClient = cap }
-        if root.isNull("protocolDeadline") {
-            protocolDeadlineSeconds = nil
-        } else if let seconds = try root.int("protocolDeadline", in: 1...3600) {
-            protocolDeadlineSeconds = Int64(seconds)
-        }
+        try loadListeners(&root, resolve: resolve)
+        try loadLimits(&root)
         if let hosts = try root.strings("inspectionAllowedHosts") { inspectionAllowedHosts += hosts }
         if let cap = try root.int("maxEventSubscribers", in: 1...100_000) { maxEventSubscribers = cap }
         if let types = try root.json("activityTypes") {
@@ -118,6 +73,61 @@ extension PushMockConfiguration {
             faults += try rules.enumerated().map { try FaultRule(config: $1, index: $0) }
         }
         try root.finish()
+    }
+
+    /// Where the server listens: host, ports, TLS material, the inspection port and its token.
+    private mutating func loadListeners(_ root: inout ConfigObject, resolve: (String) -> String) throws {
+        if let host = try root.string("host") { self.host = host }
+        if let port = try root.int("port", in: 0...65535) { pushPort = port }
+        if let port = try root.int("cleartextPort", in: 0...65535) { cleartextPort = port }
+        if let transparent = try root.bool("transparent") { self.transparent = transparent }
+        if let port = try root.int("proxyPort", in: 0...65535) { proxyPort = port }
+        if let port = try root.int("metadataPort", in: 0...65535) { metadataPort = port }
+        if let cert = try root.string("cert") {
+            guard let key = try root.string("key") else { throw root.error("key", "cert and key go together") }
+            tls = .files(certificateChain: resolve(cert), privateKey: resolve(key))
+        } else if try root.string("key") != nil {
+            throw root.error("cert", "cert and key go together")
+        }
+        if let host = try root.string("inspectionHost") { inspectionHost = host }
+        if root.isNull("inspectionPort") {
+            inspectionPort = nil
+        } else if let port = try root.int("inspectionPort", in: 0...65535) {
+            inspectionPort = port
+        }
+        if let token = try root.string("inspectionToken") {
+            guard !token.isEmpty else { throw root.error("inspectionToken", "must not be empty (leave it out for no token)") }
+            inspectionToken = token
+        }
+    }
+
+    /// Limits and retention: the store, its retention, body size, timeouts, threads, connections.
+    private mutating func loadLimits(_ root: inout ConfigObject) throws {
+        if let limit = try root.int("broadcastChannelLimit", in: 1...1_000_000) { broadcastChannelLimit = limit }
+        if let retention = try root.int("retention", in: 1...10_000_000) { self.retention = retention }
+        if let text = try root.string("store") {
+            do { store = try StoreLocation(parsing: text) } catch let error as PushMockError { throw root.error("store", error.message) }
+        }
+        if let text = try root.string("retentionAge") {
+            guard let age = Self.duration(text) else {
+                throw root.error("retentionAge", "expected a duration such as 24h, 90m or 3600s, got \(text)")
+            }
+            retentionAge = age
+        }
+        if let size = try root.int("maxBodySize", in: 1...(64 << 20)) { maxRequestBodySize = size }
+        if root.isNull("idleTimeout") {
+            idleTimeoutSeconds = nil
+        } else if let seconds = try root.int("idleTimeout", in: 0...(7 * 86400)) {
+            idleTimeoutSeconds = seconds == 0 ? nil : Int64(seconds)
+        }
+        if let threads = try root.int("threads", in: 1...256) { self.threads = threads }
+        if let cap = try root.int("maxConnections", in: 1...10_000_000) { maxConnections = cap }
+        if let cap = try root.int("maxConnectionsPerClient", in: 1...10_000_000) { maxConnectionsPerClient = cap }
+        if root.isNull("protocolDeadline") {
+            protocolDeadlineSeconds = nil
+        } else if let seconds = try root.int("protocolDeadline", in: 1...3600) {
+            protocolDeadlineSeconds = Int64(seconds)
+        }
     }
 
     /// The `fcm` object: service accounts, the token endpoint, registration tokens, Instance ID,

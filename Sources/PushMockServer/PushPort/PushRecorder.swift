@@ -199,7 +199,8 @@ final class PushRecorder: Sendable {
         // push it does not forward (another relay match), it changed nothing and is not recorded.
         let upstreamFault = fault?.target == .upstream ? fault : nil
         let ownFault = upstreamFault == nil ? fault : nil
-        let passesThrough = relay.map { $0.mode == .passthrough && $0.forwards(delivery) } ?? false
+        let forwarded = relay.map { $0.forwards(delivery) } ?? false
+        let passesThrough = forwarded && relay?.mode == .passthrough
         if upstreamFault != nil, !passesThrough { delivery.fault = nil }
         metrics.recorded(delivery)
         let id = store.record(delivery)
@@ -207,7 +208,7 @@ final class PushRecorder: Sendable {
         if !linked.isEmpty {
             activities.attach(deliveryID: id, to: linked)
         }
-        if let relay, relay.forwards(delivery) {
+        if let relay, forwarded {
             delivery.id = id
             guard passesThrough else {
                 relay.submit(delivery, id: id)

@@ -14,6 +14,9 @@ command -v node >/dev/null || fail "node is not installed (apt-get install nodej
 command -v go >/dev/null || fail "go is not installed (apt-get install golang-go)"
 HELP="$STEP_WORK/helpers"
 mkdir -p "$HELP"
+# The helpers' temporary files go here: none of their credential folders may be left behind.
+export TMPDIR="$HELP/tmp"
+mkdir -p "$TMPDIR"
 serve HELP --data-dir "$HELP/data"
 HELP_URL="http://127.0.0.1:$HELP_INSPECTION"
 curl -sS "$HELP_URL/api/v1/credentials/ca.pem" -o "$HELP/ca.pem"
@@ -38,3 +41,6 @@ command -v tsc >/dev/null || fail "tsc is not installed (apt-get install node-ty
 (cd clients/go && PUSHMOCK_BIN="$BIN" GOFLAGS=-mod=mod GOPROXY=off go test -count=1 -v ./... | grep -E '^(--- |ok|FAIL|PASS)') || fail "the Go helper with Start"
 unformatted="$(cd clients/go && gofmt -l .)"
 [ -z "$unformatted" ] || fail "gofmt would change $unformatted"
+left="$(find "$TMPDIR" -maxdepth 1 -name 'pushmock-credentials-*' | head -5)"
+[ -z "$left" ] || fail "a helper left its credentials folder behind: $left"
+note "helpers: no credentials folder left in TMPDIR"

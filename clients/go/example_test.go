@@ -27,6 +27,7 @@ func ExampleClient_WaitFor() {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	mock := pushmock.New(os.Getenv("PUSHMOCK_URL"), pushmock.WithToken(os.Getenv("PUSHMOCK_TOKEN")))
+	defer mock.Close()
 	if os.Getenv("PUSHMOCK_URL") == "" {
 		server, err := pushmock.StartServer()
 		if err != nil {

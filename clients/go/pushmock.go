@@ -511,6 +511,7 @@ type Credentials struct {
 	SampleDeviceToken, SampleFID        string            `json:"-"`
 	AuthorizedUser                      map[string]string `json:"authorizedUser"`
 	client                              *Client
+	folder                              string
 }
 
 // Credentials fetches (once) the development credentials and writes them to files.
@@ -568,8 +569,20 @@ func (c *Client) Credentials(ctx context.Context) (*Credentials, error) {
 		}
 	}
 	creds.client = c
+	creds.folder = folder
 	c.credentials = &creds
 	return &creds, nil
+}
+
+// Close removes the files Credentials wrote (a Server's Stop closes its Client). Credentials
+// fetches and writes them again if asked after.
+func (c *Client) Close() error {
+	if c.credentials == nil {
+		return nil
+	}
+	folder := c.credentials.folder
+	c.credentials = nil
+	return os.RemoveAll(folder)
 }
 
 // ProjectID is the development service account's project.

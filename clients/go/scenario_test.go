@@ -38,6 +38,7 @@ func setUp(t *testing.T) *harness {
 	var mock *pushmock.Client
 	if url := os.Getenv("PUSHMOCK_URL"); url != "" {
 		mock = pushmock.New(url, pushmock.WithToken(os.Getenv("PUSHMOCK_TOKEN")))
+		t.Cleanup(func() { mock.Close() })
 	} else {
 		mock = pushmock.Start(t).Client
 	}

@@ -149,6 +149,7 @@ func (s *Server) Log() string { return s.log.String() }
 // Stop sends SIGTERM and waits (SIGKILL after 10 s).
 func (s *Server) Stop() error {
 	defer os.RemoveAll(s.folder)
+	defer s.Client.Close()
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		return nil // already gone
 	}

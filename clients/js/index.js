@@ -6,6 +6,15 @@ import { tmpdir } from 'node:os';
 import { join, delimiter } from 'node:path';
 
 /** The inspection API answered with an error. */
+// Credential folders this process wrote, removed when it exits (one listener for all of them).
+const foldersToRemove = new Set();
+function removeAtExit(folder) {
+  if (foldersToRemove.size === 0) {
+    process.once('exit', () => { for (const f of foldersToRemove) rmSync(f, { recursive: true, force: true }); });
+  }
+  foldersToRemove.add(folder);
+}
+
 export class PushMockError extends Error {
   constructor(method, path, status, body) {
     const reason = body && typeof body === 'object' ? (body.reason ?? body.error ?? JSON.stringify(body)) : body;
@@ -143,12 +152,14 @@ export class PushMock {
   /**
    * The development credentials (fetched once): `pushUrl`, `caPem`, `caPath`, `apns`,
    * `serviceAccount`, `serviceAccountPath`, `samples`, token makers, and `agent` (an https.Agent)
-   * and `fetch` that trust the server's CA, for a server this process started.
+   * and `fetch` that trust the server's CA, for a server this process started. The files are in a
+   * temporary folder that is removed when the process exits.
    */
   async credentials() {
     if (!this._credentials) {
       const resource = await this._request('GET', '/api/v1/credentials');
       const folder = mkdtempSync(join(tmpdir(), 'pushmock-credentials-'));
+      removeAtExit(folder);
       const write = (name, text) => { if (text == null) return undefined; const path = join(folder, name); writeFileSync(path, text); return path; };
       this._credentials = {
         ...resource,

@@ -1,6 +1,8 @@
 """The inspection API, as a Python object."""
+import atexit
 import json
 import os
+import shutil
 import tempfile
 import time
 import urllib.error
@@ -61,13 +63,17 @@ def describe(delivery: dict) -> str:
 class Credentials:
     """The development credentials a PushMock runs with, fetched from ``GET /api/v1/credentials``
     and written to files: ``ca_path`` (trust it), ``service_account_path`` (its ``token_uri`` names
-    the server's real port), ``apns_key_path`` with ``apns_key_id`` and ``apns_team_id``."""
+    the server's real port), ``apns_key_path`` with ``apns_key_id`` and ``apns_team_id``. The files
+    are in a temporary folder that is removed when the process exits."""
 
     def __init__(self, client: "PushMock", resource: dict):
         self._client = client
         self.resource = resource
         self.push_url: str = resource["pushUrl"]
         folder = tempfile.mkdtemp(prefix="pushmock-credentials-")
+        # The files are removed when the process exits: a test run leaves no folder behind.
+        atexit.register(shutil.rmtree, folder, True)
+        self.folder = folder
         self.ca_pem: Optional[str] = resource.get("caPem")
         self.ca_path = self._write(folder, "ca.pem", self.ca_pem)
         apns = resource.get("apns") or {}

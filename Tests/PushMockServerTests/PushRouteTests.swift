@@ -29,14 +29,14 @@ struct PushRouteTests {
                 // `/token` is the token path only on oauth2.googleapis.com.
                 let local = PushRoute.find(request, host: nil, tokenPath: tokenPath)
                 if pattern == "/token" {
-                    #expect(local.map(\.route.service) == nil, "/token on localhost is not the token path \(tokenPath)")
+                    #expect(local.map(\.service) == nil, "/token on localhost is not the token path \(tokenPath)")
                 } else {
                     #expect(
-                        local?.route.service == route.service, "\(method) \(path): \(String(describing: local?.route.service)), not \(route.service)")
+                        local?.service == route.service, "\(method) \(path): \(String(describing: local?.service)), not \(route.service)")
                 }
                 let home = try #require(local?.home ?? (pattern == "/token" ? .oauth2 : nil))
                 let onHome = try #require(PushRoute.find(request, host: home, tokenPath: tokenPath), "\(path) on \(home)")
-                #expect(onHome.route.service == route.service, "\(method) \(path) on \(home.rawValue)")
+                #expect(onHome.service == route.service, "\(method) \(path) on \(home.rawValue)")
                 seen.insert(route.service.rawValue)
             }
         }
@@ -48,7 +48,7 @@ struct PushRouteTests {
         arguments: ["/", "/livez", "/v1/projects/p/messages:sendAll", "/v1/projects/p/messages:send/x", "/iid/v1", "/token", "/fcm/send", "/batch"])
     func unrouted(_ path: String) {
         let found = PushRoute.find(HTTPServerRequest(method: "POST", path: path), host: nil, tokenPath: "/oauth2/v4/token")
-        #expect(found.map(\.route.service) == nil, "\(path) went to \(String(describing: found?.route.service))")
+        #expect(found.map(\.service) == nil, "\(path) went to \(String(describing: found?.service))")
     }
 
     @Test("only APNs' routes keep a token connection at one stream, and only pushes that can reach a Live Activity take turns")

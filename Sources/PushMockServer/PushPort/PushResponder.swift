@@ -132,12 +132,12 @@ final class PushResponder: HTTPResponder {
         }
         let found = PushRoute.find(request, host: host, tokenPath: tokenPath)
         // Any other endpoint is not APNs: it never holds a connection at one stream.
-        if found?.route.isAPNs != true, context.control.maxConcurrentStreams < apns.raisedStreamLimit {
+        if found?.isAPNs != true, context.control.maxConcurrentStreams < apns.raisedStreamLimit {
             context.control.setMaxConcurrentStreams(apns.raisedStreamLimit)
         }
-        if let (route, target, home) = found {
-            guard host == nil || host == home else { return (nil, .response(Self.notFound(request, on: host))) }
-            return (route.service, dispatch(route, target, request, context: context, claims: nil, ordered: false))
+        if let found {
+            guard host == nil || host == found.home else { return (nil, .response(Self.notFound(request, on: host))) }
+            return (found.service, dispatch(found, request, context: context, claims: nil, ordered: false))
         }
         if let host {
             return (nil, .response(Self.notFound(request, on: host)))
@@ -160,11 +160,11 @@ final class PushResponder: HTTPResponder {
     /// with the fires of a fleet's `count` faults claimed from the shared counter (almost always
     /// neither: it is served at once).
     private func dispatch(
-        _ route: PushRoute, _ target: PushRoute.Target, _ request: HTTPServerRequest, context: RequestContext, claims: FaultClaims?, ordered: Bool
+        _ route: PushRoute.Match, _ request: HTTPServerRequest, context: RequestContext, claims: FaultClaims?, ordered: Bool
     ) -> ResponderResult {
         if !ordered, route.takesTurns, turns.order != nil,
             let pending = turns.taking(
-                request, answer: { [self] context in self.dispatch(route, target, request, context: context, claims: nil, ordered: true) })
+                request, answer: { [self] context in self.dispatch(route, request, context: context, claims: nil, ordered: true) })
         {
             return pending
         }
@@ -172,11 +172,11 @@ final class PushResponder: HTTPResponder {
         if claims == nil, apns.recorder.mayClaim(route.service, path: request.path),
             let pending = claiming(
                 route.service, request,
-                answer: { [self] context, claims in self.dispatch(route, target, request, context: context, claims: claims, ordered: ordered) })
+                answer: { [self] context, claims in self.dispatch(route, request, context: context, claims: claims, ordered: ordered) })
         {
             return pending
         }
-        switch target {
+        switch route.target {
         case .apns: return apns.serve(request, target: (), context: context, claims: claims)
         case .broadcast: return broadcast.serve(request, target: (), context: context, claims: claims)
         case .fcm(let project): return fcm.serve(request, target: project, context: context, claims: claims)

@@ -16,6 +16,20 @@ struct PushRoute: Sendable {
         case oauth
     }
 
+    /// How a route recognises its requests.
+    enum Matcher {
+        /// `/3/…`.
+        case apnsDevice
+        /// `/1/apps/…` and `/4/broadcasts/…`.
+        case broadcast
+        /// `/v1/projects/{project}/messages:send`.
+        case fcmSend
+        /// Instance ID's and FCM's topic management paths.
+        case topicManagement
+        /// The token path served (`serve --token-path`), and `/token` on oauth2.googleapis.com.
+        case oauthToken
+    }
+
     let service: Delivery.Service
     /// The paths, as the docs write them (`{token-path}` is `serve --token-path`).
     let paths: [String]
@@ -23,23 +37,14 @@ struct PushRoute: Sendable {
     let takesTurns: Bool
     /// An APNs path: a token connection keeps one stream until its first valid provider token.
     let isAPNs: Bool
-    /// The target a request names on this route and the real host that serves it; nil when the
-    /// request is not this route's. `tokenPath` is the OAuth token path served.
-    let match: @Sendable (_ request: HTTPServerRequest, _ host: RealHost?, _ tokenPath: String) -> (target: Target, home: RealHost)?
+    let matcher: Matcher
 
     static let table: [PushRoute] = [
-        PushRoute(service: .apns, paths: ["/3/device/{token}"], takesTurns: true, isAPNs: true) { request, _, _ in
-            request.path.hasPrefix("/3/") ? (.apns, .apns) : nil
-        },
+        PushRoute(service: .apns, paths: ["/3/device/{token}"], takesTurns: true, isAPNs: true, matcher: .apnsDevice),
         PushRoute(
             service: .broadcast, paths: ["/1/apps/{bundleId}/channels", "/1/apps/{bundleId}/all-channels", "/4/broadcasts/apps/{bundleId}"],
-            takesTurns: true, isAPNs: true
-        ) { request, _, _ in
-            request.path.hasPrefix("/1/apps/") || request.path.hasPrefix("/4/broadcasts/") ? (.broadcast, .broadcast) : nil
-        },
-        PushRoute(service: .fcm, paths: ["/v1/projects/{project}/messages:send"], takesTurns: true, isAPNs: false) { request, _, _ in
-            FCMEndpoint.project(in: request.path).map { (.fcm(project: $0), .fcm) }
-        },
+            takesTurns: true, isAPNs: true, matcher: .broadcast),
+        PushRoute(service: .fcm, paths: ["/v1/projects/{project}/messages:send"], takesTurns: true, isAPNs: false, matcher: .fcmSend),
         PushRoute(
             service: .iid,
             paths: [
@@ -47,25 +52,50 @@ struct PushRoute: Sendable {
                 "/v1/projects/{project}/registrations/{token}/topicSubscriptions",
                 "/v1/projects/{project}/registrations/{token}/topicSubscriptions/{topic}",
             ],
-            takesTurns: false, isAPNs: false
-        ) { request, _, _ in
+            takesTurns: false, isAPNs: false, matcher: .topicManagement),
+        PushRoute(service: .oauth, paths: ["{token-path}", "/token"], takesTurns: false, isAPNs: false, matcher: .oauthToken),
+    ]
+
+    /// A request's route: what it names, the real host that serves it, and the route's facts.
+    struct Match {
+        let target: Target
+        let home: RealHost
+        let service: Delivery.Service
+        let takesTurns: Bool
+        let isAPNs: Bool
+    }
+
+    /// The target a request names on this route and the real host that serves it; nil when the
+    /// request is not this route's. `tokenPath` is the OAuth token path served.
+    func match(_ request: HTTPServerRequest, host: RealHost?, tokenPath: String) -> (target: Target, home: RealHost)? {
+        switch matcher {
+        case .apnsDevice:
+            return request.path.hasPrefix("/3/") ? (.apns, .apns) : nil
+        case .broadcast:
+            return request.path.hasPrefix("/1/apps/") || request.path.hasPrefix("/4/broadcasts/") ? (.broadcast, .broadcast) : nil
+        case .fcmSend:
+            return FCMEndpoint.project(in: request.path).map { (.fcm(project: $0), .fcm) }
+        case .topicManagement:
             guard let operation = IIDEndpoint.operation(path: request.path, method: request.method) else { return nil }
             switch operation {
             case .subscribe, .unsubscribe: return (.iid(operation), .fcm)
             case .batch, .relate, .info: return (.iid(operation), .iid)
             }
-        },
-        // On oauth2.googleapis.com both `/token` and the configured path; elsewhere the configured path.
-        PushRoute(service: .oauth, paths: ["{token-path}", "/token"], takesTurns: false, isAPNs: false) { request, host, tokenPath in
+        case .oauthToken:
+            // On oauth2.googleapis.com both `/token` and the configured path; elsewhere the configured path.
             let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
             return path == tokenPath || (host == .oauth2 && path == "/token") ? (.oauth, .oauth2) : nil
-        },
-    ]
+        }
+    }
 
-    /// The first route a request matches, with its target and the real host that serves it.
-    static func find(_ request: HTTPServerRequest, host: RealHost?, tokenPath: String) -> (route: PushRoute, target: Target, home: RealHost)? {
-        for route in table {
-            if let (target, home) = route.match(request, host, tokenPath) { return (route, target, home) }
+    /// The first route a request matches (the table's entries are read in place, never copied:
+    /// this runs for every push).
+    static func find(_ request: HTTPServerRequest, host: RealHost?, tokenPath: String) -> Match? {
+        for index in table.indices {
+            if let (target, home) = table[index].match(request, host: host, tokenPath: tokenPath) {
+                return Match(
+                    target: target, home: home, service: table[index].service, takesTurns: table[index].takesTurns, isAPNs: table[index].isAPNs)
+            }
         }
         return nil
     }

@@ -102,14 +102,38 @@ public struct ByteWriter: ~Copyable {
     /// nil, without leading zeros (at least one digit).
     @inlinable
     public mutating func putHex(_ value: UInt64, digits: Int? = nil, uppercase: Bool = false) {
-        let alphabet: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
         let count = digits ?? max(1, (64 - value.leadingZeroBitCount + 3) / 4)
         precondition(count >= 0 && count <= 16, "at most 16 hex digits")
         let out = reserve(count)
-        for index in 0..<count {
-            let nibble = Int(truncatingIfNeeded: (value >> UInt64(4 * (count - 1 - index))) & 0xF)
-            (out + index).initialize(to: alphabet.utf8Start[nibble])
+        // Up to eight digits at a time, highest first, each group made in one word (``hexDigits``).
+        var remaining = count
+        var done = 0
+        while remaining > 0 {
+            let take = min(remaining, 8)
+            let bits = UInt64(4 * take)
+            let group = (value >> UInt64(4 * (remaining - take))) & (bits == 64 ? .max : (1 << bits) - 1)
+            let ascii = Self.hexDigits(UInt32(truncatingIfNeeded: group), uppercase: uppercase)
+            withUnsafeBytes(of: ascii) { eight in
+                // The group's digits are the last `take` of the eight.
+                for index in 0..<take { (out + done + index).initialize(to: eight[8 - take + index]) }
+            }
+            done += take
+            remaining -= take
         }
+    }
+
+    /// The eight hex digits of `group`, highest first in memory: each nibble spread into a byte of
+    /// its own, then turned into its ASCII digit, all eight at once.
+    @inlinable
+    static func hexDigits(_ group: UInt32, uppercase: Bool) -> UInt64 {
+        var x = UInt64(group)
+        x = ((x & 0xFFFF_0000) << 16) | (x & 0xFFFF)
+        x = ((x & 0x0000_FF00_0000_FF00) << 8) | (x & 0x0000_00FF_0000_00FF)
+        x = ((x & 0x00F0_00F0_00F0_00F0) << 4) | (x & 0x000F_000F_000F_000F)
+        // Byte i holds nibble i; a byte of 10 or more becomes a letter.
+        let letters = ((x &+ 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101
+        x = x &+ 0x3030_3030_3030_3030 &+ letters &* (uppercase ? 0x07 : 0x27)
+        return x.bigEndian
     }
 
     /// A count in 7-bit groups, lowest first (one byte below 128): ``VarBytes``' format.

@@ -117,7 +117,7 @@ final class APNSEndpoint: PushEndpoint, Sendable {
         return judgement
     }
 
-    func faultFacts(of judgement: Judgement) -> FaultFacts? {
+    func faultFacts(of judgement: inout Judgement) -> FaultFacts? {
         FaultFacts(token: judgement.verdict.deviceToken, topic: judgement.verdict.topic)
     }
 

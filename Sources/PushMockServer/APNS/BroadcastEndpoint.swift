@@ -128,7 +128,7 @@ struct BroadcastEndpoint: PushEndpoint, Sendable {
         }
     }
 
-    func faultFacts(of judgement: Judgement) -> FaultFacts? {
+    func faultFacts(of judgement: inout Judgement) -> FaultFacts? {
         FaultFacts(token: judgement.channelHeader, topic: judgement.bundleID)
     }
 

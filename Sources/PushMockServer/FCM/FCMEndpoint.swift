@@ -111,7 +111,7 @@ final class FCMEndpoint: PushEndpoint, Sendable {
     }
 
     /// Faults fire only for a message FCM would take: valid, to a registered token.
-    func faultFacts(of judgement: Judgement) -> FaultFacts? {
+    func faultFacts(of judgement: inout Judgement) -> FaultFacts? {
         guard judgement.error == nil else { return nil }
         return FaultFacts(token: judgement.result.target?.value, project: judgement.project)
     }

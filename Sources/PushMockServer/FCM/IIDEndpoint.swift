@@ -129,7 +129,7 @@ final class IIDEndpoint: PushEndpoint, Sendable {
         return result
     }
 
-    func faultFacts(of result: Judgement) -> FaultFacts? {
+    func faultFacts(of result: inout Judgement) -> FaultFacts? {
         FaultFacts(token: result.token, topic: result.topic, project: result.project)
     }
 

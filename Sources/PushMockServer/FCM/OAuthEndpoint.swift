@@ -61,7 +61,7 @@ final class OAuthEndpoint: PushEndpoint, Sendable {
         return judgement
     }
 
-    func faultFacts(of judgement: Judgement) -> FaultFacts? {
+    func faultFacts(of judgement: inout Judgement) -> FaultFacts? {
         FaultFacts(project: judgement.project)
     }
 

@@ -48,8 +48,9 @@ protocol PushEndpoint {
     var clock: PushMockClock { get }
 
     func judge(_ request: HTTPServerRequest, target: Target, context: RequestContext, now: PushInstant) -> Judgement
-    /// What a fault's filters match; nil when no fault may fire for the request.
-    func faultFacts(of judgement: Judgement) -> FaultFacts?
+    /// What a fault's filters match; nil when no fault may fire for the request. (`inout` only so
+    /// that the judgement, an FCM message's result among them, is read in place, not copied.)
+    func faultFacts(of judgement: inout Judgement) -> FaultFacts?
     /// The answer to a judged request and what is recorded of it; `fault` is the fault that fired.
     func answer(
         _ judgement: inout Judgement, fault: FiredFault?, request: HTTPServerRequest, context: RequestContext, now: PushInstant
@@ -64,7 +65,7 @@ extension PushEndpoint {
         let now = clock.now
         var judgement = judge(request, target: target, context: context, now: now)
         var rule: FaultRule?
-        if let facts = faultFacts(of: judgement) {
+        if let facts = faultFacts(of: &judgement) {
             rule = recorder.fault(Self.service, path: request.path, token: facts.token, topic: facts.topic, project: facts.project, claims: claims)
         }
         let (response, outcome) = answer(&judgement, fault: rule.map(FiredFault.init), request: request, context: context, now: now)

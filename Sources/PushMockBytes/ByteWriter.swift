@@ -114,8 +114,8 @@ public struct ByteWriter: ~Copyable {
             let group = (value >> UInt64(4 * (remaining - take))) & (bits == 64 ? .max : (1 << bits) - 1)
             let ascii = Self.hexDigits(UInt32(truncatingIfNeeded: group), uppercase: uppercase)
             withUnsafeBytes(of: ascii) { eight in
-                // The group's digits are the last `take` of the eight.
-                for index in 0..<take { (out + done + index).initialize(to: eight[8 - take + index]) }
+                // The group's digits are the last `take` of the eight: one copy.
+                (out + done).initialize(from: eight.baseAddress!.assumingMemoryBound(to: UInt8.self) + (8 - take), count: take)
             }
             done += take
             remaining -= take

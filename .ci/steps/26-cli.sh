@@ -6,20 +6,20 @@ source .ci/lib.sh
 need_debug_build
 serve CLI
 SENT="$("$BIN" send apns --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --alert "from the CLI" --title CI)" || fail "pushmock send apns failed"
-echo "$SENT" | grep -q "^200 apns-id: " || fail "pushmock send apns: no 200 with apns-id: $SENT"
-echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send apns: the recorded outcome is missing: $SENT"
+grep -q "^200 apns-id: " <<<"$SENT" || fail "pushmock send apns: no 200 with apns-id: $SENT"
+grep -q "^recorded: accepted" <<<"$SENT" || fail "pushmock send apns: the recorded outcome is missing: $SENT"
 SENT="$("$BIN" send apns --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --device zz --alert x --allow-rejection)" || fail "pushmock send apns --allow-rejection (bad token) failed"
-echo "$SENT" | grep -q "^recorded: rejected BadDeviceToken" || fail "pushmock send apns: the rejection is not explained: $SENT"
+grep -q "^recorded: rejected BadDeviceToken" <<<"$SENT" || fail "pushmock send apns: the rejection is not explained: $SENT"
 SENT="$("$BIN" send fcm --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --title CI --body "from the CLI")" || fail "pushmock send fcm failed"
-echo "$SENT" | grep -q "projects/pushmock-demo/messages/" || fail "pushmock send fcm: no message name: $SENT"
-echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send fcm: the recorded outcome is missing: $SENT"
+grep -q "projects/pushmock-demo/messages/" <<<"$SENT" || fail "pushmock send fcm: no message name: $SENT"
+grep -q "^recorded: accepted" <<<"$SENT" || fail "pushmock send fcm: the recorded outcome is missing: $SENT"
 # AndroidConfigV2 (message.android_v2): each member of its union, accepted and recorded as sent.
 for kind in remote-notification background-sync; do
   args=(--title V2 --body "android_v2")
   [ "$kind" = background-sync ] && args=()
   SENT="$("$BIN" send fcm --url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION --android-v2 "$kind" "${args[@]}")" \
     || fail "pushmock send fcm --android-v2 $kind failed: $SENT"
-  echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send fcm --android-v2 $kind: $SENT"
+  grep -q "^recorded: accepted" <<<"$SENT" || fail "pushmock send fcm --android-v2 $kind: $SENT"
 done
 curl -sS "http://127.0.0.1:$CLI_INSPECTION/api/v1/deliveries?service=fcm&limit=2" \
   | jq -e '[.deliveries[].payload.message.android_v2 | keys[0]] == ["background_sync", "remote_notification"]' >/dev/null \
@@ -69,13 +69,13 @@ XDG_RUNTIME_DIR="$RUNTIME" serve OTHER --data-dir "$STEP_WORK/other-data" --cert
 popd >/dev/null
 elsewhere() { (cd "$STEP_WORK" && env -u PUSHMOCK_URL HOME="$STEP_WORK/empty-home" XDG_DATA_HOME= XDG_RUNTIME_DIR="$RUNTIME" "$@"); }
 SENT="$(elsewhere "$BIN" send apns --inspection-url "http://127.0.0.1:$OTHER_INSPECTION" --alert "elsewhere")" || fail "pushmock send apns with only --inspection-url failed: $SENT"
-echo "$SENT" | grep -q "^200 apns-id: " || fail "pushmock send apns with only --inspection-url: $SENT"
+grep -q "^200 apns-id: " <<<"$SENT" || fail "pushmock send apns with only --inspection-url: $SENT"
 SENT="$(elsewhere "$BIN" send fcm --inspection-url "http://127.0.0.1:$OTHER_INSPECTION" --title elsewhere)" || fail "pushmock send fcm with only --inspection-url failed: $SENT"
-echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send fcm with only --inspection-url: $SENT"
+grep -q "^recorded: accepted" <<<"$SENT" || fail "pushmock send fcm with only --inspection-url: $SENT"
 [ -f "$RUNTIME/pushmock-$OTHER_INSPECTION.json" ] || fail "serve wrote no locator file in \$XDG_RUNTIME_DIR"
 [ "$(stat -c %a "$RUNTIME/pushmock-$OTHER_INSPECTION.json")" = "600" ] || fail "the locator file is not 0600"
 SENT="$(elsewhere "$BIN" send apns --alert "found by its locator")" || fail "pushmock send with no URL did not find the server by its locator: $SENT"
-echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send by locator: $SENT"
+grep -q "^recorded: accepted" <<<"$SENT" || fail "pushmock send by locator: $SENT"
 if elsewhere "$BIN" send apns --inspection-url "http://127.0.0.1:$OTHER_INSPECTION" --device zz --alert x >/dev/null 2>&1; then
   fail "pushmock send exited 0 on a 400"
 fi
@@ -84,8 +84,8 @@ elsewhere "$BIN" send apns --inspection-url "http://127.0.0.1:$OTHER_INSPECTION"
 if WRONG="$(elsewhere "$BIN" send apns --inspection-url none --url "https://localhost:$OTHER_PUSH" --ca "$SRC/Certs/ca.pem" --key "$STEP_WORK/other-data/certs/AuthKey_PUSHMOCK01.p8" --alert x 2>&1)"; then
   fail "pushmock send trusted a CA that did not sign the server's certificate"
 fi
-echo "$WRONG" | grep -q "is not signed by $SRC/Certs/ca.pem. Trust the server's own CA" || fail "a CA mismatch is not explained: $WRONG"
-if echo "$WRONG" | grep -q "/.build"; then fail "a CA mismatch printed a build path: $WRONG"; fi
+grep -q "is not signed by $SRC/Certs/ca.pem. Trust the server's own CA" <<<"$WRONG" || fail "a CA mismatch is not explained: $WRONG"
+if grep -q "/.build" <<<"$WRONG"; then fail "a CA mismatch printed a build path: $WRONG"; fi
 echo "send with only --inspection-url (CA, key and account from the server), by locator, exit 1 on a rejection, a CA mismatch explained"
 
 # --cert-host: the certificate names it (curl checks the name), and the inspection API answers it.

@@ -35,8 +35,8 @@ for _ in $(seq 600); do
 done
 [ -n "$healthy" ] || { podman_ci logs pushmock-ci-compose_pushmock_1; fail "the compose recipe's pushmock never became healthy"; }
 SENT="$(compose run --rm app 2>"$STEP_WORK/compose-app.log")" || { cat "$STEP_WORK/compose-app.log"; echo "$SENT"; fail "the compose recipe's app could not send to https://pushmock:2197"; }
-echo "$SENT" | grep -q "^200 apns-id: " || fail "the compose recipe's app: no 200: $SENT"
-echo "$SENT" | grep -q "^recorded: accepted" || fail "the compose recipe's app did not read the recording by the service name: $SENT"
+grep -q "^200 apns-id: " <<<"$SENT" || fail "the compose recipe's app: no 200: $SENT"
+grep -q "^recorded: accepted" <<<"$SENT" || fail "the compose recipe's app did not read the recording by the service name: $SENT"
 compose down -v >/dev/null 2>&1 || true
 echo "container: $CONTAINER_SUMMARY"
 echo "compose recipe (podman-compose): the app sent to https://pushmock:2197 with the CA from http://pushmock:2198, and read the recording there"

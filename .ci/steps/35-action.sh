@@ -29,7 +29,7 @@ status="$(curl -sS -o /dev/null -w '%{http_code}' --cacert "$SSL_CERT_FILE" -X P
 node -e 'fetch(process.env.PUSHMOCK_PUSH_URL + "/livez").then(r => process.exit(r.status === 200 ? 0 : 1), e => { console.error(e.cause || e); process.exit(1) })' \
   || fail "Node did not trust the push port with NODE_EXTRA_CA_CERTS"
 SENT="$(PATH="$(cat "$RUNNER/path"):$PATH" pushmock send apns --alert "from a later step")" || fail "pushmock send from a later step: $SENT"
-echo "$SENT" | grep -q "^recorded: accepted" || fail "pushmock send from a later step: $SENT"
+grep -q "^recorded: accepted" <<<"$SENT" || fail "pushmock send from a later step: $SENT"
 action PUSHMOCK_ACTION_STOP=true >>"$STEP_WORK/action.log" 2>&1 || { cat "$STEP_WORK/action.log"; fail "stop: true failed"; }
 if kill -0 "$PUSHMOCK_PID" 2>/dev/null; then fail "stop: true left the server running"; fi
 echo "action: started from a local archive on free ports; PUSHMOCK_URL, the CA bundle (curl), NODE_EXTRA_CA_CERTS (Node) and pushmock on PATH reach it; stop: true stops it"

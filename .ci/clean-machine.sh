@@ -22,7 +22,8 @@ clean_machine_pushes() {
     -d "{\"message\":{\"token\":\"$(curl -sS "${auth[@]}" "http://127.0.0.1:$2/api/v1/credentials" | jq -r .samples.fcmRegistrationToken)\",\"data\":{\"k\":\"v\"}}}" \
     "https://localhost:$1/v1/projects/pushmock-demo/messages:send")"
   [ "$status" = "200" ] || fail "$5: FCM send answered $status $(cat "$STEP_WORK/answer")"
-  curl -sS "http://127.0.0.1:$2/" | grep -q "<title>PushMock" || fail "$5: the web page did not load"
+  page="$(curl -sS "http://127.0.0.1:$2/")" || fail "$5: the web page did not answer"
+  grep -q "<title>PushMock" <<<"$page" || fail "$5: the web page did not load"
   status="$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$2/ui/app.js")"
   [ "$status" = "200" ] || fail "$5: the web page's script answered $status"
   [ "$(curl -sS "${auth[@]}" "http://127.0.0.1:$2/api/v1/deliveries" | jq '[.deliveries[] | select(.status == 200)] | length')" -ge 3 ] || fail "$5: the pushes were not recorded"

@@ -32,3 +32,12 @@ mkdir -p "$CROSSING/Long"
 if bash scripts/check-functions "$CROSSING/Long" 2>"$CROSSING/out"; then fail "check-functions passed a 97-line function"; fi
 grep -q "Long.swift:1: 97 lines" "$CROSSING/out" || fail "check-functions did not name it: $(cat "$CROSSING/out")"
 note "check-functions: no function over 90 lines, and a planted long one is named"
+# No CI or script pipes into a reader that stops early (grep -q): under pipefail, the writer's
+# SIGPIPE (or curl's write error) fails the check now and then although the text was there.
+# Capture the output first, then grep -q <<<"$output" or a file.
+early_readers() { grep -rnE '\|[[:space:]]*grep[[:space:]]+-[a-zA-Z]*q' "$@" | grep -v '^[^:]*:[0-9]*:[[:space:]]*#' || true; }
+found="$(early_readers .ci scripts)"
+[ -z "$found" ] || fail "a pipe into grep -q (capture the output first):"$'\n'"$found"
+printf 'curl -sS "$URL" | %s\n' 'grep -q "<title>"' >"$CROSSING/early.sh"
+grep -q "early.sh:1:" <<<"$(early_readers "$CROSSING/early.sh" /dev/null)" || fail "the grep -q pipe check missed a planted one"
+note "no pipe into grep -q in .ci or scripts, and a planted one is found"

@@ -29,7 +29,8 @@ curl -sS "http://127.0.0.1:$B_INSPECTION/api/v1/deliveries?service=fcm" | jq -e 
   || fail "relay: B did not get the FCM send in the relay's project"
 SENDER_SIGNATURE="$(curl -sS "http://127.0.0.1:$A_INSPECTION/api/v1/deliveries?service=apns&reveal=1" | jq -r '.deliveries[0].headers[] | select(.[0] == "authorization") | .[1]' | cut -d. -f3)"
 [ -n "$SENDER_SIGNATURE" ] || fail "relay: no sender token recorded on A"
-! curl -sS "http://127.0.0.1:$B_INSPECTION/api/v1/deliveries?reveal=1" | grep -qF "$SENDER_SIGNATURE" || fail "relay: the sender's provider token reached B"
+B_DELIVERIES="$(curl -sS "http://127.0.0.1:$B_INSPECTION/api/v1/deliveries?reveal=1")" || fail "relay: B's deliveries did not answer"
+! grep -qF "$SENDER_SIGNATURE" <<<"$B_DELIVERIES" || fail "relay: the sender's provider token reached B"
 ! grep -q "BEGIN PRIVATE KEY" "$A_LOG" || fail "relay: a key was logged"
 # The parity records and fixtures, as the CLI prints and writes them.
 PARITY="$("$BIN" parity --inspection-url "http://127.0.0.1:$A_INSPECTION")" || fail "relay: pushmock parity failed"

@@ -35,7 +35,8 @@ echo "send apns and fcm (and fcm --android-v2): answered and recorded"
 entries="$(curl -sS http://127.0.0.1:$CLI_INSPECTION/api/v1/rejections | jq '.entries | length')"
 produced="$(grep -c '^ok ' "$STEP_WORK/rejections.txt")"
 [ "$produced" = "$entries" ] || fail "pushmock rejections: $produced of $entries entries produced"
-"$BIN" rejections --inspection-url http://127.0.0.1:$CLI_INSPECTION --service fcm --format markdown | grep -q "^| a registration token whose app instance is gone | 404 | UNREGISTERED |" \
+markdown="$("$BIN" rejections --inspection-url http://127.0.0.1:$CLI_INSPECTION --service fcm --format markdown)" || fail "pushmock rejections --format markdown failed"
+grep -q "^| a registration token whose app instance is gone | 404 | UNREGISTERED |" <<<"$markdown" \
   || fail "pushmock rejections --format markdown: no UNREGISTERED row"
 "$BIN" rejections --inspection-url http://127.0.0.1:$CLI_INSPECTION --service liveactivity --format json | jq -e 'all(.produced) and length == 19' >/dev/null \
   || fail "pushmock rejections --format json: not every Live Activity rule produced"

@@ -2,9 +2,12 @@
 /// valid token, GOAWAY with a JSON debug payload). Valid only on the connection's event loop.
 public struct ConnectionControl {
     private let target: (any ConnectionControlTarget)?
+    /// The stream of the request this control was handed with (HTTP/2).
+    private let stream: Int32?
 
-    init(target: any ConnectionControlTarget) {
+    init(target: any ConnectionControlTarget, stream: Int32? = nil) {
         self.target = target
+        self.stream = stream
     }
 
     /// A control that does nothing (for tests of responders).
@@ -12,6 +15,7 @@ public struct ConnectionControl {
 
     private init() {
         self.target = nil
+        self.stream = nil
     }
 
     /// Advertises a new `SETTINGS_MAX_CONCURRENT_STREAMS` (HTTP/2 only; a no-op on HTTP/1.1).
@@ -27,7 +31,15 @@ public struct ConnectionControl {
     /// Sends GOAWAY with `errorCode` and `debugData`, lets streams already accepted finish, then
     /// closes. On HTTP/1.1 the connection closes after the current response.
     public func goAway(errorCode: HTTP2ErrorCode = .noError, debugData: [UInt8] = []) {
-        target?.goAway(errorCode: errorCode, debugData: debugData)
+        target?.goAway(errorCode: errorCode, debugData: debugData, afterStream: nil)
+    }
+
+    /// Sends GOAWAY as ``goAway(errorCode:debugData:)`` does, but only once this request's answer
+    /// (its HEADERS and DATA) is sent or its stream is reset: a client then reads the answer before
+    /// it learns the connection is going away (a strict client, such as Python's h2, refuses frames
+    /// on a stream after a GOAWAY). On HTTP/1.1 the connection closes after the current response.
+    public func goAwayAfterAnswer(errorCode: HTTP2ErrorCode = .noError, debugData: [UInt8] = []) {
+        target?.goAway(errorCode: errorCode, debugData: debugData, afterStream: stream)
     }
 
     /// Per-connection storage for the layer above the transport (for example an APNs auth binding).
@@ -49,6 +61,7 @@ public final class ConnectionStorage {
 protocol ConnectionControlTarget: AnyObject {
     func setMaxConcurrentStreams(_ value: UInt32)
     var currentMaxConcurrentStreams: UInt32 { get }
-    func goAway(errorCode: HTTP2ErrorCode, debugData: [UInt8])
+    /// GOAWAY now (`afterStream` nil) or once that stream is closed.
+    func goAway(errorCode: HTTP2ErrorCode, debugData: [UInt8], afterStream: Int32?)
     var storage: ConnectionStorage { get }
 }

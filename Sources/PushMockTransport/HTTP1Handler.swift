@@ -271,7 +271,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
 
     var currentMaxConcurrentStreams: UInt32 { 1 }
 
-    func goAway(errorCode: HTTP2ErrorCode, debugData: [UInt8]) {
+    func goAway(errorCode: HTTP2ErrorCode, debugData: [UInt8], afterStream: Int32?) {
         closeAfterResponse = true
     }
 }

@@ -108,6 +108,9 @@ final class NGHTTP2Connection {
     /// Streams opened and not yet closed.
     var openStreamCount: Int { streams.count }
 
+    /// Whether `streamID` is open (not yet closed or reset).
+    func isOpen(_ streamID: Int32) -> Bool { streams[streamID] != nil }
+
     /// True when nghttp2 wants neither to read nor to write: time to close the connection.
     var isFinished: Bool {
         guard let session else { return true }

@@ -18,6 +18,9 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     private var inReadBatch = false
     private var pendingRead = false
     private var closing = false
+    /// A GOAWAY asked for after a stream's answer (ConnectionControl.goAwayAfterAnswer): sent when
+    /// that stream closes.
+    private var goAwayAfterStream: (stream: Int32, errorCode: UInt32, debugData: [UInt8])?
     /// The first halves of resumed answers still running, by stream: cancelled when their stream
     /// closes first (the client reset it) or the connection goes, so no work outlives its sender.
     private var resumedWork: [Int32: Task<Void, Never>] = [:]
@@ -119,11 +122,11 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent {
-            goAway(errorCode: .noError, debugData: [])
+            goAway(errorCode: .noError, debugData: [], afterStream: nil)
         } else if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .all {
             if (connection?.openStreamCount ?? 0) == 0 {
                 responder.transportEvent(.idleTimeout, connection: info)
-                goAway(errorCode: .noError, debugData: idleGoAwayDebugData)
+                goAway(errorCode: .noError, debugData: idleGoAwayDebugData, afterStream: nil)
             }
         } else {
             context.fireUserInboundEventTriggered(event)
@@ -140,7 +143,7 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
         guard let context, let connection else { return }
         let request = stream.takeRequest()
         let streamID = stream.id
-        let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
+        let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self, stream: streamID))
         handle(responder.respond(to: request, context: requestContext), streamID: streamID, context: context, connection: connection)
         if !inReadBatch {
             flushOutput()
@@ -183,7 +186,7 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     private func resume(_ resumption: ResponderResumption, streamID: Int32) {
         resumedWork[streamID] = nil
         guard let context, let connection else { return }
-        let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
+        let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self, stream: streamID))
         handle(resumption.respond(requestContext), streamID: streamID, context: context, connection: connection)
         scheduleFlush()
     }
@@ -220,6 +223,11 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
 
     func streamClosed(_ streamID: Int32, errorCode: UInt32) {
         resumedWork.removeValue(forKey: streamID)?.cancel()
+        // (Called while nghttp2 packs output: the GOAWAY queued here goes out in the same drain.)
+        if let pending = goAwayAfterStream, pending.stream == streamID {
+            goAwayAfterStream = nil
+            connection?.submitGoAway(errorCode: pending.errorCode, debugData: pending.debugData)
+        }
     }
 
     func limitExceeded(_ limit: RequestLimit) {
@@ -248,9 +256,13 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
         connection?.maxConcurrentStreams ?? settings.maxConcurrentStreams
     }
 
-    func goAway(errorCode: HTTP2ErrorCode, debugData: [UInt8]) {
+    func goAway(errorCode: HTTP2ErrorCode, debugData: [UInt8], afterStream stream: Int32?) {
         guard let connection, !closing else { return }
         closing = true
+        if let stream, connection.isOpen(stream) {
+            goAwayAfterStream = (stream, errorCode.rawValue, debugData)
+            return
+        }
         connection.submitGoAway(errorCode: errorCode.rawValue, debugData: debugData)
         scheduleFlush()
     }

@@ -74,9 +74,15 @@ struct APNSFaultTests {
             let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
             client.send(streamID: 1, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds)), body: S.alertBody)
             #expect(try await client.status(of: 1) == "200")
+            _ = try await client.completedStream(1)
             let frame = try await client.waitFor("GOAWAY") { if case .goAway = $0.payload { true } else { false } }
             guard case .goAway(_, _, let data) = frame.payload else { return }
             #expect(data.map { String(buffer: $0) } == #"{"reason":"Shutdown"}"#)
+            // The answer comes first: a strict client (Python's h2) refuses a stream's frames after GOAWAY.
+            let frames = client.frames
+            let goAwayAt = frames.firstIndex { if case .goAway = $0.payload { true } else { false } }
+            let lastOfAnswer = frames.lastIndex { $0.streamID == 1 }
+            #expect(goAwayAt != nil && lastOfAnswer != nil && goAwayAt! > lastOfAnswer!, "GOAWAY before the answer's end: \(frames)")
             try await client.channel.closeFuture.get()
         }
     }

@@ -79,6 +79,26 @@ struct HTTP2FrameTests {
         }
     }
 
+    @Test("a GOAWAY asked for after the answer follows the answer's last frame, answered now or later", arguments: [0, 200])
+    func goAwayAfterAnswer(delay: Int) async throws {
+        try await withListener { listener in
+            let client = try await H2FrameClient.connect(port: listener.port, tls: true)
+            client.send(streamID: 1, path: "/goaway-after-answer/\(delay)", body: Array("{}".utf8))
+            let answer = try await client.completedStream(1)
+            let frame = try await client.waitFor("GOAWAY") { if case .goAway = $0.payload { true } else { false } }
+            guard case .goAway(let lastStreamID, let errorCode, let opaqueData) = frame.payload else { return }
+            #expect(errorCode == .noError)
+            #expect(lastStreamID == 1)
+            #expect(opaqueData.map { String(buffer: $0) } == #"{"reason":"Shutdown"}"#)
+            let frames = client.frames
+            let goAwayAt = frames.firstIndex { if case .goAway = $0.payload { true } else { false } }
+            let lastOfAnswer = frames.lastIndex { $0.streamID == 1 }
+            #expect(answer.contains { if case .data = $0.payload { true } else { false } })
+            #expect(goAwayAt != nil && lastOfAnswer != nil && goAwayAt! > lastOfAnswer!, "GOAWAY before the answer's end: \(frames)")
+            try await client.channel.closeFuture.get()
+        }
+    }
+
     @Test("a responder can reset a stream, and the connection goes on")
     func resetStream() async throws {
         try await withListener { listener in

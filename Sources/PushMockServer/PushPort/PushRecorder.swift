@@ -243,7 +243,7 @@ final class PushRecorder: Sendable {
         case .delay(let milliseconds):
             return .delayed(response, by: .milliseconds(milliseconds))
         case .goAway(let reason):
-            context.control.goAway(errorCode: .noError, debugData: Array(#"{"reason":"\#(JSONText.escape(reason))"}"#.utf8))
+            context.control.goAwayAfterAnswer(errorCode: .noError, debugData: Array(#"{"reason":"\#(JSONText.escape(reason))"}"#.utf8))
             return .response(response)
         case .resetStream:
             return .resetStream(.cancel)

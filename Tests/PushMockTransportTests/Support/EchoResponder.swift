@@ -54,6 +54,11 @@ struct EchoResponder: HTTPResponder {
             context.control.goAway(errorCode: .noError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
             return .response(HTTPServerResponse(status: 200))
         }
+        if path.hasPrefix("/goaway-after-answer/"), let ms = Int64(path.dropFirst("/goaway-after-answer/".count)) {
+            context.control.goAwayAfterAnswer(errorCode: .noError, debugData: Array(#"{"reason":"Shutdown"}"#.utf8))
+            let answer = HTTPServerResponse(status: 200, body: Array("the answer".utf8))
+            return ms == 0 ? .response(answer) : .delayed(answer, by: .milliseconds(ms))
+        }
         if path.hasPrefix("/slow/"), let ms = Int64(path.dropFirst("/slow/".count)) {
             return .delayed(HTTPServerResponse(status: 200, body: Array("slow".utf8)), by: .milliseconds(ms))
         }

@@ -253,6 +253,52 @@ struct TopicManagementTests {
         }
     }
 
+    @Test("a subscription request a fault rejects changes nothing (batchAdd, batchRemove, rel, FCM v1); one a fault delays does")
+    func faultedSubscriptionsChangeNothing() async throws {
+        try await withPushMockServer(FCMTestServer.configuration()) { server in
+            try await withHTTPClient { client in
+                let port = server.pushPort
+                let bearer = try await FCMTestServer.accessToken(client, port: port)
+                func rejectNext(_ id: String) {
+                    server.faults.add(FaultRule(id: id, match: .init(service: .iid), action: .reject(status: 503, reason: "UNAVAILABLE"), count: 1))
+                }
+                func topics(of token: String) async throws -> [String] {
+                    let (_, info) = try await Self.iid(client, port: port, "/iid/info/\(token)?details=true", bearer: bearer, method: .GET)
+                    return (((info["rel"] as? [String: Any])?["topics"] as? [String: Any])?.keys.sorted()) ?? []
+                }
+                rejectNext("batch-add")
+                let (added, _) = try await Self.batch(client, port: port, topic: "news", tokens: [Self.token(1)], bearer: bearer)
+                #expect(added == 503)
+                #expect(try await topics(of: Self.token(1)) == [], "a rejected batchAdd subscribed the token")
+                rejectNext("rel")
+                let (related, _) = try await Self.iid(client, port: port, "/iid/v1/\(Self.token(1))/rel/topics/news", bearer: bearer)
+                #expect(related == 503)
+                #expect(try await topics(of: Self.token(1)) == [], "a rejected rel subscribed the token")
+                let encoded = Self.token(1).replacingOccurrences(of: ":", with: "%3A")
+                let base = "/v1/projects/\(Self.project)/registrations/\(encoded)/topicSubscriptions"
+                rejectNext("v1-create")
+                let (created, _) = try await Self.iid(
+                    client, port: port, "\(base)?topic_name=news", bearer: bearer, body: "{}", accessTokenAuth: false)
+                #expect(created == 503)
+                #expect(try await topics(of: Self.token(1)) == [], "a rejected FCM v1 subscribe subscribed the token")
+
+                server.faults.add(FaultRule(id: "slow", match: .init(service: .iid), action: .delay(milliseconds: 50), count: 1))
+                let (delayed, _) = try await Self.batch(client, port: port, topic: "news", tokens: [Self.token(1)], bearer: bearer)
+                #expect(delayed == 200)
+                #expect(try await topics(of: Self.token(1)) == ["news"], "a delayed batchAdd subscribes")
+                rejectNext("batch-remove")
+                let (removed, _) = try await Self.batch(client, port: port, add: false, topic: "news", tokens: [Self.token(1)], bearer: bearer)
+                #expect(removed == 503)
+                #expect(try await topics(of: Self.token(1)) == ["news"], "a rejected batchRemove unsubscribed the token")
+                rejectNext("v1-delete")
+                let (deleted, _) = try await Self.iid(client, port: port, "\(base)/news", bearer: bearer, method: .DELETE, accessTokenAuth: false)
+                #expect(deleted == 503)
+                #expect(try await topics(of: Self.token(1)) == ["news"], "a rejected FCM v1 delete unsubscribed the token")
+            }
+            #expect(try await server.deliveryList("service=iid&outcome=rejected").total == 5)
+        }
+    }
+
     @Test("subscriptions are kept by an SQLite store across restarts, and a reset forgets them")
     func keptAcrossRestarts() async throws {
         let path = TestScratch.path("topics", extension: "sqlite")

@@ -95,9 +95,11 @@ public final class TopicSubscriptions: Sendable {
 
     /// Subscribes `tokens` to `topic` in `project`; `check` judges each token first (the device
     /// registry: unregistered, another project). Returns one result per token, in order, and the
-    /// topic's subscribers afterwards (to save).
+    /// topic's subscribers afterwards (to save). With `commit` false nothing changes: the results
+    /// and subscribers are what subscribing would come to.
     public func subscribe(
-        _ tokens: [String], to topic: String, project: String, now: Int64, check: (String) -> TokenResult = { _ in .done }
+        _ tokens: [String], to topic: String, project: String, now: Int64, commit: Bool = true,
+        check: (String) -> TokenResult = { _ in .done }
     ) -> (results: [TokenResult], subscribers: Subscribers) {
         state.withLock { state in
             let key = Key(project: project, topic: topic)
@@ -108,26 +110,31 @@ public final class TopicSubscriptions: Sendable {
             for token in tokens {
                 var result = check(token)
                 if result == .done, subscribers[token] == nil {
+                    // (A token joins this one topic at most once a call: its count of topics is
+                    // the same before and after the others', so a dry run needs no draft of it.)
                     if (state.tokens[project]?[token]?.count ?? 0) >= Self.maxTopicsPerToken {
                         result = .tooManyTopics
                     } else {
                         subscribers[token] = now
-                        state.tokens[project, default: [:]][token, default: []].insert(topic)
+                        if commit { state.tokens[project, default: [:]][token, default: []].insert(topic) }
                         changes.append((token, now))
                     }
                 }
                 results.append(result)
             }
-            state.topics[key] = subscribers.isEmpty ? nil : subscribers
-            if !changes.isEmpty { changed?(project, topic, changes) }
+            if commit {
+                state.topics[key] = subscribers.isEmpty ? nil : subscribers
+                if !changes.isEmpty { changed?(project, topic, changes) }
+            }
             return (results, subscribers)
         }
     }
 
     /// Unsubscribes `tokens` from `topic` in `project` (a token that was not subscribed is a
-    /// success, as Instance ID answers it). Returns one result per token and the topic's subscribers afterwards.
+    /// success, as Instance ID answers it). Returns one result per token and the topic's subscribers
+    /// afterwards. With `commit` false nothing changes.
     public func unsubscribe(
-        _ tokens: [String], from topic: String, project: String, check: (String) -> TokenResult = { _ in .done }
+        _ tokens: [String], from topic: String, project: String, commit: Bool = true, check: (String) -> TokenResult = { _ in .done }
     ) -> (results: [TokenResult], subscribers: Subscribers) {
         state.withLock { state in
             let key = Key(project: project, topic: topic)
@@ -138,8 +145,10 @@ public final class TopicSubscriptions: Sendable {
                 if result == .done, subscribers.removeValue(forKey: token) != nil { changes.append((token, nil)) }
                 return result
             }
-            state.set(key, subscribers)
-            if !changes.isEmpty { changed?(project, topic, changes) }
+            if commit {
+                state.set(key, subscribers)
+                if !changes.isEmpty { changed?(project, topic, changes) }
+            }
             return (results, subscribers)
         }
     }

@@ -96,6 +96,9 @@ final class IIDEndpoint: PushEndpoint, Sendable {
         var topic: String?
         var diagnostics: [String] = []
         var googleEnvelope = false
+        /// The subscription change the request asks for, judged as a dry run: made in `answer`,
+        /// unless a fault rejects the request (a rejected request changes nothing).
+        var commit: (() -> Void)?
 
         /// Refused, in Instance ID's own shape: `{"error": code}`.
         mutating func fail(_ status: Int, _ code: String, _ explanation: String) {
@@ -142,11 +145,13 @@ final class IIDEndpoint: PushEndpoint, Sendable {
             result.status = status
             result.reason = reason
             result.explanation = "fault \(fault.id)"
+            result.commit = nil
             result.body =
                 result.googleEnvelope
                 ? GoogleError(code: status, message: reason, status: FCMEndpoint.statusName(status)).json
                 : #"{"error":"\#(JSONText.escape(reason))"}"#
         }
+        result.commit?()
         var recorded = PushOutcome(.iid, result.reason == nil ? .accepted : .rejected)
         recorded.bodyIsJSON = JSONValue.parse(request.body).map { if case .object = $0 { true } else { false } } ?? false
         recorded.identity = result.identity
@@ -208,9 +213,7 @@ final class IIDEndpoint: PushEndpoint, Sendable {
             guard FCMMessageValidator.isTopicName(topic) else {
                 return result.fail(400, "INVALID_ARGUMENT", "topic names match [a-zA-Z0-9-_.~%]{1,900}; got \(topic)")
             }
-            let outcome = subscriptions.subscribe([token], to: topic, project: project, now: now.millisecondsSinceEpoch) {
-                check($0, project: project)
-            }
+            let outcome = change(add: true, [token], topic: topic, project: project, now: now, into: &result)
             if let code = outcome.results[0].errorCode {
                 return result.fail(code == "NOT_FOUND" ? 404 : 400, code, explanation(outcome.results[0], token: token))
             }
@@ -258,10 +261,7 @@ final class IIDEndpoint: PushEndpoint, Sendable {
                 "\(tokens.count) registration tokens; Instance ID takes at most \(TopicSubscriptions.maxTokensPerRequest) per request")
         }
         if tokens.count == 1 { result.token = tokens[0] }
-        let outcome =
-            add
-            ? subscriptions.subscribe(tokens, to: topic, project: project, now: now.millisecondsSinceEpoch) { check($0, project: project) }
-            : subscriptions.unsubscribe(tokens, from: topic, project: project) { check($0, project: project) }
+        let outcome = change(add: add, tokens, topic: topic, project: project, now: now, into: &result)
         result.body = #"{"results":["# + outcome.results.map { $0.errorCode.map { #"{"error":"\#($0)"}"# } ?? "{}" }.joined(separator: ",") + "]}"
         let failed = zip(tokens, outcome.results).filter { $0.1 != .done }
         result.diagnostics.append(
@@ -271,6 +271,22 @@ final class IIDEndpoint: PushEndpoint, Sendable {
             result.diagnostics.append("\(token): \(tokenResult.errorCode ?? "") (\(explanation(tokenResult, token: token)))")
         }
         result.diagnostics.append("\(topic) has \(outcome.subscribers.count) subscriber\(outcome.subscribers.count == 1 ? "" : "s")")
+    }
+
+    /// What subscribing (`add`) or unsubscribing `tokens` comes to, as a dry run; the change itself
+    /// is left in `result.commit` for `answer`.
+    private func change(
+        add: Bool, _ tokens: [String], topic: String, project: String, now: PushInstant, into result: inout Judgement
+    ) -> (results: [TopicSubscriptions.TokenResult], subscribers: TopicSubscriptions.Subscribers) {
+        let apply = { (commit: Bool) in
+            add
+                ? self.subscriptions.subscribe(tokens, to: topic, project: project, now: now.millisecondsSinceEpoch, commit: commit) {
+                    self.check($0, project: project)
+                }
+                : self.subscriptions.unsubscribe(tokens, from: topic, project: project, commit: commit) { self.check($0, project: project) }
+        }
+        result.commit = { _ = apply(true) }
+        return apply(false)
     }
 
     /// `--iid turned-down`: what PushMock expects of the API once Google has turned it down (Google
@@ -349,9 +365,7 @@ final class IIDEndpoint: PushEndpoint, Sendable {
             if subscriptions.isSubscribed(token, to: topic, project: project) {
                 throw GoogleError(code: 409, message: "Requested entity already exists", status: "ALREADY_EXISTS")
             }
-            let outcome = subscriptions.subscribe([token], to: topic, project: project, now: now.millisecondsSinceEpoch) {
-                check($0, project: project)
-            }
+            let outcome = change(add: true, [token], topic: topic, project: project, now: now, into: &result)
             try Self.throwing(outcome.results[0], token: token)
             result.body =
                 #"{"name":"projects/\#(JSONText.escape(project))/registrations/\#(JSONText.escape(token))/topicSubscriptions/\#(JSONText.escape(topic))"}"#
@@ -362,7 +376,7 @@ final class IIDEndpoint: PushEndpoint, Sendable {
             guard subscriptions.isSubscribed(token, to: topic, project: project) || query["allow_missing"] == "true" else {
                 throw GoogleError(code: 404, message: "Requested entity was not found.", status: "NOT_FOUND")
             }
-            let outcome = subscriptions.unsubscribe([token], from: topic, project: project) { check($0, project: project) }
+            let outcome = change(add: false, [token], topic: topic, project: project, now: now, into: &result)
             try Self.throwing(outcome.results[0], token: token)
             result.body = "{}"
         case .batch, .relate, .info:

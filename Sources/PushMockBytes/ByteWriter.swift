@@ -122,6 +122,35 @@ public struct ByteWriter: ~Copyable {
         }
     }
 
+    /// The 128 bits `high`, `low` as a UUID's text (`8-4-4-4-12` hex digits): four groups of eight
+    /// digits made in a word each (``hexDigits``), written with the dashes in one reservation.
+    @inlinable
+    public mutating func putUUID(high: UInt64, low: UInt64, uppercase: Bool = true) {
+        let out = UnsafeMutableRawPointer(reserve(36))
+        let a = Self.hexDigits(UInt32(truncatingIfNeeded: high >> 32), uppercase: uppercase)
+        let b = Self.hexDigits(UInt32(truncatingIfNeeded: high), uppercase: uppercase)
+        let c = Self.hexDigits(UInt32(truncatingIfNeeded: low >> 32), uppercase: uppercase)
+        let d = Self.hexDigits(UInt32(truncatingIfNeeded: low), uppercase: uppercase)
+        let dash = UInt8(ascii: "-")
+        // Digits (memory order, highest first): a = 0-7, b = 8-15, c = 16-23, d = 24-31. Text:
+        // a, "-", b[0..<4], "-", b[4..<8], "-", c[0..<4], "-", c[4..<8] d.
+        // (Each word holds its digits in memory order, so they are copied as bytes, never shifted.)
+        withUnsafeBytes(of: a) { out.copyMemory(from: $0.baseAddress!, byteCount: 8) }
+        out.storeBytes(of: dash, toByteOffset: 8, as: UInt8.self)
+        withUnsafeBytes(of: b) { digits in
+            (out + 9).copyMemory(from: digits.baseAddress!, byteCount: 4)
+            (out + 14).copyMemory(from: digits.baseAddress! + 4, byteCount: 4)
+        }
+        out.storeBytes(of: dash, toByteOffset: 13, as: UInt8.self)
+        out.storeBytes(of: dash, toByteOffset: 18, as: UInt8.self)
+        withUnsafeBytes(of: c) { digits in
+            (out + 19).copyMemory(from: digits.baseAddress!, byteCount: 4)
+            (out + 24).copyMemory(from: digits.baseAddress! + 4, byteCount: 4)
+        }
+        out.storeBytes(of: dash, toByteOffset: 23, as: UInt8.self)
+        withUnsafeBytes(of: d) { (out + 28).copyMemory(from: $0.baseAddress!, byteCount: 8) }
+    }
+
     /// The eight hex digits of `group`, highest first in memory: each nibble spread into a byte of
     /// its own, then turned into its ASCII digit, all eight at once.
     @inlinable

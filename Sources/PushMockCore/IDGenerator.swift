@@ -51,17 +51,7 @@ public struct IDGenerator: Sendable {
         var low = next()
         high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
         low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC variant
-        return String(asciiCapacity: 36) { out in
-            out.putHex(high >> 32, digits: 8, uppercase: !lowercase)
-            out.put(UInt8(ascii: "-"))
-            out.putHex((high >> 16) & 0xFFFF, digits: 4, uppercase: !lowercase)
-            out.put(UInt8(ascii: "-"))
-            out.putHex(high & 0xFFFF, digits: 4, uppercase: !lowercase)
-            out.put(UInt8(ascii: "-"))
-            out.putHex(low >> 48, digits: 4, uppercase: !lowercase)
-            out.put(UInt8(ascii: "-"))
-            out.putHex(low & 0xFFFF_FFFF_FFFF, digits: 12, uppercase: !lowercase)
-        }
+        return String(asciiCapacity: 36) { $0.putUUID(high: high, low: low, uppercase: !lowercase) }
     }
 
     private func rotl(_ x: UInt64, _ k: UInt64) -> UInt64 {

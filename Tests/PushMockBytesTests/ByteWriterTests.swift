@@ -26,6 +26,27 @@ struct ByteWriterTests {
         }
     }
 
+    @Test("a UUID's text is its fields' hex digits, zero-padded, with the four dashes, in either case")
+    func uuids() {
+        func padded(_ value: UInt64, _ digits: Int, _ uppercase: Bool) -> String {
+            let text = String(value, radix: 16, uppercase: uppercase)
+            return String(repeating: "0", count: digits - text.count) + text
+        }
+        var generator = SystemRandomNumberGenerator()
+        let values: [(UInt64, UInt64)] =
+            [(0, 0), (.max, .max), (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210), (1, 1 << 63)]
+            + (0..<1000).map { _ in (UInt64.random(in: .min ... .max, using: &generator), UInt64.random(in: .min ... .max, using: &generator)) }
+        for (high, low) in values {
+            for uppercase in [true, false] {
+                let expected = [
+                    padded(high >> 32, 8, uppercase), padded((high >> 16) & 0xFFFF, 4, uppercase), padded(high & 0xFFFF, 4, uppercase),
+                    padded(low >> 48, 4, uppercase), padded(low & 0xFFFF_FFFF_FFFF, 12, uppercase),
+                ].joined(separator: "-")
+                #expect(String(asciiCapacity: 36) { $0.putUUID(high: high, low: low, uppercase: uppercase) } == expected)
+            }
+        }
+    }
+
     @Test("hex digits are String(value, radix: 16)'s: lowercase, no leading zeros, 0 as \"0\"")
     func hexadecimals() {
         var values: [UInt64] = [0, 1, 0xF, 0x10, 0xFF, 0x1000_0000, 0xFFFF_FFFF, 0xDEAD_BEEF, .max]

@@ -29,14 +29,17 @@ public struct InspectionRouter: Sendable {
     let now: @Sendable () -> Int64
     /// The server's clock, in milliseconds since 1970 (a device registered as unregistered since now).
     let nowMilliseconds: @Sendable () -> Int64
+    /// The Web Push subscriptions minted.
+    let webPush: WebPushSubscriptions
 
     /// Creates the port over the server's state.
     public init(
         store: any DeliveryStore, devices: any DeviceDirectory, faults: any FaultDirectory, activities: any ActivityBoard,
         control: any ServerControl, settings: InspectionSettings = InspectionSettings(),
         sender: (any PushSender)? = nil, credentials: CatalogueCredentials = CatalogueCredentials(),
-        nowMilliseconds: (@Sendable () -> Int64)? = nil
+        nowMilliseconds: (@Sendable () -> Int64)? = nil, webPush: WebPushSubscriptions = WebPushSubscriptions()
     ) {
+        self.webPush = webPush
         self.sender = sender
         self.credentials = credentials
         let milliseconds = nowMilliseconds ?? { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -73,6 +76,11 @@ public struct InspectionRouter: Sendable {
         InspectionRoute("GET", "/api/v1/devices/{token}") { router, call in try router.device(call) },
         InspectionRoute("PUT", "/api/v1/devices/{token}") { router, call in try router.setDevice(call) },
         InspectionRoute("DELETE", "/api/v1/devices/{token}") { router, call in try router.removeDevice(call) },
+        InspectionRoute("GET", "/api/v1/web-push/subscriptions") { router, _ in router.listWebPushSubscriptions() },
+        InspectionRoute("POST", "/api/v1/web-push/subscriptions") { router, call in try router.createWebPushSubscription(call) },
+        InspectionRoute("GET", "/api/v1/web-push/subscriptions/{id}") { router, call in try router.webPushSubscription(call) },
+        InspectionRoute("DELETE", "/api/v1/web-push/subscriptions/{id}") { router, call in try router.removeWebPushSubscription(call) },
+        InspectionRoute("POST", "/api/v1/web-push/subscriptions/{id}/expire") { router, call in try router.expireWebPushSubscription(call) },
         InspectionRoute("GET", "/api/v1/faults") { router, _ in router.listFaults() },
         InspectionRoute("PUT", "/api/v1/faults") { router, call in try router.addFault(call) },
         InspectionRoute("DELETE", "/api/v1/faults") { router, _ in router.removeAllFaults() },

@@ -72,12 +72,14 @@ extension PushMockServer {
             configuration, accounts: accounts, accessTokens: accessTokens, devices: devices, activityTypes: activityTypes, recorder: recorder,
             activities: activities, subscriptions: subscriptions, logger: logger)
         let pushAddress = PushAddress(host: configuration.host, caFile: caFile(of: configuration.tls))
+        let webPush = WebPushSubscriptions()
         let state = ServerState(
             store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
             subscriptions: subscriptions,
             accessTokens: accessTokens, parity: parity, apns: endpoint, fcm: fcm, metricsRegistry: metrics, configuration: configuration
         )
-        let router = inspectionRouter(configuration, store: store, state: state, accounts: accounts, pushAddress: pushAddress, catalogue: catalogue)
+        let router = inspectionRouter(
+            configuration, store: store, state: state, accounts: accounts, pushAddress: pushAddress, catalogue: catalogue, webPush: webPush)
         relay?.observe { [router] result, id in router.relayAnswered(result, forDelivery: id) }
         return Components(
             store: store,
@@ -89,7 +91,8 @@ extension PushMockServer {
             channels: channels,
             push: PushResponder(
                 mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, iid: iid,
-                oauth: oauth, tokenPath: configuration.fcm.tokenPath,
+                oauth: oauth, webPush: WebPushEndpoint(subscriptions: webPush, recorder: recorder, clock: configuration.clock),
+                tokenPath: configuration.fcm.tokenPath,
                 transparent: configuration.transparent, streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics,
                 activityOrder: capabilities.activityOrder
             ),
@@ -215,7 +218,7 @@ extension PushMockServer {
     /// The inspection port's router over the server's state.
     static func inspectionRouter(
         _ configuration: PushMockConfiguration, store: any DeliveryStore, state: ServerState, accounts: [ServiceAccount], pushAddress: PushAddress,
-        catalogue: CatalogueCredentials
+        catalogue: CatalogueCredentials, webPush: WebPushSubscriptions = WebPushSubscriptions()
     ) -> InspectionRouter {
         var inspectionSettings = InspectionSettings(
             token: configuration.inspectionToken,
@@ -239,7 +242,7 @@ extension PushMockServer {
             store: store, devices: state, faults: state, activities: state, control: state,
             settings: inspectionSettings,
             sender: LoopbackSender(address: pushAddress, deadline: configuration.catalogueAnswerDeadline), credentials: catalogue,
-            nowMilliseconds: { [clock = configuration.clock] in clock.nowMilliseconds }
+            nowMilliseconds: { [clock = configuration.clock] in clock.nowMilliseconds }, webPush: webPush
         )
     }
 

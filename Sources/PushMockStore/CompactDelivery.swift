@@ -34,7 +34,7 @@ package struct CompactDelivery: Sendable {
     package let connectionID: UInt64
     let status: Int32
     let outcome: Delivery.Outcome
-    /// 1…5: a known service (``Delivery/Service/all``); 0: the name is the first field of `own`.
+    /// 1…6: a known service (``Delivery/Service/all``, whose order only grows); 0: the name is the first field of `own`.
     let serviceCode: UInt8
     let bodyIsJSON: Bool
     package let shared: SharedDeliveryFields

@@ -9,7 +9,7 @@ import PushMockTesting
 import Testing
 
 /// The one recorder every push-port endpoint ends in: each request recorded once, with the fault
-/// that fired for it, for all five services alike.
+/// that fired for it, for all six services alike.
 @Suite("One recorder: every service's request is recorded once, and its faults apply, a delay once")
 struct PushRecorderTests {
     typealias S = APNSTestServer
@@ -33,6 +33,10 @@ struct PushRecorderTests {
             return try await TopicManagementTests.batch(
                 client, port: server.pushPort, topic: "news", tokens: [TopicManagementTests.token(1)], bearer: bearer
             ).0
+        case .webpush:
+            let subscription = try await WebPushTests.mint(server, "mozilla")
+            let (response, _) = try await client.send(subscription.endpoint, method: .POST, headers: [("ttl", "60")])
+            return Int(response.status.code)
         default:
             let form = "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(FCMTestServer.assertion())"
             let (response, _) = try await client.send(
@@ -42,7 +46,7 @@ struct PushRecorderTests {
     }
 
     @Test(
-        "for APNs, broadcast, FCM, IID and OAuth: a delay fault answers once late and records once; a reject fault answers its status and records once",
+        "for APNs, broadcast, FCM, IID, OAuth and Web Push: a delay fault answers once late and records once; a reject fault answers its status and records once",
         arguments: Delivery.Service.all)
     func everyService(_ service: Delivery.Service) async throws {
         let (configuration, clock) = L.configuration()

@@ -14,6 +14,7 @@ struct PushRouteTests {
             .replacingOccurrences(of: "{topic}", with: "news")
             .replacingOccurrences(of: "{project}", with: "demo-project")
             .replacingOccurrences(of: "{bundleId}", with: "com.example.app")
+            .replacingOccurrences(of: "{id}", with: "QGuQyavXutnMmjZ1k3Jd8Hn2fRt6vS0pWq4yLbE7cAz9")
     }
 
     @Test("every path a route documents is routed to that route, on its real host and on localhost")
@@ -40,12 +41,15 @@ struct PushRouteTests {
                 seen.insert(route.service.rawValue)
             }
         }
-        #expect(seen == ["apns", "broadcast", "fcm", "iid", "oauth"])
+        #expect(seen == ["apns", "broadcast", "fcm", "iid", "oauth", "webpush"])
     }
 
     @Test(
         "paths no route serves are routed nowhere",
-        arguments: ["/", "/livez", "/v1/projects/p/messages:sendAll", "/v1/projects/p/messages:send/x", "/iid/v1", "/token", "/fcm/send", "/batch"])
+        arguments: [
+            "/", "/livez", "/v1/projects/p/messages:sendAll", "/v1/projects/p/messages:send/x", "/iid/v1", "/token", "/fcm/send", "/batch",
+            "/wpush/v2/", "/fcm/send/a/b", "/shorter-than-forty-characters", "/QGuQyavXutnMmjZ1k3Jd8Hn2fRt6vS0pWq4yLbE7cAz9.json",
+        ])
     func unrouted(_ path: String) {
         let found = PushRoute.find(HTTPServerRequest(method: "POST", path: path), host: nil, tokenPath: "/oauth2/v4/token")
         #expect(found.map(\.service) == nil, "\(path) went to \(String(describing: found?.service))")

@@ -3,7 +3,7 @@ import type { Agent } from 'node:https';
 /** A recorded request: accepted, dropped by the device, or rejected. */
 export interface Delivery {
   id: number;
-  service: 'apns' | 'fcm' | 'oauth' | 'broadcast' | 'iid';
+  service: 'apns' | 'fcm' | 'oauth' | 'broadcast' | 'iid' | 'webpush';
   outcome: 'accepted' | 'dropped' | 'rejected';
   status: number;
   reason: string | null;

@@ -15,8 +15,10 @@ public struct Delivery: Sendable, Identifiable {
         public static let broadcast = Service(rawValue: "broadcast")
         /// FCM topic management: Instance ID's `/iid/…` and FCM's `registrations/{token}/topicSubscriptions`.
         public static let iid = Service(rawValue: "iid")
+        /// Web Push (RFC 8030) to a minted subscription, as Apple's, Mozilla's or Google's push service.
+        public static let webpush = Service(rawValue: "webpush")
         /// Every service.
-        public static let all: [Service] = [.apns, .fcm, .oauth, .broadcast, .iid]
+        public static let all: [Service] = [.apns, .fcm, .oauth, .broadcast, .iid, .webpush]
     }
 
     /// How a request ended (DESIGN.md, "Outcomes").

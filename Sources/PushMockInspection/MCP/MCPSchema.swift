@@ -39,7 +39,7 @@ enum MCPSchema {
 
     /// The inspection API's delivery filters.
     static let deliveryFilters: [(key: String, value: JSONValue)] = [
-        ("service", string("apns, fcm, oauth, broadcast or iid.", oneOf: ["apns", "fcm", "oauth", "broadcast", "iid"])),
+        ("service", string("apns, fcm, oauth, broadcast, iid or webpush.", oneOf: ["apns", "fcm", "oauth", "broadcast", "iid", "webpush"])),
         ("environment", string("APNs environment: sandbox or production.")),
         ("token", string("A device or registration token (case-insensitive).")),
         ("topic", string("An APNs topic, or an FCM topic or condition.")),

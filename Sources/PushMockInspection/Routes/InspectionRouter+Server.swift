@@ -1,3 +1,4 @@
+import PushMockCore
 import PushMockStore
 
 /// `/livez`, `/readyz`, `/metrics`, `/api/v1/openapi.yaml` and `POST /api/v1/reset`.
@@ -14,6 +15,7 @@ extension InspectionRouter {
 
     func reset() async throws -> InspectionAnswer {
         try await control.reset()
+        webPush.removeAll()
         return .response(.json(200, ResetResult(reset: true)))
     }
 }

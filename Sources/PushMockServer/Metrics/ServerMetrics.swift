@@ -169,6 +169,7 @@ final class ServerMetrics: Sendable {
         case "oauth": 2
         case "broadcast": 3
         case "iid": 4
+        case "webpush": 5
         default: nil
         }
     }

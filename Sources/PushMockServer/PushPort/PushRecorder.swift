@@ -28,6 +28,8 @@ struct PushOutcome {
     var device: LiveActivityDevice.Outcome?
     /// A broadcast's outcomes, one per subscribed activity: each timeline entry is linked.
     var fanOut: [LiveActivityDevice.Outcome] = []
+    /// What is recorded as the body instead of the request's (a Web Push message's plaintext).
+    var recordedBody: [UInt8]?
 
     init(_ service: Delivery.Service, _ outcome: Delivery.Outcome) {
         self.service = service
@@ -43,7 +45,7 @@ struct PushOutcome {
         var delivery = Delivery(
             receivedAt: now.millisecondsSinceEpoch, connectionID: connectionID, httpVersion: httpVersion,
             service: service, environment: environment, method: method, path: path,
-            headers: headers, body: body, bodyIsJSON: bodyIsJSON,
+            headers: headers, body: recordedBody ?? body, bodyIsJSON: bodyIsJSON,
             identity: identity, pushType: pushType, topic: topic, deviceToken: deviceToken,
             apnsID: apnsID, outcome: outcome, status: status, reason: reason, explanation: explanation,
             diagnostics: diagnostics, fault: fault?.id, project: project

@@ -18,6 +18,7 @@ final class PushResponder: HTTPResponder {
     private let fcm: FCMEndpoint
     private let iid: IIDEndpoint
     private let oauth: OAuthEndpoint
+    private let webPush: WebPushEndpoint
     private let tokenPath: String
     private let streamsBeforeAuthentication: UInt32
     private let ids = Mutex(IDGenerator())
@@ -27,7 +28,8 @@ final class PushResponder: HTTPResponder {
 
     init(
         mode: PushMockConfiguration.Mode, apns: APNSEndpoint, broadcast: BroadcastEndpoint, fcm: FCMEndpoint, iid: IIDEndpoint, oauth: OAuthEndpoint,
-        tokenPath: String, transparent: Bool, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics, activityOrder: (any FleetActivityOrder)?
+        webPush: WebPushEndpoint, tokenPath: String, transparent: Bool, streamsBeforeAuthentication: UInt32, metrics: ServerMetrics,
+        activityOrder: (any FleetActivityOrder)?
     ) {
         self.metrics = metrics
         self.transparent = transparent
@@ -37,6 +39,7 @@ final class PushResponder: HTTPResponder {
         self.fcm = fcm
         self.iid = iid
         self.oauth = oauth
+        self.webPush = webPush
         self.tokenPath = tokenPath
         self.streamsBeforeAuthentication = streamsBeforeAuthentication
         turns = ActivityTurns(order: activityOrder, activities: apns.activities)
@@ -48,7 +51,7 @@ final class PushResponder: HTTPResponder {
         // from the start. (Without SNI, or with localhost, the connection may be APNs's.)
         guard mode == .push, connection.clientCertificateChain.isEmpty else { return defaults }
         switch RealHost(authority: connection.serverName) {
-        case .fcm, .oauth2, .iid: return defaults
+        case .fcm, .oauth2, .iid, .appleWebPush, .mozillaWebPush: return defaults
         case .apns, .broadcast, nil: break
         }
         var settings = defaults
@@ -182,6 +185,7 @@ final class PushResponder: HTTPResponder {
         case .fcm(let project): return fcm.serve(request, target: project, context: context, claims: claims)
         case .iid(let operation): return iid.serve(request, target: operation, context: context, claims: claims)
         case .oauth: return oauth.serve(request, target: (), context: context, claims: claims)
+        case .webPush(let target): return webPush.serve(request, target: target, context: context, claims: claims)
         }
     }
 
@@ -213,10 +217,10 @@ final class PushResponder: HTTPResponder {
     /// What a host answers for a path it does not serve: Google's HTML page, or APNs' `BadPath`.
     private static func notFound(_ request: HTTPServerRequest, on host: RealHost?) -> HTTPServerResponse {
         switch host {
-        case .fcm?, .oauth2?, .iid?:
+        case .fcm?, .oauth2?, .iid?, .mozillaWebPush?:
             let route = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
             return GooglePages.notFound(path: String(route))
-        case .apns?, .broadcast?, nil:
+        case .apns?, .broadcast?, .appleWebPush?, nil:
             let where_ = host.map { " on \($0.rawValue) hosts" } ?? ""
             let description = "PushMock has no endpoint at \(request.method) \(request.path)\(where_)"
             return .json(status: 404, #"{"reason":"BadPath","description":"\#(JSONText.escape(description))"}"#)

@@ -14,6 +14,7 @@ struct PushRoute: Sendable {
         case fcm(project: String)
         case iid(IIDEndpoint.Operation)
         case oauth
+        case webPush(WebPushEndpoint.Target)
     }
 
     /// How a route recognises its requests.
@@ -28,6 +29,8 @@ struct PushRoute: Sendable {
         case topicManagement
         /// The token path served (`serve --token-path`), and `/token` on oauth2.googleapis.com.
         case oauthToken
+        /// A minted Web Push subscription's endpoint: `/wpush/v1|v2/{id}`, `/fcm/send/{id}`, `/{id}`.
+        case webPush
     }
 
     let service: Delivery.Service
@@ -54,6 +57,10 @@ struct PushRoute: Sendable {
             ],
             takesTurns: false, isAPNs: false, matcher: .topicManagement),
         PushRoute(service: .oauth, paths: ["{token-path}", "/token"], takesTurns: false, isAPNs: false, matcher: .oauthToken),
+        // Last: Apple's `/{id}` is any long base64url path no other route took.
+        PushRoute(
+            service: .webpush, paths: ["/wpush/v2/{id}", "/wpush/v1/{id}", "/fcm/send/{id}", "/{id}"], takesTurns: false, isAPNs: false,
+            matcher: .webPush),
     ]
 
     /// A request's route: what it names, the real host that serves it, and the route's facts.
@@ -85,6 +92,15 @@ struct PushRoute: Sendable {
             // On oauth2.googleapis.com both `/token` and the configured path; elsewhere the configured path.
             let path = request.path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
             return path == tokenPath || (host == .oauth2 && path == "/token") ? (.oauth, .oauth2) : nil
+        case .webPush:
+            guard let (service, id) = WebPushSubscriptions.endpoint(inPath: request.path) else { return nil }
+            let home: RealHost =
+                switch service {
+                case .apple: .appleWebPush
+                case .mozilla: .mozillaWebPush
+                case .google: .fcm
+                }
+            return (.webPush(WebPushEndpoint.Target(service: service, id: String(id))), home)
         }
     }
 

@@ -15,6 +15,11 @@ enum RealHost: String, Sendable, CaseIterable {
     case oauth2
     /// `iid.googleapis.com`: `/iid/…`.
     case iid
+    /// Apple's Web Push service, `web.push.apple.com` (served by path only: the development
+    /// certificate does not name it yet).
+    case appleWebPush
+    /// Mozilla's, `updates.push.services.mozilla.com` (served by path only, as Apple's).
+    case mozillaWebPush
 
     /// Every name, with the service it is.
     static let names: [String: RealHost] = [

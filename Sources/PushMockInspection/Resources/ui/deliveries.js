@@ -6,7 +6,7 @@ import { rejections } from './state.js';
 
 const PAGE = 100;
 const FILTERS = [
-  ['service', 'select', ['', 'apns', 'fcm', 'oauth', 'broadcast', 'iid']],
+  ['service', 'select', ['', 'apns', 'fcm', 'oauth', 'broadcast', 'iid', 'webpush']],
   ['outcome', 'select', ['', 'accepted', 'dropped', 'rejected']],
   ['pushType', 'select', ['', 'alert', 'background', 'liveactivity', 'widgets', 'controls', 'voip', 'location', 'complication', 'fileprovider', 'mdm', 'pushtotalk']],
   ['token', 'input', 'device or FCM token'],

@@ -34,7 +34,7 @@ export class FaultsView {
     const form = h('form', { class: 'add', 'aria-labelledby': 'add-fault-title', onsubmit: (event) => this.add(event) },
       h('h3', { id: 'add-fault-title' }, 'Create a fault'),
       field('id', 'Id', h('input', { placeholder: 'optional', pattern: '[A-Za-z0-9._\\-]+' })),
-      field('service', 'Service', h('select', {}, options(['', 'apns', 'fcm', 'oauth', 'broadcast', 'iid']))),
+      field('service', 'Service', h('select', {}, options(['', 'apns', 'fcm', 'oauth', 'broadcast', 'iid', 'webpush']))),
       field('token', 'Token', h('input', { size: 30, placeholder: 'any' })),
       field('topic', 'Topic', h('input', { placeholder: 'any' })),
       field('reason', 'Reject with', h('select', { required: true }, options(reasons))),

@@ -1,0 +1,125 @@
+import Synchronization
+
+/// A Web Push subscription PushMock minted, as a browser's `PushSubscription` would hold it:
+/// its endpoint's path in the real service's shape, and the keys to open what is sent to it.
+public struct WebPushSubscription: Sendable {
+    /// The push service whose endpoints and answers the subscription takes.
+    public enum Service: String, Sendable, Hashable, CaseIterable {
+        /// Safari's, `web.push.apple.com/<id>`: APNs' `{"reason": …}` answers.
+        case apple
+        /// Firefox's autopush, `updates.push.services.mozilla.com/wpush/v2/<id>`.
+        case mozilla
+        /// Chrome's, FCM's `fcm.googleapis.com/fcm/send/<id>`.
+        case google
+    }
+
+    /// Whether pushes still reach it (`expired`: the browser unsubscribed, or the service dropped it).
+    public enum State: String, Sendable, Hashable {
+        case active
+        case expired
+    }
+
+    /// The endpoint's last path segment.
+    public let id: String
+    public let service: Service
+    public let keys: WebPushKeys
+    /// The application server key (`applicationServerKey`) it was made with, if one was given:
+    /// pushes must be signed with its private half.
+    public let applicationServerKey: [UInt8]?
+    public internal(set) var state: State
+    /// Milliseconds since 1970.
+    public let createdAt: Int64
+
+    /// The endpoint's path, as the service shapes it (Mozilla's `v1` is a subscription made
+    /// without an application server key).
+    public var path: String {
+        switch service {
+        case .apple: "/\(id)"
+        case .mozilla: applicationServerKey == nil ? "/wpush/v1/\(id)" : "/wpush/v2/\(id)"
+        case .google: "/fcm/send/\(id)"
+        }
+    }
+}
+
+/// The Web Push subscriptions PushMock minted, by id. Thread-safe.
+public final class WebPushSubscriptions: Sendable {
+    /// Each subscription with its place in the order they were minted.
+    private let subscriptions = Mutex<[String: (order: Int, subscription: WebPushSubscription)]>([:])
+
+    public init() {}
+
+    /// Mints a subscription for `service`, made with `applicationServerKey` (65 bytes) if given.
+    public func create(service: WebPushSubscription.Service, applicationServerKey: [UInt8]?, now: Int64) -> WebPushSubscription {
+        let subscription = WebPushSubscription(
+            id: Self.newID(for: service), service: service, keys: WebPushKeys(), applicationServerKey: applicationServerKey, state: .active,
+            createdAt: now)
+        subscriptions.withLock { $0[subscription.id] = (($0.values.map(\.order).max() ?? 0) + 1, subscription) }
+        return subscription
+    }
+
+    /// The subscription `id`, if PushMock minted it and it was not removed.
+    public func subscription(_ id: String) -> WebPushSubscription? {
+        subscriptions.withLock { $0[id]?.subscription }
+    }
+
+    /// Every subscription, oldest first.
+    public func all() -> [WebPushSubscription] {
+        subscriptions.withLock { $0.values.sorted { $0.order < $1.order }.map(\.subscription) }
+    }
+
+    /// Marks `id` expired (pushes to it get the service's 410); nil when there is no such subscription.
+    public func expire(_ id: String) -> WebPushSubscription? {
+        subscriptions.withLock { all in
+            all[id]?.subscription.state = .expired
+            return all[id]?.subscription
+        }
+    }
+
+    /// Forgets `id`; false when there was no such subscription.
+    public func remove(_ id: String) -> Bool {
+        subscriptions.withLock { $0.removeValue(forKey: id) != nil }
+    }
+
+    /// Forgets every subscription.
+    public func removeAll() {
+        subscriptions.withLock { $0.removeAll() }
+    }
+
+    /// The service and id a push endpoint's path names, or nil when it is no Web Push path:
+    /// `/wpush/v1|v2/<id>` (Mozilla), `/fcm/send/<id>` (Google), `/<id>` of 40 or more base64url
+    /// characters (Apple).
+    public static func endpoint(inPath path: String) -> (service: WebPushSubscription.Service, id: Substring)? {
+        let route = path.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        for (prefix, service) in [("/wpush/v2/", WebPushSubscription.Service.mozilla), ("/wpush/v1/", .mozilla), ("/fcm/send/", .google)] {
+            if route.hasPrefix(prefix) {
+                let id = route.dropFirst(prefix.count)
+                return id.isEmpty || id.contains("/") ? nil : (service, id)
+            }
+        }
+        let id = route.dropFirst()
+        guard route.first == "/", id.utf8.count >= 40, id.utf8.allSatisfy(Self.isBase64URL) else { return nil }
+        return (.apple, id)
+    }
+
+    /// Whether `byte` is in the base64url alphabet (RFC 4648 section 5).
+    public static func isBase64URL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "-"), UInt8(ascii: "_"): true
+        default: false
+        }
+    }
+
+    /// An id in the shape the service mints: Apple's and Mozilla's long base64url tokens, Google's
+    /// `<instance>:APA91b…` registration tokens.
+    static func newID(for service: WebPushSubscription.Service) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let random = { (count: Int) in Base64URL.encode((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }) }
+        switch service {
+        case .apple: return "Q" + random(48)
+        case .mozilla: return "gAAAAAB" + random(96)
+        case .google: return random(8) + ":APA91b" + random(96)
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import AsyncHTTPClient
+import Foundation
+import NIOHTTP1
+import PushMockCore
+import PushMockInspection
+import PushMockServer
+import PushMockTestSupport
+import PushMockTesting
+import Testing
+
+/// Web Push (RFC 8030, 8291, 8292) on the push port: subscriptions minted through the inspection
+/// API, pushes checked as each service checks them, answered in its own shape, and recorded with
+/// the payload opened.
+@Suite("Web Push: minted subscriptions, the push service, VAPID and the recorded plaintext")
+struct WebPushTests {
+    static func mint(
+        _ server: PushMockServer, _ service: String, key: String? = nil
+    ) async throws -> WebPushSubscriptionResource {
+        let body = key.map { #"{"service":"\#(service)","applicationServerKey":"\#($0)"}"# } ?? #"{"service":"\#(service)"}"#
+        let reply = await server.inspect("POST", "/api/v1/web-push/subscriptions", body: body)
+        try #require(reply.status == 201, "\(reply.status) \(reply.text)")
+        return try reply.decode(WebPushSubscriptionResource.self)
+    }
+
+    /// Sends `plaintext` to `subscription` as an application server does; returns the status and body.
+    static func push(
+        _ client: HTTPClient, to subscription: WebPushSubscriptionResource, plaintext: [UInt8]?, authorization: String?,
+        headers extra: [(String, String)] = [("ttl", "60")]
+    ) async throws -> (Int, String) {
+        var headers = extra
+        if let authorization { headers.append(("authorization", authorization)) }
+        var body: [UInt8]?
+        if let plaintext {
+            body = try WebPushTestSender.encrypt(plaintext, p256dh: subscription.keys.p256dh, auth: subscription.keys.auth)
+            headers.append(("content-encoding", "aes128gcm"))
+        }
+        let (response, bytes) = try await client.send(subscription.endpoint, method: .POST, headers: headers, body: body)
+        return (Int(response.status.code), String(decoding: bytes, as: UTF8.self))
+    }
+
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    @Test("a minted subscription is what PushSubscription.toJSON() gives, in each service's path shape; list, expire, remove")
+    func subscriptions() async throws {
+        try await withPushMockServer(PushMockConfiguration.testing()) { server in
+            let sender = WebPushTestSender()
+            let apple = try await Self.mint(server, "apple")
+            let mozilla = try await Self.mint(server, "mozilla", key: sender.publicKey)
+            let google = try await Self.mint(server, "google")
+            let origin = "https://localhost:\(server.pushPort)"
+            #expect(apple.endpoint == "\(origin)/\(apple.id)" && apple.id.count >= 40)
+            #expect(mozilla.endpoint == "\(origin)/wpush/v2/\(mozilla.id)")
+            #expect(google.endpoint == "\(origin)/fcm/send/\(google.id)" && google.id.contains(":APA91b"))
+            #expect(Base64URL.decode(Substring(apple.keys.p256dh))?.count == 65 && Base64URL.decode(Substring(apple.keys.auth))?.count == 16)
+            #expect(apple.expirationTime == nil && apple.state == "active")
+            #expect(mozilla.applicationServerKey == sender.publicKey)
+            let list = try await server.inspected("/api/v1/web-push/subscriptions", as: WebPushSubscriptionList.self)
+            #expect(list.subscriptions.map(\.id) == [apple.id, mozilla.id, google.id])
+            let expired = await server.inspect("POST", "/api/v1/web-push/subscriptions/\(google.id)/expire")
+            #expect(try expired.decode(WebPushSubscriptionResource.self).state == "expired")
+            #expect(await server.inspect("DELETE", "/api/v1/web-push/subscriptions/\(apple.id)").status == 200)
+            #expect(await server.inspect("GET", "/api/v1/web-push/subscriptions/\(apple.id)").status == 404)
+            for bad in [
+                #"{"service":"opera"}"#, #"{}"#, #"{"service":"apple","applicationServerKey":"short"}"#, #"{"service":"apple","extra":1}"#, "[1]",
+            ] {
+                let reply = await server.inspect("POST", "/api/v1/web-push/subscriptions", body: bad)
+                #expect(reply.status == 400, "\(bad): \(reply.status) \(reply.text)")
+            }
+            _ = await server.inspect("POST", "/api/v1/reset")
+            #expect(try await server.inspected("/api/v1/web-push/subscriptions", as: WebPushSubscriptionList.self).subscriptions.isEmpty)
+        }
+    }
+
+    @Test("a push is answered 201 with a Location and recorded with its plaintext, its VAPID claims and its headers' facts")
+    func accepted() async throws {
+        try await withPushMockServer(PushMockConfiguration.testing()) { server in
+            let sender = WebPushTestSender()
+            let subscription = try await Self.mint(server, "mozilla", key: sender.publicKey)
+            let message = #"{"title":"Order shipped","body":"On its way"}"#
+            try await withHTTPClient { client in
+                let auth = try sender.authorization(
+                    aud: "https://localhost:\(server.pushPort)", exp: Self.now() + 3600, sub: "mailto:ops@example.com")
+                let (response, headers) = try await client.send(
+                    subscription.endpoint, method: .POST,
+                    headers: [("ttl", "120"), ("urgency", "high"), ("topic", "order-1"), ("content-encoding", "aes128gcm"), ("authorization", auth)],
+                    body: try WebPushTestSender.encrypt(Array(message.utf8), p256dh: subscription.keys.p256dh, auth: subscription.keys.auth))
+                #expect(response.status.code == 201, "\(String(decoding: headers, as: UTF8.self))")
+                #expect(response.headers["location"].first?.hasPrefix("https://localhost:\(server.pushPort)/m/") == true)
+            }
+            let delivery = try #require(try await server.deliveryList("service=webpush").deliveries.first)
+            #expect(delivery.outcome == .accepted && delivery.status == 201)
+            #expect(delivery.deviceToken == subscription.id && delivery.topic == "order-1" && delivery.identity == "mailto:ops@example.com")
+            #expect(delivery.body == message, "the recorded body is the plaintext")
+            #expect(delivery.payload != nil)
+            #expect(delivery.diagnostics.contains { $0.hasPrefix("VAPID (vapid): aud https://localhost:") })
+            #expect(delivery.diagnostics.contains { $0.contains("aes128gcm:") && $0.contains("\(message.utf8.count) bytes of plaintext") })
+            #expect(delivery.diagnostics.contains("TTL 120 s, urgency high, topic order-1"))
+        }
+    }
+
+    @Test("refusals answer in each service's shape and name the rule in the record")
+    func refusals() async throws {
+        try await withPushMockServer(PushMockConfiguration.testing()) { server in
+            let sender = WebPushTestSender()
+            let origin = "https://localhost:\(server.pushPort)"
+            let apple = try await Self.mint(server, "apple", key: sender.publicKey)
+            let mozilla = try await Self.mint(server, "mozilla", key: sender.publicKey)
+            let google = try await Self.mint(server, "google", key: sender.publicKey)
+            let good = try sender.authorization(aud: origin, exp: Self.now() + 3600, sub: "mailto:ops@example.com")
+            let text = Array("hello".utf8)
+            try await withHTTPClient { client in
+                // Apple refuses a mailto: subject at localhost; the others take it.
+                let localhost = try sender.authorization(aud: origin, exp: Self.now() + 3600, sub: "mailto:a@localhost")
+                var (status, body) = try await Self.push(client, to: apple, plaintext: text, authorization: localhost)
+                #expect(status == 403 && body == #"{"reason":"BadJwtToken"}"#)
+                (status, _) = try await Self.push(client, to: mozilla, plaintext: text, authorization: localhost)
+                #expect(status == 201)
+                // A wrong aud: Mozilla's 401 errno 109, Google's 403 sentence.
+                let elsewhere = try sender.authorization(aud: "https://push.example.net", exp: Self.now() + 3600, sub: "mailto:ops@example.com")
+                (status, body) = try await Self.push(client, to: mozilla, plaintext: text, authorization: elsewhere)
+                let mozillaError = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+                #expect(status == 401 && mozillaError?["errno"] as? Int == 109 && mozillaError?["code"] as? Int == 401)
+                (status, body) = try await Self.push(client, to: google, plaintext: text, authorization: elsewhere)
+                #expect(status == 403 && body.contains("aud"))
+                // Another key than the subscription's applicationServerKey.
+                (status, body) = try await Self.push(
+                    client, to: apple, plaintext: text,
+                    authorization: try WebPushTestSender().authorization(aud: origin, exp: Self.now() + 60, sub: "https://example.com"))
+                #expect(status == 403 && body == #"{"reason":"BadJwtToken"}"#)
+                // RFC 8030's headers.
+                (status, body) = try await Self.push(client, to: mozilla, plaintext: text, authorization: good, headers: [])
+                #expect(status == 400 && body.contains(#""errno":111"#))
+                (status, body) = try await Self.push(
+                    client, to: apple, plaintext: text, authorization: good, headers: [("ttl", "60"), ("urgency", "urgent")])
+                #expect(status == 400 && body == #"{"reason":"BadPriority"}"#)
+                (status, _) = try await Self.push(
+                    client, to: google, plaintext: text, authorization: good, headers: [("ttl", "60"), ("topic", String(repeating: "a", count: 33))])
+                #expect(status == 400)
+                (status, body) = try await Self.push(client, to: mozilla, plaintext: Array(repeating: 0x61, count: 4100), authorization: good)
+                #expect(status == 413 && body.contains(#""errno":104"#))
+                // Expired and unknown subscriptions.
+                _ = await server.inspect("POST", "/api/v1/web-push/subscriptions/\(apple.id)/expire")
+                (status, body) = try await Self.push(client, to: apple, plaintext: text, authorization: good)
+                #expect(status == 410 && body == #"{"reason":"Unregistered"}"#)
+                _ = await server.inspect("DELETE", "/api/v1/web-push/subscriptions/\(mozilla.id)")
+                (status, body) = try await Self.push(client, to: mozilla, plaintext: text, authorization: good)
+                #expect(status == 404 && body.contains(#""errno":102"#))
+            }
+            let refused = try await server.deliveryList("service=webpush&outcome=rejected").deliveries
+            #expect(
+                Set(refused.compactMap(\.reason)).isSuperset(of: [
+                    "subjectLocalhost", "audience", "keyMismatch", "MissingTTL", "InvalidUrgency", "InvalidTopic", "PayloadTooLarge",
+                    "ExpiredSubscription", "UnknownSubscription",
+                ]))
+            #expect(refused.allSatisfy { $0.explanation?.isEmpty == false })
+        }
+    }
+
+    @Test("a payload the browser cannot open is answered 201, as the push service cannot tell, and recorded as dropped with the rule")
+    func undecryptable() async throws {
+        try await withPushMockServer(PushMockConfiguration.testing()) { server in
+            let target = try await Self.mint(server, "google")
+            let other = try await Self.mint(server, "google")
+            try await withHTTPClient { client in
+                let body = try WebPushTestSender.encrypt(Array("for another".utf8), p256dh: other.keys.p256dh, auth: other.keys.auth)
+                let (response, _) = try await client.send(
+                    target.endpoint, method: .POST, headers: [("ttl", "0"), ("content-encoding", "aes128gcm")], body: body)
+                #expect(response.status.code == 201)
+            }
+            let delivery = try #require(try await server.deliveryList("service=webpush").deliveries.first)
+            #expect(delivery.outcome == .dropped && delivery.reason == "doesNotDecrypt" && delivery.status == 201)
+        }
+    }
+
+    @Test("a fault on webpush answers in the service's shape; Retry-After rides along")
+    func faults() async throws {
+        try await withPushMockServer(PushMockConfiguration.testing()) { server in
+            let subscription = try await Self.mint(server, "mozilla")
+            server.faults.add(
+                FaultRule(
+                    id: "busy", match: .init(service: .webpush), action: .reject(status: 429, reason: "TooManyRequests", retryAfter: 30), count: 1))
+            try await withHTTPClient { client in
+                let (response, bytes) = try await client.send(subscription.endpoint, method: .POST, headers: [("ttl", "60")])
+                #expect(response.status.code == 429 && response.headers["retry-after"].first == "30")
+                #expect(String(decoding: bytes, as: UTF8.self).contains(#""code":429"#))
+            }
+            #expect(try await server.deliveryList("service=webpush").deliveries.first?.fault == "busy")
+        }
+    }
+}

@@ -58,21 +58,22 @@ extension PushMockServer {
         // With a store that lasts, tokens are sealed with a secret every instance of a fleet (and
         // the next run) derives alike, so that a token from one instance is good on all of them.
         let accessTokens = AccessTokenStore(secret: archive == nil ? nil : AccessTokenStore.secret(for: accounts), accounts: accounts)
+        let webPush = WebPushArchive.subscriptions(archive: archive)
         do {
             try ServerState.restore(
                 from: capabilities, registry: devices, plan: faults, activities: activities, channels: channels, subscriptions: subscriptions,
-                accessTokens: accessTokens, parity: parity, seed: configuration.faultSeed, configuredTypes: configuration.startingActivityTypes
+                accessTokens: accessTokens, parity: parity, seed: configuration.faultSeed, configuredTypes: configuration.startingActivityTypes,
+                webPush: webPush
             )
         } catch {
             throw PushMockError(
                 code: .storeUnavailable,
-                message: "store \(configuration.store): the state it kept (devices, faults, activities, channels) cannot be read: \(error)")
+                message: "store \(configuration.store): the state it kept (devices, faults, activities, channels, Web Push subscriptions) cannot be read: \(error)")
         }
         let (oauth, fcm, iid) = googleEndpoints(
             configuration, accounts: accounts, accessTokens: accessTokens, devices: devices, activityTypes: activityTypes, recorder: recorder,
             activities: activities, subscriptions: subscriptions, logger: logger)
         let pushAddress = PushAddress(host: configuration.host, caFile: caFile(of: configuration.tls))
-        let webPush = WebPushSubscriptions()
         let state = ServerState(
             store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
             subscriptions: subscriptions,

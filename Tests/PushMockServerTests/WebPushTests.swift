@@ -4,6 +4,7 @@ import NIOHTTP1
 import PushMockCore
 import PushMockInspection
 import PushMockServer
+import PushMockStores
 import PushMockTestSupport
 import PushMockTesting
 import Testing
@@ -169,6 +170,42 @@ struct WebPushTests {
             }
             let delivery = try #require(try await server.deliveryList("service=webpush").deliveries.first)
             #expect(delivery.outcome == .dropped && delivery.reason == "doesNotDecrypt" && delivery.status == 201)
+        }
+    }
+
+    @Test("subscriptions, keys included, are kept by an SQLite store across restarts: a restored one opens what is sent to it; reset forgets them")
+    func keptAcrossRestarts() async throws {
+        let path = TestScratch.path("web-push", extension: "sqlite")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var configuration = PushMockConfiguration.testing()
+        configuration.store = .sqlite(path: path)
+        configuration.storeOpeners = StoreOpener.all
+        let sender = WebPushTestSender()
+        var kept: [WebPushSubscriptionResource] = []
+        try await withPushMockServer(configuration) { server in
+            kept = [try await Self.mint(server, "apple", key: sender.publicKey), try await Self.mint(server, "google")]
+            _ = await server.inspect("POST", "/api/v1/web-push/subscriptions/\(kept[1].id)/expire")
+        }
+        try await withPushMockServer(configuration) { server in
+            let list = try await server.inspected("/api/v1/web-push/subscriptions", as: WebPushSubscriptionList.self).subscriptions
+            #expect(list.map(\.id) == kept.map(\.id))
+            #expect(list.map(\.keys.p256dh) == kept.map(\.keys.p256dh) && list.map(\.keys.auth) == kept.map(\.keys.auth))
+            #expect(list.map(\.state) == ["active", "expired"] && list.first?.applicationServerKey == sender.publicKey)
+            try await withHTTPClient { client in
+                // The restored private key opens what is sent to the p256dh handed out before the restart.
+                let auth = try sender.authorization(aud: "https://localhost:\(server.pushPort)", exp: Self.now() + 600, sub: "https://example.com")
+                let (status, body) = try await Self.push(client, to: list[0], plaintext: Array("kept".utf8), authorization: auth)
+                #expect(status == 201, "\(body)")
+                let (expired, _) = try await Self.push(client, to: list[1], plaintext: nil, authorization: nil)
+                #expect(expired == 410, "the restored subscription is still expired")
+            }
+            let delivery = try await server.deliveryList("service=webpush&token=\(kept[0].id)").deliveries.first
+            #expect(delivery?.body == "kept" && delivery?.outcome == .accepted)
+            #expect(await server.inspect("POST", "/api/v1/reset").status == 200)
+        }
+        try await withPushMockServer(configuration) { server in
+            let after = try await server.inspected("/api/v1/web-push/subscriptions", as: WebPushSubscriptionList.self)
+            #expect(after.subscriptions.isEmpty, "reset forgot them in the store too")
         }
     }
 

@@ -30,6 +30,18 @@ public struct WebPushSubscription: Sendable {
     /// Milliseconds since 1970.
     public let createdAt: Int64
 
+    /// A subscription as it was minted (restored from a store).
+    public init(
+        id: String, service: Service, keys: WebPushKeys, applicationServerKey: [UInt8]?, state: State, createdAt: Int64
+    ) {
+        self.id = id
+        self.service = service
+        self.keys = keys
+        self.applicationServerKey = applicationServerKey
+        self.state = state
+        self.createdAt = createdAt
+    }
+
     /// The endpoint's path, as the service shapes it (Mozilla's `v1` is a subscription made
     /// without an application server key).
     public var path: String {
@@ -45,15 +57,35 @@ public struct WebPushSubscription: Sendable {
 public final class WebPushSubscriptions: Sendable {
     /// Each subscription with its place in the order they were minted.
     private let subscriptions = Mutex<[String: (order: Int, subscription: WebPushSubscription)]>([:])
+    private let changed: (@Sendable (_ id: String, _ now: WebPushSubscription?) -> Void)?
 
-    public init() {}
+    /// An empty registry; `changed` is told each subscription minted, expired or removed (nil:
+    /// removed), under the lock, so in the order of the changes (a store saves them).
+    public init(changed: (@Sendable (_ id: String, _ now: WebPushSubscription?) -> Void)? = nil) {
+        self.changed = changed
+    }
+
+    /// A subscription as a store kept it, or nil to forget `id` (a restart, another instance of
+    /// a fleet); `changed` is not told.
+    public func apply(id: String, _ subscription: WebPushSubscription?) {
+        subscriptions.withLock { all in
+            guard let subscription else {
+                all.removeValue(forKey: id)
+                return
+            }
+            all[id] = (all[id]?.order ?? (all.values.map(\.order).max() ?? 0) + 1, subscription)
+        }
+    }
 
     /// Mints a subscription for `service`, made with `applicationServerKey` (65 bytes) if given.
     public func create(service: WebPushSubscription.Service, applicationServerKey: [UInt8]?, now: Int64) -> WebPushSubscription {
         let subscription = WebPushSubscription(
             id: Self.newID(for: service), service: service, keys: WebPushKeys(), applicationServerKey: applicationServerKey, state: .active,
             createdAt: now)
-        subscriptions.withLock { $0[subscription.id] = (($0.values.map(\.order).max() ?? 0) + 1, subscription) }
+        subscriptions.withLock {
+            $0[subscription.id] = (($0.values.map(\.order).max() ?? 0) + 1, subscription)
+            changed?(subscription.id, subscription)
+        }
         return subscription
     }
 
@@ -71,18 +103,26 @@ public final class WebPushSubscriptions: Sendable {
     public func expire(_ id: String) -> WebPushSubscription? {
         subscriptions.withLock { all in
             all[id]?.subscription.state = .expired
+            if let expired = all[id]?.subscription { changed?(id, expired) }
             return all[id]?.subscription
         }
     }
 
     /// Forgets `id`; false when there was no such subscription.
     public func remove(_ id: String) -> Bool {
-        subscriptions.withLock { $0.removeValue(forKey: id) != nil }
+        subscriptions.withLock {
+            guard $0.removeValue(forKey: id) != nil else { return false }
+            changed?(id, nil)
+            return true
+        }
     }
 
     /// Forgets every subscription.
     public func removeAll() {
-        subscriptions.withLock { $0.removeAll() }
+        subscriptions.withLock { all in
+            for id in all.keys { changed?(id, nil) }
+            all.removeAll()
+        }
     }
 
     /// The service and id a push endpoint's path names, or nil when it is no Web Push path:

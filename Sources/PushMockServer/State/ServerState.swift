@@ -97,7 +97,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     static func restore(
         from capabilities: StoreCapabilities, registry: DeviceRegistry, plan: FaultPlan, activities: LiveActivities, channels: BroadcastChannelStore,
         subscriptions: TopicSubscriptions, accessTokens: AccessTokenStore, parity: ParityLedger, seed: UInt64,
-        configuredTypes: [String: ActivityTypeDeclaration]
+        configuredTypes: [String: ActivityTypeDeclaration], webPush: WebPushSubscriptions
     ) throws {
         guard let archive = capabilities.archive else { return }
         try parity.restore(compact: capabilities.sharedArchive == nil)
@@ -113,6 +113,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         try ActivityTypeArchive.restore(activities.types, configured: configuredTypes, from: archive)
         try activities.restore(from: archive)
         try TopicArchive.restore(subscriptions, from: archive)
+        try WebPushArchive.restore(webPush, from: archive)
         capabilities.sharedArchive?.observeState { key, bytes in
             guard let kind = StateKey(key) else { return }
             switch kind {
@@ -132,6 +133,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
                 try? apply(kind, bytes, registry: registry, plan: plan, seed: seed)
             case .parity:
                 parity.apply(key: key, bytes)
+            case .webPush(let id):
+                WebPushArchive.apply(id: id, bytes, to: webPush)
             }
         }
     }

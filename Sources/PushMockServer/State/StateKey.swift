@@ -24,6 +24,8 @@ enum StateKey: Hashable {
     case topic(String)
     /// One parity record of one run of the server (``ParityLedger``): `<run>/<service>/<upstream>/<reason>`.
     case parity(run: String, record: String)
+    /// One minted Web Push subscription, keys included (``WebPushArchive``).
+    case webPush(id: String)
 
     /// The prefixes of the kinds with one key per item, for ``StateArchive/archived(prefix:)``.
     enum Prefix {
@@ -33,6 +35,7 @@ enum StateKey: Hashable {
         static let activityType = "activity-type:"
         static let topic = "topic:"
         static let parity = "parity:"
+        static let webPush = "web-push:"
     }
 
     /// The kind of `key`; nil for a key this version does not know.
@@ -54,6 +57,8 @@ enum StateKey: Hashable {
                 self = .activityType(name: rest)
             } else if let rest = Self.rest(of: key, after: Prefix.topic) {
                 self = .topic(rest)
+            } else if let rest = Self.rest(of: key, after: Prefix.webPush) {
+                self = .webPush(id: rest)
             } else if let rest = Self.rest(of: key, after: Prefix.parity), let slash = rest.firstIndex(of: "/") {
                 self = .parity(run: String(rest[..<slash]), record: String(rest[rest.index(after: slash)...]))
             } else {
@@ -75,6 +80,7 @@ enum StateKey: Hashable {
         case .activityType(let name): Prefix.activityType + name
         case .topic(let rest): Prefix.topic + rest
         case .parity(let run, let record): Prefix.parity + run + "/" + record
+        case .webPush(let id): Prefix.webPush + id
         }
     }
 

@@ -68,7 +68,9 @@ extension PushMockServer {
         } catch {
             throw PushMockError(
                 code: .storeUnavailable,
-                message: "store \(configuration.store): the state it kept (devices, faults, activities, channels, Web Push subscriptions) cannot be read: \(error)")
+                message:
+                    "store \(configuration.store): the state it kept (devices, faults, activities, channels, Web Push subscriptions) cannot be read: \(error)"
+            )
         }
         let (oauth, fcm, iid) = googleEndpoints(
             configuration, accounts: accounts, accessTokens: accessTokens, devices: devices, activityTypes: activityTypes, recorder: recorder,

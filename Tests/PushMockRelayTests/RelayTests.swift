@@ -73,6 +73,25 @@ struct RelayTests {
         return list
     }
 
+    @Test("relay skips Web Push, and each push's record says why")
+    func webPushIsNotRelayed() async throws {
+        try await withPushMockServer(PushMockConfiguration.testing()) { b in
+            var configuration = PushMockConfiguration.testing()
+            configuration.relay = try Self.relaying(to: b.pushPort)
+            try await withPushMockServer(configuration) { a in
+                let minted = await a.inspect("POST", "/api/v1/web-push/subscriptions", body: #"{"service":"mozilla"}"#)
+                let subscription = try minted.decode(WebPushSubscriptionResource.self)
+                try await withHTTPClient { client in
+                    let (response, _) = try await client.send(subscription.endpoint, method: .POST, headers: [("ttl", "60")])
+                    #expect(response.status.code == 201)
+                }
+                let delivery = try #require(try await a.deliveryList("service=webpush").deliveries.first)
+                #expect(delivery.diagnostics.contains { $0.hasPrefix("not relayed:") } && delivery.relay == nil)
+                #expect(try await b.deliveryList().total == 0, "nothing reached the upstream")
+            }
+        }
+    }
+
     @Test(
         "relay: an APNs alert, an FCM message and a Live Activity start and update are recorded on A and B, agreeing; B sees A's key and project, never the sender's token"
     )

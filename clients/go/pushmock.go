@@ -37,7 +37,7 @@ type Matcher interface{ Filter() Filter }
 
 // Query narrows deliveries with typed fields; zero values are left out.
 type Query struct {
-	Service  string // apns, fcm, oauth, broadcast or iid
+	Service  string // apns, fcm, oauth, broadcast, iid or webpush
 	Outcome  string // accepted, dropped or rejected
 	Reason   string // the rejection's reason (APNs) or status (FCM)
 	Status   int    // the HTTP status answered
@@ -467,6 +467,40 @@ func (c *Client) Unregister(ctx context.Context, token string, since time.Time) 
 		record["unregisteredAt"] = since.UnixMilli()
 	}
 	return c.SetDevice(ctx, token, record)
+}
+
+// WebPushSubscription is a minted Web Push subscription. Endpoint, ExpirationTime and Keys are
+// what a browser's PushSubscription.toJSON() gives: hand them to the code under test.
+type WebPushSubscription struct {
+	ID             string `json:"id"`
+	Service        string `json:"service"`
+	Endpoint       string `json:"endpoint"`
+	ExpirationTime *int64 `json:"expirationTime"`
+	Keys           struct {
+		P256dh string `json:"p256dh"`
+		Auth   string `json:"auth"`
+	} `json:"keys"`
+	State                string `json:"state"`
+	ApplicationServerKey string `json:"applicationServerKey,omitempty"`
+	CreatedAt            int64  `json:"createdAt"`
+}
+
+// CreateWebPushSubscription mints a Web Push subscription for service ("apple", "mozilla" or
+// "google"), made with applicationServerKey (your VAPID public key, base64url) unless it is empty.
+func (c *Client) CreateWebPushSubscription(ctx context.Context, service, applicationServerKey string) (WebPushSubscription, error) {
+	body := map[string]any{"service": service}
+	if applicationServerKey != "" {
+		body["applicationServerKey"] = applicationServerKey
+	}
+	var subscription WebPushSubscription
+	_, err := c.do(ctx, http.MethodPost, "/api/v1/web-push/subscriptions", body, &subscription, false)
+	return subscription, err
+}
+
+// ExpireWebPushSubscription makes pushes to the subscription get the service's 410 from now on.
+func (c *Client) ExpireWebPushSubscription(ctx context.Context, id string) error {
+	_, err := c.do(ctx, http.MethodPost, "/api/v1/web-push/subscriptions/"+url.PathEscape(id)+"/expire", map[string]any{}, nil, false)
+	return err
 }
 
 // Activity is a simulated Live Activity with its timeline.

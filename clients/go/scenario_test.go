@@ -328,3 +328,34 @@ func TestTheCredentialsCarryTheSharedNames(t *testing.T) {
 		t.Fatalf("SampleDeviceToken %q, SampleFID %q", c.SampleDeviceToken, c.SampleFID)
 	}
 }
+
+func TestAWebPushToAMintedSubscriptionIsRecordedAndAnExpiredOneAnswers410(t *testing.T) {
+	h := setUp(t)
+	subscription, err := h.mock.CreateWebPushSubscription(h.ctx, "mozilla", "")
+	if err != nil || !strings.HasPrefix(subscription.Endpoint, h.creds.PushURL+"/wpush/v1/") || subscription.Keys.P256dh == "" {
+		t.Fatalf("%+v %v", subscription, err)
+	}
+	// A push without a payload: no encryption needed, and no VAPID for a subscription made without a key.
+	push := func() int {
+		request, _ := http.NewRequestWithContext(h.ctx, http.MethodPost, subscription.Endpoint, nil)
+		request.Header.Set("ttl", "60")
+		response, err := h.http.Do(request)
+		if err != nil {
+			t.Fatalf("push: %v", err)
+		}
+		response.Body.Close()
+		return response.StatusCode
+	}
+	if status := push(); status != 201 {
+		t.Fatalf("push: %d", status)
+	}
+	if delivery := h.waitFor(pushmock.Query{Service: "webpush", Token: subscription.ID}.Filter(), 1)[0]; delivery.Outcome != "accepted" {
+		t.Fatalf("recorded %+v", delivery)
+	}
+	if err := h.mock.ExpireWebPushSubscription(h.ctx, subscription.ID); err != nil {
+		t.Fatal(err)
+	}
+	if status := push(); status != 410 {
+		t.Fatalf("after expire: %d", status)
+	}
+}

@@ -19,6 +19,18 @@ export interface Delivery {
 
 export type Filters = Record<string, string | number | boolean>;
 
+/** A minted Web Push subscription: `endpoint`, `expirationTime` and `keys` as PushSubscription.toJSON() gives them. */
+export interface WebPushSubscription {
+  id: string;
+  service: 'apple' | 'mozilla' | 'google';
+  endpoint: string;
+  expirationTime: number | null;
+  keys: { p256dh: string; auth: string };
+  state: 'active' | 'expired';
+  applicationServerKey?: string | null;
+  createdAt: number;
+}
+
 /** A drawn delay, in milliseconds. */
 export type DelayDistribution =
   | { distribution: 'uniform'; minMilliseconds: number; maxMilliseconds: number }
@@ -123,6 +135,10 @@ export class PushMock {
   removeFaults(): Promise<void>;
   setDevice(token: string, record: Record<string, unknown>): Promise<unknown>;
   unregister(token: string, options?: { atMilliseconds?: number }): Promise<unknown>;
+  /** Mints a Web Push subscription; `endpoint`, `expirationTime` and `keys` are what PushSubscription.toJSON() gives. */
+  createWebPushSubscription(options?: { service?: 'apple' | 'mozilla' | 'google'; applicationServerKey?: string }): Promise<WebPushSubscription>;
+  /** Pushes to the subscription get the service's 410 from now on. */
+  expireWebPushSubscription(id: string): Promise<WebPushSubscription>;
   activity(token: string): Promise<{ state: string; contentState: unknown; timeline: Array<{ event: string; deviceOutcome: string; reason: string | null }> } & Record<string, unknown>>;
   declareActivityType(name: string, declaration: Record<string, unknown>): Promise<unknown>;
   credentials(): Promise<Credentials>;

@@ -144,6 +144,19 @@ export class PushMock {
     return this.setDevice(token, atMilliseconds === undefined ? { state: 'unregistered' } : { state: 'unregistered', unregisteredAt: atMilliseconds });
   }
 
+  /**
+   * Mints a Web Push subscription for `service` ('apple', 'mozilla' or 'google'), made with
+   * `applicationServerKey` (your VAPID public key, base64url) if given. The answer holds `endpoint`,
+   * `expirationTime` and `keys` as a browser's `PushSubscription.toJSON()` gives them.
+   */
+  async createWebPushSubscription({ service = 'mozilla', applicationServerKey } = {}) {
+    const body = applicationServerKey === undefined ? { service } : { service, applicationServerKey };
+    return this._request('POST', '/api/v1/web-push/subscriptions', body);
+  }
+
+  /** Pushes to the subscription get the service's 410 from now on. */
+  async expireWebPushSubscription(id) { return this._request('POST', `/api/v1/web-push/subscriptions/${encodeURIComponent(id)}/expire`, {}); }
+
   /** A simulated Live Activity with its timeline. */
   async activity(token) { return this._request('GET', `/api/v1/activities/${encodeURIComponent(token)}`); }
 

@@ -367,6 +367,31 @@ def android_v2_rows():
     until("the background sync's row", lambda: any("Background sync (android_v2)" in text for text in rows()))
 
 
+@check("a Web Push sent by pywebpush shows its decrypted title and body in the table, and its plaintext and VAPID claims in the detail")
+def web_push():
+    from py_vapid import Vapid02, b64urlencode
+    from cryptography.hazmat.primitives import serialization
+    from pywebpush import webpush
+    vapid = Vapid02()
+    vapid.generate_keys()
+    key = b64urlencode(vapid.public_key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
+    subscription = api("/api/v1/web-push/subscriptions", "POST", {"service": "apple", "applicationServerKey": key})
+    os.environ["REQUESTS_CA_BUNDLE"] = "Certs/ca.pem"
+    message = json.dumps({"title": "Web Push hello", "body": "from pywebpush"})
+    response = webpush({"endpoint": subscription["endpoint"], "keys": subscription["keys"]}, data=message, vapid_private_key=vapid,
+                       vapid_claims={"sub": "mailto:ops@example.com"}, ttl=60)
+    assert response.status_code == 201, response.text
+    open_view("deliveries")
+    row = until("the Web Push row", lambda: next((r for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")
+                                                  if "Web Push hello — from pywebpush" in r.text), None))
+    row.send_keys(Keys.ENTER)
+    until("the detail", lambda: "Delivery" in driver.find_element(By.ID, "detail-title").text)
+    main = driver.find_element(By.ID, "main").text
+    assert '"title": "Web Push hello"' in main, main
+    assert "VAPID (vapid): aud " in main and "sub mailto:ops@example.com" in main, main
+    shot("web-push-detail")
+
+
 @check("a topic send shows its fan-out, and the devices view lists the subscribed token's topics")
 def topics():
     token = "YnJvd3Nlci0x:APA91b" + "Br1" * 40

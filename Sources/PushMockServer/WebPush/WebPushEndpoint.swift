@@ -13,11 +13,14 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
     let subscriptions: WebPushSubscriptions
     let recorder: PushRecorder
     let clock: PushMockClock
+    /// A relay is set: each push says why it is not forwarded.
+    let relaying: Bool
 
-    init(subscriptions: WebPushSubscriptions, recorder: PushRecorder, clock: PushMockClock) {
+    init(subscriptions: WebPushSubscriptions, recorder: PushRecorder, clock: PushMockClock, relaying: Bool = false) {
         self.subscriptions = subscriptions
         self.recorder = recorder
         self.clock = clock
+        self.relaying = relaying
     }
 
     /// The request's target: the service whose path it used, and the subscription id.
@@ -152,6 +155,10 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
     ) -> (response: HTTPServerResponse, outcome: PushOutcome) {
         if let fault, let rejection = fault.rejection {
             judgement.refusal = Refusal(status: rejection.status, rule: rejection.reason, explanation: "fault \(fault.id)")
+        }
+        if relaying {
+            judgement.diagnostics.append(
+                "not relayed: a real Web Push service takes only what the subscribing browser's keys open, and those keys are PushMock's")
         }
         var outcome = PushOutcome(.webpush, .accepted)
         outcome.deviceToken = judgement.target.id

@@ -218,3 +218,14 @@ test('the credentials carry the shared names', async () => {
   assert.equal(credentials.sampleDeviceToken.length, 64);
   assert.equal(credentials.sampleFid.length, 22);
 });
+
+test('a Web Push to a minted subscription is recorded, and an expired one answers 410', async () => {
+  const subscription = await pushmock.createWebPushSubscription({ service: 'mozilla' });
+  assert.ok(subscription.endpoint.startsWith(`${credentials.pushUrl}/wpush/v1/`) && subscription.keys.p256dh && subscription.keys.auth);
+  // A push without a payload: no encryption needed, and no VAPID for a subscription made without a key.
+  assert.equal((await post(subscription.endpoint, '', { ttl: '60' })).status, 201);
+  const [delivery] = await pushmock.waitFor({ service: 'webpush', token: subscription.id });
+  assert.equal(delivery.outcome, 'accepted');
+  assert.equal((await pushmock.expireWebPushSubscription(subscription.id)).state, 'expired');
+  assert.equal((await post(subscription.endpoint, '', { ttl: '60' })).status, 410);
+});

@@ -146,3 +146,24 @@ def test_the_credentials_carry_the_shared_names(pushmock):
     assert json.load(open(credentials.service_account_path))["project_id"] == credentials.project_id == "pushmock-demo"
     assert json.load(open(credentials.authorized_user_path))["type"] == "authorized_user"
     assert len(credentials.sample_device_token) == 64 and len(credentials.sample_fid) == 22
+
+
+def test_a_web_push_to_a_minted_subscription_is_recorded_and_an_expired_one_answers_410(pushmock):
+    subscription = pushmock.create_web_push_subscription("mozilla")
+    assert subscription["endpoint"].startswith(pushmock.push_url + "/wpush/v1/") and set(subscription["keys"]) == {"p256dh", "auth"}
+    context = ssl.create_default_context(cafile=pushmock.credentials.ca_path)
+
+    def push():
+        # A push without a payload: no encryption needed, and no VAPID for a subscription made without a key.
+        request = urllib.request.Request(subscription["endpoint"], data=b"", method="POST", headers={"ttl": "60"})
+        try:
+            with urllib.request.urlopen(request, context=context, timeout=10) as response:
+                return response.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    assert push() == 201
+    [delivery] = pushmock.wait_for(service="webpush", token=subscription["id"])
+    assert delivery["outcome"] == "accepted" and delivery["status"] == 201
+    assert pushmock.expire_web_push_subscription(subscription["id"])["state"] == "expired"
+    assert push() == 410

@@ -40,10 +40,15 @@ export function short(text, length = 16) {
   return text.length > length ? `${text.slice(0, length - 6)}…${text.slice(-5)}` : text;
 }
 
-// The title and body a person would see: APNs aps.alert, FCM notification, or a data message.
+// The title and body a person would see: APNs aps.alert, FCM notification, a data message, or a
+// Web Push payload's (decrypted) title and body, Declarative Web Push's under `notification`.
 export function alertText(delivery) {
   const payload = delivery.payload;
   if (!payload || typeof payload !== 'object') return ['', ''];
+  if (delivery.service === 'webpush') {
+    const shown = payload.notification && typeof payload.notification === 'object' ? payload.notification : payload;
+    return [typeof shown.title === 'string' ? shown.title : '', typeof shown.body === 'string' ? shown.body : ''];
+  }
   // FCM's android_v2 (AndroidConfigV2): an urgent remote notification, or a background sync.
   const androidV2 = payload.message?.android_v2 ?? payload.message?.androidV2;
   const remote = androidV2?.remote_notification ?? androidV2?.remoteNotification;

@@ -2,7 +2,7 @@
 // declarations against real use (CI). Never run: type errors are the failures.
 import {
   PushMock, PushMockError, PushMockTimeoutError, startPushMock, findBinary, registrationToken, describe, androidV2Kind,
-  type Delivery, type Filters, type FaultRule, type FaultStep, type Credentials, type StartedPushMock, type TrustedResponse,
+  type Delivery, type Filters, type FaultRule, type FaultStep, type Credentials, type StartedPushMock, type TrustedResponse, type WebPushSubscription,
 } from '../../index.js';
 
 export async function usage(): Promise<void> {
@@ -24,6 +24,10 @@ export async function usage(): Promise<void> {
   await started.removeFaults();
   await started.setDevice('ab'.repeat(32), { state: 'unregistered' });
   await started.unregister('ab'.repeat(32), { atMilliseconds: 1 });
+  const subscription: WebPushSubscription = await started.createWebPushSubscription({ service: 'apple', applicationServerKey: 'BNc' });
+  const keys: { p256dh: string; auth: string } = subscription.keys;
+  const expired: 'active' | 'expired' = (await started.expireWebPushSubscription(subscription.id)).state;
+  void keys; void expired;
   const activity = await started.activity('token');
   const events: string[] = activity.timeline.map((entry) => entry.event + entry.deviceOutcome);
   await started.declareActivityType('Attributes', { contentState: { score: 'Int' } });

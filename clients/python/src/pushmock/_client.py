@@ -258,6 +258,22 @@ class PushMock:
             record["unregisteredAt"] = at_milliseconds
         return self.set_device(token, **record)
 
+    # --- Web Push
+
+    def create_web_push_subscription(self, service: str = "mozilla", application_server_key: Optional[str] = None) -> dict:
+        """Mints a Web Push subscription for ``service`` (``apple``, ``mozilla`` or ``google``),
+        made with ``application_server_key`` (your VAPID public key, base64url) if given. The
+        answer holds ``endpoint``, ``expirationTime`` and ``keys`` (``p256dh``, ``auth``), as a
+        browser's ``PushSubscription.toJSON()`` gives them: hand them to the code under test."""
+        body: Dict[str, Any] = {"service": service}
+        if application_server_key is not None:
+            body["applicationServerKey"] = application_server_key
+        return self._request("POST", "/api/v1/web-push/subscriptions", body)
+
+    def expire_web_push_subscription(self, subscription_id: str) -> dict:
+        """Pushes to the subscription get the service's 410 from now on, as after the user unsubscribed."""
+        return self._request("POST", f"/api/v1/web-push/subscriptions/{urllib.parse.quote(subscription_id, safe='')}/expire", {})
+
     # --- Live Activities
 
     def activity(self, token: str) -> dict:

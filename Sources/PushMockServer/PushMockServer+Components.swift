@@ -94,7 +94,8 @@ extension PushMockServer {
             channels: channels,
             push: PushResponder(
                 mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, iid: iid,
-                oauth: oauth, webPush: WebPushEndpoint(subscriptions: webPush, recorder: recorder, clock: configuration.clock, relaying: relay != nil),
+                oauth: oauth,
+                webPush: WebPushEndpoint(subscriptions: webPush, recorder: recorder, clock: configuration.clock, relaying: relay != nil),
                 tokenPath: configuration.fcm.tokenPath,
                 transparent: configuration.transparent, streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics,
                 activityOrder: capabilities.activityOrder

@@ -209,6 +209,38 @@ struct WebPushTests {
         }
     }
 
+    @Test("a Declarative Web Push that Safari refuses is 201 and dropped at Apple, with the member; a valid one is shown; elsewhere only noted")
+    func declarative() async throws {
+        try await withPushMockServer(PushMockConfiguration.testing()) { server in
+            let sender = WebPushTestSender()
+            let apple = try await Self.mint(server, "apple", key: sender.publicKey)
+            let google = try await Self.mint(server, "google")
+            let auth = try sender.authorization(aud: "https://localhost:\(server.pushPort)", exp: Self.now() + 600, sub: "mailto:ops@example.com")
+            let valid =
+                #"{"web_push":8030,"notification":{"title":"Ada emailed","body":"Tube strike","navigate":"https://email.example/m/12"},"app_badge":3}"#
+            let noNavigate = #"{"web_push":8030,"notification":{"title":"Ada emailed"}}"#
+            try await withHTTPClient { client in
+                let statuses = [
+                    try await Self.push(client, to: apple, plaintext: Array(valid.utf8), authorization: auth).0,
+                    try await Self.push(client, to: apple, plaintext: Array(noNavigate.utf8), authorization: auth).0,
+                    try await Self.push(client, to: google, plaintext: Array(noNavigate.utf8), authorization: nil).0,
+                ]
+                #expect(statuses == [201, 201, 201])
+            }
+            let list = try await server.deliveryList("service=webpush").deliveries.sorted { $0.id < $1.id }
+            try #require(list.count == 3)
+            #expect(list[0].outcome == .accepted)
+            #expect(
+                list[0].diagnostics.contains(
+                    "Declarative Web Push: shown as \"Ada emailed\" — Tube strike; a tap opens https://email.example/m/12; app badge 3"))
+            #expect(list[1].outcome == .dropped && list[1].reason == "DeclarativeWebPushInvalid")
+            #expect(list[1].explanation?.hasPrefix("notification.navigate is required") == true)
+            #expect(
+                list[2].outcome == .accepted && list[2].diagnostics.contains { $0.hasPrefix("web_push: 8030, but notification.navigate is required") }
+            )
+        }
+    }
+
     @Test("a fault on webpush answers in the service's shape; Retry-After rides along")
     func faults() async throws {
         try await withPushMockServer(PushMockConfiguration.testing()) { server in

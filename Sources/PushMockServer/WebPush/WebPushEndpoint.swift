@@ -43,6 +43,8 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
         var credentials: VAPIDCredentials?
         var opened: WebPushDecryption.Opened?
         var dropped: WebPushDecryption.Rule?
+        /// A Declarative Web Push payload Safari refuses.
+        var declarative: DeclarativeWebPush.Problem?
         var topic: String?
         var diagnostics: [String] = []
     }
@@ -176,6 +178,11 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
             outcome.outcome = .dropped
             outcome.reason = dropped.rawValue
             outcome.explanation = dropped.explanation
+        } else if let problem = judgement.declarative {
+            outcome.outcome = .dropped
+            outcome.reason = "DeclarativeWebPushInvalid"
+            outcome.explanation =
+                "\(problem.path) \(problem.rule): Safari shows no declarative notification for it (a web app with no push handler shows nothing)"
         }
         outcome.diagnostics = judgement.diagnostics
         if let opened = judgement.opened {
@@ -185,6 +192,34 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
         var ids = IDGenerator()
         let location = "https://\(request.authority ?? "localhost")/m/\(ids.nextUUIDString(lowercase: true))"
         return (HTTPServerResponse(status: 201, headers: [("location", location)]), outcome)
+    }
+
+    /// A Declarative Web Push payload (`web_push: 8030`) read as Safari reads it: shown, or not
+    /// shown (dropped at Apple, where a web app may rely on it; elsewhere only noted, since
+    /// Firefox and Chrome hand every message to the service worker).
+    private func declarative(_ plaintext: [UInt8], service: WebPushSubscription.Service, judgement: inout Judgement) {
+        switch DeclarativeWebPush.read(plaintext) {
+        case .notDeclarative:
+            return
+        case .shown(let notification):
+            var line = "Declarative Web Push: shown as \"\(notification.title)\""
+            if let body = notification.body { line += " — \(body)" }
+            line += "; a tap opens \(notification.navigate)"
+            if notification.mutable { line += "; mutable (a service worker may change it first)" }
+            if let badge = notification.appBadge { line += "; app badge \(badge)" }
+            judgement.diagnostics.append(line)
+            judgement.diagnostics += notification.notes
+        case .refused(let problem):
+            let fault = "\(problem.path) \(problem.rule)"
+            if service == .apple {
+                judgement.declarative = problem
+                judgement.diagnostics.append(
+                    "Declarative Web Push refused (\(fault)): Safari does not show it, and hands it to the service worker's push event instead")
+            } else {
+                judgement.diagnostics.append(
+                    "web_push: 8030, but \(fault): Safari would not show it; this browser hands every message to the service worker's push event")
+            }
+        }
     }
 
     /// Opens the payload as the browser would, noting what it came to.
@@ -199,6 +234,7 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
             judgement.diagnostics.append(
                 "aes128gcm: \(request.body.count)-byte body, record size \(opened.recordSize), \(opened.padding) padding bytes; \(opened.plaintext.count) bytes of plaintext (recorded as the body)"
             )
+            declarative(opened.plaintext, service: subscription.service, judgement: &judgement)
         } catch {
             judgement.dropped = error
             judgement.diagnostics.append("aes128gcm: \(request.body.count)-byte body that the browser cannot open, so it drops the push")

@@ -16,6 +16,10 @@ struct WebPushFixtureTests {
         var body: String
         var plaintext: String?
         var rule: String?
+        /// `aesgcm` (its salt and sender key travel in headers); nil: aes128gcm.
+        var encoding: String?
+        var salt: String?
+        var dh: String?
         var testDescription: String { name }
     }
 
@@ -49,7 +53,13 @@ struct WebPushFixtureTests {
         let keys = WebPushKeys(privateKey: privateKey, authSecret: Self.bytes(fixture.auth))
         #expect(keys.p256dh == fixture.p256dh, "the public key PushMock hands out is the one the sender encrypted to")
         do {
-            let opened = try WebPushDecryption.open(Self.bytes(fixture.body), privateKey: keys.privateKey, authSecret: keys.authSecret)
+            let opened =
+                fixture.encoding == "aesgcm"
+                ? try WebPushDecryption.openAESGCM(
+                    Self.bytes(fixture.body), salt: Self.bytes(fixture.salt ?? ""), senderKey: Self.bytes(fixture.dh ?? ""),
+                    privateKey: keys.privateKey,
+                    authSecret: keys.authSecret)
+                : try WebPushDecryption.open(Self.bytes(fixture.body), privateKey: keys.privateKey, authSecret: keys.authSecret)
             #expect(fixture.rule == nil, "opened, but the fixture expects \(fixture.rule ?? "")")
             #expect(opened.plaintext == fixture.plaintext.map(Self.bytes))
             #expect(opened.senderKey.count == 65)
@@ -58,10 +68,11 @@ struct WebPushFixtureTests {
         }
     }
 
-    @Test("every decryption rule has a fixture")
+    @Test("every decryption rule has a fixture, and both content codings have a known-good message")
     func everyDecryptionRuleCovered() {
-        let covered = Set((Self.load("encryption") as [EncryptionFixture]).compactMap(\.rule))
-        #expect(covered == Set(WebPushDecryption.Rule.allCases.map(\.rawValue)))
+        let fixtures = Self.load("encryption") as [EncryptionFixture]
+        #expect(Set(fixtures.compactMap(\.rule)) == Set(WebPushDecryption.Rule.allCases.map(\.rawValue)))
+        #expect(Set(fixtures.filter { $0.rule == nil }.map { $0.encoding ?? "aes128gcm" }) == ["aes128gcm", "aesgcm"])
     }
 
     @Test("each token's claims are read, and each broken rule is named", arguments: load("vapid") as [VAPIDFixture])

@@ -139,6 +139,12 @@ struct WebPushTests {
                 #expect(status == 400)
                 (status, body) = try await Self.push(client, to: mozilla, plaintext: Array(repeating: 0x61, count: 4100), authorization: good)
                 #expect(status == 413 && body.contains(#""errno":104"#))
+                // aesgcm without its Encryption salt: Mozilla's 400 errno 101 (missing crypto keys).
+                let (missingKeys, missingBody) = try await client.send(
+                    mozilla.endpoint, method: .POST,
+                    headers: [("ttl", "60"), ("content-encoding", "aesgcm"), ("crypto-key", "dh=BAAA"), ("authorization", good)],
+                    body: Array(repeating: 1, count: 40))
+                #expect(missingKeys.status.code == 400 && String(decoding: missingBody, as: UTF8.self).contains(#""errno":101"#))
                 // Expired and unknown subscriptions.
                 _ = await server.inspect("POST", "/api/v1/web-push/subscriptions/\(apple.id)/expire")
                 (status, body) = try await Self.push(client, to: apple, plaintext: text, authorization: good)
@@ -151,7 +157,7 @@ struct WebPushTests {
             #expect(
                 Set(refused.compactMap(\.reason)).isSuperset(of: [
                     "subjectLocalhost", "audience", "keyMismatch", "MissingTTL", "InvalidUrgency", "InvalidTopic", "PayloadTooLarge",
-                    "ExpiredSubscription", "UnknownSubscription",
+                    "ExpiredSubscription", "UnknownSubscription", "MissingCryptoKeys",
                 ]))
             #expect(refused.allSatisfy { $0.explanation?.isEmpty == false })
         }

@@ -48,6 +48,13 @@ check(recorded["body"] == message, f"the recorded plaintext is what pywebpush se
 check(recorded["outcome"] == "accepted" and recorded["identity"] == claims["sub"], f"recorded {recorded['outcome']} by {recorded['identity']}")
 print(f"mozilla: 201, the recorded plaintext equals the sent message ({len(message)} bytes), sub {recorded['identity']}")
 
+# 1b. The older aesgcm coding (pywebpush's content_encoding="aesgcm"): opened and recorded the same.
+response = webpush(subscription, data=message, vapid_private_key=vapid, vapid_claims=dict(claims), ttl=60, content_encoding="aesgcm")
+check(response.status_code == 201, f"pywebpush aesgcm to Mozilla: {response.status_code} {response.text}")
+recorded = call("GET", f"/deliveries?service=webpush&token={mozilla['id']}")["deliveries"][0]
+check(recorded["body"] == message and recorded["outcome"] == "accepted", f"aesgcm recorded: {recorded.get('outcome')} {recorded.get('body')!r}")
+print("mozilla, aesgcm: 201, the recorded plaintext equals the sent message")
+
 # 2. Safari's push service refuses a mailto: subject at localhost, and says only BadJwtToken.
 apple = call("POST", "/web-push/subscriptions", {"service": "apple", "applicationServerKey": server_key})
 try:

@@ -98,6 +98,23 @@ def encryption_fixtures() -> list:
     add("a record longer than rs", hand_made(b"x" * 40 + b"\x02", ua, auth, rs=30), ua, auth, rule="multipleRecords",
         note="records are rs bytes each but the last (RFC 8188 section 2): a body past rs is two records")
     add("sender key not on the curve", good[:21] + b"\x04" + b"\x01" * 64 + good[86:], ua, auth, rule="senderKeyInvalid")
+    # The older aesgcm coding (draft-ietf-webpush-encryption-04): salt and the sender's key travel
+    # in the Encryption and Crypto-Key headers, padding is a two-byte length first.
+    def aesgcm(name, plaintext, to=ua, auth_secret=auth, rule=None, tamper=False):
+        sender = ec.generate_private_key(ec.SECP256R1())
+        salt = os.urandom(16)
+        body = http_ece.encrypt(plaintext, salt=salt, private_key=sender, dh=public_bytes(to), auth_secret=auth_secret, version="aesgcm")
+        if tamper:
+            body = body[:-1] + bytes([body[-1] ^ 1])
+        fixtures.append({"name": name, "note": "", "encoding": "aesgcm", "salt": b64(salt), "dh": b64(public_bytes(sender)),
+                         "privateKey": b64(private_bytes(ua)), "p256dh": b64(public_bytes(ua)), "auth": b64(auth), "body": b64(body),
+                         "plaintext": None if rule else b64(plaintext), "rule": rule})
+
+    aesgcm("aesgcm: json payload", text)
+    aesgcm("aesgcm: empty payload", b"")
+    aesgcm("aesgcm: encrypted to another subscription's key", text, to=other, rule="doesNotDecrypt")
+    aesgcm("aesgcm: encrypted with another auth secret", text, auth_secret=other_auth, rule="doesNotDecrypt")
+    aesgcm("aesgcm: ciphertext altered", text, rule="doesNotDecrypt", tamper=True)
     # RFC 8291 appendix A, verbatim: not made here at all.
     fixtures.append({
         "name": "RFC 8291 appendix A", "note": "the RFC's worked example",

@@ -86,6 +86,46 @@ public enum WebPushDecryption {
             plaintext: Array(plaintext[..<delimiter]), recordSize: recordSize, padding: plaintext.count - delimiter - 1, senderKey: senderKey)
     }
 
+    /// Opens a body in the older `aesgcm` coding (draft-ietf-webpush-encryption-04, which some
+    /// libraries still send): the salt from `Encryption: salt=…`, the application server's key from
+    /// `Crypto-Key: dh=…`, records of `recordSize` bytes plus a tag, each opening with a two-byte
+    /// padding length.
+    public static func openAESGCM(
+        _ body: [UInt8], salt: [UInt8], senderKey: [UInt8], recordSize: Int = 4096, privateKey: P256.KeyAgreement.PrivateKey,
+        authSecret: [UInt8]
+    ) throws(Rule) -> Opened {
+        guard salt.count == 16 else { throw .headerTooShort }
+        guard recordSize > 2 else { throw .recordSizeTooSmall }
+        guard senderKey.count == 65 else { throw .keyIDLength }
+        guard let sender = try? P256.KeyAgreement.PublicKey(x963Representation: senderKey) else { throw .senderKeyInvalid }
+        guard body.count >= tagSize else { throw .headerTooShort }
+        guard body.count < recordSize + tagSize else { throw .multipleRecords }
+        guard let shared = try? privateKey.sharedSecretFromKeyAgreement(with: sender) else { throw .senderKeyInvalid }
+        let receiverKey = Array(privateKey.publicKey.x963Representation)
+        let inputKey = shared.hkdfDerivedSymmetricKey(
+            using: SHA256.self, salt: authSecret, sharedInfo: Array("Content-Encoding: auth".utf8) + [0], outputByteCount: 32)
+        let context = Array("P-256".utf8) + [0, 0, 65] + receiverKey + [0, 65] + senderKey
+        let pseudoRandomKey = HKDF<SHA256>.extract(inputKeyMaterial: inputKey, salt: salt)
+        let contentKey = HKDF<SHA256>.expand(
+            pseudoRandomKey: pseudoRandomKey, info: Array("Content-Encoding: aesgcm".utf8) + [0] + context, outputByteCount: 16)
+        let nonce = HMAC<SHA256>.authenticationCode(
+            for: Array("Content-Encoding: nonce".utf8) + [0] + context + [1], using: SymmetricKey(data: pseudoRandomKey))
+        let sealed: AES.GCM.SealedBox
+        do {
+            sealed = try AES.GCM.SealedBox(
+                nonce: AES.GCM.Nonce(data: Array(nonce.prefix(12))), ciphertext: body.dropLast(tagSize), tag: body.suffix(tagSize))
+        } catch {
+            throw .doesNotDecrypt
+        }
+        guard let opened = try? AES.GCM.open(sealed, using: contentKey) else { throw .doesNotDecrypt }
+        let plaintext = Array(opened)
+        // Two bytes of padding length, that many zeros, then the data.
+        guard plaintext.count >= 2 else { throw .badPadding }
+        let padding = Int(plaintext[0]) << 8 | Int(plaintext[1])
+        guard 2 + padding <= plaintext.count, plaintext[2..<(2 + padding)].allSatisfy({ $0 == 0 }) else { throw .badPadding }
+        return Opened(plaintext: Array(plaintext[(2 + padding)...]), recordSize: recordSize, padding: padding, senderKey: senderKey)
+    }
+
     /// RFC 8291 section 3.4's key schedule: the content encryption key and the nonce of the first
     /// (only) record.
     static func contentKeys(

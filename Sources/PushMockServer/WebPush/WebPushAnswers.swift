@@ -35,7 +35,7 @@ enum WebPushAnswers {
         case "InvalidTopic": "BadCollapseId"
         case "PayloadTooLarge": "PayloadTooLarge"
         case "MethodNotAllowed": "MethodNotAllowed"
-        case "UnsupportedEncoding": "BadRequest"
+        case "UnsupportedEncoding", "MissingCryptoKeys": "BadRequest"
         default: refusal.status == 403 ? "BadJwtToken" : refusal.rule
         }
     }
@@ -49,6 +49,7 @@ enum WebPushAnswers {
         case "InvalidTTL": (400, 112)
         case "InvalidTopic": (400, 113)
         case "InvalidUrgency", "UnsupportedEncoding": (400, 110)
+        case "MissingCryptoKeys": (400, 101)
         case "PayloadTooLarge": (413, 104)
         case "MethodNotAllowed": (405, 999)
         default: refusal.status == 403 ? (401, 109) : (refusal.status, 999)

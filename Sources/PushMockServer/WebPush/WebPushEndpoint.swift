@@ -103,10 +103,19 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
             return Refusal(status: 413, rule: "PayloadTooLarge", explanation: "the body is over \(Self.maxBody) bytes (RFC 8030 section 7.2)")
         }
         let encoding = headers["content-encoding"]
-        if !request.body.isEmpty, encoding != "aes128gcm" {
+        if !request.body.isEmpty, encoding != "aes128gcm", encoding != "aesgcm" {
             return Refusal(
                 status: 400, rule: "UnsupportedEncoding",
-                explanation: "a payload needs Content-Encoding: aes128gcm (RFC 8291); got \(encoding.map { "`\($0)`" } ?? "none")")
+                explanation:
+                    "a payload needs Content-Encoding: aes128gcm (RFC 8291), or the older aesgcm; got \(encoding.map { "`\($0)`" } ?? "none")")
+        }
+        if !request.body.isEmpty, encoding == "aesgcm",
+            VAPIDCredentials.headerParameters(headers["encryption"])["salt"] == nil
+                || VAPIDCredentials.headerParameters(headers["crypto-key"])["dh"] == nil
+        {
+            return Refusal(
+                status: 400, rule: "MissingCryptoKeys",
+                explanation: "aesgcm carries its salt in `Encryption: salt=…` and the sender's key in `Crypto-Key: dh=…`; one is missing")
         }
         diagnostics.append("TTL \(ttl) s, urgency \(headers["urgency"] ?? "normal")" + (headers["topic"].map { ", topic \($0)" } ?? ""))
         return nil
@@ -228,16 +237,27 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
             judgement.diagnostics.append("no payload: the service worker's push event gets no data")
             return
         }
+        let encoding = request.headers["content-encoding"] ?? "aes128gcm"
         do {
-            let opened = try WebPushDecryption.open(request.body, privateKey: subscription.keys.privateKey, authSecret: subscription.keys.authSecret)
+            let opened: WebPushDecryption.Opened
+            if encoding == "aesgcm" {
+                let encryption = VAPIDCredentials.headerParameters(request.headers["encryption"])
+                let dh = VAPIDCredentials.headerParameters(request.headers["crypto-key"])["dh"]
+                opened = try WebPushDecryption.openAESGCM(
+                    request.body, salt: encryption["salt"].flatMap { Base64URL.decode(Substring($0)) } ?? [],
+                    senderKey: dh.flatMap { Base64URL.decode(Substring($0)) } ?? [], recordSize: encryption["rs"].flatMap { Int($0) } ?? 4096,
+                    privateKey: subscription.keys.privateKey, authSecret: subscription.keys.authSecret)
+            } else {
+                opened = try WebPushDecryption.open(request.body, privateKey: subscription.keys.privateKey, authSecret: subscription.keys.authSecret)
+            }
             judgement.opened = opened
             judgement.diagnostics.append(
-                "aes128gcm: \(request.body.count)-byte body, record size \(opened.recordSize), \(opened.padding) padding bytes; \(opened.plaintext.count) bytes of plaintext (recorded as the body)"
+                "\(encoding): \(request.body.count)-byte body, record size \(opened.recordSize), \(opened.padding) padding bytes; \(opened.plaintext.count) bytes of plaintext (recorded as the body)"
             )
             declarative(opened.plaintext, service: subscription.service, judgement: &judgement)
         } catch {
             judgement.dropped = error
-            judgement.diagnostics.append("aes128gcm: \(request.body.count)-byte body that the browser cannot open, so it drops the push")
+            judgement.diagnostics.append("\(encoding): \(request.body.count)-byte body that the browser cannot open, so it drops the push")
         }
     }
 }

@@ -79,3 +79,18 @@ struct DeclarativeWebPushTests {
         #expect(Self.read(text) == .notDeclarative)
     }
 }
+
+@Suite("Web Push subscriptions: the order they were minted in")
+struct WebPushSubscriptionOrderTests {
+    @Test("subscriptions minted in one millisecond get increasing createdAt, so a store restores them in order")
+    func sameMillisecond() {
+        let registry = WebPushSubscriptions()
+        let minted = (0..<5).map { index in
+            registry.create(service: index.isMultiple(of: 2) ? .google : .apple, applicationServerKey: nil, now: 1_796_000_000_000)
+        }
+        #expect(minted.map(\.createdAt) == (0..<5).map { 1_796_000_000_000 + Int64($0) })
+        #expect(registry.all().map(\.id) == minted.map(\.id))
+        let later = registry.create(service: .mozilla, applicationServerKey: nil, now: 1_796_000_100_000)
+        #expect(later.createdAt == 1_796_000_100_000, "a later clock is taken as it is")
+    }
+}

@@ -78,15 +78,20 @@ public final class WebPushSubscriptions: Sendable {
     }
 
     /// Mints a subscription for `service`, made with `applicationServerKey` (65 bytes) if given.
+    /// `createdAt` is `now`, or a millisecond after the newest subscription's when that is not
+    /// earlier: the order they were minted in is their order by `createdAt`, also once a store
+    /// restores them.
     public func create(service: WebPushSubscription.Service, applicationServerKey: [UInt8]?, now: Int64) -> WebPushSubscription {
-        let subscription = WebPushSubscription(
-            id: Self.newID(for: service), service: service, keys: WebPushKeys(), applicationServerKey: applicationServerKey, state: .active,
-            createdAt: now)
-        subscriptions.withLock {
-            $0[subscription.id] = (($0.values.map(\.order).max() ?? 0) + 1, subscription)
-            changed?(subscription.id, subscription)
+        let (id, keys) = (Self.newID(for: service), WebPushKeys())
+        return subscriptions.withLock { all in
+            let newest = all.values.map(\.subscription.createdAt).max()
+            let subscription = WebPushSubscription(
+                id: id, service: service, keys: keys, applicationServerKey: applicationServerKey, state: .active,
+                createdAt: newest.map { max(now, $0 + 1) } ?? now)
+            all[id] = ((all.values.map(\.order).max() ?? 0) + 1, subscription)
+            changed?(id, subscription)
+            return subscription
         }
-        return subscription
     }
 
     /// The subscription `id`, if PushMock minted it and it was not removed.

@@ -15,12 +15,12 @@ public struct WebPushSubscriptionResource: Codable, Sendable {
     public var service: String
     public var endpoint: String
     /// Always null, as browsers give it.
-    public var expirationTime: Int64?
+    @Nullable public var expirationTime: Int64?
     public var keys: Keys
     /// `active` or `expired`.
     public var state: String
-    /// The application server key it was made with, base64url, if any.
-    public var applicationServerKey: String?
+    /// The application server key it was made with, base64url, or null.
+    @Nullable public var applicationServerKey: String?
     /// Milliseconds since 1970.
     public var createdAt: Int64
 

@@ -55,8 +55,7 @@ public struct WebPushSubscription: Sendable {
 
 /// The Web Push subscriptions PushMock minted, by id. Thread-safe.
 public final class WebPushSubscriptions: Sendable {
-    /// Each subscription with its place in the order they were minted.
-    private let subscriptions = Mutex<[String: (order: Int, subscription: WebPushSubscription)]>([:])
+    private let subscriptions = Mutex<[String: WebPushSubscription]>([:])
     private let changed: (@Sendable (_ id: String, _ now: WebPushSubscription?) -> Void)?
 
     /// An empty registry; `changed` is told each subscription minted, expired or removed (nil:
@@ -68,13 +67,7 @@ public final class WebPushSubscriptions: Sendable {
     /// A subscription as a store kept it, or nil to forget `id` (a restart, another instance of
     /// a fleet); `changed` is not told.
     public func apply(id: String, _ subscription: WebPushSubscription?) {
-        subscriptions.withLock { all in
-            guard let subscription else {
-                all.removeValue(forKey: id)
-                return
-            }
-            all[id] = (all[id]?.order ?? (all.values.map(\.order).max() ?? 0) + 1, subscription)
-        }
+        subscriptions.withLock { $0[id] = subscription }
     }
 
     /// Mints a subscription for `service`, made with `applicationServerKey` (65 bytes) if given.
@@ -84,11 +77,11 @@ public final class WebPushSubscriptions: Sendable {
     public func create(service: WebPushSubscription.Service, applicationServerKey: [UInt8]?, now: Int64) -> WebPushSubscription {
         let (id, keys) = (Self.newID(for: service), WebPushKeys())
         return subscriptions.withLock { all in
-            let newest = all.values.map(\.subscription.createdAt).max()
+            let newest = all.values.map(\.createdAt).max()
             let subscription = WebPushSubscription(
                 id: id, service: service, keys: keys, applicationServerKey: applicationServerKey, state: .active,
                 createdAt: newest.map { max(now, $0 + 1) } ?? now)
-            all[id] = ((all.values.map(\.order).max() ?? 0) + 1, subscription)
+            all[id] = subscription
             changed?(id, subscription)
             return subscription
         }
@@ -96,20 +89,21 @@ public final class WebPushSubscriptions: Sendable {
 
     /// The subscription `id`, if PushMock minted it and it was not removed.
     public func subscription(_ id: String) -> WebPushSubscription? {
-        subscriptions.withLock { $0[id]?.subscription }
+        subscriptions.withLock { $0[id] }
     }
 
-    /// Every subscription, oldest first.
+    /// Every subscription, oldest first (``create(service:applicationServerKey:now:)`` keeps
+    /// `createdAt` distinct; the id orders what a fleet's instances minted in one millisecond).
     public func all() -> [WebPushSubscription] {
-        subscriptions.withLock { $0.values.sorted { $0.order < $1.order }.map(\.subscription) }
+        subscriptions.withLock { Array($0.values) }.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
     }
 
     /// Marks `id` expired (pushes to it get the service's 410); nil when there is no such subscription.
     public func expire(_ id: String) -> WebPushSubscription? {
         subscriptions.withLock { all in
-            all[id]?.subscription.state = .expired
-            if let expired = all[id]?.subscription { changed?(id, expired) }
-            return all[id]?.subscription
+            all[id]?.state = .expired
+            if let expired = all[id] { changed?(id, expired) }
+            return all[id]
         }
     }
 

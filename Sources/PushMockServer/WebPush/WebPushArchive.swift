@@ -45,12 +45,11 @@ enum WebPushArchive {
             applicationServerKey: record.applicationServerKey.flatMap { Base64URL.decode(Substring($0)) }, state: state, createdAt: record.createdAt)
     }
 
-    /// Every subscription the store kept, oldest first.
+    /// Every subscription the store kept.
     static func restore(_ subscriptions: WebPushSubscriptions, from archive: any StateArchive) throws {
-        let kept = try archive.archived(prefix: StateKey.Prefix.webPush)
-        let restored = kept.compactMap { key, bytes in decode(id: String(key.dropFirst(StateKey.Prefix.webPush.count)), bytes) }
-        for subscription in restored.sorted(by: { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }) {
-            subscriptions.apply(id: subscription.id, subscription)
+        for (key, bytes) in try archive.archived(prefix: StateKey.Prefix.webPush) {
+            let id = String(key.dropFirst(StateKey.Prefix.webPush.count))
+            subscriptions.apply(id: id, decode(id: id, bytes))
         }
     }
 

@@ -11,6 +11,9 @@ enum CredentialView {
     /// The header value to show.
     static func value(_ header: String) -> String {
         let (scheme, credential) = split(header)
+        if let (token, key) = vapid(scheme, credential), let jwt = jwtParts(token) {
+            return scheme + "t=" + jwt.header + "." + jwt.claims + "." + elided + (key.map { ", k=" + $0 } ?? "")
+        }
         if let jwt = jwtParts(credential) {
             return scheme + jwt.header + "." + jwt.claims + "." + elided
         }
@@ -19,7 +22,8 @@ enum CredentialView {
 
     /// `{"scheme","header","claims","signature":"elided"}` for a JWT credential; nil otherwise.
     static func decoded(_ header: String) -> DeliveryResource.AuthorizationView? {
-        let (scheme, credential) = split(header)
+        let (scheme, whole) = split(header)
+        let credential = vapid(scheme, whole)?.token ?? whole
         guard let jwt = jwtParts(credential),
             let headerBytes = Base64URL.decode(Substring(jwt.header)), let claimsBytes = Base64URL.decode(Substring(jwt.claims)),
             let headerJSON = JSONValue.parse(headerBytes), let claimsJSON = JSONValue.parse(claimsBytes)
@@ -32,6 +36,18 @@ enum CredentialView {
         var rest = header[space...]
         while rest.first == " " { rest = rest.dropFirst() }
         return (String(header[..<rest.startIndex]), rest)
+    }
+
+    /// Web Push's `vapid t=<JWT>, k=<public key>` (RFC 8292): the token, and the key (not a secret).
+    private static func vapid(_ scheme: String, _ credential: Substring) -> (token: Substring, key: String?)? {
+        guard scheme.trimmingTrailingSpaces.lowercased() == "vapid" else { return nil }
+        var token: Substring?
+        var key: String?
+        for part in credential.split(separator: ",") {
+            let pair = part.drop { $0 == " " }
+            if pair.hasPrefix("t=") { token = pair.dropFirst(2) } else if pair.hasPrefix("k=") { key = String(pair.dropFirst(2)) }
+        }
+        return token.map { ($0, key) }
     }
 
     private static func jwtParts(_ credential: Substring) -> (header: String, claims: String)? {

@@ -96,6 +96,13 @@ struct WebPushTests {
             #expect(delivery.diagnostics.contains { $0.hasPrefix("VAPID (vapid): aud https://localhost:") })
             #expect(delivery.diagnostics.contains { $0.contains("aes128gcm:") && $0.contains("\(message.utf8.count) bytes of plaintext") })
             #expect(delivery.diagnostics.contains("TTL 120 s, urgency high, topic order-1"))
+            // The VAPID token is shown decoded, its signature elided, as a provider token is.
+            #expect(delivery.authorization?.scheme == "vapid")
+            #expect(delivery.authorization?.claims["sub"] == .string("mailto:ops@example.com"))
+            let shown = delivery.headers.first { $0.first == "authorization" }?.last ?? ""
+            #expect(
+                shown.hasPrefix("vapid t=") && shown.contains("…(elided; ?reveal=1 shows it)") && shown.hasSuffix(", k=\(sender.publicKey)"),
+                "\(shown)")
         }
     }
 

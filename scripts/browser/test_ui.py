@@ -389,6 +389,9 @@ def web_push():
     main = driver.find_element(By.ID, "main").text
     assert '"title": "Web Push hello"' in main, main
     assert "VAPID (vapid): aud " in main and "sub mailto:ops@example.com" in main, main
+    assert "201 Created" in main, main
+    jwt = driver.find_element(By.CSS_SELECTOR, ".jwt").text
+    assert "authorization: vapid" in jwt and '"sub": "mailto:ops@example.com"' in jwt and "signature elided" in jwt, jwt
     shot("web-push-detail")
 
 

@@ -261,7 +261,7 @@ export async function showDelivery(main, id) {
           h('h4', {}, 'Payload'), payload.element),
         h('article', { 'aria-labelledby': 'answer-title' },
           h('h3', { id: 'answer-title' }, 'Answer as sent'),
-          h('p', { class: 'status' }, h('b', {}, delivery.status), ' ', delivery.reason ?? (delivery.outcome === 'dropped' ? '(200 on the wire)' : 'OK'),
+          h('p', { class: 'status' }, h('b', {}, delivery.status), ' ', delivery.reason ?? (delivery.outcome === 'dropped' ? `(${delivery.status} on the wire)` : delivery.status === 201 ? 'Created' : 'OK'),
             delivery.apnsId ? h('span', { class: 'mono' }, ` apns-id ${delivery.apnsId}`) : ''),
           delivery.explanation && h('p', { class: 'explanation' }, delivery.explanation),
           delivery.dropReason && h('p', {}, `A device would drop it: ${delivery.dropReason}`),

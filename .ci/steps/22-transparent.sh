@@ -35,6 +35,19 @@ HOSTS="$STEP_WORK/hosts"
   [ "$code" = "403" ] || fail "CONNECT example.com:443 through PushMock's proxy: got '$code', want 403"
   grep -q "CONNECT example.com:443" "$T_LOG" || fail "the refused CONNECT is not logged"
   echo "CONNECT example.com:443: 403, logged, nothing forwarded"
+  # Web Push on the real hosts: subscriptions are minted on them, and the certificate names them.
+  for service in mozilla apple; do
+    endpoint="$(curl -sS -X POST -H 'content-type: application/json' -d "{\"service\":\"$service\"}" "$T_API/web-push/subscriptions" | jq -r .endpoint)"
+    host="$(cut -d/ -f3 <<<"$endpoint")"
+    [ "$host" = "$([ $service = apple ] && echo web.push.apple.com || echo updates.push.services.mozilla.com)" ] || fail "a $service subscription in transparent mode: $endpoint"
+    want="$([ $service = apple ] && echo '403 {"reason":"BadJwtToken"}' || echo '201 ')"
+    out="$(curl -sS --http2 --resolve "$host:443:127.0.0.1" -X POST -H 'ttl: 60' -w '%{http_code}' -o "$STEP_WORK/wp.body" "$endpoint")"
+    got="$out $(cat "$STEP_WORK/wp.body")"
+    [ "$got" = "$want" ] || fail "curl --resolve $endpoint: $got, want $want"
+    out="$(curl -sS --http2 --proxy http://127.0.0.1:$T_PROXY -X POST -H 'ttl: 60' -o /dev/null -w '%{http_code}' "$endpoint")"
+    [ "$out" = "${want%% *}" ] || fail "curl --proxy $endpoint: $out"
+    echo "Web Push at $endpoint (by --resolve and through the proxy): $want"
+  done
   # firebase-admin (and aioapns in transparent mode) with no monkeypatch and no base URL.
   unshare -m sh -c 'mount --bind "$1" /etc/hosts && exec "$2" scripts/interop/unmodified_check.py transparent "$3" Certs' _ "$HOSTS" "$VENV/bin/python" "$T_INSPECTION" \
     || fail "unmodified SDKs through transparent mode"

@@ -1,4 +1,4 @@
-# pushmock send apns|fcm: answers and records printed; pushmock rejections runs the whole
+# pushmock send apns|fcm|webpush: answers and records printed; pushmock rejections runs the whole
 # catalogue through the push port (table, markdown, json); send given only a server's inspection
 # API; --cert-host; pushmock exec.
 # ci: beside
@@ -30,6 +30,32 @@ fi
 grep -q "background-sync sends no notification" "$STEP_WORK/v2.out" || fail "--android-v2 background-sync --title: $(cat "$STEP_WORK/v2.out")"
 echo "send apns and fcm (and fcm --android-v2): answered and recorded"
 
+# pushmock send webpush: mints a subscription, encrypts to its keys, signs VAPID; or sends to a
+# subscription given by id or as PushSubscription JSON, signed with a VAPID key from a PEM file.
+CLIURLS=(--url https://localhost:$CLI_PUSH --inspection-url http://127.0.0.1:$CLI_INSPECTION)
+SENT="$("$BIN" send webpush "${CLIURLS[@]}" --title CI --body "from the CLI")" || fail "pushmock send webpush failed: $SENT"
+grep -q "^minted a mozilla subscription: https://localhost:$CLI_PUSH/wpush/v2/" <<<"$SENT" || fail "pushmock send webpush: no minted subscription: $SENT"
+grep -q "^201 location: https://localhost:$CLI_PUSH/m/" <<<"$SENT" || fail "pushmock send webpush: no 201 with a Location: $SENT"
+grep -q "^recorded: accepted" <<<"$SENT" || fail "pushmock send webpush: the recorded outcome is missing: $SENT"
+recorded="$(curl -sS "http://127.0.0.1:$CLI_INSPECTION/api/v1/deliveries?service=webpush&limit=1" | jq -cS '.deliveries[0].payload')"
+[ "$recorded" = '{"body":"from the CLI","title":"CI"}' ] || fail "pushmock send webpush: the recorded plaintext is $recorded"
+SENT="$("$BIN" send webpush "${CLIURLS[@]}" --service apple --title Order --navigate https://shop.example.com/orders/1)" || fail "pushmock send webpush --navigate failed: $SENT"
+grep -q 'Declarative Web Push: shown as "Order"' <<<"$SENT" || fail "pushmock send webpush --navigate: not shown as a declarative notification: $SENT"
+openssl ecparam -name prime256v1 -genkey -noout -out "$STEP_WORK/vapid.pem" 2>/dev/null || fail "openssl could not make a VAPID key"
+key="$(openssl ec -in "$STEP_WORK/vapid.pem" -pubout -outform DER 2>/dev/null | tail -c 65 | basenc --base64url | tr -d '=\n')"
+curl -sS -X POST -H 'content-type: application/json' -d "{\"service\":\"apple\",\"applicationServerKey\":\"$key\"}" \
+  "http://127.0.0.1:$CLI_INSPECTION/api/v1/web-push/subscriptions" >"$STEP_WORK/subscription.json" || fail "minting a subscription failed"
+SENT="$("$BIN" send webpush "${CLIURLS[@]}" --subscription-file "$STEP_WORK/subscription.json" --vapid-key "$STEP_WORK/vapid.pem" --urgency high --topic order-1)" \
+  || fail "pushmock send webpush --subscription-file --vapid-key failed: $SENT"
+grep -q "^recorded: accepted" <<<"$SENT" || fail "pushmock send webpush --subscription-file: $SENT"
+SENT="$("$BIN" send webpush "${CLIURLS[@]}" --subscription "$(jq -r .id "$STEP_WORK/subscription.json")" --subject mailto:admin@localhost --allow-rejection 2>&1)" \
+  || fail "pushmock send webpush --allow-rejection failed: $SENT"
+grep -q '^403' <<<"$SENT" && grep -q "^recorded: rejected subjectLocalhost" <<<"$SENT" || fail "pushmock send webpush to Apple from @localhost: $SENT"
+grep -q "pass --vapid-key with its private half" <<<"$SENT" || fail "pushmock send webpush: no note on the subscription's own key: $SENT"
+if "$BIN" send webpush "${CLIURLS[@]}" --service opera >"$STEP_WORK/wp.out" 2>&1; then fail "pushmock send webpush --service opera was not refused"; fi
+grep -q "service is apple, mozilla or google" "$STEP_WORK/wp.out" || fail "--service opera: $(cat "$STEP_WORK/wp.out")"
+echo "send webpush: minted, sealed, signed, answered and recorded; by id and by file; a refusal explained"
+
 # pushmock rejections runs the whole catalogue through the push port.
 "$BIN" rejections --inspection-url http://127.0.0.1:$CLI_INSPECTION >"$STEP_WORK/rejections.txt" || { cat "$STEP_WORK/rejections.txt"; fail "pushmock rejections: an entry did not produce its answer"; }
 entries="$(curl -sS http://127.0.0.1:$CLI_INSPECTION/api/v1/rejections | jq '.entries | length')"
@@ -40,6 +66,8 @@ grep -q "^| a registration token whose app instance is gone | 404 | UNREGISTERED
   || fail "pushmock rejections --format markdown: no UNREGISTERED row"
 "$BIN" rejections --inspection-url http://127.0.0.1:$CLI_INSPECTION --service liveactivity --format json | jq -e 'all(.produced) and length == 19' >/dev/null \
   || fail "pushmock rejections --format json: not every Live Activity rule produced"
+"$BIN" rejections --inspection-url http://127.0.0.1:$CLI_INSPECTION --service webpush --format json | jq -e 'all(.produced) and length == 15' >/dev/null \
+  || fail "pushmock rejections --service webpush: not every Web Push answer produced"
 echo "rejections: $produced of $entries entries produced their answer (table, markdown, json)"
 
 # An inspection API that listens beyond loopback takes the data directory's token when none is
@@ -73,6 +101,8 @@ SENT="$(elsewhere "$BIN" send apns --inspection-url "http://127.0.0.1:$OTHER_INS
 grep -q "^200 apns-id: " <<<"$SENT" || fail "pushmock send apns with only --inspection-url: $SENT"
 SENT="$(elsewhere "$BIN" send fcm --inspection-url "http://127.0.0.1:$OTHER_INSPECTION" --title elsewhere)" || fail "pushmock send fcm with only --inspection-url failed: $SENT"
 grep -q "^recorded: accepted" <<<"$SENT" || fail "pushmock send fcm with only --inspection-url: $SENT"
+SENT="$(elsewhere "$BIN" send webpush --inspection-url "http://127.0.0.1:$OTHER_INSPECTION" --title elsewhere)" || fail "pushmock send webpush with only --inspection-url failed: $SENT"
+grep -q "^recorded: accepted" <<<"$SENT" || fail "pushmock send webpush with only --inspection-url: $SENT"
 [ -f "$RUNTIME/pushmock-$OTHER_INSPECTION.json" ] || fail "serve wrote no locator file in \$XDG_RUNTIME_DIR"
 [ "$(stat -c %a "$RUNTIME/pushmock-$OTHER_INSPECTION.json")" = "600" ] || fail "the locator file is not 0600"
 SENT="$(elsewhere "$BIN" send apns --alert "found by its locator")" || fail "pushmock send with no URL did not find the server by its locator: $SENT"

@@ -8,12 +8,16 @@ public final class PushAddress: Sendable {
     public let host: String
     /// The CA certificate file clients trust.
     public let caFile: String
+    /// Clients reach the push port by the real services' host names (transparent mode, or the
+    /// CONNECT proxy): Web Push endpoints are minted on them.
+    public let realHosts: Bool
     private let boundPort = Atomic<Int>(0)
 
     /// Creates an address; ``port`` is 0 until the listener is bound.
-    public init(host: String, caFile: String) {
+    public init(host: String, caFile: String, realHosts: Bool = false) {
         self.host = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
         self.caFile = caFile
+        self.realHosts = realHosts
     }
 
     /// The TLS push port.

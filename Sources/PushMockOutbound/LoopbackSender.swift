@@ -19,10 +19,13 @@ public struct LoopbackSender: PushSender {
         self.deadline = deadline
     }
 
+    public var authority: String { "\(host):\(address.port)" }
+
+    private var host: String { address.host.contains(":") ? "[\(address.host)]" : address.host }
+
     public func send(_ requests: [OutgoingRequest]) async throws -> [SentResponse] {
         let port = address.port
         guard port > 0 else { throw InspectionError(409, "the push port is not listening yet") }
-        let host = address.host.contains(":") ? "[\(address.host)]" : address.host
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .none
         var configuration = HTTPClient.Configuration(tlsConfiguration: tls)

@@ -75,7 +75,8 @@ extension PushMockServer {
         let (oauth, fcm, iid) = googleEndpoints(
             configuration, accounts: accounts, accessTokens: accessTokens, devices: devices, activityTypes: activityTypes, recorder: recorder,
             activities: activities, subscriptions: subscriptions, logger: logger)
-        let pushAddress = PushAddress(host: configuration.host, caFile: caFile(of: configuration.tls))
+        let pushAddress = PushAddress(
+            host: configuration.host, caFile: caFile(of: configuration.tls), realHosts: configuration.transparent || configuration.proxyPort != nil)
         let state = ServerState(
             store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
             subscriptions: subscriptions,

@@ -7,11 +7,15 @@ import NIOHTTP1
 extension InspectionEndpoint {
     /// `method path` on the inspection API, decoded as `T`; a failure says what to do (start a
     /// server, pass `--inspection-url`) or what the API answered. `command` names the caller in
-    /// the `x-pushmock-client` header.
-    func call<T: Decodable>(_ client: HTTPClient, _ method: String, _ path: String, command: String) async throws -> T {
+    /// the `x-pushmock-client` header. `body` is sent as JSON.
+    func call<T: Decodable>(_ client: HTTPClient, _ method: String, _ path: String, body: [UInt8]? = nil, command: String) async throws -> T {
         var request = HTTPClientRequest(url: url + path)
         request.method = .init(rawValue: method)
         request.headers.add(name: "x-pushmock-client", value: command)
+        if let body {
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
         if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
         let response: HTTPClientResponse
         do {
@@ -22,7 +26,7 @@ extension InspectionEndpoint {
             )
         }
         let body = try await response.body.collect(upTo: 64 << 20)
-        guard response.status == .ok else {
+        guard (200..<300).contains(response.status.code) else {
             throw CommandFailure(message: "\(method) \(path): \(response.status.code) \(String(buffer: body))")
         }
         return try JSONDecoder().decode(T.self, from: Data(buffer: body))

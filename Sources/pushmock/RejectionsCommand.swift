@@ -14,7 +14,8 @@ import PushMockInspection
 struct RejectionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rejections",
-        abstract: "Trigger every APNs reason, Live Activity rule and FCM error of the catalogue on a running PushMock and print what was answered."
+        abstract:
+            "Trigger every APNs reason, Live Activity rule, FCM error and Web Push answer of the catalogue on a running PushMock and print what was answered."
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -29,7 +30,7 @@ struct RejectionsCommand: AsyncParsableCommand {
 
     var endpoint: InspectionEndpoint { InspectionEndpoint.resolve(url: inspectionURL, token: inspectionToken) }
 
-    @Option(help: "Only this service: apns, liveactivity or fcm.")
+    @Option(help: "Only this service: apns, liveactivity, fcm or webpush.")
     var service: String?
 
     @Option(help: "Output: \(Format.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -51,8 +52,8 @@ struct RejectionsCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
-        if let service, !["apns", "liveactivity", "fcm"].contains(service) {
-            throw ValidationError("--service must be apns, liveactivity or fcm (got \(service))")
+        if let service, !["apns", "liveactivity", "fcm", "webpush"].contains(service) {
+            throw ValidationError("--service must be apns, liveactivity, fcm or webpush (got \(service))")
         }
     }
 

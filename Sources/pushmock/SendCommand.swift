@@ -17,12 +17,13 @@ import PushMockServer
 /// pushmock send apns --device $ACT --live-activity update --content-state '{"score":"1-0"}'
 /// pushmock send apns --payload push.apns        # a payload file, as `xcrun simctl push` takes
 /// pushmock send fcm --title Hello --body World
+/// pushmock send webpush --title Hello --body World   # mints a subscription, encrypts, signs VAPID
 /// ```
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Send a push to a running PushMock and print the answer and how it was recorded.",
-        subcommands: [APNS.self, FCM.self]
+        subcommands: [APNS.self, FCM.self, WebPush.self]
     )
 
     /// Where to send and how to trust it.

@@ -173,10 +173,10 @@ struct ServeArguments: ParsableArguments {
         do {
             let created = try material.ensure()
             let hosts = try certificateHosts(environment: ProcessInfo.processInfo.environment)
-            if try material.cover(hosts) {
+            let added = try material.cover(hosts)
+            if !added.isEmpty {
                 logger.notice(
-                    "the server certificate in \(material.path) now also names \(hosts.map(\.name).joined(separator: ", ")) (issued again by the same CA)"
-                )
+                    "the server certificate in \(material.path) now also names \(added.joined(separator: ", ")) (issued again by the same CA)")
             }
             for notice in try material.secure() { logger.notice("\(notice)") }
             logger.info(

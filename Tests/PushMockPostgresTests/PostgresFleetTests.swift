@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOHTTP1
 import PushMockCore
 import PushMockInspection
 import PushMockPostgres
@@ -210,6 +211,57 @@ struct PostgresFleetTests {
                         #expect(await eventually { await Self.faults(of: server)?.isEmpty == true }, "every step used: gone")
                     }
                     #expect(try await APNSTestServer.push(client, b, issuedAt: issuedAt) == 200)
+                }
+            }
+        }
+    }
+
+    @Test(
+        "Web Push subscriptions are shared: minted on A, pushed to through B, expired through B answers 410 on A, removed on A is gone from B",
+        .postgres)
+    func webPushAcrossFleet() async throws {
+        let url = try await PostgresTestDatabase.create().description
+        try await withPushMockServer(Self.configuration(url)) { a in
+            try await withPushMockServer(Self.configuration(url)) { b in
+                try await withHTTPClient { client in
+                    let sender = WebPushTestSender()
+                    let minted = await a.inspect(
+                        "POST", "/api/v1/web-push/subscriptions", body: #"{"service":"apple","applicationServerKey":"\#(sender.publicKey)"}"#)
+                    let subscription = try minted.decode(WebPushSubscriptionResource.self)
+                    #expect(minted.status == 201)
+                    let path = String(subscription.endpoint.dropFirst("https://localhost:\(a.pushPort)".count))
+                    #expect(
+                        await eventually { await b.inspect("GET", "/api/v1/web-push/subscriptions/\(subscription.id)").status == 200 },
+                        "a subscription minted on A reaches B")
+                    func push(_ server: PushMockServer) async throws -> Int {
+                        let origin = "https://localhost:\(server.pushPort)"
+                        let now = Int64(Date().timeIntervalSince1970)
+                        let (response, _) = try await client.send(
+                            origin + path, method: .POST,
+                            headers: [
+                                ("ttl", "60"), ("content-encoding", "aes128gcm"),
+                                ("authorization", try sender.authorization(aud: origin, exp: now + 3600, sub: "mailto:ops@example.com")),
+                            ],
+                            body: try WebPushTestSender.encrypt(Array("fleet".utf8), p256dh: subscription.keys.p256dh, auth: subscription.keys.auth))
+                        return Int(response.status.code)
+                    }
+                    #expect(try await push(b) == 201, "B opens a push to A's subscription with the keys A minted")
+                    let waited = try await a.inspect("GET", "/api/v1/deliveries/wait?service=webpush&count=1&timeout=60s").decode(WaitResult.self)
+                    let recorded = try #require(waited.deliveries.first, "B's push is seen on A")
+                    #expect(recorded.body == "fleet" && recorded.deviceToken == subscription.id)
+
+                    #expect(await b.inspect("POST", "/api/v1/web-push/subscriptions/\(subscription.id)/expire").status == 200)
+                    #expect(
+                        await eventually {
+                            (try? await a.inspect("GET", "/api/v1/web-push/subscriptions/\(subscription.id)").decode(WebPushSubscriptionResource.self))?
+                                .state == "expired"
+                        }, "expired through B reaches A")
+                    #expect(try await push(a) == 410)
+                    #expect(await a.inspect("DELETE", "/api/v1/web-push/subscriptions/\(subscription.id)").status == 200)
+                    #expect(
+                        await eventually { await b.inspect("GET", "/api/v1/web-push/subscriptions/\(subscription.id)").status == 404 },
+                        "removed on A is gone from B")
+                    #expect(try await push(b) == 404)
                 }
             }
         }

@@ -4,11 +4,12 @@ import Foundation
 import NIOHTTP1
 import NIOSSL
 import PushMockCore
-import PushMockServer
 import PushMockTestSupport
 import PushMockTesting
 import Testing
 import _CryptoExtras
+
+@testable import PushMockServer
 
 /// Running with no checkout: development credentials made once in a data directory, reused, and
 /// served over the inspection API with the port the server really listens on.
@@ -133,9 +134,9 @@ struct DevMaterialTests {
             #expect(
                 refused?.contains("does not pass for hostname pushmock") == true, "the name is not on the certificate yet: \(refused ?? "reached")")
         }
-        #expect(try material.cover(hosts) == true)
-        #expect(try material.cover(hosts) == false, "covered: not issued again")
-        #expect(try material.cover([hosts[0]]) == false)
+        #expect(try material.cover(hosts) == hosts.map(\.name))
+        #expect(try material.cover(hosts) == [], "covered: not issued again")
+        #expect(try material.cover([hosts[0]]) == [])
         #expect(try String(contentsOfFile: material.file("ca.pem"), encoding: .utf8) == ca, "the same CA")
         let pem = try String(contentsOfFile: material.file("server.pem"), encoding: .utf8)
         #expect(DevCertificates.serverCertificate(pem, covers: hosts))
@@ -155,6 +156,45 @@ struct DevMaterialTests {
         let refused = #expect(throws: PushMockError.self) { try checkout.cover([try CertificateHost("elsewhere")]) }
         #expect(refused?.description.contains("--data-dir") == true, "\(String(describing: refused))")
         #expect(try String(contentsOfFile: material.file("server.pem"), encoding: .utf8) == pem, "a checkout's certificate is not rewritten")
+    }
+
+    @Test("a data directory's certificate from an older PushMock, without the Web Push hosts, is issued again by the same CA with them")
+    func olderCertificateBroughtUp() async throws {
+        let root = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let material = DevMaterialDirectory.resolve(dataDirectory: root, environment: [:])
+        try material.ensure()
+        let webPush = ["web.push.apple.com", "updates.push.services.mozilla.com"]
+        #expect(webPush.allSatisfy(DevCertificates.serverNames.contains))
+        // What an older PushMock issued: the names before the Web Push hosts.
+        let read = { (name: String) in try String(contentsOfFile: material.file(name), encoding: .utf8) }
+        let older = try DevCertificates(
+            caCertificatePEM: read("ca.pem"), caPrivateKeyPEM: read("ca-key.pem"), serverCertificatePEM: "", serverPrivateKeyPEM: "",
+            apnsAuthKeyP8: "", fcmServiceAccountJSON: ""
+        ).issueServerCertificate(names: DevCertificates.serverNames.filter { !webPush.contains($0) }, extraHosts: [], now: Date())
+        try older.certificatePEM.write(toFile: material.file("server.pem"), atomically: true, encoding: .utf8)
+        try older.privateKeyPEM.write(toFile: material.file("server-key.pem"), atomically: true, encoding: .utf8)
+        let ca = try read("ca.pem")
+
+        #expect(try material.cover([]) == webPush)
+        #expect(try material.cover([]) == [], "brought up once")
+        #expect(try read("ca.pem") == ca, "the same CA")
+        #expect(DevCertificates.serverCertificate(try read("server.pem"), covers: try webPush.map(CertificateHost.init)))
+        var configuration = PushMockConfiguration()
+        material.apply(to: &configuration)
+        configuration.pushPort = 0
+        configuration.inspectionPort = nil
+        try await withPushMockServer(configuration) { server in
+            for name in webPush {
+                let failure = await TLSHandshake.failure(port: server.pushPort, serverName: name, caFile: material.file("ca.pem"))
+                #expect(failure == nil, "\(name): \(failure ?? "")")
+            }
+        }
+        // A checkout's certificate is never rewritten, and lacking only built-in names is not refused.
+        let checkout = DevMaterialDirectory(path: root, isDataDirectory: false)
+        try older.certificatePEM.write(toFile: material.file("server.pem"), atomically: true, encoding: .utf8)
+        #expect(try checkout.cover([]) == [])
+        #expect(try read("server.pem") == older.certificatePEM)
     }
 
     @Test(

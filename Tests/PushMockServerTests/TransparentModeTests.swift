@@ -53,6 +53,39 @@ struct TransparentModeTests {
         }
     }
 
+    @Test("Web Push at web.push.apple.com and updates.push.services.mozilla.com: endpoints minted on the real hosts, VAPID's aud their origin")
+    func webPushHosts() async throws {
+        try await withPushMockServer(Self.configuration()) { server in
+            let sender = WebPushTestSender()
+            let now = Int64(Date().timeIntervalSince1970)
+            for (service, host) in [("apple", "web.push.apple.com"), ("mozilla", "updates.push.services.mozilla.com")] {
+                let subscription = try await WebPushTests.mint(server, service, key: sender.publicKey)
+                let path = String(subscription.endpoint.dropFirst("https://\(host)".count))
+                #expect(subscription.endpoint.hasPrefix("https://\(host)/") && path.hasSuffix(subscription.id), "\(subscription.endpoint)")
+                let client = try await H2FrameClient.connect(port: server.pushPort, tls: true, serverName: host)
+                defer { Task { await client.close() } }
+                func push(_ stream: Int, path: String, authority: String, aud: String) throws {
+                    let body = try WebPushTestSender.encrypt(Array("hello".utf8), p256dh: subscription.keys.p256dh, auth: subscription.keys.auth)
+                    let authorization = try sender.authorization(aud: aud, exp: now + 3600, sub: "mailto:ops@example.com")
+                    client.send(
+                        streamID: stream, path: path, authority: authority,
+                        headers: [("ttl", "60"), ("content-encoding", "aes128gcm"), ("authorization", authorization)], body: body)
+                }
+                try push(1, path: path, authority: host, aud: "https://\(host)")
+                #expect(try await client.status(of: 1) == "201", "\(host)")
+                try push(3, path: path, authority: "\(host):443", aud: "https://\(host)")
+                #expect(try await client.status(of: 3) == "201", "an origin leaves out the default port")
+                try push(5, path: path, authority: host, aud: "https://localhost:\(server.pushPort)")
+                #expect(try await client.status(of: 5) == (service == "apple" ? "403" : "401"), "aud is the real host's origin")
+                try push(7, path: "/3/device/\(APNSTestServer.deviceToken)", authority: host, aud: "https://\(host)")
+                #expect(try await client.status(of: 7) == "404", "\(host) has no APNs path")
+            }
+            let webPush = try await server.deliveryList("service=webpush").deliveries
+            #expect(webPush.filter { $0.outcome == .accepted }.count == 4)
+            #expect(webPush.filter { $0.reason == "audience" }.count == 2)
+        }
+    }
+
     @Test(
         "APNs's one stream before a valid token is APNs's alone: a connection to a Google host by SNI gets every stream from the start",
         arguments: ["fcm.googleapis.com", "oauth2.googleapis.com", "iid.googleapis.com", "api.push.apple.com", "localhost"])

@@ -395,6 +395,33 @@ def web_push():
     shot("web-push-detail")
 
 
+@check("the Web Push view lists subscriptions with their JSON, mints one from its form, expires and removes it")
+def web_push_subscriptions():
+    made = api("/api/v1/web-push/subscriptions", "POST", {"service": "google"})
+    open_view("web-push")
+    row = until("the minted subscription's row", lambda: driver.find_element(By.CSS_SELECTOR, f"tr[data-subscription='{made['id']}']"))
+    assert "google" in row.text and "active" in row.text, row.text
+    click(row.find_element(By.XPATH, ".//button[text()='JSON']"))
+    shown = json.loads(until("the JSON", lambda: driver.find_element(By.CSS_SELECTOR, "pre.subscription-json").text or None))
+    assert shown == {"endpoint": made["endpoint"], "expirationTime": None, "keys": made["keys"]}, shown
+    before = {entry["id"] for entry in api("/api/v1/web-push/subscriptions")["subscriptions"]}
+    Select(driver.find_element(By.NAME, "service")).select_by_value("mozilla")
+    click(driver.find_element(By.XPATH, "//button[text()='Mint']"))
+    until("the mint's message", lambda: "Minted a mozilla subscription." in driver.find_element(By.CSS_SELECTOR, "p[role='status']").text)
+    minted = [entry for entry in api("/api/v1/web-push/subscriptions")["subscriptions"] if entry["id"] not in before]
+    assert len(minted) == 1 and minted[0]["service"] == "mozilla" and "/wpush/v1/" in minted[0]["endpoint"], minted
+    assert json.loads(driver.find_element(By.CSS_SELECTOR, "pre.subscription-json").text)["endpoint"] == minted[0]["endpoint"]
+    click(driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Expire {made['id']}']"))
+    until("the expired badge", lambda: "expired" in driver.find_element(By.CSS_SELECTOR, f"tr[data-subscription='{made['id']}']").text)
+    assert api(f"/api/v1/web-push/subscriptions/{made['id']}")["state"] == "expired"
+    shot("web-push-subscriptions")
+    for subscription in (made, minted[0]):
+        click(driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Remove {subscription['id']}']"))
+        until("the row gone", lambda: not driver.find_elements(By.CSS_SELECTOR, f"tr[data-subscription='{subscription['id']}']"))
+    ids = {entry["id"] for entry in api("/api/v1/web-push/subscriptions")["subscriptions"]}
+    assert made["id"] not in ids and minted[0]["id"] not in ids, ids
+
+
 @check("a topic send shows its fan-out, and the devices view lists the subscribed token's topics")
 def topics():
     token = "YnJvd3Nlci0x:APA91b" + "Br1" * 40
@@ -413,10 +440,10 @@ def topics():
     assert status == 200, (status, body)
 
 
-@check("Send it produces an APNs reason, an FCM error and a Live Activity rule")
+@check("Send it produces an APNs reason, an FCM error, a Live Activity rule and a Web Push refusal")
 def catalogue():
     open_view("rejections")
-    for entry, reason in [("apns-bad-priority", "BadPriority"), ("fcm-invalid-argument", "INVALID_ARGUMENT"), ("liveactivity-timestamp-in-milliseconds", "LiveActivityTimestampInMilliseconds")]:
+    for entry, reason in [("apns-bad-priority", "BadPriority"), ("fcm-invalid-argument", "INVALID_ARGUMENT"), ("liveactivity-timestamp-in-milliseconds", "LiveActivityTimestampInMilliseconds"), ("webpush-subject-localhost", "subjectLocalhost")]:
         row = driver.find_element(By.CSS_SELECTOR, f"tr[data-entry='{entry}']")
         click(row.find_element(By.TAG_NAME, "button"))
         until(f"{entry}'s result", lambda: "produced" in row.find_element(By.CSS_SELECTOR, ".result").text)
@@ -426,6 +453,8 @@ def catalogue():
     link = driver.find_element(By.CSS_SELECTOR, "tr[data-entry='apns-bad-priority'] a[href^='https://developer.apple.com/']")
     assert link.text == "Apple's documentation", link.text
     assert driver.find_element(By.CSS_SELECTOR, "tr[data-entry='fcm-invalid-argument'] a").get_attribute("href").startswith("https://firebase.google.com/")
+    rfc = driver.find_element(By.CSS_SELECTOR, "tr[data-entry='webpush-missing-ttl'] a")
+    assert rfc.text == "RFC 8030", rfc.text
     shot("rejections")
 
 

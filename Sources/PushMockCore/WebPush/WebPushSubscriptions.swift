@@ -11,6 +11,15 @@ public struct WebPushSubscription: Sendable {
         case mozilla
         /// Chrome's, FCM's `fcm.googleapis.com/fcm/send/<id>`.
         case google
+
+        /// The real service's origin (`https://web.push.apple.com`, …).
+        public var realOrigin: String {
+            switch self {
+            case .apple: "https://web.push.apple.com"
+            case .mozilla: "https://updates.push.services.mozilla.com"
+            case .google: "https://fcm.googleapis.com"
+            }
+        }
     }
 
     /// Whether pushes still reach it (`expired`: the browser unsubscribed, or the service dropped it).

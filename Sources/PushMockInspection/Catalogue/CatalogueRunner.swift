@@ -13,11 +13,14 @@ struct CatalogueRunner: Sendable {
     let devices: any DeviceDirectory
     let faults: any FaultDirectory
     let now: @Sendable () -> Int64
+    /// Where `webpush` entries mint their subscriptions.
+    var webPush: WebPushSubscriptions?
 
     static let markerHeader = "x-pushmock-catalogue"
 
     /// Sends `entry` and reports whether the recorded answer is the entry's.
     func run(_ entry: RejectionEntry) async throws -> SendResult {
+        if entry.service == "webpush" { return try await runWebPush(entry) }
         let nonce = Self.hex(8)
         let device = Self.hex(32)
         let fcmToken = Self.sampleRegistrationToken(nonce: nonce)
@@ -91,7 +94,7 @@ struct CatalogueRunner: Sendable {
                 headers.append(HeaderField(name: "authorization", value: "Bearer " + (bearer ?? "")))
             case .literal(let value):
                 headers.append(HeaderField(name: "authorization", value: value))
-            case .none:
+            case .none, .vapid:
                 break
             }
             headers.append(HeaderField(name: Self.markerHeader, value: nonce))
@@ -130,7 +133,7 @@ struct CatalogueRunner: Sendable {
         return result
     }
 
-    private func send(_ requests: [OutgoingRequest], nonce: String) async throws -> SendResult {
+    func send(_ requests: [OutgoingRequest], nonce: String) async throws -> SendResult {
         let before = try await store.newestID()
         let responses: [SentResponse]
         do {

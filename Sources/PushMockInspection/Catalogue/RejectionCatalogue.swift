@@ -3,8 +3,8 @@ import PushMockCore
 /// Every answer PushMock can give that is not a plain success, with a request that produces it:
 /// the one list behind the web page's catalogue and `pushmock rejections`.
 public enum RejectionCatalogue {
-    /// The entries, APNs first, then Live Activity rules, then FCM.
-    public static let entries: [RejectionEntry] = apns + liveActivity + fcm
+    /// The entries, APNs first, then Live Activity rules, FCM, and Web Push.
+    public static let entries: [RejectionEntry] = apns + liveActivity + fcm + webPush
 
     /// The entry `id`.
     public static func entry(_ id: String) -> RejectionEntry? {

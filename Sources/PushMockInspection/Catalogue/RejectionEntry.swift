@@ -6,7 +6,7 @@ public import PushMockCore
 public struct RejectionEntry: Sendable, Codable, Hashable {
     /// A stable slug (`apns-bad-priority`), used in `POST /api/v1/rejections/{id}/send`.
     public var id: String
-    /// `apns`, `fcm` or `liveactivity` (an APNs Live Activity payload rule).
+    /// `apns`, `fcm`, `liveactivity` (an APNs Live Activity payload rule) or `webpush`.
     public var service: String
     /// The HTTP status the real service answers (for Live Activity rules: the `strict` profile's 400;
     /// the `apple` profile answers 200 and records the push as dropped).
@@ -33,6 +33,17 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
     var steps: [Step]
     /// A device registry entry made for the token before sending.
     var device: DeviceSetup?
+    /// The Web Push subscription a `webpush` entry mints before sending (and removes after).
+    var subscription: WebPushSetup?
+
+    /// A subscription the catalogue mints for a `webpush` entry.
+    struct WebPushSetup: Sendable, Hashable {
+        var service: WebPushSubscription.Service
+        /// Made with the catalogue's VAPID public key as its `applicationServerKey`.
+        var withKey = true
+        /// Marked expired before the push.
+        var expired = false
+    }
 
     /// A device registry entry the catalogue makes before sending.
     enum DeviceSetup: Sendable, Hashable {
@@ -89,12 +100,12 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
     /// Whether `record` counts this entry's answer: the same service (a Live Activity rule is an
     /// APNs answer) and the same reason.
     public func counts(_ record: ParityRecord) -> Bool {
-        record.reason == reason && record.service == (service == "fcm" ? "fcm" : "apns")
+        record.reason == reason && record.service == (service == "liveactivity" ? "apns" : service)
     }
 
     init(
         _ id: String, _ service: String, _ status: Int, _ reason: String, trigger: String, reference: String, path: String? = nil,
-        device: DeviceSetup? = nil, viaFault: String? = nil, steps: [Step]
+        device: DeviceSetup? = nil, subscription: WebPushSetup? = nil, viaFault: String? = nil, steps: [Step]
     ) {
         self.id = id
         self.service = service
@@ -104,19 +115,31 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
         self.reference = reference
         self.path = path
         self.device = device
+        self.subscription = subscription
         self.viaFault = viaFault != nil
         self.faultNote = viaFault
         self.steps = steps
     }
 
     /// One request of an entry. `{device}`, `{fcmToken}`, `{project}`, `{topic}`, `{now}`,
-    /// `{nowMs}`, `{stale}`, `{future}` and `{big}` are replaced when it is sent.
+    /// `{nowMs}`, `{stale}`, `{future}` and `{big}` are replaced when it is sent, and
+    /// `{subscription}` by a Web Push subscription's path.
     struct Step: Sendable, Hashable {
         var method: String
         var path: String
         var headers: [HeaderField]
         var body: String
         var auth: Auth
+        /// A Web Push body is `body` sealed (RFC 8291) to these keys, or sent as it is.
+        var seal: Seal = .none
+
+        enum Seal: Sendable, Hashable {
+            case none
+            /// The subscription's keys.
+            case subscription
+            /// Another subscription's keys (the browser cannot open it).
+            case otherKeys
+        }
 
         enum Auth: Sendable, Hashable {
             /// A provider token issued `age` seconds ago by the server's own key.
@@ -127,6 +150,9 @@ public struct RejectionEntry: Sendable, Codable, Hashable {
             case fcm
             /// This `authorization` value.
             case literal(String)
+            /// VAPID (`vapid t=…, k=…`) signed with the catalogue's key (or another key pair's),
+            /// for `audience` (nil: the push port's origin), `exp` `expiresIn` seconds from now.
+            case vapid(subject: String, audience: String? = nil, expiresIn: Int64 = 3600, otherKey: Bool = false)
             /// No `authorization` header.
             case none
         }

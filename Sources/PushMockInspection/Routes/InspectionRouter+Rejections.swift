@@ -45,6 +45,7 @@ extension InspectionRouter {
         guard let sender else {
             throw InspectionError(409, "this inspection port has no push port to send through")
         }
-        return CatalogueRunner(sender: sender, credentials: credentials, store: store, devices: devices, faults: faults, now: now)
+        return CatalogueRunner(
+            sender: sender, credentials: credentials, store: store, devices: devices, faults: faults, now: now, webPush: webPush)
     }
 }

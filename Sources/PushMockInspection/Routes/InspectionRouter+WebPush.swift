@@ -4,8 +4,13 @@ import PushMockCore
 /// expire and remove them. A minted subscription's endpoint is on the push port, in its service's
 /// path shape; PushMock keeps its private key and auth secret, so it opens what is sent to it.
 extension InspectionRouter {
-    /// The origin endpoints are minted at: the push port, by the name its certificate carries.
-    var webPushOrigin: String { "https://localhost:\(settings.pushAddress.port)" }
+    /// The origin endpoints are minted at: the real service's host where clients reach the push
+    /// port by it (transparent mode, the CONNECT proxy), else the push port by the name its
+    /// certificate carries.
+    var webPushOrigin: @Sendable (WebPushSubscription.Service) -> String {
+        let (real, port) = (settings.pushAddress.realHosts, settings.pushAddress.port)
+        return { service in real ? service.realOrigin : "https://localhost:\(port)" }
+    }
 
     func listWebPushSubscriptions() -> InspectionAnswer {
         .response(.json(200, WebPushSubscriptionList(subscriptions: webPush.all().map { WebPushSubscriptionResource($0, origin: webPushOrigin) })))

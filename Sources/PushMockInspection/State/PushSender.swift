@@ -31,6 +31,14 @@ public struct SentResponse: Sendable, Hashable {
 public protocol PushSender: Sendable {
     /// Sends `requests` in order on one new connection; one answer each.
     func send(_ requests: [OutgoingRequest]) async throws -> [SentResponse]
+    /// The `:authority` the requests carry (`127.0.0.1:2197`): a Web Push VAPID token's `aud`
+    /// names its origin.
+    var authority: String { get }
+}
+
+extension PushSender {
+    /// `localhost`, for a sender that does not say.
+    public var authority: String { "localhost" }
 }
 
 /// What the catalogue signs with: the server's own APNs key and FCM service account, when it was

@@ -24,10 +24,10 @@ public struct WebPushSubscriptionResource: Codable, Sendable {
     /// Milliseconds since 1970.
     public var createdAt: Int64
 
-    init(_ subscription: WebPushSubscription, origin: String) {
+    init(_ subscription: WebPushSubscription, origin: (WebPushSubscription.Service) -> String) {
         id = subscription.id
         service = subscription.service.rawValue
-        endpoint = origin + subscription.path
+        endpoint = origin(subscription.service) + subscription.path
         keys = Keys(p256dh: subscription.keys.p256dh, auth: subscription.keys.auth)
         state = subscription.state.rawValue
         applicationServerKey = subscription.applicationServerKey.map { Base64URL.encode($0) }

@@ -112,10 +112,15 @@ extension DevCertificates {
     /// ``serverAddresses`` and `extraHosts`. Valid for 397 days: under 398, so strict clients
     /// accept it.
     public func issueServerCertificate(extraHosts: [CertificateHost] = [], now: Date = Date()) throws -> ServerCertificate {
+        try issueServerCertificate(names: Self.serverNames, extraHosts: extraHosts, now: now)
+    }
+
+    /// The same for `serverNames` instead of ``serverNames`` (a test makes an older PushMock's).
+    func issueServerCertificate(names serverNames: [String], extraHosts: [CertificateHost], now: Date) throws -> ServerCertificate {
         let caKey = try P256.Signing.PrivateKey(pemRepresentation: caPrivateKeyPEM)
         let ca = try Certificate(pemEncoded: caCertificatePEM)
         let key = P256.Signing.PrivateKey()
-        var names: [GeneralName] = Self.serverNames.map { .dnsName($0) }
+        var names: [GeneralName] = serverNames.map { .dnsName($0) }
         names += Self.serverAddresses.map { .ipAddress(ASN1OctetString(contentBytes: $0[...])) }
         for host in extraHosts where !names.contains(host.generalName) { names.append(host.generalName) }
         let certificate = try Certificate(

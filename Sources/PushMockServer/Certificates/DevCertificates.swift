@@ -20,6 +20,7 @@ public struct DevCertificates: Sendable {
         "api-broadcast.push.apple.com", "api-broadcast.sandbox.push.apple.com",
         "api-manage-broadcast.push.apple.com", "api-manage-broadcast.sandbox.push.apple.com",
         "fcm.googleapis.com", "oauth2.googleapis.com", "iid.googleapis.com",
+        "web.push.apple.com", "updates.push.services.mozilla.com",
     ]
     /// The IP addresses the server certificate covers.
     public static let serverAddresses: [[UInt8]] = [[127, 0, 0, 1], [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]]

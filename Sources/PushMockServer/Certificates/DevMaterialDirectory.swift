@@ -108,14 +108,18 @@ public struct DevMaterialDirectory: Sendable, Equatable {
 
     /// Makes the server certificate name `hosts` too (`serve --cert-host`): when it lacks one, a new
     /// server certificate is issued from the folder's CA (kept, so what trusts it still does).
-    /// Returns whether it was reissued. A checkout's `Certs/` is never written: it is refused.
+    /// A data directory's certificate is also brought up to ``DevCertificates/serverNames`` (one
+    /// made by an older PushMock lacks the real hosts added since). Returns the names it now
+    /// names besides, empty when it was not issued again. A checkout's `Certs/` is never written:
+    /// a host it lacks is refused.
     @discardableResult
-    public func cover(_ hosts: [CertificateHost], now: Date = Date()) throws -> Bool {
-        guard !hosts.isEmpty else { return false }
+    public func cover(_ hosts: [CertificateHost], now: Date = Date()) throws -> [String] {
         func read(_ name: String) throws -> String { try String(contentsOfFile: file(name), encoding: .utf8) }
         let current = (try? read(DevCertificates.FileName.serverCertificate)) ?? ""
-        if DevCertificates.serverCertificate(current, covers: hosts) { return false }
-        let names = hosts.map(\.name).joined(separator: ", ")
+        let builtIn = isDataDirectory ? DevCertificates.serverNames.compactMap { try? CertificateHost($0) } : []
+        let missing = (hosts + builtIn).filter { !DevCertificates.serverCertificate(current, covers: [$0]) }
+        guard !missing.isEmpty else { return [] }
+        let names = missing.map(\.name).joined(separator: ", ")
         guard isDataDirectory else {
             throw PushMockError(
                 code: .invalidConfiguration,
@@ -138,7 +142,7 @@ public struct DevMaterialDirectory: Sendable, Equatable {
         } catch {
             throw PushMockError(code: .invalidConfiguration, message: "--cert-host \(names): cannot issue a server certificate in \(path): \(error)")
         }
-        return true
+        return missing.map(\.name)
     }
 
     /// Makes a data directory's material the owner's alone, as it is created: the folder 0700, the

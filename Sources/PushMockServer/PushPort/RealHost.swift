@@ -15,10 +15,9 @@ enum RealHost: String, Sendable, CaseIterable {
     case oauth2
     /// `iid.googleapis.com`: `/iid/…`.
     case iid
-    /// Apple's Web Push service, `web.push.apple.com` (served by path only: the development
-    /// certificate does not name it yet).
+    /// Apple's Web Push service, `web.push.apple.com`: `/{id}`.
     case appleWebPush
-    /// Mozilla's, `updates.push.services.mozilla.com` (served by path only, as Apple's).
+    /// Mozilla's autopush, `updates.push.services.mozilla.com`: `/wpush/v1|v2/{id}`.
     case mozillaWebPush
 
     /// Every name, with the service it is.
@@ -33,6 +32,8 @@ enum RealHost: String, Sendable, CaseIterable {
         "fcm.googleapis.com": .fcm,
         "oauth2.googleapis.com": .oauth2,
         "iid.googleapis.com": .iid,
+        "web.push.apple.com": .appleWebPush,
+        "updates.push.services.mozilla.com": .mozillaWebPush,
     ]
 
     /// The ports the real hosts listen on (APNs: 443 and 2197; Google: 443).

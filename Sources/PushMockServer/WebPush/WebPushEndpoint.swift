@@ -145,7 +145,10 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
         judgement.diagnostics.append(
             "VAPID (\(credentials.form.rawValue)): aud \(claims.audience ?? "none"), exp \(claims.expiry.map(String.init) ?? "none"), sub \(claims.subject ?? "none")"
         )
-        let origin = "https://" + (request.authority ?? "localhost")
+        // An origin leaves out its scheme's default port (RFC 6454 section 6.1).
+        var authority = request.authority ?? "localhost"
+        if authority.hasSuffix(":443") { authority.removeLast(4) }
+        let origin = "https://" + authority
         if let broken = credentials.check(origin: origin, now: now.secondsSinceEpoch, refuseLocalhostSubject: subscription.service == .apple) {
             return Refusal(status: 403, rule: broken.rawValue, explanation: broken.explanation + (broken == .audience ? " (\(origin))" : ""))
         }

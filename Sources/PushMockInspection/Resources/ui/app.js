@@ -1,5 +1,5 @@
 // The page: one view at a time, chosen by the hash (#/deliveries, #/deliveries/42, #/activities,
-// #/devices, #/faults, #/rejections). Deliveries arrive over one Server-Sent Events stream.
+// #/devices, #/web-push, #/faults, #/rejections). Deliveries arrive over one Server-Sent Events stream.
 import { api, events } from './api.js';
 import { clear, h } from './dom.js';
 import { DeliveriesView, showDelivery } from './deliveries.js';
@@ -7,6 +7,7 @@ import { ActivitiesView } from './activities.js';
 import { DevicesView } from './devices.js';
 import { FaultsView } from './faults.js';
 import { RejectionsView } from './rejections.js';
+import { WebPushView } from './webpush.js';
 
 import { onDelivery, onRelay, publish, publishRelay } from './state.js';
 
@@ -18,6 +19,7 @@ const views = {
   deliveries: () => deliveries,
   activities: () => new ActivitiesView(),
   devices: () => new DevicesView(),
+  'web-push': () => new WebPushView(),
   faults: () => new FaultsView(),
   rejections: () => new RejectionsView(),
 };

@@ -30,7 +30,7 @@ export class FaultsView {
   async enter(main) {
     this.message = h('p', { role: 'status' });
     this.body = h('tbody');
-    const reasons = [...new Set((await rejections().catch(() => [])).filter((entry) => entry.service !== 'liveactivity').map((entry) => entry.reason))];
+    const reasons = [...new Set((await rejections().catch(() => [])).filter((entry) => entry.service === 'apns' || entry.service === 'fcm').map((entry) => entry.reason))];
     const form = h('form', { class: 'add', 'aria-labelledby': 'add-fault-title', onsubmit: (event) => this.add(event) },
       h('h3', { id: 'add-fault-title' }, 'Create a fault'),
       field('id', 'Id', h('input', { placeholder: 'optional', pattern: '[A-Za-z0-9._\\-]+' })),

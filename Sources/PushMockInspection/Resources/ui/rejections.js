@@ -4,7 +4,7 @@
 import { api } from './api.js';
 import { clear, h } from './dom.js';
 
-const GROUPS = [['apns', 'APNs reasons'], ['liveactivity', 'Live Activity rules (strict profile)'], ['fcm', 'FCM errors']];
+const GROUPS = [['apns', 'APNs reasons'], ['liveactivity', 'Live Activity rules (strict profile)'], ['fcm', 'FCM errors'], ['webpush', 'Web Push answers (rule recorded; each service answers it in its own body)']];
 
 export class RejectionsView {
   async enter(main) {
@@ -52,7 +52,7 @@ export class RejectionsView {
 
 // Whether a parity record counts an entry's answer: the same service (a Live Activity rule is an APNs answer) and reason.
 function counts(entry, record) {
-  return record.reason === entry.reason && record.service === (entry.service === 'fcm' ? 'fcm' : 'apns');
+  return record.reason === entry.reason && record.service === (entry.service === 'liveactivity' ? 'apns' : entry.service);
 }
 
 function parityClass(record) {
@@ -63,6 +63,8 @@ function parityClass(record) {
 function referenceLink(reference) {
   if (!/^https:\/\//.test(reference)) return reference;
   const host = new URL(reference).hostname;
-  const label = host.endsWith('apple.com') ? "Apple's documentation" : "Google's documentation";
+  const label = host.endsWith('apple.com') ? "Apple's documentation"
+    : host.endsWith('rfc-editor.org') ? `RFC ${reference.match(/rfc(\d+)/)?.[1] ?? ''}`.trim()
+      : host.includes('autopush') ? "Mozilla's autopush documentation" : "Google's documentation";
   return h('a', { href: reference, target: '_blank', rel: 'noopener noreferrer' }, label);
 }

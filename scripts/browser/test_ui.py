@@ -20,7 +20,7 @@ import urllib.parse
 import urllib.request
 
 from selenium import webdriver
-from selenium.common.exceptions import TimeoutException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -85,7 +85,9 @@ wait = WebDriverWait(driver, 10)
 
 def until(description, condition, timeout=10):
     try:
-        return WebDriverWait(driver, timeout).until(lambda _: condition())
+        # A view re-renders its rows after each change: an element found a moment ago may be gone.
+        ignored = (NoSuchElementException, StaleElementReferenceException)
+        return WebDriverWait(driver, timeout, ignored_exceptions=ignored).until(lambda _: condition())
     except TimeoutException:
         raise AssertionError(f"timed out waiting for {description}") from None
 
@@ -412,11 +414,12 @@ def web_push_subscriptions():
     assert len(minted) == 1 and minted[0]["service"] == "mozilla" and "/wpush/v1/" in minted[0]["endpoint"], minted
     assert json.loads(driver.find_element(By.CSS_SELECTOR, "pre.subscription-json").text)["endpoint"] == minted[0]["endpoint"]
     click(driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Expire {made['id']}']"))
-    until("the expired badge", lambda: "expired" in driver.find_element(By.CSS_SELECTOR, f"tr[data-subscription='{made['id']}']").text)
+    until("the expired badge", lambda: "Expired " in driver.find_element(By.CSS_SELECTOR, "p[role='status']").text)
+    assert "expired" in driver.find_element(By.CSS_SELECTOR, f"tr[data-subscription='{made['id']}']").text
     assert api(f"/api/v1/web-push/subscriptions/{made['id']}")["state"] == "expired"
     shot("web-push-subscriptions")
     for subscription in (made, minted[0]):
-        click(driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Remove {subscription['id']}']"))
+        click(until("the Remove button", lambda: driver.find_element(By.CSS_SELECTOR, f"button[aria-label='Remove {subscription['id']}']")))
         until("the row gone", lambda: not driver.find_elements(By.CSS_SELECTOR, f"tr[data-subscription='{subscription['id']}']"))
     ids = {entry["id"] for entry in api("/api/v1/web-push/subscriptions")["subscriptions"]}
     assert made["id"] not in ids and minted[0]["id"] not in ids, ids

@@ -49,16 +49,16 @@ export class WebPushView {
     event.preventDefault();
     try {
       const subscription = await api('/api/v1/web-push/subscriptions', { method: 'POST', body: formData(event.target) });
+      await this.load();
       this.message.textContent = `Minted a ${subscription.service} subscription.`;
       this.show(subscription);
-      await this.load();
     } catch (error) { this.message.textContent = `Refused: ${error.message}`; }
   }
 
   async act(subscription, action) {
     const path = `/api/v1/web-push/subscriptions/${encodeURIComponent(subscription.id)}`;
     await api(action === 'expire' ? `${path}/expire` : path, { method: action === 'expire' ? 'POST' : 'DELETE' });
-    this.message.textContent = `${action === 'expire' ? 'Expired' : 'Removed'} ${short(subscription.id, 24)}.`;
     await this.load();
+    this.message.textContent = `${action === 'expire' ? 'Expired' : 'Removed'} ${short(subscription.id, 24)}.`;
   }
 }

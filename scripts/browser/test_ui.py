@@ -395,6 +395,20 @@ def web_push():
     jwt = driver.find_element(By.CSS_SELECTOR, ".jwt").text
     assert "authorization: vapid" in jwt and '"sub": "mailto:ops@example.com"' in jwt and "signature elided" in jwt, jwt
     shot("web-push-detail")
+    # Declarative Web Push: the detail shows the notification as Safari would.
+    declarative = json.dumps({"web_push": 8030, "notification": {"title": "Table ready", "body": "Your table for 2",
+                                                                   "navigate": "https://bistro.example.com/bookings/7"}, "app_badge": 1})
+    response = webpush({"endpoint": subscription["endpoint"], "keys": subscription["keys"]}, data=declarative, vapid_private_key=vapid,
+                       vapid_claims={"sub": "mailto:ops@example.com"}, ttl=60)
+    assert response.status_code == 201, response.text
+    open_view("deliveries")
+    row = until("the declarative row", lambda: next((r for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")
+                                                     if "Table ready" in r.text), None))
+    row.send_keys(Keys.ENTER)
+    card = until("the notification card", lambda: driver.find_element(By.CSS_SELECTOR, ".web-notification"))
+    assert "bistro.example.com" in card.text and "Table ready" in card.text and "Your table for 2" in card.text, card.text
+    assert "a tap opens https://bistro.example.com/bookings/7 · app badge 1" in card.text, card.text
+    shot("web-push-declarative")
 
 
 @check("the Web Push view lists subscriptions with their JSON, mints one from its form, expires and removes it")

@@ -267,6 +267,7 @@ export async function showDelivery(main, id) {
           delivery.dropReason && h('p', {}, `A device would drop it: ${delivery.dropReason}`),
           delivery.fault && h('p', {}, `Fault ${delivery.fault} changed this answer.`),
           delivery.relay && relaySection(delivery.relay),
+          declarativeNotification(delivery),
           rule && h('div', { class: 'rule' },
             h('h4', {}, `Rule: ${rule.reason}`),
             rule.entry && h('p', {}, rule.entry.trigger, '. ', h('span', { class: 'ref' }, `Reference: ${rule.entry.reference}`)),
@@ -283,6 +284,29 @@ export async function showDelivery(main, id) {
 }
 
 // What the relay's upstream answered, and whether it agrees with PushMock.
+// A Declarative Web Push message (web_push 8030) as Safari shows it without a service worker, or
+// why it shows nothing.
+function declarativeNotification(delivery) {
+  const payload = delivery.payload;
+  if (delivery.service !== 'webpush' || payload?.web_push !== 8030) return null;
+  if (delivery.reason === 'DeclarativeWebPushInvalid') {
+    return h('div', { class: 'web-notification refused' }, h('h4', {}, 'Declarative Web Push'), h('p', {}, 'Safari shows no notification for it.'));
+  }
+  const notification = payload.notification ?? {};
+  let origin = '';
+  try { origin = new URL(notification.navigate).host; } catch { origin = ''; }
+  const notes = [`a tap opens ${notification.navigate}`];
+  if (typeof payload.app_badge === 'number') notes.push(`app badge ${payload.app_badge}`);
+  if (payload.mutable === true) notes.push('mutable: a service worker may change it first');
+  return h('div', { class: 'web-notification', role: 'img', 'aria-label': `Notification: ${notification.title ?? ''}` },
+    h('h4', {}, 'As Safari shows it'),
+    h('div', { class: 'web-notification-card' },
+      h('div', { class: 'web-notification-origin' }, origin),
+      h('b', {}, notification.title ?? ''),
+      notification.body ? h('p', {}, notification.body) : ''),
+    h('p', { class: 'muted' }, notes.join(' · ')));
+}
+
 function relaySection(relay) {
   const answer = relay.status === undefined
     ? `no answer: ${relay.error ?? 'unknown'}`

@@ -133,13 +133,6 @@ public struct VAPIDCredentials: Sendable, Hashable {
         return nil
     }
 
-    /// The `name=value` pairs of an `Encryption` or `Crypto-Key` header (split at `;` and `,`;
-    /// names lowercased).
-    public static func headerParameters(_ text: String?) -> [String: String] {
-        guard let text else { return [:] }
-        return parameters(Substring(text), separators: [";", ","]).mapValues(String.init)
-    }
-
     /// `name=value` pairs split at `separators` (spaces around each ignored).
     static func parameters(_ text: Substring, separators: Set<Character>) -> [String: Substring] {
         var result: [String: Substring] = [:]

@@ -126,6 +126,13 @@ public enum WebPushDecryption {
         return Opened(plaintext: Array(plaintext[(2 + padding)...]), recordSize: recordSize, padding: padding, senderKey: senderKey)
     }
 
+    /// The `name=value` pairs of an `aesgcm` message's `Encryption` or `Crypto-Key` header (split at
+    /// `;` and `,`; names lowercased): its `salt`, `rs` and the sender's `dh` key.
+    public static func headerParameters(_ text: String?) -> [String: String] {
+        guard let text else { return [:] }
+        return VAPIDCredentials.parameters(Substring(text), separators: [";", ","]).mapValues(String.init)
+    }
+
     /// RFC 8291 section 3.4's key schedule: the content encryption key and the nonce of the first
     /// (only) record.
     static func contentKeys(

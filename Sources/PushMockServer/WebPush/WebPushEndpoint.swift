@@ -1,6 +1,7 @@
 import PushMockCore
 import PushMockStore
 import PushMockTransport
+import Synchronization
 
 /// `POST` to a minted subscription's endpoint: the push service (RFC 8030) as Apple's, Mozilla's
 /// and Google's answer it. The request's headers (`TTL`, `Urgency`, `Topic`, `Content-Encoding`),
@@ -15,6 +16,8 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
     let clock: PushMockClock
     /// A relay is set: each push says why it is not forwarded.
     let relaying: Bool
+    /// The ids of the messages' `Location`s.
+    private let ids = Mutex(IDGenerator())
 
     init(subscriptions: WebPushSubscriptions, recorder: PushRecorder, clock: PushMockClock, relaying: Bool = false) {
         self.subscriptions = subscriptions
@@ -110,8 +113,8 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
                     "a payload needs Content-Encoding: aes128gcm (RFC 8291), or the older aesgcm; got \(encoding.map { "`\($0)`" } ?? "none")")
         }
         if !request.body.isEmpty, encoding == "aesgcm",
-            VAPIDCredentials.headerParameters(headers["encryption"])["salt"] == nil
-                || VAPIDCredentials.headerParameters(headers["crypto-key"])["dh"] == nil
+            WebPushDecryption.headerParameters(headers["encryption"])["salt"] == nil
+                || WebPushDecryption.headerParameters(headers["crypto-key"])["dh"] == nil
         {
             return Refusal(
                 status: 400, rule: "MissingCryptoKeys",
@@ -201,8 +204,7 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
             outcome.recordedBody = opened.plaintext
             outcome.bodyIsJSON = JSONValue.parse(opened.plaintext).map { if case .object = $0 { true } else { false } } ?? false
         }
-        var ids = IDGenerator()
-        let location = "https://\(request.authority ?? "localhost")/m/\(ids.nextUUIDString(lowercase: true))"
+        let location = "https://\(request.authority ?? "localhost")/m/\(ids.withLock { $0.nextUUIDString(lowercase: true) })"
         return (HTTPServerResponse(status: 201, headers: [("location", location)]), outcome)
     }
 
@@ -244,8 +246,8 @@ final class WebPushEndpoint: PushEndpoint, Sendable {
         do {
             let opened: WebPushDecryption.Opened
             if encoding == "aesgcm" {
-                let encryption = VAPIDCredentials.headerParameters(request.headers["encryption"])
-                let dh = VAPIDCredentials.headerParameters(request.headers["crypto-key"])["dh"]
+                let encryption = WebPushDecryption.headerParameters(request.headers["encryption"])
+                let dh = WebPushDecryption.headerParameters(request.headers["crypto-key"])["dh"]
                 opened = try WebPushDecryption.openAESGCM(
                     request.body, salt: encryption["salt"].flatMap { Base64URL.decode(Substring($0)) } ?? [],
                     senderKey: dh.flatMap { Base64URL.decode(Substring($0)) } ?? [], recordSize: encryption["rs"].flatMap { Int($0) } ?? 4096,

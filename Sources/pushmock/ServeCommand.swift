@@ -42,7 +42,10 @@ struct ServeCommand: AsyncParsableCommand {
     }
 }
 
-/// Everything `serve` takes, which `exec` takes too.
+/// Everything `serve` takes, which `exec` takes too: the options grouped as the help shows them
+/// (`ListenerOptions`, `InspectionOptions`, `RecordingOptions`, `APNSOptions`, `FCMOptions`,
+/// `LiveActivityOptions`, `RelayOptions`, each in its own file). Each group checks its own values
+/// and puts them onto the configuration; ``ServeCommand`` applies the file first, then each group.
 struct ServeArguments: ParsableArguments {
     @Option(help: "JSON configuration file (see Examples/pushmock.json); flags override it.")
     var config: String?

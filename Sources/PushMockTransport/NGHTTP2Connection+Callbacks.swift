@@ -1,0 +1,171 @@
+import CNGHTTP2
+import NIOCore
+
+/// The callbacks' bodies, called through ``NGHTTP2Shared``: a request's headers and data as they
+/// arrive, its stream's end, and the response body as nghttp2 reads it.
+extension NGHTTP2Connection {
+    func beginHeaders(streamID: Int32) {
+        let stream = pool.popLast() ?? NGHTTP2Stream()
+        stream.id = streamID
+        streams[streamID] = stream
+        recent = Unmanaged.passUnretained(stream)
+    }
+
+    /// Lends the stream `streamID` to `body` without a retain and release (three callbacks or more
+    /// per request find it); nil when there is no such stream.
+    @inline(__always)
+    private func withStream<Result>(_ streamID: Int32, _ body: (NGHTTP2Stream) -> Result) -> Result? {
+        if let recent, recent._withUnsafeGuaranteedRef({ $0.id == streamID }) {
+            return recent._withUnsafeGuaranteedRef(body)
+        }
+        guard let found = streams[streamID] else { return nil }
+        recent = Unmanaged.passUnretained(found)
+        return body(found)
+    }
+
+    /// What the header callback tells nghttp2.
+    enum HeaderVerdict {
+        case proceed
+        /// Stop `mem_recv` here, so that the 431 just submitted goes out before the stream is reset.
+        case pause
+        /// Reset the stream and decode the rest of its block without checking or reporting the
+        /// fields (TEMPORAL_CALLBACK_FAILURE): an HPACK bomb then costs little more than its bytes.
+        case skipRest
+
+        var rawValue: Int32 {
+            switch self {
+            case .proceed: 0
+            case .pause: NGHTTP2_ERR_PAUSE.rawValue
+            case .skipRest: NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+            }
+        }
+    }
+
+    /// How far past the header-list limit a refused list is still read (in multiples of it)
+    /// before the stream is reset instead.
+    static let headerListReadLimit = 16
+
+    /// Takes one header field. Over the header-list limit the request is answered 431 at once
+    /// (HEADERS only, END_STREAM), `mem_recv` pauses so that it is written, and the rest of the
+    /// block is skipped.
+    func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> HeaderVerdict {
+        withStream(streamID) { header(name: name, value: value, of: $0) } ?? .proceed
+    }
+
+    private func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, of stream: NGHTTP2Stream) -> HeaderVerdict {
+        if stream.headersAborted {
+            // The rest of an over-long list is read and dropped, so that the stream is not reset:
+            // a reset (of any code) while the client is still sending made curl report
+            // "stream was not closed cleanly" instead of the 431 in about half of the tries. An
+            // HPACK bomb, far past the limit, is then reset without reading the rest
+            // (TEMPORAL_CALLBACK_FAILURE), its 431 already on the wire.
+            stream.headerListSize += name.count + value.count + 32
+            return stream.headerListSize > maxHeaderListSize * Self.headerListReadLimit ? .skipRest : .proceed
+        }
+        guard !stream.dispatched else { return .proceed }
+        stream.headerListSize += name.count + value.count + 32
+        if stream.headerListSize > maxHeaderListSize {
+            stream.limitExceeded = .headerListSize(limit: maxHeaderListSize)
+            stream.headersAborted = true
+            delegate.limitExceeded(.headerListSize(limit: maxHeaderListSize))
+            dispatch(stream)
+            pausedForAnswer = true
+            return .pause
+        }
+        if name.first == UInt8(ascii: ":") {
+            let text = recentValues.text(value)
+            switch name.count {
+            case 5 where name[1] == UInt8(ascii: "p"): stream.path = text
+            case 7 where name[1] == UInt8(ascii: "m"): stream.method = text
+            case 7 where name[1] == UInt8(ascii: "s"): stream.scheme = text
+            case 10 where name[1] == UInt8(ascii: "a"): stream.authority = text
+            default: break  // nghttp2's message checks refuse unknown pseudo-headers
+            }
+            return .proceed
+        }
+        stream.appendField(name: KnownFieldNames.text(name), value: recentValues.text(value))
+        return .proceed
+    }
+
+    func dataChunk(streamID: Int32, data: UnsafeBufferPointer<UInt8>) {
+        withStream(streamID) { dataChunk(data, of: $0) }
+    }
+
+    private func dataChunk(_ data: UnsafeBufferPointer<UInt8>, of stream: NGHTTP2Stream) {
+        guard !stream.dispatched else { return }
+        if stream.body.count + data.count > maxBodySize {
+            stream.limitExceeded = .bodySize(limit: maxBodySize)
+            stream.resetAfterResponse = true
+            pendingResets += 1
+            delegate.limitExceeded(.bodySize(limit: maxBodySize))
+            dispatch(stream)
+            return
+        }
+        stream.body.append(contentsOf: data)
+    }
+
+    func frameReceived(streamID: Int32, isHeaders: Bool, endStream: Bool) {
+        withStream(streamID) { stream in
+            if !stream.dispatched, endStream || (isHeaders && stream.limitExceeded != nil) {
+                dispatch(stream)
+            }
+        }
+    }
+
+    func streamClosed(streamID: Int32, errorCode: UInt32) {
+        if let recent, recent._withUnsafeGuaranteedRef({ $0.id == streamID }) {
+            self.recent = nil
+        }
+        if let stream = streams.removeValue(forKey: streamID) {
+            if stream.resetAfterResponse {
+                pendingResets -= 1
+            }
+            if pool.count < Self.pooledStreams {
+                stream.reset()
+                pool.append(stream)
+            }
+        }
+        delegate.streamClosed(streamID, errorCode: errorCode)
+    }
+
+    func refused(streamID: Int32) {
+        delegate.streamRefused(streamID)
+    }
+
+    /// The last frame of an answer went out: a stream whose body broke the limit is reset with
+    /// NO_ERROR if the client is still sending, so it stops and gets no more window.
+    func responseFinished(streamID: Int32) {
+        guard pendingResets > 0, let session, let stream = streams[streamID], stream.resetAfterResponse else { return }
+        stream.resetAfterResponse = false
+        pendingResets -= 1
+        if nghttp2_session_get_stream_remote_close(session, streamID) == 0 {
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue)
+        }
+    }
+
+    func invalidFrame(streamID: Int32, error: Int32) {
+        delegate.invalidFrameReceived(streamID, error: error)
+    }
+
+    func readResponseBody(streamID: Int32, into buffer: UnsafeMutablePointer<UInt8>, length: Int) -> (count: Int, eof: Bool) {
+        guard let stream = streams[streamID] else { return (0, true) }
+        let remaining = stream.responseBody.count - stream.responseOffset
+        let count = min(remaining, length)
+        stream.responseBody.withUnsafeBufferPointer { body in
+            buffer.update(from: body.baseAddress! + stream.responseOffset, count: count)
+        }
+        stream.responseOffset += count
+        return (count, stream.responseOffset == stream.responseBody.count)
+    }
+
+    /// Hands a complete request to the delegate, holding its stream strongly meanwhile: callers
+    /// reach the stream unretained (``withStream(_:_:)``), and the answer may close the session,
+    /// which lets go of every stream.
+    private func dispatch(_ stream: NGHTTP2Stream) {
+        guard let owned = streams[stream.id] else { return }
+        withExtendedLifetime(owned) {
+            owned.dispatched = true
+            delegate.requestReady(owned)
+        }
+    }
+}

@@ -379,14 +379,18 @@ def web_push():
     key = b64urlencode(vapid.public_key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
     subscription = api("/api/v1/web-push/subscriptions", "POST", {"service": "apple", "applicationServerKey": key})
     os.environ["REQUESTS_CA_BUNDLE"] = "Certs/ca.pem"
-    message = json.dumps({"title": "Web Push hello", "body": "from pywebpush"})
-    response = webpush({"endpoint": subscription["endpoint"], "keys": subscription["keys"]}, data=message, vapid_private_key=vapid,
-                       vapid_claims={"sub": "mailto:ops@example.com"}, ttl=60)
-    assert response.status_code == 201, response.text
-    open_view("deliveries")
-    row = until("the Web Push row", lambda: next((r for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")
-                                                  if "Web Push hello — from pywebpush" in r.text), None))
-    row.send_keys(Keys.ENTER)
+
+    def send_and_open(message, row_text):
+        """Sends `message` with pywebpush, then opens the row showing `row_text` in the deliveries view."""
+        response = webpush({"endpoint": subscription["endpoint"], "keys": subscription["keys"]}, data=json.dumps(message),
+                           vapid_private_key=vapid, vapid_claims={"sub": "mailto:ops@example.com"}, ttl=60)
+        assert response.status_code == 201, response.text
+        open_view("deliveries")
+        row = until(f"the row of {row_text}", lambda: next((r for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")
+                                                             if row_text in r.text), None))
+        row.send_keys(Keys.ENTER)
+
+    send_and_open({"title": "Web Push hello", "body": "from pywebpush"}, "Web Push hello — from pywebpush")
     until("the detail", lambda: "Delivery" in driver.find_element(By.ID, "detail-title").text)
     main = driver.find_element(By.ID, "main").text
     assert '"title": "Web Push hello"' in main, main
@@ -396,15 +400,8 @@ def web_push():
     assert "authorization: vapid" in jwt and '"sub": "mailto:ops@example.com"' in jwt and "signature elided" in jwt, jwt
     shot("web-push-detail")
     # Declarative Web Push: the detail shows the notification as Safari would.
-    declarative = json.dumps({"web_push": 8030, "notification": {"title": "Table ready", "body": "Your table for 2",
-                                                                   "navigate": "https://bistro.example.com/bookings/7"}, "app_badge": 1})
-    response = webpush({"endpoint": subscription["endpoint"], "keys": subscription["keys"]}, data=declarative, vapid_private_key=vapid,
-                       vapid_claims={"sub": "mailto:ops@example.com"}, ttl=60)
-    assert response.status_code == 201, response.text
-    open_view("deliveries")
-    row = until("the declarative row", lambda: next((r for r in driver.find_elements(By.CSS_SELECTOR, "table.deliveries tbody tr[data-id]")
-                                                     if "Table ready" in r.text), None))
-    row.send_keys(Keys.ENTER)
+    send_and_open({"web_push": 8030, "notification": {"title": "Table ready", "body": "Your table for 2",
+                                                      "navigate": "https://bistro.example.com/bookings/7"}, "app_badge": 1}, "Table ready")
     card = until("the notification card", lambda: driver.find_element(By.CSS_SELECTOR, ".web-notification"))
     assert "bistro.example.com" in card.text and "Table ready" in card.text and "Your table for 2" in card.text, card.text
     assert "a tap opens https://bistro.example.com/bookings/7 · app badge 1" in card.text, card.text

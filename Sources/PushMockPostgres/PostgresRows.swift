@@ -149,8 +149,7 @@ enum PostgresRows {
         named.note(sharedID, fields, introduced: introduced)
         writeInt8(sharedID, to: &buffer)
         buffer.writeInteger(Int32(layout.ownSize))
-        // The delivery is lent in place: a closure capturing it would copy it whole.
-        let own = withBorrowed(delivery) { delivery in [UInt8](capacity: layout.ownSize) { layout.writeOwn(delivery.value, to: &$0) } }
+        let own = [UInt8](capacity: layout.ownSize) { layout.writeOwn(delivery, to: &$0) }
         buffer.writeBytes(own)
     }
 

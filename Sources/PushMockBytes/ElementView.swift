@@ -1,28 +1,3 @@
-/// A value lent to a closure without a copy (a closure that captures a large struct may copy it
-/// whole, with a retain and a release of each part): read it through ``value``, inside the call.
-@frozen
-public struct Borrowed<Value> {
-    @usableFromInline
-    let pointer: UnsafePointer<Value>
-
-    @inlinable
-    init(_ pointer: UnsafePointer<Value>) {
-        self.pointer = pointer
-    }
-
-    /// The value, read in place.
-    @inlinable
-    public var value: Value {
-        _read { yield pointer.pointee }
-    }
-}
-
-/// Calls `body` with `value` lent in place.
-@inlinable
-public func withBorrowed<Value, Result>(_ value: Value, _ body: (Borrowed<Value>) throws -> Result) rethrows -> Result {
-    try withUnsafePointer(to: value) { try body(Borrowed($0)) }
-}
-
 /// The elements of an array read in place, without retaining each as it is read.
 @frozen
 public struct ElementView<Element>: RandomAccessCollection {

@@ -103,14 +103,14 @@ extension Delivery {
         apnsID: String? = nil, outcome: Outcome, status: Int, reason: String? = nil, explanation: String? = nil,
         diagnostics: [String] = [],
         fault: String? = nil,
-        project: String? = nil
+        project: String? = nil, activityID: String? = nil, issuedActivityToken: String? = nil, recipients: [String]? = nil
     ) {
         self.init(
             id: 0, receivedAt: receivedAt, connectionID: connectionID, httpVersion: httpVersion, service: service,
             environment: environment, method: method, path: path, headers: headers, body: body, bodyIsJSON: bodyIsJSON,
             identity: identity, pushType: pushType, topic: topic, deviceToken: deviceToken, apnsID: apnsID, outcome: outcome,
             status: status, reason: reason, explanation: explanation, diagnostics: diagnostics, fault: fault, project: project,
-            activityID: nil, issuedActivityToken: nil, recipients: nil, relay: nil
+            activityID: activityID, issuedActivityToken: issuedActivityToken, recipients: recipients, relay: nil
         )
     }
 }

@@ -192,18 +192,12 @@ final class APNSEndpoint: PushEndpoint, Sendable {
         fault: FiredFault?
     ) -> PushOutcome {
         let fields = device?.deliveryFields
-        var outcome = PushOutcome(.apns, rejection != nil ? .rejected : (fields?.outcome ?? (verdict.droppedByDevice ? .dropped : .accepted)))
-        outcome.environment = environment.rawValue
-        outcome.bodyIsJSON = verdict.bodyIsJSONObject
-        outcome.identity = verdict.identity
-        outcome.pushType = verdict.pushType?.rawValue
-        outcome.topic = verdict.topic
-        outcome.deviceToken = verdict.deviceToken
-        outcome.apnsID = verdict.apnsID
-        outcome.reason = rejection?.reason ?? fields?.reason ?? (verdict.droppedByDevice ? verdict.liveActivityRule?.reason : nil)
-        outcome.explanation = fault.map { "fault \($0.id)" } ?? fields?.explanation ?? verdict.explanation
-        outcome.diagnostics = verdict.diagnostics + (device?.diagnostics ?? [])
-        outcome.device = device
-        return outcome
+        return PushOutcome(
+            .apns, rejection != nil ? .rejected : (fields?.outcome ?? (verdict.droppedByDevice ? .dropped : .accepted)),
+            environment: environment.rawValue, bodyIsJSON: verdict.bodyIsJSONObject, identity: verdict.identity,
+            pushType: verdict.pushType?.rawValue, topic: verdict.topic, deviceToken: verdict.deviceToken, apnsID: verdict.apnsID,
+            reason: rejection?.reason ?? fields?.reason ?? (verdict.droppedByDevice ? verdict.liveActivityRule?.reason : nil),
+            explanation: fault.map { "fault \($0.id)" } ?? fields?.explanation ?? verdict.explanation,
+            diagnostics: device.map { verdict.diagnostics + $0.diagnostics } ?? verdict.diagnostics, device: device)
     }
 }

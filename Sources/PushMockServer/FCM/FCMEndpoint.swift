@@ -253,19 +253,13 @@ final class FCMEndpoint: PushEndpoint, Sendable {
     ) -> PushOutcome {
         let drop = rejection == nil ? result.liveActivityDrop : nil
         let fields = device?.deliveryFields
-        var recorded = PushOutcome(.fcm, rejection != nil ? .rejected : (fields?.outcome ?? (drop != nil ? .dropped : .accepted)))
-        recorded.bodyIsJSON = validated
-        recorded.identity = identity
-        recorded.pushType = result.isLiveActivity ? "liveactivity" : nil
-        recorded.topic = described.topic
-        recorded.deviceToken = described.deviceToken
-        recorded.reason = rejection?.reason ?? fields?.reason ?? drop?.reason
-        recorded.explanation = rejection?.message ?? fields?.explanation ?? drop?.explanation
-        recorded.diagnostics = described.diagnostics + (device?.diagnostics ?? [])
-        recorded.project = project
-        recorded.recipients = described.recipients
-        recorded.device = device
-        return recorded
+        return PushOutcome(
+            .fcm, rejection != nil ? .rejected : (fields?.outcome ?? (drop != nil ? .dropped : .accepted)), bodyIsJSON: validated,
+            identity: identity, pushType: result.isLiveActivity ? "liveactivity" : nil, topic: described.topic,
+            deviceToken: described.deviceToken, reason: rejection?.reason ?? fields?.reason ?? drop?.reason,
+            explanation: rejection?.message ?? fields?.explanation ?? drop?.explanation,
+            diagnostics: device.map { described.diagnostics + $0.diagnostics } ?? described.diagnostics, project: project,
+            recipients: described.recipients, device: device)
     }
 
     /// `{"name": "projects/<p>/messages/<id>"}` pretty-printed as Google does, written as bytes

@@ -26,8 +26,11 @@ tar -xzf "$ARCHIVE" -C "$UNPACKED"
 PACKAGES="$UNPACKED/$PACKAGES"
 tar -tzf "$PACKAGES/python/pushmock-$PM_VERSION.tar.gz" >"$STEP_WORK/sdist.list" || fail "cannot list the sdist"
 grep -q "^pushmock-$PM_VERSION/src/pushmock/py.typed$" "$STEP_WORK/sdist.list" || fail "the sdist lacks py.typed"
-# (Under a German locale: the release binary has ICU's data for English only, scripts/icu-data.swift.)
-LANG=de_DE.UTF-8 LC_ALL=de_DE.UTF-8 BIN="$UNPACKED/$PM_NAME/pushmock" serve ARCHIVED --data-dir "$STEP_WORK/archived-data"
+# Under a German locale: the release binary has ICU's data for English only (scripts/icu-data.swift).
+# (Set by sh for the server alone: bash would warn that this machine has no such locale.)
+printf '#!/bin/sh\nLANG=de_DE.UTF-8 LC_ALL=de_DE.UTF-8 exec "%s" "$@"\n' "$UNPACKED/$PM_NAME/pushmock" >"$STEP_WORK/pushmock-de"
+chmod +x "$STEP_WORK/pushmock-de"
+BIN="$STEP_WORK/pushmock-de" serve ARCHIVED --data-dir "$STEP_WORK/archived-data"
 "$UNPACKED/$PM_NAME/pushmock" send apns --url "https://localhost:$ARCHIVED_PUSH" --inspection-url "http://127.0.0.1:$ARCHIVED_INSPECTION" \
   --alert "for the packages" >/dev/null || fail "the archive's pushmock send apns"
 export PUSHMOCK_URL="http://127.0.0.1:$ARCHIVED_INSPECTION"

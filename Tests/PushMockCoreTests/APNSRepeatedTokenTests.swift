@@ -56,6 +56,32 @@ struct APNSRepeatedTokenTests {
         #expect(judge(push(jwt), &fresh, at: Self.issuedAt - 3601) == "InvalidProviderToken")
     }
 
+    @Test("a configured token lifetime and future tolerance bound a fresh and a repeated token alike")
+    func configuredBounds() throws {
+        var options = APNSValidationOptions()
+        options.tokenLifetime = .seconds(60)
+        options.futureIssuedAtTolerance = .seconds(30)
+        let validator = APNSValidator(options: options, tokens: verifier, devices: DeviceRegistry())
+        func judge(_ jwt: String, _ auth: inout APNSConnectionAuth, at seconds: Int64) -> String {
+            var ids = IDGenerator(seed: 1)
+            var verdict = APNSVerdict()
+            validator.validate(push(jwt), credential: .token, auth: &auth, now: PushInstant(secondsSinceEpoch: seconds), ids: &ids, into: &verdict)
+            return verdict.rejection?.reason ?? "accepted"
+        }
+        let jwt = try ProviderToken.sign(keyID: "KEY0000001", teamID: "TEAM000001", issuedAt: Self.issuedAt, key: key)
+        var repeated = APNSConnectionAuth()
+        #expect(judge(jwt, &repeated, at: Self.issuedAt) == "accepted")
+        #expect(judge(jwt, &repeated, at: Self.issuedAt + 60) == "accepted")
+        #expect(judge(jwt, &repeated, at: Self.issuedAt + 61) == "ExpiredProviderToken")
+        var fresh = APNSConnectionAuth()
+        #expect(judge(jwt, &fresh, at: Self.issuedAt + 61) == "ExpiredProviderToken")
+        var early = APNSConnectionAuth()
+        #expect(judge(jwt, &early, at: Self.issuedAt - 30) == "accepted")
+        #expect(judge(jwt, &early, at: Self.issuedAt - 31) == "InvalidProviderToken", "the repeated token, 31 s before its iat")
+        var future = APNSConnectionAuth()
+        #expect(judge(jwt, &future, at: Self.issuedAt - 31) == "InvalidProviderToken", "a fresh token, 31 s before its iat")
+    }
+
     @Test("a registry change makes it go through verification again")
     func registryChange() throws {
         let jwt = try ProviderToken.sign(keyID: "KEY0000001", teamID: "TEAM000001", issuedAt: Self.issuedAt, key: key)

@@ -13,7 +13,7 @@ extension APNSValidator {
             accepted.environment == environment, accepted.authorization == authorization
         {
             let (age, overflow) = now.subtractingReportingOverflow(accepted.issuedAt)
-            if !overflow, age <= options.tokenLifetime.wholeSeconds, -age <= options.futureIssuedAtTolerance.wholeSeconds {
+            if !overflow, age <= options.tokenLifetimeSeconds, -age <= options.futureIssuedAtSeconds {
                 verdict.identity = auth.identity
                 verdict.authenticated = true
                 return nil
@@ -87,13 +87,13 @@ extension APNSValidator {
         // Any signer of the (public) sample key can put any iat in a token: the age is computed
         // without trapping (an overflow means "absurdly far" in that direction).
         let (age, ageOverflow) = now.subtractingReportingOverflow(token.issuedAt)
-        if (ageOverflow && token.issuedAt < 0) || (!ageOverflow && age > options.tokenLifetime.wholeSeconds) {
+        if (ageOverflow && token.issuedAt < 0) || (!ageOverflow && age > options.tokenLifetimeSeconds) {
             return (
                 .expiredProviderToken,
                 ageOverflow ? "iat \(token.issuedAt) is not a time" : "iat \(token.issuedAt) is \(age) s old; tokens last \(options.tokenLifetime) s"
             )
         }
-        if (ageOverflow && token.issuedAt > 0) || (!ageOverflow && -age > options.futureIssuedAtTolerance.wholeSeconds) {
+        if (ageOverflow && token.issuedAt > 0) || (!ageOverflow && -age > options.futureIssuedAtSeconds) {
             return (.invalidProviderToken, ageOverflow ? "iat \(token.issuedAt) is not a time" : "iat \(token.issuedAt) is \(-age) s in the future")
         }
         return nil

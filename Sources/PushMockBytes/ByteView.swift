@@ -101,12 +101,23 @@ public struct ByteView: RandomAccessCollection {
         return true
     }
 
-    /// Whether the bytes start with `prefix`'s.
+    /// Whether the bytes start with `prefix`'s. (Eight bytes at a time: a byte loop through
+    /// `utf8Start`, checked on every byte, took ~170 instructions for an FCM path's 13.)
     @inlinable
     public func hasPrefix(_ prefix: StaticString) -> Bool {
-        guard buffer.count >= prefix.utf8CodeUnitCount else { return false }
-        for offset in 0..<prefix.utf8CodeUnitCount where buffer[offset] != prefix.utf8Start[offset] {
-            return false
+        let count = prefix.utf8CodeUnitCount
+        guard buffer.count >= count else { return false }
+        guard count > 0, let a = buffer.baseAddress else { return true }
+        let b = prefix.utf8Start
+        var offset = 0
+        while offset + 8 <= count {
+            guard UnsafeRawPointer(a + offset).loadUnaligned(as: UInt64.self) == UnsafeRawPointer(b + offset).loadUnaligned(as: UInt64.self)
+            else { return false }
+            offset += 8
+        }
+        while offset < count {
+            guard a[offset] == b[offset] else { return false }
+            offset += 1
         }
         return true
     }
@@ -147,6 +158,14 @@ extension ArraySlice where Element == UInt8 {
 }
 
 extension String {
+    /// Whether the string's UTF-8 starts with `prefix`'s, byte for byte: for ASCII such as a
+    /// path's `/3/`, where `hasPrefix`'s Unicode comparison costs about a hundred instructions.
+    @inlinable
+    public func hasBytePrefix(_ prefix: StaticString) -> Bool {
+        utf8.withContiguousStorageIfAvailable { ByteView($0).hasPrefix(prefix) }
+            ?? utf8.starts(with: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
+    }
+
     /// Calls `body` with a view of the string's UTF-8 (made contiguous first if it is not).
     @inlinable
     public func withUTF8View<Result>(_ body: (ByteView) throws -> Result) rethrows -> Result {

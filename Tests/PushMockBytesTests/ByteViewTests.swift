@@ -23,6 +23,25 @@ struct ByteViewTests {
         }
     }
 
+    @Test("hasPrefix and hasBytePrefix find a mismatch in the eight-byte words and in the tail")
+    func prefixes() {
+        let path = "/v1/projects/demo/messages:send"
+        Array(path.utf8).withByteView { view in
+            #expect(view.hasPrefix("/v1/projects/"))
+            #expect(view.hasPrefix("/v1/projects/demo/messages:send"))
+            #expect(!view.hasPrefix("/v1/projects/demo/messages:send?"), "longer than the bytes")
+            #expect(!view.hasPrefix("/v2/projects/"), "a mismatch in the first word")
+            #expect(!view.hasPrefix("/v1/projekts/"), "a mismatch past the first word")
+            #expect(!view.hasPrefix("/v1/projects-"), "a mismatch in the last byte")
+        }
+        #expect(path.hasBytePrefix("/v1/projects/"))
+        #expect(path.hasBytePrefix(""))
+        #expect(!path.hasBytePrefix("/3/"))
+        #expect("/3/device/ab".hasBytePrefix("/3/"))
+        #expect(!"/3".hasBytePrefix("/3/"))
+        #expect(!"e\u{301}x".hasBytePrefix("é"), "bytes, not canonical equivalence: U+00E9 is not e and U+0301")
+    }
+
     @Test("two views are equal exactly when their bytes are, at every length and every differing offset")
     func viewEquality() {
         for length in 0..<40 {

@@ -1,3 +1,4 @@
+import PushMockBytes
 import PushMockCore
 import PushMockStore
 import PushMockTransport
@@ -77,9 +78,9 @@ struct PushRoute: Sendable {
     func match(_ request: HTTPServerRequest, host: RealHost?, tokenPath: String) -> (target: Target, home: RealHost)? {
         switch matcher {
         case .apnsDevice:
-            return request.path.hasPrefix("/3/") ? (.apns, .apns) : nil
+            return request.path.hasBytePrefix("/3/") ? (.apns, .apns) : nil
         case .broadcast:
-            return request.path.hasPrefix("/1/apps/") || request.path.hasPrefix("/4/broadcasts/") ? (.broadcast, .broadcast) : nil
+            return request.path.hasBytePrefix("/1/apps/") || request.path.hasBytePrefix("/4/broadcasts/") ? (.broadcast, .broadcast) : nil
         case .fcmSend:
             return FCMEndpoint.project(in: request.path).map { (.fcm(project: $0), .fcm) }
         case .topicManagement:

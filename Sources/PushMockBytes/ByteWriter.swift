@@ -188,9 +188,27 @@ public struct ByteWriter: ~Copyable {
 
 extension Array where Element == UInt8 {
     /// An array of at most `capacity` bytes, written by `write`: as many as it wrote.
+    ///
+    /// Up to ``smallCapacity`` bytes are written on the stack and copied into an array made
+    /// to fit: `Array(unsafeUninitializedCapacity:)` allocates through the standard library's
+    /// unspecialized path, which looks the storage type up at run time (about 300 instructions,
+    /// more than the copy of a response body or a recorded push costs).
     @inlinable
     public init<Failure: Error>(capacity: Int, writing write: (inout ByteWriter) throws(Failure) -> Void) throws(Failure) {
         var failure: Failure?
+        if capacity <= Self.smallCapacity {
+            self = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Swift.max(capacity, 1)) { buffer in
+                var writer = ByteWriter(base: buffer.baseAddress!, capacity: capacity)
+                do throws(Failure) {
+                    try write(&writer)
+                } catch {
+                    failure = error
+                }
+                return Array(UnsafeBufferPointer(start: buffer.baseAddress, count: writer.count))
+            }
+            if let failure { throw failure }
+            return
+        }
         self.init(unsafeUninitializedCapacity: capacity) { buffer, initialized in
             var writer = ByteWriter(base: buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, capacity: capacity)
             do throws(Failure) {
@@ -202,6 +220,11 @@ extension Array where Element == UInt8 {
         }
         if let failure { throw failure }
     }
+}
+
+extension Array where Element == UInt8 {
+    /// The largest capacity ``init(capacity:writing:)`` writes on the stack.
+    public static let smallCapacity = 2048
 }
 
 extension Array where Element == UInt8 {

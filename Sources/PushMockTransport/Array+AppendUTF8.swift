@@ -8,3 +8,16 @@ extension [UInt8] {
         }
     }
 }
+
+extension [UInt8] {
+    /// Appends a non-negative number's decimal digits (a negative one is written as 0).
+    mutating func appendDecimal(_ number: Int) {
+        let start = count
+        var rest = Swift.max(number, 0)
+        repeat {
+            append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        self[start...].reverse()
+    }
+}

@@ -195,8 +195,6 @@ final class NGHTTP2Connection {
         guard let session, let stream = streams[streamID], !stream.responded else { return }
         stream.responded = true
         let response = response.final
-        let status = String(response.status)
-        let contentLength = response.body.map { String($0.count) }
         // Names and values go into one scratch buffer; nghttp2 copies them during the call.
         byteScratch.removeAll(keepingCapacity: true)
         nvScratch.removeAll(keepingCapacity: true)
@@ -208,16 +206,23 @@ final class NGHTTP2Connection {
             byteScratch.appendUTF8(value)
             spanScratch.append((nameStart..<valueStart, valueStart..<byteScratch.count, flags))
         }
-        add(":status", status, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        // Numbers are written as digits straight into the buffer: `String(Int)` goes through a
+        // protocol's `description` and builds a string only to be copied here.
+        func add(_ name: StaticString, digitsOf number: Int) {
+            let nameStart = byteScratch.count
+            byteScratch.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            let valueStart = byteScratch.count
+            byteScratch.appendDecimal(number)
+            spanScratch.append((nameStart..<valueStart, valueStart..<byteScratch.count, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+        }
+        add(":status", digitsOf: response.status)
         for field in response.headers {
             add(field.name, field.value, UInt8(field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
         }
         // After an aborted header block nghttp2 resets the stream: only HEADERS can still go out.
         let body = stream.headersAborted ? nil : response.body
-        if stream.headersAborted, contentLength != nil {
-            add("content-length", "0", UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
-        } else if let contentLength {
-            add("content-length", contentLength, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        if let length = response.body?.count {
+            add("content-length", digitsOf: stream.headersAborted ? 0 : length)
         }
         byteScratch.withUnsafeMutableBufferPointer { bytes in
             let base = bytes.baseAddress!

@@ -114,5 +114,25 @@ struct ByteWriterTests {
                 throw Stop()
             }
         }
+        #expect(throws: Stop.self) {
+            _ = try [UInt8](capacity: [UInt8].smallCapacity + 1) { out throws(Stop) in
+                out.put(UInt8(1))
+                throw Stop()
+            }
+        }
+    }
+
+    @Test(
+        "written on the stack up to smallCapacity, in an array of its own beyond: the same bytes either way",
+        arguments: [[UInt8].smallCapacity - 1, [UInt8].smallCapacity, [UInt8].smallCapacity + 1, 5 * [UInt8].smallCapacity])
+    func smallAndLarge(capacity: Int) {
+        let expected = (0..<capacity).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let full = [UInt8](capacity: capacity) { out in
+            for byte in expected { out.put(byte) }
+            let room = out.fits(1)
+            #expect(!room)
+        }
+        #expect(full == expected)
+        #expect([UInt8](capacity: capacity) { out in out.put(UInt8(9)) } == [9])
     }
 }

@@ -8,26 +8,44 @@ import Darwin
 /// An `apns-push-type` value with what it implies: the topic suffix, the payload limit and the
 /// priorities Apple allows. A closed wire set kept extensible (DESIGN.md, convention 3).
 public struct APNSPushType: Sendable, Hashable, CustomStringConvertible {
+    /// What the type implies, in one shared object: a push type is copied several times a push,
+    /// and a copy is then one reference count, not two strings' and a set's.
+    private final class Facts: Sendable {
+        let rawValue: String
+        let topicSuffix: String
+        let maxPayloadSize: Int
+        let allowedPriorities: Set<Int>?
+        let allowsCertificateAuth: Bool
+
+        init(rawValue: String, topicSuffix: String, maxPayloadSize: Int, allowedPriorities: Set<Int>?, allowsCertificateAuth: Bool) {
+            self.rawValue = rawValue
+            self.topicSuffix = topicSuffix
+            self.maxPayloadSize = maxPayloadSize
+            self.allowedPriorities = allowedPriorities
+            self.allowsCertificateAuth = allowsCertificateAuth
+        }
+    }
+
+    private let facts: Facts
+
     /// The wire value, such as `liveactivity`.
-    public let rawValue: String
+    public var rawValue: String { facts.rawValue }
     /// What `apns-topic` must end with after the bundle id (empty: the bare bundle id).
-    public let topicSuffix: String
+    public var topicSuffix: String { facts.topicSuffix }
     /// The largest payload in bytes.
-    public let maxPayloadSize: Int
+    public var maxPayloadSize: Int { facts.maxPayloadSize }
     /// The priorities allowed; `nil` allows 1, 5 and 10.
-    public let allowedPriorities: Set<Int>?
+    public var allowedPriorities: Set<Int>? { facts.allowedPriorities }
     /// Whether certificate (mutual TLS) connections may send it.
-    public let allowsCertificateAuth: Bool
+    public var allowsCertificateAuth: Bool { facts.allowsCertificateAuth }
 
     /// Creates a push type.
     public init(
         rawValue: String, topicSuffix: String, maxPayloadSize: Int = 4096, allowedPriorities: Set<Int>? = nil, allowsCertificateAuth: Bool = true
     ) {
-        self.rawValue = rawValue
-        self.topicSuffix = topicSuffix
-        self.maxPayloadSize = maxPayloadSize
-        self.allowedPriorities = allowedPriorities
-        self.allowsCertificateAuth = allowsCertificateAuth
+        facts = Facts(
+            rawValue: rawValue, topicSuffix: topicSuffix, maxPayloadSize: maxPayloadSize, allowedPriorities: allowedPriorities,
+            allowsCertificateAuth: allowsCertificateAuth)
     }
 
     public var description: String { rawValue }
@@ -86,6 +104,6 @@ public struct APNSPushType: Sendable, Hashable, CustomStringConvertible {
     private static let suffixed = all.filter { !$0.topicSuffix.isEmpty }
     private static let suffixes = suffixed.map { Array($0.topicSuffix.utf8) }
 
-    public static func == (lhs: APNSPushType, rhs: APNSPushType) -> Bool { lhs.rawValue == rhs.rawValue }
+    public static func == (lhs: APNSPushType, rhs: APNSPushType) -> Bool { lhs.facts === rhs.facts || lhs.rawValue == rhs.rawValue }
     public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 }

@@ -83,6 +83,26 @@ public struct ByteView: RandomAccessCollection {
         buffer.count == text.utf8CodeUnitCount && hasPrefix(text)
     }
 
+    /// Whether `byte` is among the bytes, read eight at a time (`Sequence.contains` reads them one
+    /// by one through the collection's index checks: about 600 instructions for an FCM token).
+    @inlinable
+    public func contains(byte: UInt8) -> Bool {
+        guard let base = buffer.baseAddress else { return false }
+        let pattern = SWAR.ones &* UInt64(byte)
+        var offset = 0
+        while offset + 8 <= buffer.count {
+            // A byte equal to `byte` is a zero byte of `word`; this finds any zero byte exactly.
+            let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self) ^ pattern
+            if (word &- SWAR.ones) & ~word & SWAR.highs != 0 { return true }
+            offset += 8
+        }
+        while offset < buffer.count {
+            if base[offset] == byte { return true }
+            offset += 1
+        }
+        return false
+    }
+
     /// Whether the bytes are `other`'s.
     @inlinable
     public func equals(_ other: ByteView) -> Bool {

@@ -18,6 +18,12 @@ extension [UInt8] {
             append(UInt8(ascii: "0") + UInt8(rest % 10))
             rest /= 10
         } while rest > 0
-        self[start...].reverse()
+        // Reversed in place (`self[start...].reverse()` copies the array to write its slice).
+        var (low, high) = (start, count - 1)
+        while low < high {
+            swapAt(low, high)
+            low += 1
+            high -= 1
+        }
     }
 }

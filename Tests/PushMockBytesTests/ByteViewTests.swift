@@ -136,4 +136,30 @@ struct ByteViewTests {
         slots.ints[2] = 9
         #expect((0..<5).map { slots.ints[$0] } == [-1, -1, 9, -1, -1])
     }
+
+    @Test("contains(byte:) agrees with a byte-by-byte search: every length to 19, every position, in the words and the tail")
+    func containsByte() {
+        for length in 0..<20 {
+            let base = (0..<length).map { UInt8(truncatingIfNeeded: 0x41 + $0) }
+            base.withByteView { view in
+                #expect(!view.contains(byte: UInt8(ascii: "\\")))
+                #expect(!view.contains(byte: 0))
+                #expect(!view.contains(byte: 0x80))
+            }
+            for position in 0..<length {
+                for needle: UInt8 in [UInt8(ascii: "\\"), 0, 0x80, 0xFF, 0x01] {
+                    var bytes = base
+                    bytes[position] = needle
+                    bytes.withByteView { view in
+                        #expect(view.contains(byte: needle), "\(needle) at \(position) of \(length)")
+                        #expect(view.contains(byte: needle &+ 1) == bytes.contains(needle &+ 1))
+                    }
+                }
+            }
+        }
+        // Bytes that differ from the needle only in the high bit, or borrow into the next byte.
+        [UInt8](repeating: 0xDC, count: 16).withByteView { #expect(!$0.contains(byte: UInt8(ascii: "\\"))) }
+        [UInt8](repeating: 0x01, count: 16).withByteView { #expect(!$0.contains(byte: 0)) }
+        [UInt8](repeating: 0x00, count: 16).withByteView { #expect(!$0.contains(byte: 0xFF)) }
+    }
 }

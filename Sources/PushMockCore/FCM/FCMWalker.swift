@@ -206,7 +206,7 @@ final class FCMWalker {
     func withStringBytes<Result>(_ index: Int, _ body: (ByteView) -> Result) -> Result {
         let range = tape.entries[index].value.range
         let content = tape.scanner.bytes.view((range.lowerBound + 1)..<(range.upperBound - 1))
-        guard content.contains(UInt8(ascii: "\\")) else { return body(content) }
+        guard content.contains(byte: UInt8(ascii: "\\")) else { return body(content) }
         return (tape.string(index) ?? "").withUTF8View(body)
     }
 

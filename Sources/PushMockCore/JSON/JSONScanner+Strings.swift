@@ -85,7 +85,7 @@ extension JSONScanner {
 
     func decodeString(contentRange range: Range<Int>) -> String {
         let slice = bytes.view(range)
-        guard slice.contains(UInt8(ascii: "\\")) else {
+        guard slice.contains(byte: UInt8(ascii: "\\")) else {
             return String(decoding: slice, as: UTF8.self)
         }
         var scalars = String.UnicodeScalarView()

@@ -269,7 +269,7 @@ public struct JSONScanner {
         let count = key.utf8CodeUnitCount
         guard range.count == count else {
             // A key written with escapes is compared decoded.
-            return bytes[range].contains(UInt8(ascii: "\\")) && decodeString(contentRange: range) == key.description
+            return bytes.view(range).contains(byte: UInt8(ascii: "\\")) && decodeString(contentRange: range) == key.description
         }
         for offset in 0..<count where bytes[range.lowerBound + offset] != key.utf8Start[offset] {
             return false

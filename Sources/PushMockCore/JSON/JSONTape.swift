@@ -95,7 +95,7 @@ public struct JSONTape {
         return name.withUTF8View { expected in
             guard content.count == expected.count else {
                 // An escape is longer than what it spells, so a key shorter than the name never is it.
-                return content.count > expected.count && scanner.bytes[content].contains(UInt8(ascii: "\\"))
+                return content.count > expected.count && scanner.bytes.view(content).contains(byte: UInt8(ascii: "\\"))
                     && scanner.keys(ofRange: content) == expected.string
             }
             for offset in 0..<expected.count where scanner.bytes[content.lowerBound + offset] != expected[offset] {

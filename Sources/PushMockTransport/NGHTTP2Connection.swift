@@ -48,9 +48,8 @@ final class NGHTTP2Connection {
     static let pooledStreams = 128
     /// Long header values repeated request after request share one `String`.
     let recentValues = RecentHeaderValues()
-    @exclusivity(unchecked) var nvScratch: [nghttp2_nv] = []
-    @exclusivity(unchecked) var byteScratch: [UInt8] = []
-    @exclusivity(unchecked) var spanScratch: [(name: Range<Int>, value: Range<Int>, flags: UInt8)] = []
+    /// The response being submitted's header fields, in memory kept for the next.
+    let headerBlock = ResponseHeaderBlock()
     unowned(unsafe) let delegate: any NGHTTP2ConnectionDelegate
     let maxBodySize: Int
     let maxHeaderListSize: Int
@@ -195,56 +194,18 @@ final class NGHTTP2Connection {
         guard let session, let stream = streams[streamID], !stream.responded else { return }
         stream.responded = true
         let response = response.final
-        // Names and values go into one scratch buffer; nghttp2 copies them during the call.
-        byteScratch.removeAll(keepingCapacity: true)
-        nvScratch.removeAll(keepingCapacity: true)
-        spanScratch.removeAll(keepingCapacity: true)
-        func add(_ name: String, _ value: String, _ flags: UInt8) {
-            let nameStart = byteScratch.count
-            byteScratch.appendUTF8(name)
-            let valueStart = byteScratch.count
-            byteScratch.appendUTF8(value)
-            spanScratch.append((nameStart..<valueStart, valueStart..<byteScratch.count, flags))
-        }
-        // Numbers are written as digits straight into the buffer: `String(Int)` goes through a
-        // protocol's `description` and builds a string only to be copied here.
-        func add(_ name: StaticString, digitsOf number: Int) {
-            let nameStart = byteScratch.count
-            byteScratch.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            let valueStart = byteScratch.count
-            byteScratch.appendDecimal(number)
-            spanScratch.append((nameStart..<valueStart, valueStart..<byteScratch.count, UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
-        }
-        add(":status", digitsOf: response.status)
-        for field in response.headers {
-            add(field.name, field.value, UInt8(field.neverIndex ? NGHTTP2_NV_FLAG_NO_INDEX.rawValue : NGHTTP2_NV_FLAG_NONE.rawValue))
-        }
         // After an aborted header block nghttp2 resets the stream: only HEADERS can still go out.
         let body = stream.headersAborted ? nil : response.body
-        if let length = response.body?.count {
-            add("content-length", digitsOf: stream.headersAborted ? 0 : length)
-        }
-        byteScratch.withUnsafeMutableBufferPointer { bytes in
-            let base = bytes.baseAddress!
-            for span in spanScratch {
-                nvScratch.append(
-                    nghttp2_nv(
-                        name: base + span.name.lowerBound,
-                        value: base + span.value.lowerBound,
-                        namelen: span.name.count,
-                        valuelen: span.value.count,
-                        flags: span.flags
-                    ))
-            }
-            if let body {
-                stream.responseBody = body
-                stream.responseOffset = 0
-                var provider = nghttp2_data_provider()
-                provider.read_callback = NGHTTP2Shared.readResponseBody
-                _ = nghttp2_submit_response(session, streamID, nvScratch, nvScratch.count, &provider)
-            } else {
-                _ = nghttp2_submit_response(session, streamID, nvScratch, nvScratch.count, nil)
-            }
+        let block = headerBlock
+        block.set(status: response.status, headers: response.headers, contentLength: response.body.map { stream.headersAborted ? 0 : $0.count })
+        if let body {
+            stream.responseBody = body
+            stream.responseOffset = 0
+            var provider = nghttp2_data_provider()
+            provider.read_callback = NGHTTP2Shared.readResponseBody
+            _ = nghttp2_submit_response(session, streamID, block.fields, block.count, &provider)
+        } else {
+            _ = nghttp2_submit_response(session, streamID, block.fields, block.count, nil)
         }
     }
 

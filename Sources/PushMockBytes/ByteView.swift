@@ -87,20 +87,28 @@ public struct ByteView: RandomAccessCollection {
     /// by one through the collection's index checks: about 600 instructions for an FCM token).
     @inlinable
     public func contains(byte: UInt8) -> Bool {
-        guard let base = buffer.baseAddress else { return false }
+        firstIndex(byte: byte) != nil
+    }
+
+    /// Where `byte` first is, read eight at a time.
+    @inlinable
+    public func firstIndex(byte: UInt8) -> Int? {
+        guard let base = buffer.baseAddress else { return nil }
         let pattern = SWAR.ones &* UInt64(byte)
         var offset = 0
         while offset + 8 <= buffer.count {
-            // A byte equal to `byte` is a zero byte of `word`; this finds any zero byte exactly.
+            // A byte equal to `byte` is a zero byte of `word`. The lowest bit this sets is the
+            // first zero byte's (a borrow can only set bits above a zero byte).
             let word = UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self) ^ pattern
-            if (word &- SWAR.ones) & ~word & SWAR.highs != 0 { return true }
+            let zeros = (word &- SWAR.ones) & ~word & SWAR.highs
+            if zeros != 0 { return offset + zeros.trailingZeroBitCount >> 3 }
             offset += 8
         }
         while offset < buffer.count {
-            if base[offset] == byte { return true }
+            if base[offset] == byte { return offset }
             offset += 1
         }
-        return false
+        return nil
     }
 
     /// Whether the bytes are `other`'s.

@@ -152,11 +152,20 @@ struct ByteViewTests {
                     bytes[position] = needle
                     bytes.withByteView { view in
                         #expect(view.contains(byte: needle), "\(needle) at \(position) of \(length)")
+                        #expect(view.firstIndex(byte: needle) == bytes.firstIndex(of: needle), "\(needle) at \(position) of \(length)")
                         #expect(view.contains(byte: needle &+ 1) == bytes.contains(needle &+ 1))
                     }
                 }
             }
         }
+        // The first of several, with a borrow from the one before: 0x01 then 0x00 looking for 0x00.
+        let twice: [UInt8] = [0x41, 0x00, 0x01, 0x00, 0x00, 0x41, 0x41, 0x41, 0x00]
+        twice.withByteView { view in
+            #expect(view.firstIndex(byte: 0) == 1)
+            #expect(view.view(2..<9).firstIndex(byte: 0) == 1)
+            #expect(view.view(5..<9).firstIndex(byte: 0) == 3)
+        }
+        [UInt8](repeating: 0x01, count: 7).withByteView { #expect($0.firstIndex(byte: 0x01) == 0) }
         // Bytes that differ from the needle only in the high bit, or borrow into the next byte.
         [UInt8](repeating: 0xDC, count: 16).withByteView { #expect(!$0.contains(byte: UInt8(ascii: "\\"))) }
         [UInt8](repeating: 0x01, count: 16).withByteView { #expect(!$0.contains(byte: 0)) }

@@ -68,7 +68,7 @@ extension FCMWalker {
     /// `<instance id>:<token>` in base64url; strict also wants the `APA91b` prefix and a real length.
     static func isRegistrationToken(_ token: String, strict: Bool) -> Bool {
         return token.withUTF8View { bytes in
-            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, colon < bytes.count - 1 else { return false }
+            guard let colon = bytes.firstIndex(byte: UInt8(ascii: ":")), colon > 0, colon < bytes.count - 1 else { return false }
             guard allBase64URL(bytes, colon + 1, bytes.count), allBase64URL(bytes, 0, colon) else { return false }
             guard strict else { return true }
             let marker: StaticString = "APA91b"

@@ -59,13 +59,13 @@ final class FCMEndpoint: PushEndpoint, Sendable {
             let prefix: StaticString = "/v1/projects/"
             let suffix: StaticString = "/messages:send"
             var end = bytes.count
-            if let query = bytes.firstIndex(of: UInt8(ascii: "?")) { end = query }
+            if let query = bytes.firstIndex(byte: UInt8(ascii: "?")) { end = query }
             let p = prefix.utf8CodeUnitCount
             let q = suffix.utf8CodeUnitCount
             guard end > p + q else { return nil }
             guard bytes.hasPrefix(prefix), bytes.view((end - q)..<end).equals(suffix) else { return nil }
             let project = bytes.view(p..<(end - q))
-            guard !project.contains(UInt8(ascii: "/")) else { return nil }
+            guard !project.contains(byte: UInt8(ascii: "/")) else { return nil }
             return project.string
         }
     }

@@ -80,8 +80,9 @@ final class PushResponder: HTTPResponder {
         return timed(result, service: service, started: started)
     }
 
-    /// `result`, with its latency observed when it is answered.
-    private func timed(_ result: ResponderResult, service: Delivery.Service?, started: Int64) -> ResponderResult {
+    /// `result`, with its latency observed when it is answered (taken, not copied: returning a
+    /// borrowed result retained the response's storage and released it again).
+    private func timed(_ result: consuming ResponderResult, service: Delivery.Service?, started: Int64) -> ResponderResult {
         switch result {
         case .delayed(let response, let delay, let answered):
             // An injected delay, which the transport waits out: in flight until it is answered,

@@ -80,22 +80,37 @@ public struct ByteWriter: ~Copyable {
         }
     }
 
-    /// `value`'s decimal digits, with a `-` before a negative one (at most 20 bytes).
+    /// `value`'s decimal digits, with a `-` before a negative one (at most 20 bytes). Two digits
+    /// a step from a table of the hundred pairs, the count found four digits at a time: dividing
+    /// by ten per digit, twice over (once to count), took ~370 instructions for a 16-digit time.
     @inlinable
     public mutating func putDecimal(_ value: Int64) {
         if value < 0 { put(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
-        var digits = 0
+        var digits = 1
         var rest = magnitude
-        repeat {
-            digits += 1
-            rest /= 10
-        } while rest > 0
-        let out = reserve(digits)
-        for index in stride(from: digits - 1, through: 0, by: -1) {
-            (out + index).initialize(to: UInt8(truncatingIfNeeded: magnitude % 10) + UInt8(ascii: "0"))
-            magnitude /= 10
+        while rest >= 10_000 {
+            rest /= 10_000
+            digits += 4
         }
+        digits += rest >= 1000 ? 3 : rest >= 100 ? 2 : rest >= 10 ? 1 : 0
+        let out = reserve(digits)
+        let pairs = Self.decimalPairs.utf8Start
+        var index = digits
+        while magnitude >= 10 {
+            let pair = Int(truncatingIfNeeded: magnitude % 100) &* 2
+            magnitude /= 100
+            index -= 2
+            (out + index).initialize(to: pairs[pair])
+            (out + index + 1).initialize(to: pairs[pair + 1])
+        }
+        if index > 0 { out.initialize(to: UInt8(truncatingIfNeeded: magnitude) &+ UInt8(ascii: "0")) }
+    }
+
+    /// "00" to "99", back to back.
+    @inlinable
+    static var decimalPairs: StaticString {
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
     }
 
     /// `value` in hex: `digits` nibbles from the lowest (leading zeros kept), or, with `digits`

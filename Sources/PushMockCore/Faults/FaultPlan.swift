@@ -94,6 +94,9 @@ public final class FaultPlan: Sendable {
         }
     }
 
+    /// Whether no rule is set (one atomic load): a request then fires none.
+    public var isEmpty: Bool { ruleCount.load(ordering: .relaxed) == 0 }
+
     /// The first rule that fires for a request with these facts; counts down `count` rules and
     /// drops them when spent. With a fleet's count a `count` rule fires only on a fire claimed
     /// for this request in `claims` (one the fleet had no more of drops the rule here too).

@@ -65,7 +65,8 @@ extension PushEndpoint {
         let now = clock.now
         var judgement = judge(request, target: target, context: context, now: now)
         var rule: FaultRule?
-        if let facts = faultFacts(of: &judgement) {
+        // Without rules or claims (almost every push) no facts are gathered and nothing fires.
+        if claims != nil || !recorder.faults.isEmpty, let facts = faultFacts(of: &judgement) {
             rule = recorder.fault(Self.service, path: request.path, token: facts.token, topic: facts.topic, project: facts.project, claims: claims)
         }
         let (response, outcome) = answer(&judgement, fault: rule.map(FiredFault.init), request: request, context: context, now: now)

@@ -14,7 +14,11 @@ extension FCMWalker {
         }
         try walk(message, type: FCMField.messageType)
         try self.message()
-        return result
+        // Moved out, not copied: a copy retained every string in it, and the walker's end
+        // released them again.
+        var taken = FCMSendResult()
+        swap(&taken, &result)
+        return taken
     }
 
     static let targets: [(name: String, field: Int)] = [

@@ -82,6 +82,15 @@ final class FCMEndpoint: PushEndpoint, Sendable {
 
     func judge(_ request: HTTPServerRequest, target project: String, context: RequestContext, now: PushInstant) -> Judgement {
         var judgement = Judgement(project: project)
+        examine(request, into: &judgement, context: context, now: now)
+        return judgement
+    }
+
+    /// Authenticates, validates and checks the registration of a message into `judgement`, with
+    /// the error it is refused with. (Apart from ``judge``, which only makes and returns the
+    /// judgement: written in place here, the validator's result is moved in, not copied.)
+    private func examine(_ request: HTTPServerRequest, into judgement: inout Judgement, context: RequestContext, now: PushInstant) {
+        let project = judgement.project
         do throws(GoogleError) {
             let grant = try authenticate(request, project: project, context: context, now: now)
             judgement.identity = grant.clientEmail
@@ -107,7 +116,6 @@ final class FCMEndpoint: PushEndpoint, Sendable {
         } catch {
             judgement.error = error
         }
-        return judgement
     }
 
     /// Faults fire only for a message FCM would take: valid, to a registered token.

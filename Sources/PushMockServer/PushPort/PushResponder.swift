@@ -25,6 +25,9 @@ final class PushResponder: HTTPResponder {
     let metrics: ServerMetrics
     /// A fleet's order of pushes to one Live Activity.
     private let turns: ActivityTurns
+    /// Whether a fleet orders Live Activity pushes, kept as a Bool: reading `turns.order != nil`
+    /// on every push copied the existential to compare it (~200 instructions).
+    private let takesFleetTurns: Bool
 
     init(
         mode: PushMockConfiguration.Mode, apns: APNSEndpoint, broadcast: BroadcastEndpoint, fcm: FCMEndpoint, iid: IIDEndpoint, oauth: OAuthEndpoint,
@@ -43,6 +46,7 @@ final class PushResponder: HTTPResponder {
         self.tokenPath = tokenPath
         self.streamsBeforeAuthentication = streamsBeforeAuthentication
         turns = ActivityTurns(order: activityOrder, activities: apns.activities)
+        takesFleetTurns = activityOrder != nil
     }
 
     func http2Settings(for connection: ConnectionInfo, defaults: HTTP2Settings) -> HTTP2Settings {
@@ -166,7 +170,7 @@ final class PushResponder: HTTPResponder {
     private func dispatch(
         _ route: PushRoute.Match, _ request: HTTPServerRequest, context: RequestContext, claims: FaultClaims?, ordered: Bool
     ) -> ResponderResult {
-        if !ordered, route.takesTurns, turns.order != nil,
+        if !ordered, route.takesTurns, takesFleetTurns,
             let pending = turns.taking(
                 request, answer: { [self] context in self.dispatch(route, request, context: context, claims: nil, ordered: true) })
         {

@@ -95,13 +95,18 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// How long a reader waits for what this instance recorded before it to be committed (then it
     /// answers from what is).
     let readerPatience: Duration
+    /// How long a Live Activity push's turn waits for it to be answered before it gives the
+    /// activities back (see ``turn(_:since:)``).
+    let turnPatience: Duration
 
     private init(
         client: PostgresClient, runTask: Task<Void, Never>, location: PostgresLocation, eventLoopGroup: any EventLoopGroup, firstBlock: Range<UInt64>,
         spares: [Range<UInt64>], retention: Int,
-        retentionAge: Duration?, queueLimit: Int, writePatience: Duration, readerPatience: Duration, sharedCleanupEvery: Int, logger: Logger
+        retentionAge: Duration?, queueLimit: Int, writePatience: Duration, readerPatience: Duration, turnPatience: Duration, sharedCleanupEvery: Int,
+        logger: Logger
     ) {
         self.writePatience = writePatience
+        self.turnPatience = turnPatience
         self.readerPatience = readerPatience
         self.sharedCleanupEvery = sharedCleanupEvery
         pool = Mutex((client, runTask))
@@ -121,11 +126,12 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     /// tokens; by default 1 000, or a tenth of `retention` if more), a batch also deletes the
     /// shared rows no delivery names any more. A database that does not answer the start (its schema
     /// brought up to date) within `connectPatience` is refused. A read waits up to `readerPatience`
-    /// for what was recorded before it to be committed.
+    /// for what was recorded before it to be committed. A Live Activity push's fleet-wide turn
+    /// waits up to `turnPatience` for the push to be answered.
     public static func connect(
         _ location: PostgresLocation, retention: Int = 10_000, retentionAge: Duration? = nil, queueLimit: Int = 100_000,
         writePatience: Duration = .seconds(10), connectPatience: Duration = defaultConnectPatience, readerPatience: Duration = .seconds(5),
-        eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
+        turnPatience: Duration = defaultTurnPatience, eventLoopGroup: any EventLoopGroup = PostgresClient.defaultEventLoopGroup,
         sharedCleanupEvery: Int? = nil,
         logger: Logger = Logger(label: "pushmock.postgres")
     ) async throws -> PostgresDeliveryStore {
@@ -152,7 +158,7 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
             let store = PostgresDeliveryStore(
                 client: client, runTask: runTask, location: location, eventLoopGroup: eventLoopGroup, firstBlock: blocks[0],
                 spares: Array(blocks.dropFirst()), retention: retention, retentionAge: retentionAge,
-                queueLimit: queueLimit, writePatience: writePatience, readerPatience: readerPatience,
+                queueLimit: queueLimit, writePatience: writePatience, readerPatience: readerPatience, turnPatience: turnPatience,
                 sharedCleanupEvery: sharedCleanupEvery ?? SharedRows.cleanupDefault(retention: retention), logger: logger
             )
             try await store.loadSnapshots()

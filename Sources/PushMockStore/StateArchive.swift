@@ -53,19 +53,30 @@ public protocol FleetActivityOrder: Sendable {
 
 /// One push's turn at its activities: end it with what the push changed.
 public final class ActivityTurn: Sendable {
+    /// What a push changed, rebased on the snapshots the fleet saved since its turn began: the
+    /// changes to write instead (see ``ActivityTurn/finish(_:rebase:)``).
+    public typealias Rebase = @Sendable (_ changes: [(key: String, value: [UInt8])], _ fleet: [String: [UInt8]]) -> [(key: String, value: [UInt8])]
+
     /// The snapshots read for the turn, by key (a key never saved is absent).
     public let snapshots: [String: [UInt8]]
-    private let end: @Sendable ([(key: String, value: [UInt8])]) -> Void
+    private let end: @Sendable ([(key: String, value: [UInt8])], Rebase?) -> Void
 
-    public init(snapshots: [String: [UInt8]], end: @escaping @Sendable ([(key: String, value: [UInt8])]) -> Void) {
+    public init(snapshots: [String: [UInt8]], end: @escaping @Sendable ([(key: String, value: [UInt8])], Rebase?) -> Void) {
         self.snapshots = snapshots
         self.end = end
     }
 
     /// Saves `changes` for the fleet, in order (an empty value deletes its key; a key outside the
     /// turn is ignored), then lets the next push in.
-    public func finish(_ changes: [(key: String, value: [UInt8])]) {
-        end(changes)
+    ///
+    /// A turn given up before its push finished (the store's patience ran out, or the database
+    /// failed) no longer holds the activities: others may have saved them since, and `changes`,
+    /// made from the snapshots this turn read, would overwrite what they saved. The store then
+    /// takes the activities' turn again, reads their snapshots as the fleet saved them (the same
+    /// keys, and every key with one of the turn's prefixes), and writes what `rebase` makes of `changes` on them.
+    /// Without `rebase` (or when the database cannot be reached) `changes` are written as they are.
+    public func finish(_ changes: [(key: String, value: [UInt8])], rebase: Rebase? = nil) {
+        end(changes, rebase)
     }
 }
 

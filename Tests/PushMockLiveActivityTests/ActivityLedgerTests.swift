@@ -151,4 +151,68 @@ struct ActivityLedgerTests {
         peer.apply(key: "activity:" + whole.id, saved["activity:" + whole.id]!)
         #expect(peer.activity(token)?.timeline.count == 5)
     }
+
+    /// One update (`timestamp` seconds after the start) through `activities` inside a fleet-wide
+    /// turn, as ``ActivityTurns`` takes it: the bound the turn read from, and what it would save.
+    static func lateUpdate(
+        _ activities: LiveActivities, token: String, key: String, n: Int, timestamp: Int64
+    ) throws -> (since: [String: String], changes: [(key: String, value: [UInt8])]) {
+        let since = activities.unseenEntries([key])
+        activities.turn(key, taken: true)
+        defer { activities.turn(key, taken: false) }
+        let update = push(#""event":"update","timestamp":\#(t0 / 1000 + timestamp),"content-state":{"n":\#(n)}"#)
+        let outcome = try #require(
+            activities.receive(
+                update, token: token, bundleID: "com.example", service: .apns, now: PushInstant(millisecondsSinceEpoch: t0 + timestamp * 1000),
+                payloadDrop: nil))
+        #expect(outcome.drop == nil)
+        activities.attach(deliveryID: UInt64(1000 + n), to: [outcome])
+        return (since, activities.changes(key))
+    }
+
+    @Test(
+        "a push that outlived its fleet turn is rebased on what another instance saved meanwhile: its entry follows, the newer content shows, both copies agree"
+    )
+    func lateRebase() throws {
+        let archive = CountingArchive()
+        let source = Self.activities(archive)
+        let token = try Self.run(source, updates: 3)
+        let id = try #require(source.activity(token)).id
+        let key = "activity:" + id
+        let late = Self.activities(CountingArchive(), seed: 9)
+        for (saved, value) in try archive.archived(prefix: "activity").sorted(by: { $0.key > $1.key }) { late.apply(key: saved, value) }
+        #expect(late.activity(token) == source.activity(token))
+
+        // Nobody saved meanwhile: the changes are written as they were.
+        let quiet = try Self.lateUpdate(late, token: token, key: key, n: 4, timestamp: 4)
+        let unchanged = late.rebase(quiet.changes, keys: [key], since: quiet.since, on: try archive.archived(prefix: "activity"))
+        #expect(unchanged.map(\.key) == quiet.changes.map(\.key))
+        for (written, value) in unchanged { archive.archive(written, value) }
+        for (written, value) in unchanged { source.apply(key: written, value) }
+        #expect(source.activity(token) == late.activity(token))
+
+        for (round, (lateTime, fleetTime)) in [(Int64(5), Int64(10)), (20, 15)].enumerated() {
+            // The late push takes its turn, which is given up; the source saves an update of its
+            // own (with the same entry number) before the late push finishes.
+            let before = try #require(late.activity(token)).timeline.count
+            let (since, changes) = try Self.lateUpdate(late, token: token, key: key, n: 100 + round, timestamp: lateTime)
+            try Self.run(source, updates: 1, from: Int(fleetTime))
+            let fleet = try archive.archived(prefix: "activity")
+            let rebased = late.rebase(changes, keys: [key], since: since, on: fleet)
+
+            let moved = ActivityLedger.entryKey(id, Int64(before + 1))
+            #expect(rebased.map(\.key) == [moved, key], "the late entry follows the source's, then the head: \(rebased.map(\.key))")
+            let head = try JSONDecoder().decode(ActivityLedger.Head.self, from: Data(try #require(rebased.last).value))
+            #expect(head.entries == 0..<Int64(before + 2), "the head counts both entries")
+            let shown = max(lateTime, fleetTime) == lateTime ? 100 + round : Int(fleetTime)
+            #expect(head.activity.contentState?["n"] == .number(String(shown)), "the content with the newer timestamp shows")
+            let copy = try #require(late.activity(token))
+            #expect(copy.timeline.suffix(2).map { $0.contentState?["n"] } == [.number(String(fleetTime)), .number(String(100 + round))])
+            #expect(copy.contentState?["n"] == .number(String(shown)))
+
+            for (written, value) in rebased { archive.archive(written, value) }
+            for (written, value) in rebased { source.apply(key: written, value) }
+            #expect(source.activity(token) == late.activity(token), "the source's copy adopts the rebased entry and head")
+        }
+    }
 }

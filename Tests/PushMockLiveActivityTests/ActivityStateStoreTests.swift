@@ -217,6 +217,53 @@ struct ActivityOrderTests {
 }
 
 extension ActivityOrderTests {
+    @Test(
+        "updates through an instance whose turns are given up at once are rebased on what the other saved meanwhile: one at a time through A, 10 at once through B, none lost"
+    )
+    func lateTurns() async throws {
+        let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
+        var impatient = configuration
+        // A's turns end as soon as they are read, so a push through A finishes after its turn.
+        impatient.storeOpeners = [
+            StoreOpener(kind: "postgres") { location, options, logger in
+                guard case .postgres(let url) = location else { return nil }
+                return try await PostgresDeliveryStore.connect(
+                    PostgresLocation(url: url), retention: options.retention, turnPatience: .zero, logger: logger)
+            }
+        ]
+        try await withPushMockServer(impatient) { a in
+            try await withPushMockServer(configuration) { b in
+                try await withHTTPClient { client in
+                    let token = try await Self.startThroughA(client, a, b, now: now, jwt: jwt)
+                    let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+                        group.addTask {
+                            var statuses: [Int] = []
+                            for index in 0..<10 {
+                                let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"a\#(index)"}"#
+                                statuses.append(try await L.send(client, a, token: token, jwt: jwt, aps: aps, priority: "5").0)
+                            }
+                            return statuses
+                        }
+                        for index in 0..<10 {
+                            group.addTask {
+                                let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"b\#(index)"}"#
+                                return [try await L.send(client, b, token: token, jwt: jwt, aps: aps, priority: "5").0]
+                            }
+                        }
+                        return try await group.reduce(into: [Int]()) { $0 += $1 }
+                    }
+                    #expect(statuses.count == 20 && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+                    await Self.expectTimelines(a, b, token: token, count: 21, "the start and 20 updates")
+                    let deliveries = { (server: PushMockServer) in Set(server.activity(token)?.timeline.compactMap(\.deliveryID) ?? []) }
+                    #expect(
+                        deliveries(a).count == 21 && deliveries(b).count == 21,
+                        "every push once on each: \(deliveries(a).count), \(deliveries(b).count)")
+                    #expect(a.activity(token)?.timeline == b.activity(token)?.timeline, "one order on both")
+                }
+            }
+        }
+    }
+
     @Test("FCM messages with apns.live_activity_token take the same turn: 20 updates at once, APNs and FCM through both instances, none lost")
     func concurrentFCMUpdates() async throws {
         try await Self.withFleet { a, b, client, now, jwt in

@@ -94,6 +94,86 @@ struct ActivityLedger {
         return changes
     }
 
+    /// What a push wrote of the activity `id` (`changes`, as ``changes(for:)`` made them from the
+    /// snapshots its fleet-wide turn read, with `bound` the number of the first entry that turn
+    /// read), rebased on what the fleet saved after that turn was given up: `fleet`, the head and
+    /// the entries from `bound` (or the first entry `changes` names) on, as they are now.
+    ///
+    /// - An entry the fleet holds as it is (under any number) is not written again; one whose
+    ///   delivery was recorded since the fleet saved it is written in its place.
+    /// - Another entry from `bound` on is the push's: it follows the fleet's last one (its number
+    ///   may have been taken meanwhile). Before `bound`, it is the fleet's, as this instance had it:
+    ///   never written over what the fleet holds under its number.
+    /// - Entries trimmed by the push are deleted only where the fleet's head no longer counts them.
+    /// - The head counts every entry and shows the content with the newer `timestamp`, as a device
+    ///   shows it.
+    ///
+    /// Nil without a head in `fleet` (never saved, or removed since) or in `changes`: `changes`
+    /// are then written as they are.
+    func rebase(
+        _ changes: [(key: String, value: [UInt8])], id: String, from bound: Int64, on fleet: [String: [UInt8]]
+    ) -> [(key: String, value: [UInt8])]? {
+        let headKey = Self.headKey(id)
+        guard let late = changes.last(where: { $0.key == headKey }).flatMap({ decodeHead($0.value) }), late.entries != nil,
+            let saved = fleet[headKey].flatMap({ decodeHead($0) }), let savedEntries = saved.entries
+        else { return nil }
+        var rebased: [(key: String, value: [UInt8])] = []
+        var next = savedEntries.upperBound
+        let held = Set(fleet.compactMap { Self.entry(of: $0.key)?.id == id ? $0.value : nil })
+        let entries = changes.compactMap { change in Self.entry(of: change.key).map { (number: $0.number, value: change.value) } }
+        for (number, value) in entries.sorted(by: { $0.number < $1.number }) where !held.contains(value) {
+            let key = Self.entryKey(id, number)
+            if value.isEmpty {
+                if number < savedEntries.lowerBound { rebased.append((key, [])) }
+            } else if let theirs = fleet[key].flatMap(decodeEntry), let ours = decodeEntry(value), Self.attaches(ours, to: theirs) {
+                rebased.append((key, value))
+            } else if number >= bound {
+                rebased.append((Self.entryKey(id, next), value))
+                next += 1
+            }
+        }
+        var head = (late.activity.lastTimestamp ?? .min) > (saved.activity.lastTimestamp ?? .min) ? late.activity : saved.activity
+        head.timeline = []
+        head.firstEntry = savedEntries.lowerBound
+        guard let bytes = try? encoder.encode(Head(activity: head, entries: savedEntries.lowerBound..<next)) else { return nil }
+        rebased.append((headKey, Array(bytes)))
+        return rebased
+    }
+
+    /// Whether `ours` is `theirs` with the delivery that carried it recorded since.
+    private static func attaches(_ ours: SimulatedActivity.TimelineEntry, to theirs: SimulatedActivity.TimelineEntry) -> Bool {
+        guard ours.deliveryID != nil, theirs.deliveryID == nil else { return false }
+        var bare = ours
+        bare.deliveryID = nil
+        return bare == theirs
+    }
+
+    /// The activity `id` as the store holds it after a rebase (`saved`: every entry of it, by key;
+    /// `head`, its head), followed by the entries of `local` (this instance's copy) that are not
+    /// saved yet. Nil when `head` cannot be read.
+    mutating func rebuild(_ id: String, local: SimulatedActivity?, saved: [String: [UInt8]], head: [UInt8]) -> SimulatedActivity? {
+        guard let (activity, range) = decodeHead(head), let range else { return nil }
+        var entries: [Int64: SimulatedActivity.TimelineEntry] = [:]
+        for (key, value) in saved {
+            if let number = Self.entry(of: key)?.number, let entry = decodeEntry(value) { entries[number] = entry }
+        }
+        var rebuilt = activity
+        if let local, (local.lastTimestamp ?? .min) > (activity.lastTimestamp ?? .min) { rebuilt = local }
+        rebuilt.firstEntry = range.lowerBound
+        rebuilt.timeline = []
+        var unattached = Set<Int64>()
+        while rebuilt.entries.upperBound < range.upperBound, let entry = entries[rebuilt.entries.upperBound] {
+            if entry.deliveryID == nil { unattached.insert(rebuilt.entries.upperBound) }
+            rebuilt.timeline.append(entry)
+        }
+        let savedRange = rebuilt.entries
+        if let local, let known = stored[id] {
+            rebuilt.timeline += local.timeline.dropFirst(max(0, Int(known.entries.upperBound - local.firstEntry)))
+        }
+        stored[id] = Stored(entries: savedRange, unattached: unattached)
+        return rebuilt
+    }
+
     /// The keys to delete for the activity `id`, gone: its entries, then its head.
     mutating func removal(of id: String) -> [(key: String, value: [UInt8])] {
         forgetEarly(id)

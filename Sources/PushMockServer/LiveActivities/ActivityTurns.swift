@@ -62,15 +62,16 @@ package struct ActivityTurns: Sendable {
         guard let order else { return nil }
         let keys = activityKeys(request)
         guard !keys.isEmpty else { return nil }
-        let taken = Mutex<ActivityTurn?>(nil)
+        let taken = Mutex<(turn: ActivityTurn, since: [String: String])?>(nil)
         return .resumed(
             ResponderResumption(
                 work: {
                     // A database that cannot give the turn: answered as without a fleet order.
-                    if let turn = try? await order.turn(keys, since: activities.unseenEntries(keys)) { taken.withLock { $0 = turn } }
+                    let since = activities.unseenEntries(keys)
+                    if let turn = try? await order.turn(keys, since: since) { taken.withLock { $0 = (turn, since) } }
                 },
                 respond: { [activities] context in
-                    guard let turn = taken.withLock({ $0 }) else { return answer(context) }
+                    guard let (turn, since) = taken.withLock({ $0 }) else { return answer(context) }
                     for key in keys { activities.turn(key, taken: true) }
                     // The entries first (they wait for their head), then the heads.
                     for (key, value) in turn.snapshots.sorted(by: { $0.key < $1.key }) where !keys.contains(key) {
@@ -80,7 +81,10 @@ package struct ActivityTurns: Sendable {
                         if let snapshot = turn.snapshots[key] { activities.apply(key: key, snapshot, inTurn: true) }
                     }
                     return Self.after(answer(context)) {
-                        turn.finish(keys.flatMap { activities.changes($0) })
+                        // A push that outlived its turn is rebased on what the fleet saved meanwhile.
+                        turn.finish(keys.flatMap { activities.changes($0) }) { changes, fleet in
+                            activities.rebase(changes, keys: keys, since: since, on: fleet)
+                        }
                         for key in keys { activities.turn(key, taken: false) }
                     }
                 }

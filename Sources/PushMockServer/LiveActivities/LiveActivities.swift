@@ -21,7 +21,9 @@ final class LiveActivities: Sendable {
     /// Activities changed since the last save, whether a save is scheduled, and the activities in
     /// a fleet-wide turn (``ActivityTurns``), which the turn saves itself: a batched save of this
     /// instance's copy could otherwise land after a newer one another instance saved in its turn.
-    private let changed = Mutex<(ids: Set<String>, scheduled: Bool, inTurn: Set<String>)>(([], false, []))
+    /// (How many of this instance's pushes hold each one's turn: a turn given up before its push
+    /// finished lets another push in.)
+    private let changed = Mutex<(ids: Set<String>, scheduled: Bool, inTurn: [String: Int])>(([], false, [:]))
     /// How long changes gather before they are saved (what a fleet's other instances wait, at most,
     /// beyond the store's write).
     static let saveWindow: Duration = .milliseconds(5)
@@ -154,7 +156,7 @@ final class LiveActivities: Sendable {
     private func markChanged(_ ids: [String]) {
         guard archive != nil, !ids.isEmpty else { return }
         let schedule = changed.withLock { changed -> Bool in
-            changed.ids.formUnion(changed.inTurn.isEmpty ? ids : ids.filter { !changed.inTurn.contains($0) })
+            changed.ids.formUnion(changed.inTurn.isEmpty ? ids : ids.filter { changed.inTurn[$0] == nil })
             defer { changed.scheduled = true }
             return !changed.scheduled
         }
@@ -247,7 +249,7 @@ final class LiveActivities: Sendable {
             return
         }
         let id = String(key.dropFirst(Self.keyPrefix.count))
-        if !inTurn, changed.withLock({ $0.inTurn.contains(id) }) { return }
+        if !inTurn, changed.withLock({ $0.inTurn[id] != nil }) { return }
         if bytes.isEmpty {
             device.withLock { device in
                 device.forget(id)
@@ -275,7 +277,8 @@ final class LiveActivities: Sendable {
     func turn(_ key: String, taken: Bool) {
         let id = String(key.dropFirst(Self.keyPrefix.count))
         changed.withLock { changed in
-            if taken { changed.inTurn.insert(id) } else { changed.inTurn.remove(id) }
+            let holders = changed.inTurn[id, default: 0] + (taken ? 1 : -1)
+            changed.inTurn[id] = holders > 0 ? holders : nil
         }
     }
 
@@ -300,6 +303,34 @@ final class LiveActivities: Sendable {
             guard let activity = device.activities[id] else { return [] }
             return ledger.withLock { $0.changes(for: activity) }
         }
+    }
+
+    /// What a push changed of the activities saved under `keys` (from ``changes(_:)``), rebased on
+    /// what the fleet saved after its turn was given up (`fleet`: each activity's head and every
+    /// entry; `since`, the entry bounds the turn read from): see ``ActivityLedger/rebase(_:id:from:on:)``.
+    /// This instance's copy then holds what the store holds, followed by the entries of pushes
+    /// here that are not saved yet (their own turns save them).
+    func rebase(
+        _ changes: [(key: String, value: [UInt8])], keys: [String], since: [String: String], on fleet: [String: [UInt8]]
+    ) -> [(key: String, value: [UInt8])] {
+        var rebased: [(key: String, value: [UInt8])] = []
+        for key in keys {
+            let id = String(key.dropFirst(Self.keyPrefix.count))
+            let prefix = ActivityLedger.entriesPrefix(id)
+            let own = changes.filter { $0.key == key || $0.key.hasPrefix(prefix) }
+            let bound = since[prefix].flatMap { ActivityLedger.entry(of: $0)?.number } ?? 0
+            let result = device.withLock { device -> (writes: [(key: String, value: [UInt8])], activity: SimulatedActivity?)? in
+                ledger.withLock { ledger in
+                    guard let writes = ledger.rebase(own, id: id, from: bound, on: fleet) else { return nil }
+                    var saved = fleet.filter { $0.key.hasPrefix(prefix) }
+                    for (written, value) in writes { saved[written] = value.isEmpty ? nil : value }
+                    return (writes, ledger.rebuild(id, local: device.activities[id], saved: saved, head: writes.last?.value ?? []))
+                }
+            }
+            rebased += result?.writes ?? own
+            if let activity = result?.activity { adopt(activity) }
+        }
+        return rebased
     }
 
     private func adopt(_ activity: SimulatedActivity) {

@@ -1,0 +1,46 @@
+import PushMockPostgres
+import PushMockStore
+import PushMockTestSupport
+import Testing
+
+/// A fleet's pushes to one Live Activity take its turn in the database, one at a time.
+@Suite("The PostgreSQL store orders a fleet's Live Activity pushes", .postgres)
+struct PostgresActivityTurnTests {
+    typealias Changes = [(key: String, value: [UInt8])]
+
+    @Test("a push that outlives its turn is rebased, in a new turn, on what another instance saved meanwhile: never written over it")
+    func lateFinish() async throws {
+        let location = try await PostgresTestDatabase.create()
+        // A gives every turn up as soon as it is read: its pushes always finish late.
+        let a = try await PostgresDeliveryStore.connect(location, connectPatience: TestDeadline.hang, turnPatience: .zero)
+        let b = try await PostgresDeliveryStore.connect(location, connectPatience: TestDeadline.hang)
+        let (head, entry) = ("activity:x", "activity-entry:x/")
+        let since = [entry: entry + "1"]
+
+        let first = try await a.turn([head], since: since)
+        #expect(first.snapshots.isEmpty)
+        // B gets the turn once A has given it up, and saves an entry and the head.
+        let second = try await b.turn([head], since: since)
+        #expect(second.snapshots.isEmpty)
+        second.finish([(entry + "1", Array("b".utf8)), (head, Array("B".utf8))])
+
+        // A's push finishes now, with the same entry: it is handed what B saved, under the lock.
+        let (seen, seenContinuation) = AsyncStream<(Changes, [String: [UInt8]])>.makeStream()
+        first.finish([(entry + "1", Array("a".utf8)), (head, Array("A".utf8))]) { changes, fleet in
+            seenContinuation.yield((changes, fleet))
+            return [(entry + "2", changes[0].value), (head, Array("BA".utf8)), ("outside:the-turn", Array("x".utf8))]
+        }
+        var iterator = seen.makeAsyncIterator()
+        let (changes, fleet) = try #require(await iterator.next())
+        #expect(changes.map(\.key) == [entry + "1", head])
+        #expect(fleet == [entry + "1": Array("b".utf8), head: Array("B".utf8)], "the rebase sees what B saved")
+
+        // The next turn waits for the rebased write, and reads it beside B's.
+        let third = try await b.turn([head], since: since)
+        #expect(third.snapshots == [entry + "1": Array("b".utf8), entry + "2": Array("a".utf8), head: Array("BA".utf8)])
+        third.finish([])
+        #expect(try a.archived("outside:the-turn") == nil, "a key outside the turn is not written")
+        try await a.close()
+        try await b.close()
+    }
+}

@@ -211,27 +211,24 @@ extension Array where Element == UInt8 {
     @inlinable
     public init<Failure: Error>(capacity: Int, writing write: (inout ByteWriter) throws(Failure) -> Void) throws(Failure) {
         var failure: Failure?
-        if capacity <= Self.smallCapacity {
-            self = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Swift.max(capacity, 1)) { buffer in
-                var writer = ByteWriter(base: buffer.baseAddress!, capacity: capacity)
-                do throws(Failure) {
-                    try write(&writer)
-                } catch {
-                    failure = error
-                }
-                return Array(UnsafeBufferPointer(start: buffer.baseAddress, count: writer.count))
-            }
-            if let failure { throw failure }
-            return
-        }
-        self.init(unsafeUninitializedCapacity: capacity) { buffer, initialized in
-            var writer = ByteWriter(base: buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!, capacity: capacity)
+        /// Writes at `base` (room for `capacity` bytes); how many bytes were written.
+        func written(at base: UnsafeMutablePointer<UInt8>) -> Int {
+            var writer = ByteWriter(base: base, capacity: capacity)
             do throws(Failure) {
                 try write(&writer)
             } catch {
                 failure = error
             }
-            initialized = writer.count
+            return writer.count
+        }
+        if capacity <= Self.smallCapacity {
+            self = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Swift.max(capacity, 1)) { buffer in
+                Array(UnsafeBufferPointer(start: buffer.baseAddress, count: written(at: buffer.baseAddress!)))
+            }
+        } else {
+            self.init(unsafeUninitializedCapacity: capacity) { buffer, initialized in
+                initialized = written(at: buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!)
+            }
         }
         if let failure { throw failure }
     }

@@ -132,6 +132,9 @@ struct APNSTopicInferenceTests {
             (".voip", "alert", ".voip"),
             ("com.example.voipapp", "alert", "com.example.voipapp"),
             ("x.voip", "voip", "x"),
+            ("", "alert", ""),
+            ("com.example.app.xvoip", "alert", "com.example.app.xvoip"),
+            ("com.example.app.push-type.controlz", "alert", "com.example.app.push-type.controlz"),
         ])
     func inferred(_ topic: String, _ pushType: String, _ bundleID: String) {
         let inferred = APNSPushType.inferred(fromTopic: topic)

@@ -91,6 +91,21 @@ struct CompactDeliveryTests {
         }
     }
 
+    @Test("exactly the headers whose value is new on every push are volatile: near misses of the same length and first letter are not")
+    func volatileNames() {
+        let volatile = [
+            "date", "apns-id", "baggage", "tracestate", "traceparent", "x-request-id", "x-b3-traceid", "sentry-trace", "content-length",
+            "apns-expiration", "apns-request-id", "x-amzn-trace-id", "apns-collapse-id", "x-cloud-trace-context",
+        ]
+        for name in volatile { #expect(CompactDelivery.isVolatile(name), "\(name)") }
+        let shared = [
+            "", "d", "dat", "datf", "dates", "apns-ix", "bagagge", "tracestatx", "traceparenx", "x-request-ix", "sentry-tracx", "content-lengtx",
+            "apns-expiratioN", "apns-request-ix", "x-amzn-trace-ix", "apns-collapse-ix", "x-cloud-trace-contexx", "apns-topic", "apns-push-type",
+            "apns-priority", "authorization", "user-agent", "content-type", "Date",
+        ]
+        for name in shared { #expect(!CompactDelivery.isVolatile(name), "\(name)") }
+    }
+
     @Test("bytes not written by the packer (random, truncated, huge counts) decode as damaged, never past their end")
     func damagedBytes() {
         var generator = SystemRandomNumberGenerator()

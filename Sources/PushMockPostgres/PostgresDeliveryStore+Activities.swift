@@ -119,22 +119,6 @@ extension PostgresDeliveryStore: FleetActivityOrder {
             for (key, value) in unwritten { archive(key, value) }
         }
     }
-
-    /// What a push changed, written (an empty value deletes) and announced to the fleet.
-    private static func write(
-        _ changes: [(key: String, value: [UInt8])], instance: String, on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        for (key, value) in changes {
-            if value.isEmpty {
-                try await connection.query("DELETE FROM pushmock_state WHERE key = \(key)", logger: logger)
-            } else {
-                try await connection.query(
-                    "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    logger: logger)
-            }
-            try await connection.query("SELECT pg_notify(\(Self.channel), \("s \(instance) \(key)"))", logger: logger)
-        }
-    }
 }
 
 /// The snapshots a turn read, handed from the transaction's task to the waiting push (once).

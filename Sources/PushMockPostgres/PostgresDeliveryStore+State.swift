@@ -50,16 +50,7 @@ extension PostgresDeliveryStore {
                 let (logger, instance) = (logger, instance)
                 try await client.withConnection { connection in
                     try await connection.withTransaction(logger: logger) { connection in
-                        for (key, value) in batch {
-                            if value.isEmpty {
-                                try await connection.query("DELETE FROM pushmock_state WHERE key = \(key)", logger: logger)
-                            } else {
-                                try await connection.query(
-                                    "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                                    logger: logger)
-                            }
-                            try await connection.query("SELECT pg_notify(\(Self.channel), \("s \(instance) \(key)"))", logger: logger)
-                        }
+                        try await Self.write(batch.map { ($0.key, $0.value) }, instance: instance, on: connection, logger: logger)
                     }
                 }
             } catch {
@@ -70,6 +61,20 @@ extension PostgresDeliveryStore {
                 queue.noteFailure(Self.describe(error))
                 try? await Task.sleep(for: .milliseconds(200))
             }
+        }
+    }
+
+    /// Snapshots written (an empty value deletes its key), each announced to the fleet.
+    static func write(_ changes: [(key: String, value: [UInt8])], instance: String, on connection: PostgresConnection, logger: Logger) async throws {
+        for (key, value) in changes {
+            if value.isEmpty {
+                try await connection.query("DELETE FROM pushmock_state WHERE key = \(key)", logger: logger)
+            } else {
+                try await connection.query(
+                    "INSERT INTO pushmock_state (key, value) VALUES (\(key), \(ByteBuffer(bytes: value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    logger: logger)
+            }
+            try await connection.query("SELECT pg_notify(\(Self.channel), \("s \(instance) \(key)"))", logger: logger)
         }
     }
 

@@ -61,9 +61,16 @@ public final class ActivityTurn: Sendable {
     public let snapshots: [String: [UInt8]]
     private let end: @Sendable ([(key: String, value: [UInt8])], Rebase?) -> Void
 
+    /// A turn whose `end` is handed what the push changed, and the rebase for a turn given up.
     public init(snapshots: [String: [UInt8]], end: @escaping @Sendable ([(key: String, value: [UInt8])], Rebase?) -> Void) {
         self.snapshots = snapshots
         self.end = end
+    }
+
+    /// A turn whose `end` is handed what the push changed: for an order that never gives a turn
+    /// up, so never rebases.
+    public convenience init(snapshots: [String: [UInt8]], end: @escaping @Sendable ([(key: String, value: [UInt8])]) -> Void) {
+        self.init(snapshots: snapshots) { changes, _ in end(changes) }
     }
 
     /// Saves `changes` for the fleet, in order (an empty value deletes its key; a key outside the

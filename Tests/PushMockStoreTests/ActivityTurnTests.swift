@@ -1,0 +1,22 @@
+import PushMockStore
+import Synchronization
+import Testing
+
+/// A fleet order's turn hands its store what the push changed.
+@Suite("ActivityTurn")
+struct ActivityTurnTests {
+    @Test("a turn made with a one-argument end (an order that never gives a turn up) gets the changes; the rebase is the store's to call")
+    func oneArgumentEnd() {
+        let ended = Mutex<[[(key: String, value: [UInt8])]]>([])
+        let turn = ActivityTurn(snapshots: ["activity:x": [1]]) { changes in ended.withLock { $0.append(changes) } }
+        #expect(turn.snapshots == ["activity:x": [1]])
+        turn.finish([("activity:x", [2]), ("activity-entry:x/1", [3])]) { _, _ in
+            Issue.record("an order that never gives a turn up never rebases")
+            return []
+        }
+        let changes = ended.withLock { $0 }
+        #expect(changes.count == 1)
+        #expect(changes.first?.map(\.key) == ["activity:x", "activity-entry:x/1"])
+        #expect(changes.first?.map(\.value) == [[2], [3]])
+    }
+}

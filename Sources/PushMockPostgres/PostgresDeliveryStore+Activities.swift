@@ -15,7 +15,8 @@ extension PostgresDeliveryStore: FleetActivityOrder {
     /// told (``connect(_:retention:retentionAge:queueLimit:writePatience:connectPatience:readerPatience:turnPatience:eventLoopGroup:sharedCleanupEvery:logger:)``).
     /// A bound for a push that never finishes, not for a slow one: on a loaded machine a push can
     /// take seconds between reading its activities and saving them (5 s was passed in CI). A push
-    /// that finishes after it is rebased on what the fleet saved meanwhile (``ActivityTurn/finish(_:rebase:)``).
+    /// that finishes after its turn was given up is rebased on what the fleet saved meanwhile
+    /// (``ActivityTurn/finish(_:rebase:)``).
     public static let defaultTurnPatience: Duration = .seconds(30)
 
     /// Where a turn's transaction is: waiting for its push, handed what it changed, or given up
@@ -93,8 +94,9 @@ extension PostgresDeliveryStore: FleetActivityOrder {
     }
 
     /// Writes what a push changed after its turn was given up: in a new turn, rebased on the
-    /// snapshots as the fleet saved them (the activities' heads and every entry of them). When the database cannot be reached, written behind as
-    /// any snapshot (never dropped), though without the turn's order.
+    /// snapshots as the fleet saved them (the activities' heads and every entry of them). When the
+    /// database cannot be reached, written behind as any snapshot (never dropped), though without
+    /// the turn's order.
     private func retake(_ scope: TurnScope, changes: [(key: String, value: [UInt8])], rebase: ActivityTurn.Rebase?) async {
         let (logger, instance) = (logger, instance)
         let rebased = Mutex<[(key: String, value: [UInt8])]?>(nil)

@@ -97,7 +97,7 @@ struct ActivityLedger {
     /// What a push wrote of the activity `id` (`changes`, as ``changes(for:)`` made them from the
     /// snapshots its fleet-wide turn read, with `bound` the number of the first entry that turn
     /// read), rebased on what the fleet saved after that turn was given up: `fleet`, the head and
-    /// the entries from `bound` (or the first entry `changes` names) on, as they are now.
+    /// every entry, as they are now.
     ///
     /// - An entry the fleet holds as it is (under any number) is not written again; one whose
     ///   delivery was recorded since the fleet saved it is written in its place.

@@ -82,7 +82,7 @@ extension PostgresDeliveryStore: FleetActivityOrder {
             }
             if handedOver {
                 endedContinuation.yield(changes)
-                return
+                return true
             }
             // The turn was given up before the push finished: others may have saved the
             // activities since, so what it changed is rebased on what they saved, in a new turn.
@@ -90,6 +90,7 @@ extension PostgresDeliveryStore: FleetActivityOrder {
                 "a Live Activity push finished after its turn was given up (the database failed, or \(patience.components.seconds) s passed): what it changed is rebased on what the fleet saved meanwhile",
                 metadata: ["keys": "\(scope.keys.joined(separator: ","))"])
             Task { await self.retake(scope, changes: changes, rebase: rebase) }
+            return false
         }
     }
 
@@ -117,7 +118,14 @@ extension PostgresDeliveryStore: FleetActivityOrder {
             logger.warning(
                 "a Live Activity push that finished after its turn was given up could not take a new one (\(Self.describe(error))): what it changed is written without the fleet's order",
                 metadata: ["keys": "\(scope.keys.joined(separator: ","))"])
-            let unwritten: [(key: String, value: [UInt8])] = rebased.withLock { $0 } ?? changes
+            // Rebased already (the write failed), or the rebase is told that it cannot be.
+            let unwritten: [(key: String, value: [UInt8])]
+            if let done = rebased.withLock({ $0 }) {
+                unwritten = done
+            } else {
+                _ = rebase?(changes, nil)
+                unwritten = changes
+            }
             for (key, value) in unwritten { archive(key, value) }
         }
     }

@@ -53,16 +53,19 @@ public protocol FleetActivityOrder: Sendable {
 
 /// One push's turn at its activities: end it with what the push changed.
 public final class ActivityTurn: Sendable {
-    /// What a push changed, rebased on the snapshots the fleet saved since its turn began: the
-    /// changes to write instead (see ``ActivityTurn/finish(_:rebase:)``).
-    public typealias Rebase = @Sendable (_ changes: [(key: String, value: [UInt8])], _ fleet: [String: [UInt8]]) -> [(key: String, value: [UInt8])]
+    /// What a push changed, rebased on the snapshots the fleet saved since its turn began (nil:
+    /// they cannot be read, and the changes are written behind as they are): the changes to write
+    /// (see ``ActivityTurn/finish(_:rebase:)``).
+    public typealias Rebase =
+        @Sendable (_ changes: [(key: String, value: [UInt8])], _ fleet: [String: [UInt8]]?) -> [(key: String, value: [UInt8])]
 
     /// The snapshots read for the turn, by key (a key never saved is absent).
     public let snapshots: [String: [UInt8]]
-    private let end: @Sendable ([(key: String, value: [UInt8])], Rebase?) -> Void
+    private let end: @Sendable ([(key: String, value: [UInt8])], Rebase?) -> Bool
 
-    /// A turn whose `end` is handed what the push changed, and the rebase for a turn given up.
-    public init(snapshots: [String: [UInt8]], end: @escaping @Sendable ([(key: String, value: [UInt8])], Rebase?) -> Void) {
+    /// A turn whose `end` is handed what the push changed, and the rebase for a turn given up; it
+    /// answers whether the turn still held the activities (see ``finish(_:rebase:)``).
+    public init(snapshots: [String: [UInt8]], end: @escaping @Sendable ([(key: String, value: [UInt8])], Rebase?) -> Bool) {
         self.snapshots = snapshots
         self.end = end
     }
@@ -70,19 +73,25 @@ public final class ActivityTurn: Sendable {
     /// A turn whose `end` is handed what the push changed: for an order that never gives a turn
     /// up, so never rebases.
     public convenience init(snapshots: [String: [UInt8]], end: @escaping @Sendable ([(key: String, value: [UInt8])]) -> Void) {
-        self.init(snapshots: snapshots) { changes, _ in end(changes) }
+        self.init(snapshots: snapshots) { changes, _ in
+            end(changes)
+            return true
+        }
     }
 
     /// Saves `changes` for the fleet, in order (an empty value deletes its key; a key outside the
-    /// turn is ignored), then lets the next push in.
+    /// turn is ignored), then lets the next push in: true.
     ///
-    /// A turn given up before its push finished (the store's patience ran out, or the database
-    /// failed) no longer holds the activities: others may have saved them since, and `changes`,
-    /// made from the snapshots this turn read, would overwrite what they saved. The store then
-    /// takes the activities' turn again, reads their snapshots as the fleet saved them (the same
-    /// keys, and every key with one of the turn's prefixes), and writes what `rebase` makes of `changes` on them.
-    /// Without `rebase` (or when the database cannot be reached) `changes` are written as they are.
-    public func finish(_ changes: [(key: String, value: [UInt8])], rebase: Rebase? = nil) {
+    /// False when the turn was given up before its push finished (the store's patience ran out,
+    /// or the database failed). It no longer holds the activities: others may have saved them
+    /// since, and `changes`, made from the snapshots this turn read, would overwrite what they
+    /// saved. The store then takes the activities' turn again, reads their snapshots as the fleet
+    /// saved them (the same keys, and every key with one of the turn's prefixes), and writes what
+    /// `rebase` makes of `changes` on them. `rebase` is called once, later: with nil when the
+    /// database cannot be reached (`changes` are then written behind as they are, unordered but
+    /// never dropped). Without `rebase`, `changes` are written as they are.
+    @discardableResult
+    public func finish(_ changes: [(key: String, value: [UInt8])], rebase: Rebase? = nil) -> Bool {
         end(changes, rebase)
     }
 }

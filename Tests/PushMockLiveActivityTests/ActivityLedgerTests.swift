@@ -215,4 +215,20 @@ struct ActivityLedgerTests {
             #expect(source.activity(token) == late.activity(token), "the source's copy adopts the rebased entry and head")
         }
     }
+
+    @Test("an instance's own hold on activities: taken in any order, handed to the push waiting for it, free once given back")
+    func localTurns() async {
+        let turns = LocalTurns()
+        await turns.take(["activity:b", "activity:a", "activity:a"])
+        #expect(turns.isHeld("activity:a") && turns.isHeld("activity:b"))
+        let next = Task {
+            await turns.take(["activity:a"])
+            return turns.isHeld("activity:a")
+        }
+        turns.give(["activity:a", "activity:b"])
+        #expect(await next.value, "the waiting push got activity:a")
+        #expect(turns.isHeld("activity:a") && !turns.isHeld("activity:b"), "activity:a passed on, activity:b free")
+        turns.give(["activity:a"])
+        #expect(!turns.isHeld("activity:a"))
+    }
 }

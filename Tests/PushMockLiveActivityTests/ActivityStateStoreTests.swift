@@ -217,13 +217,14 @@ struct ActivityOrderTests {
 }
 
 extension ActivityOrderTests {
-    @Test(
-        "updates through an instance whose turns are given up at once are rebased on what the other saved meanwhile: one at a time through A, 10 at once through B, none lost"
-    )
-    func lateTurns() async throws {
+    /// Two instances on one database, A giving every turn up as soon as it is read (so a push
+    /// through A finishes after its turn), a client and an activity started through A:
+    /// `body(a, b, client, token, now, jwt)`.
+    static func withImpatientFleet(
+        _ body: @Sendable (PushMockServer, PushMockServer, HTTPClient, String, Int64, String) async throws -> Void
+    ) async throws {
         let (configuration, now, jwt) = try await ActivityStateStoreTests.fleetSetup()
         var impatient = configuration
-        // A's turns end as soon as they are read, so a push through A finishes after its turn.
         impatient.storeOpeners = [
             StoreOpener(kind: "postgres") { location, options, logger in
                 guard case .postgres(let url) = location else { return nil }
@@ -235,24 +236,7 @@ extension ActivityOrderTests {
             try await withPushMockServer(configuration) { b in
                 try await withHTTPClient { client in
                     let token = try await Self.startThroughA(client, a, b, now: now, jwt: jwt)
-                    let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
-                        group.addTask {
-                            var statuses: [Int] = []
-                            for index in 0..<10 {
-                                let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"a\#(index)"}"#
-                                statuses.append(try await L.send(client, a, token: token, jwt: jwt, aps: aps, priority: "5").0)
-                            }
-                            return statuses
-                        }
-                        for index in 0..<10 {
-                            group.addTask {
-                                let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"b\#(index)"}"#
-                                return [try await L.send(client, b, token: token, jwt: jwt, aps: aps, priority: "5").0]
-                            }
-                        }
-                        return try await group.reduce(into: [Int]()) { $0 += $1 }
-                    }
-                    #expect(statuses.count == 20 && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+                    try await body(a, b, client, token, now, jwt)
                     await Self.expectTimelines(a, b, token: token, count: 21, "the start and 20 updates")
                     let deliveries = { (server: PushMockServer) in Set(server.activity(token)?.timeline.compactMap(\.deliveryID) ?? []) }
                     #expect(
@@ -260,6 +244,43 @@ extension ActivityOrderTests {
                         "every push once on each: \(deliveries(a).count), \(deliveries(b).count)")
                     #expect(a.activity(token)?.timeline == b.activity(token)?.timeline, "one order on both")
                 }
+            }
+        }
+    }
+
+    @Test(
+        "updates through an instance whose turns are given up at once are rebased on what the other saved meanwhile: one at a time through A, 10 at once through B, none lost"
+    )
+    func lateTurns() async throws {
+        try await Self.withImpatientFleet { a, b, client, token, now, jwt in
+            let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
+                group.addTask {
+                    var statuses: [Int] = []
+                    for index in 0..<10 {
+                        let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"a\#(index)"}"#
+                        statuses.append(try await L.send(client, a, token: token, jwt: jwt, aps: aps, priority: "5").0)
+                    }
+                    return statuses
+                }
+                for index in 0..<10 {
+                    group.addTask {
+                        let aps = #""event":"update","timestamp":\#(now + 100 + Int64(index)),"content-state":{"score":"b\#(index)"}"#
+                        return [try await L.send(client, b, token: token, jwt: jwt, aps: aps, priority: "5").0]
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0 += $1 }
+            }
+            #expect(statuses.count == 20 && statuses.allSatisfy { $0 == 200 }, "\(statuses)")
+        }
+    }
+
+    @Test(
+        "20 updates at once through both, every turn of A given up at once: A's own late pushes wait for each other here, so none is lost and both agree"
+    )
+    func lateTurnsAtOnce() async throws {
+        try await Self.withImpatientFleet { a, b, client, token, now, jwt in
+            try await Self.twentyAtOnce(a, b, now: now) { _, server, aps in
+                try await L.send(client, server, token: token, jwt: jwt, aps: aps, priority: "5").0
             }
         }
     }

@@ -22,14 +22,15 @@ struct PostgresActivityTurnTests {
         // B gets the turn once A has given it up, and saves an entry and the head.
         let second = try await b.turn([head], since: since)
         #expect(second.snapshots.isEmpty)
-        second.finish([(entry + "1", Array("b".utf8)), (head, Array("B".utf8))])
+        #expect(second.finish([(entry + "1", Array("b".utf8)), (head, Array("B".utf8))]), "B's turn still held the activity")
 
         // A's push finishes now, with the same entry: it is handed what B saved, under the lock.
-        let (seen, seenContinuation) = AsyncStream<(Changes, [String: [UInt8]])>.makeStream()
-        first.finish([(entry + "1", Array("a".utf8)), (head, Array("A".utf8))]) { changes, fleet in
+        let (seen, seenContinuation) = AsyncStream<(Changes, [String: [UInt8]]?)>.makeStream()
+        let written = first.finish([(entry + "1", Array("a".utf8)), (head, Array("A".utf8))]) { changes, fleet in
             seenContinuation.yield((changes, fleet))
             return [(entry + "2", changes[0].value), (head, Array("BA".utf8)), ("outside:the-turn", Array("x".utf8))]
         }
+        #expect(!written, "A's turn was given up: its changes are rebased later")
         var iterator = seen.makeAsyncIterator()
         let (changes, fleet) = try #require(await iterator.next())
         #expect(changes.map(\.key) == [entry + "1", head])

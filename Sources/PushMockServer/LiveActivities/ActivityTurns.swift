@@ -12,6 +12,9 @@ import Synchronization
 package struct ActivityTurns: Sendable {
     let order: (any FleetActivityOrder)?
     let activities: LiveActivities
+    /// This instance's hold on each activity, from before the fleet's turn until what the push
+    /// changed is written (rebased, if the fleet's turn was given up meanwhile).
+    let local = LocalTurns()
 
     /// The snapshot key of the activity a request pushes to, if it is a Live Activity push: APNs
     /// `apns-push-type: liveactivity` to `/3/device/<token>`, or an FCM `messages:send` whose message
@@ -65,12 +68,17 @@ package struct ActivityTurns: Sendable {
         let taken = Mutex<(turn: ActivityTurn, since: [String: String])?>(nil)
         return .resumed(
             ResponderResumption(
-                work: {
-                    // A database that cannot give the turn: answered as without a fleet order.
+                work: { [local] in
+                    await local.take(keys)
                     let since = activities.unseenEntries(keys)
-                    if let turn = try? await order.turn(keys, since: since) { taken.withLock { $0 = (turn, since) } }
+                    guard let turn = try? await order.turn(keys, since: since) else {
+                        // A database that cannot give the turn: answered as without a fleet order.
+                        local.give(keys)
+                        return
+                    }
+                    taken.withLock { $0 = (turn, since) }
                 },
-                respond: { [activities] context in
+                respond: { [activities, local] context in
                     guard let (turn, since) = taken.withLock({ $0 }) else { return answer(context) }
                     for key in keys { activities.turn(key, taken: true) }
                     // The entries first (they wait for their head), then the heads.
@@ -81,11 +89,15 @@ package struct ActivityTurns: Sendable {
                         if let snapshot = turn.snapshots[key] { activities.apply(key: key, snapshot, inTurn: true) }
                     }
                     return Self.after(answer(context)) {
-                        // A push that outlived its turn is rebased on what the fleet saved meanwhile.
-                        turn.finish(keys.flatMap { activities.changes($0) }) { changes, fleet in
-                            activities.rebase(changes, keys: keys, since: since, on: fleet)
+                        // A push that outlived its turn is rebased on what the fleet saved meanwhile,
+                        // and holds its activities here until then.
+                        let written = turn.finish(keys.flatMap { activities.changes($0) }) { changes, fleet in
+                            defer { local.give(keys) }
+                            guard let fleet else { return changes }
+                            return activities.rebase(changes, keys: keys, since: since, on: fleet)
                         }
                         for key in keys { activities.turn(key, taken: false) }
+                        if written { local.give(keys) }
                     }
                 }
             ))

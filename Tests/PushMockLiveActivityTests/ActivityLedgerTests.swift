@@ -2,6 +2,7 @@ import Foundation
 import PushMockCore
 import PushMockStore
 import PushMockTestSupport
+import PushMockTransport
 import Synchronization
 import Testing
 
@@ -230,5 +231,59 @@ struct ActivityLedgerTests {
         #expect(turns.isHeld("activity:a") && !turns.isHeld("activity:b"), "activity:a passed on, activity:b free")
         turns.give(["activity:a"])
         #expect(!turns.isHeld("activity:a"))
+    }
+
+    @Test(
+        "a push whose answer is dropped while it waits (its client left) still saves what it changed in its turn and gives its activity back here"
+    )
+    func droppedAnswer() async throws {
+        let activities = Self.activities(CountingArchive())
+        let token = try Self.run(activities, updates: 0)
+        let key = "activity:" + (try #require(activities.activity(token)).id)
+        let order = RecordingOrder()
+        let turns = ActivityTurns(order: order, activities: activities)
+        let request = HTTPServerRequest(
+            method: "POST", path: "/3/device/\(token)", headers: HTTPHeaderList([HeaderField(name: "apns-push-type", value: "liveactivity")]),
+            body: [])
+        let update = Self.push(#""event":"update","timestamp":\#(Self.t0 / 1000 + 5),"content-state":{"n":5}"#)
+        // What the transport holds of the answer, dropped at the end of this block as it is when
+        // the connection is gone before the answer's second half (a debug build keeps a variable
+        // until its scope ends).
+        do {
+            let result = turns.taking(request) { _ in
+                // The push changes the activity, then waits (as a relayed push waits for its upstream).
+                _ = activities.receive(
+                    update, token: token, bundleID: "com.example", service: .apns, now: PushInstant(millisecondsSinceEpoch: Self.t0 + 5_000),
+                    payloadDrop: nil)
+                return .resumed(ResponderResumption(work: {}, respond: { _ in .response(HTTPServerResponse(status: 200)) }))
+            }
+            guard case .resumed(let outer)? = result else {
+                Issue.record("a Live Activity push with a fleet order takes the turn")
+                return
+            }
+            await outer.work()
+            #expect(turns.local.isHeld(key), "held here from before the fleet's turn")
+            let inner = outer.respond(RequestContext(connection: ConnectionInfo(id: 1, httpVersion: .http2, isTLS: true), control: .none))
+            guard case .resumed = inner else {
+                Issue.record("the push's own wait is still to come")
+                return
+            }
+            #expect(order.finished.withLock { $0.isEmpty }, "nothing saved while the answer waits")
+            #expect(turns.local.isHeld(key))
+        }
+        // The transport drops the rest of the answer unanswered: the turn still ends.
+        let finished = order.finished.withLock { $0 }
+        #expect(finished.count == 1)
+        #expect(finished.first?.contains { $0.key == ActivityLedger.entryKey(String(key.dropFirst(9)), 1) } == true, "the update's entry is saved")
+        #expect(!turns.local.isHeld(key), "the activity is free for the next push here")
+    }
+}
+
+/// A fleet order that gives every turn at once and keeps what each was finished with.
+final class RecordingOrder: FleetActivityOrder {
+    let finished = Mutex<[[(key: String, value: [UInt8])]]>([])
+
+    func turn(_ keys: [String], since: [String: String]) async throws -> ActivityTurn {
+        ActivityTurn(snapshots: [:]) { changes in self.finished.withLock { $0.append(changes) } }
     }
 }

@@ -65,21 +65,25 @@ package struct ActivityTurns: Sendable {
         guard let order else { return nil }
         let keys = activityKeys(request)
         guard !keys.isEmpty else { return nil }
-        let taken = Mutex<(turn: ActivityTurn, since: [String: String])?>(nil)
+        // A push whose answer is never resumed (its client left meanwhile) still gives its
+        // activities back here, and a push answered still saves what it changed: each is a
+        // ``RunOnce``, run when its time comes or else when the answer is dropped.
+        let taken = Mutex<(turn: ActivityTurn, since: [String: String], hold: RunOnce)?>(nil)
         return .resumed(
             ResponderResumption(
                 work: { [local] in
                     await local.take(keys)
+                    let hold = RunOnce { local.give(keys) }
                     let since = activities.unseenEntries(keys)
                     guard let turn = try? await order.turn(keys, since: since) else {
                         // A database that cannot give the turn: answered as without a fleet order.
-                        local.give(keys)
+                        hold.run()
                         return
                     }
-                    taken.withLock { $0 = (turn, since) }
+                    taken.withLock { $0 = (turn, since, hold) }
                 },
-                respond: { [activities, local] context in
-                    guard let (turn, since) = taken.withLock({ $0 }) else { return answer(context) }
+                respond: { [activities] context in
+                    guard let (turn, since, hold) = taken.withLock({ $0 }) else { return answer(context) }
                     for key in keys { activities.turn(key, taken: true) }
                     // The entries first (they wait for their head), then the heads.
                     for (key, value) in turn.snapshots.sorted(by: { $0.key < $1.key }) where !keys.contains(key) {
@@ -88,17 +92,18 @@ package struct ActivityTurns: Sendable {
                     for key in keys {
                         if let snapshot = turn.snapshots[key] { activities.apply(key: key, snapshot, inTurn: true) }
                     }
-                    return Self.after(answer(context)) {
+                    let save = RunOnce {
                         // A push that outlived its turn is rebased on what the fleet saved meanwhile,
                         // and holds its activities here until then.
                         let written = turn.finish(keys.flatMap { activities.changes($0) }) { changes, fleet in
-                            defer { local.give(keys) }
+                            defer { hold.run() }
                             guard let fleet else { return changes }
                             return activities.rebase(changes, keys: keys, since: since, on: fleet)
                         }
                         for key in keys { activities.turn(key, taken: false) }
-                        if written { local.give(keys) }
+                        if written { hold.run() }
                     }
+                    return Self.after(answer(context)) { save.run() }
                 }
             ))
     }

@@ -86,6 +86,8 @@ extension PostgresDeliveryStore: FleetActivityOrder {
             }
             // The turn was given up before the push finished: others may have saved the
             // activities since, so what it changed is rebased on what they saved, in a new turn.
+            // A turn dropped unfinished (or ended with nothing to write) has nothing to rebase.
+            if changes.isEmpty, rebase == nil { return false }
             logger.notice(
                 "a Live Activity push finished after its turn was given up (the database failed, or \(patience.components.seconds) s passed): what it changed is rebased on what the fleet saved meanwhile",
                 metadata: ["keys": "\(scope.keys.joined(separator: ","))"])

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A store that also keeps the server's state (devices, faults, simulated activities, broadcast
 /// channels) across restarts, as snapshots by key. Saving never blocks: the newest snapshot of
 /// each key is written behind, in order. An empty snapshot deletes the key.
@@ -51,7 +53,9 @@ public protocol FleetActivityOrder: Sendable {
     func turn(_ keys: [String], since: [String: String]) async throws -> ActivityTurn
 }
 
-/// One push's turn at its activities: end it with what the push changed.
+/// One push's turn at its activities: end it with what the push changed. A turn let go of
+/// unfinished (its push was dropped before it was answered: its client left) ends with no changes,
+/// so the next push to those activities, on any instance, does not wait for the store's patience.
 public final class ActivityTurn: Sendable {
     /// What a push changed, rebased on the snapshots the fleet saved since its turn began (nil:
     /// they cannot be read, and the changes are written behind as they are): the changes to write
@@ -62,6 +66,7 @@ public final class ActivityTurn: Sendable {
     /// The snapshots read for the turn, by key (a key never saved is absent).
     public let snapshots: [String: [UInt8]]
     private let end: @Sendable ([(key: String, value: [UInt8])], Rebase?) -> Bool
+    private let ended = Atomic(false)
 
     /// A turn whose `end` is handed what the push changed, and the rebase for a turn given up; it
     /// answers whether the turn still held the activities (see ``finish(_:rebase:)``).
@@ -92,7 +97,12 @@ public final class ActivityTurn: Sendable {
     /// never dropped). Without `rebase`, `changes` are written as they are.
     @discardableResult
     public func finish(_ changes: [(key: String, value: [UInt8])], rebase: Rebase? = nil) -> Bool {
-        end(changes, rebase)
+        ended.store(true, ordering: .releasing)
+        return end(changes, rebase)
+    }
+
+    deinit {
+        if !ended.load(ordering: .acquiring) { _ = end([], nil) }
     }
 }
 
@@ -114,5 +124,16 @@ public struct StoreCapabilities: Sendable {
         sharedArchive = store as? any SharedStateArchive
         faultCounter = store as? any FleetFaultCounter
         activityOrder = store as? any FleetActivityOrder
+    }
+
+    /// The capabilities given (for tests that stand one in without a store that has it).
+    package init(
+        archive: (any StateArchive)? = nil, sharedArchive: (any SharedStateArchive)? = nil, faultCounter: (any FleetFaultCounter)? = nil,
+        activityOrder: (any FleetActivityOrder)? = nil
+    ) {
+        self.archive = archive
+        self.sharedArchive = sharedArchive
+        self.faultCounter = faultCounter
+        self.activityOrder = activityOrder
     }
 }

@@ -277,6 +277,35 @@ struct ActivityLedgerTests {
         #expect(finished.first?.contains { $0.key == ActivityLedger.entryKey(String(key.dropFirst(9)), 1) } == true, "the update's entry is saved")
         #expect(!turns.local.isHeld(key), "the activity is free for the next push here")
     }
+
+    @Test("a push dropped after it took the fleet's turn and before it was answered gives the turn and the activity back")
+    func droppedBeforeAnswer() async throws {
+        let activities = Self.activities(CountingArchive())
+        let token = try Self.run(activities, updates: 0)
+        let key = "activity:" + (try #require(activities.activity(token)).id)
+        let order = RecordingOrder()
+        let turns = ActivityTurns(order: order, activities: activities)
+        let request = HTTPServerRequest(
+            method: "POST", path: "/3/device/\(token)", headers: HTTPHeaderList([HeaderField(name: "apns-push-type", value: "liveactivity")]),
+            body: [])
+        do {
+            let result = turns.taking(request) { _ in
+                Issue.record("a push dropped before its answer is never answered")
+                return .response(HTTPServerResponse(status: 200))
+            }
+            guard case .resumed(let outer)? = result else {
+                Issue.record("a Live Activity push with a fleet order takes the turn")
+                return
+            }
+            await outer.work()
+            #expect(turns.local.isHeld(key), "held here while the push has the fleet's turn")
+            #expect(order.finished.withLock { $0.isEmpty }, "the turn is still the push's")
+        }
+        // The transport drops the answer before its second half (the client left while the push
+        // waited for its turn): the fleet's turn ends with nothing written.
+        #expect(order.finished.withLock { $0.map(\.count) } == [0])
+        #expect(!turns.local.isHeld(key), "the activity is free for the next push here")
+    }
 }
 
 /// A fleet order that gives every turn at once and keeps what each was finished with.

@@ -44,4 +44,35 @@ struct PostgresActivityTurnTests {
         try await a.close()
         try await b.close()
     }
+
+    @Test("a turn let go of unfinished (its push dropped unanswered) lets the next push in at once, not after the store's patience")
+    func droppedTurn() async throws {
+        let location = try await PostgresTestDatabase.create()
+        // A's patience outlasts the test's bound on a wait: only the dropped turn's end lets B in.
+        let a = try await PostgresDeliveryStore.connect(location, connectPatience: TestDeadline.hang, turnPatience: .seconds(3_600))
+        let b = try await PostgresDeliveryStore.connect(location, connectPatience: TestDeadline.hang)
+        let head = "activity:x"
+        do {
+            let dropped = try await a.turn([head], since: [:])
+            #expect(dropped.snapshots.isEmpty)
+        }
+        // B's wait for the lock cannot be cancelled: the test stops waiting for it at its bound.
+        let (arrived, arrival) = AsyncStream<ActivityTurn?>.makeStream()
+        Task { arrival.yield(try? await b.turn([head], since: [:])) }
+        let bound = Task {
+            try? await Task.sleep(for: TestDeadline.hang)
+            arrival.yield(nil)
+        }
+        var iterator = arrived.makeAsyncIterator()
+        let next = await iterator.next() ?? nil
+        bound.cancel()
+        guard let turn = next else {
+            Issue.record("B gets the turn once A's dropped turn ends")
+            return
+        }
+        #expect(turn.snapshots.isEmpty, "the dropped turn wrote nothing")
+        #expect(turn.finish([(head, Array("B".utf8))]))
+        try await a.close()
+        try await b.close()
+    }
 }

@@ -439,7 +439,17 @@ struct RelayTests {
                     #expect(status == 410 && body.contains("Unregistered"), "B's real answer, delayed: \(body)")
                     #expect(ContinuousClock.now - started >= .milliseconds(400), "it came after the fault's delay")
                     #expect(try await Self.alert(client, a).0 == 200, "B's answer, then a GOAWAY")
-                    #expect(try await Self.alert(client, a).0 == 200, "accepted as usual")
+                    // AsyncHTTPClient may put the next request on the connection the GOAWAY closes
+                    // before it reads the GOAWAY, and then fails it as cancelled instead of sending
+                    // it again (async-http-client#505). Sent again, it takes a new connection; A
+                    // records only what it answered (three pushes, below).
+                    let next: Int
+                    do {
+                        next = try await Self.alert(client, a).0
+                    } catch let error as HTTPClientError where error == .cancelled {
+                        next = try await Self.alert(client, a).0
+                    }
+                    #expect(next == 200, "accepted as usual")
 
                     let recorded = try await Self.answered(a, "service=apns", count: 3).sorted { $0.id < $1.id }
                     #expect(recorded.map(\.status) == [200, 200, 200], "A's own verdicts")

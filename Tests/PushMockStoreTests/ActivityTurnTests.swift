@@ -19,4 +19,20 @@ struct ActivityTurnTests {
         #expect(changes.first?.map(\.key) == ["activity:x", "activity-entry:x/1"])
         #expect(changes.first?.map(\.value) == [[2], [3]])
     }
+
+    @Test("a turn let go of unfinished (its push dropped before it was answered) ends with no changes; a finished one ends once")
+    func droppedTurn() {
+        let ended = Mutex<[[(key: String, value: [UInt8])]]>([])
+        do {
+            _ = ActivityTurn(snapshots: [:]) { changes in ended.withLock { $0.append(changes) } }
+        }
+        #expect(ended.withLock { $0.map(\.count) } == [0], "ended once, with nothing to write")
+
+        ended.withLock { $0 = [] }
+        do {
+            let turn = ActivityTurn(snapshots: [:]) { changes in ended.withLock { $0.append(changes) } }
+            turn.finish([("activity:x", [2])])
+        }
+        #expect(ended.withLock { $0.map(\.count) } == [1], "a finished turn is not ended again when it goes")
+    }
 }

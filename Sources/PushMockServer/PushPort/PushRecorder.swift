@@ -159,32 +159,41 @@ final class PushRecorder: Sendable {
         let known = facts()
         let rules = faults.claimable(service: service, path: path, token: known.token, topic: known.topic, project: known.project)
         guard !rules.isEmpty else { return nil }
-        let taken = Mutex<FaultClaims?>(nil)
+        // Fires won are settled once the request is answered: used, or given back. An answer the
+        // transport drops (its client left while the claims were taken) gives them all back.
+        let taken = Mutex<(claims: FaultClaims, settle: RunOnce)?>(nil)
         return .resumed(
             ResponderResumption(
-                work: {
+                work: { [faults, archive] in
                     var claims: [String: FaultClaims.Claim] = [:]
                     for rule in rules {
                         claims[rule.fleetKey] = await Self.claim(rule, from: counter)
                     }
-                    taken.withLock { $0 = FaultClaims(claims) }
+                    let fires = FaultClaims(claims)
+                    let settle = RunOnce { Self.settle(fires.won, on: counter, faults: faults, archive: archive) }
+                    taken.withLock { $0 = (fires, settle) }
                 },
-                respond: { [faults, archive] context in
-                    let claims = taken.withLock { $0 } ?? FaultClaims([:])
+                respond: { context in
+                    guard let (claims, settle) = taken.withLock({ $0 }) else { return answer(context, FaultClaims([:])) }
                     let result = answer(context, claims)
-                    let won = claims.won
-                    if !won.isEmpty {
-                        // Settled after the answer: used, or given back; a spent fault leaves every instance.
-                        Task {
-                            for (key, used) in won where (try? await counter.settleFire(key, used: used)) == true {
-                                faults.removeSpent(fleetKey: key)
-                                FaultArchive.announceSpent(key, to: archive)
-                            }
-                        }
-                    }
+                    settle.run()
                     return result
                 }
             ))
+    }
+
+    /// Settles the fires `won` (each used, or given back) with the fleet's counter, after the
+    /// answer: a fault spent by them leaves every instance.
+    private static func settle(
+        _ won: [(key: String, used: Bool)], on counter: any FleetFaultCounter, faults: FaultPlan, archive: (any StateArchive)?
+    ) {
+        guard !won.isEmpty else { return }
+        Task {
+            for (key, used) in won where (try? await counter.settleFire(key, used: used)) == true {
+                faults.removeSpent(fleetKey: key)
+                FaultArchive.announceSpent(key, to: archive)
+            }
+        }
     }
 
     /// One fire of `rule` from the fleet's counter, or `.unavailable` after ``claimPatience`` (a

@@ -270,7 +270,8 @@ enum SendPayload {
         return try encode(.object([("message", .object(message))]))
     }
 
+    /// `value` as JSON, its members in the order given.
     static func encode(_ value: JSONValue) throws -> [UInt8] {
-        Array(try JSONEncoder().encode(value))
+        value.compactText
     }
 }

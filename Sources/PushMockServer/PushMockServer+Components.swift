@@ -77,10 +77,12 @@ extension PushMockServer {
             activities: activities, subscriptions: subscriptions, logger: logger)
         let pushAddress = PushAddress(
             host: configuration.host, caFile: caFile(of: configuration.tls), realHosts: configuration.transparent || configuration.proxyPort != nil)
+        let webPushEndpoint = WebPushEndpoint(subscriptions: webPush, recorder: recorder, clock: configuration.clock, relaying: relay != nil)
         let state = ServerState(
             store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
             subscriptions: subscriptions,
-            accessTokens: accessTokens, parity: parity, apns: endpoint, fcm: fcm, metricsRegistry: metrics, configuration: configuration
+            accessTokens: accessTokens, parity: parity, apns: endpoint, fcm: fcm, webPush: webPushEndpoint, metricsRegistry: metrics,
+            configuration: configuration
         )
         let router = inspectionRouter(
             configuration, store: store, state: state, accounts: accounts, pushAddress: pushAddress, catalogue: catalogue, webPush: webPush)
@@ -96,7 +98,7 @@ extension PushMockServer {
             push: PushResponder(
                 mode: configuration.mode, apns: endpoint, broadcast: BroadcastEndpoint(apns: endpoint, channels: channels), fcm: fcm, iid: iid,
                 oauth: oauth,
-                webPush: WebPushEndpoint(subscriptions: webPush, recorder: recorder, clock: configuration.clock, relaying: relay != nil),
+                webPush: webPushEndpoint,
                 tokenPath: configuration.fcm.tokenPath,
                 transparent: configuration.transparent, streamsBeforeAuthentication: apns.streamsBeforeAuthentication, metrics: metrics,
                 activityOrder: capabilities.activityOrder

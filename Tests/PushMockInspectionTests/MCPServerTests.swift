@@ -118,6 +118,15 @@ struct MCPServerTests {
                 #expect(try await server.deliveries().count == 2, "a check is not recorded")
                 let sent = await Self.call(server, "send_test_push", #"{"service":"apns","token":"\#(S.deviceToken)"}"#)
                 #expect(Self.text(sent).contains("Recorded as delivery #3: accepted"), "\(Self.text(sent))")
+                // Web Push: a send mints a subscription, seals the message and signs it; a check
+                // of a push to it with an urgency no push service takes gets the refusal.
+                let webPush = await Self.call(server, "send_test_push", #"{"service":"webpush","payload":{"title":"Hi"}}"#)
+                #expect(Self.text(webPush).contains("answered 201") && Self.text(webPush).contains("#4: accepted"), "\(Self.text(webPush))")
+                let subscription = try #require(try await server.deliveries().first { $0.id == 4 }?.deviceToken)
+                let urgent = Self.text(
+                    await Self.call(
+                        server, "check_payload", #"{"service":"webpush","subscription":"\#(subscription)","headers":{"urgency":"now"}}"#))
+                #expect(urgent.contains("400") && urgent.contains("InvalidUrgency"), "\(urgent)")
                 let unknown = await Self.call(server, "get_delivery", #"{"id":999}"#)
                 #expect((unknown?["result"] as? [String: Any])?["isError"] as? Bool == true && Self.text(unknown).contains("404"))
             }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import PushMockCore
 import PushMockInspection
@@ -99,13 +100,103 @@ struct PushCheckTests {
         }
     }
 
+    /// Mints a subscription through the inspection API: its id.
+    static func mint(_ server: PushMockServer, _ body: String) async throws -> String {
+        let reply = await server.inspect("POST", "/api/v1/web-push/subscriptions", body: body)
+        try #require(reply.status == 201, "\(reply.text)")
+        return try reply.decode(WebPushSubscriptionResource.self).id
+    }
+
+    @Test(
+        "Web Push: each push, checked and then sent (sealed and VAPID signed for the push port): the same status, reason and outcome; the payload opened as the browser opens it"
+    )
+    func webPushSameAnswer() async throws {
+        try await withPushMockServer(.testing()) { server in
+            let mozilla = try await Self.mint(server, #"{"service":"mozilla"}"#)
+            let key = P256.Signing.PrivateKey()
+            let publicKey = Base64URL.encode(Array(key.publicKey.x963Representation))
+            let apple = try await Self.mint(server, #"{"service":"apple","applicationServerKey":"\#(publicKey)"}"#)
+            let expired = try await Self.mint(server, #"{"service":"google"}"#)
+            #expect(await server.inspect("POST", "/api/v1/web-push/subscriptions/\(expired)/expire").status == 200)
+            let pem = JSONText.escape(key.pemRepresentation)
+            let cases: [(name: String, body: String, status: Int, reason: String?, outcome: Delivery.Outcome)] = [
+                ("accepted", #"{"service":"webpush","subscription":"\#(mozilla)","payload":{"title":"Hi"}}"#, 201, nil, .accepted),
+                ("text", #"{"service":"webpush","subscription":"\#(mozilla)","body":"plain words"}"#, 201, nil, .accepted),
+                (
+                    "InvalidUrgency", #"{"service":"webpush","subscription":"\#(mozilla)","headers":{"urgency":"soon"}}"#, 400, "InvalidUrgency",
+                    .rejected
+                ),
+                (
+                    "signed with the subscription's key", #"{"service":"webpush","subscription":"\#(apple)","vapidKey":"\#(pem)"}"#, 201, nil,
+                    .accepted
+                ),
+                ("signed with another key", #"{"service":"webpush","subscription":"\#(apple)"}"#, 403, "keyMismatch", .rejected),
+                (
+                    "Declarative Web Push Safari refuses",
+                    #"{"service":"webpush","subscription":"\#(apple)","vapidKey":"\#(pem)","payload":{"web_push":8030,"notification":{"title":"t"}}}"#,
+                    201, "DeclarativeWebPushInvalid", .dropped
+                ),
+                ("expired", #"{"service":"webpush","subscription":"\#(expired)"}"#, 410, "ExpiredSubscription", .rejected),
+            ]
+            for (name, body, status, reason, outcome) in cases {
+                let before = try await server.inspected("/api/v1/deliveries?limit=1", as: DeliveryList.self).total
+                let checkReply = await server.inspect("POST", "/api/v1/check", body: body)
+                try #require(checkReply.status == 200, "\(name): \(checkReply.text)")
+                let check = try checkReply.decode(CheckResult.self)
+                #expect(try await server.inspected("/api/v1/deliveries?limit=1", as: DeliveryList.self).total == before, "\(name): not recorded")
+                #expect(check.status == status && check.delivery.reason == reason && check.delivery.outcome == outcome, "\(name): \(check)")
+
+                let sent = try await server.inspect("POST", "/api/v1/send", body: body).decode(SendResult.self)
+                let id = try #require(sent.deliveryId, "\(name): the send was recorded: \(sent)")
+                let recorded = try await server.inspected("/api/v1/deliveries/\(id)", as: DeliveryResource.self)
+                #expect(sent.status == status && recorded.reason == reason && recorded.outcome == outcome, "\(name): \(sent)")
+                #expect(recorded.service == "webpush" && recorded.deviceToken == check.delivery.deviceToken, "\(name)")
+                if status == 201 {
+                    #expect(check.delivery.body == recorded.body, "\(name): the same plaintext, opened")
+                }
+            }
+            let opened = try await server.inspected("/api/v1/deliveries?service=webpush&limit=100", as: DeliveryList.self).deliveries
+            #expect(opened.contains { $0.body == #"{"title":"Hi"}"# }, "the payload as the service worker reads it")
+            #expect(opened.contains { $0.body == "plain words" })
+        }
+    }
+
+    @Test("Web Push: a send without a subscription mints one, signed with its own key; an unknown subscription is a 404")
+    func webPushDefaults() async throws {
+        try await withPushMockServer(.testing()) { server in
+            let sent = try await server.inspect("POST", "/api/v1/send", body: #"{"service":"webpush","pushService":"apple"}"#).decode(SendResult.self)
+            #expect(sent.status == 201 && sent.outcome == .accepted, "\(sent)")
+            let id = try #require(sent.deliveryId)
+            let recorded = try await server.inspected("/api/v1/deliveries/\(id)", as: DeliveryResource.self)
+            #expect(recorded.body == #"{"title":"PushMock","body":"A test push"}"#, "the sample notification")
+            #expect(recorded.headers.contains { $0 == ["ttl", "60"] }, "\(recorded.headers)")
+            let minted = try await server.inspected(
+                "/api/v1/web-push/subscriptions/\(try #require(recorded.deviceToken))", as: WebPushSubscriptionResource.self)
+            #expect(minted.service == "apple" && minted.applicationServerKey != nil, "minted on Apple's service with the key it was signed with")
+
+            for path in ["/api/v1/check", "/api/v1/send"] {
+                let unknown = await server.inspect("POST", path, body: #"{"service":"webpush","subscription":"nosuchsubscription"}"#)
+                #expect(unknown.status == 404 && unknown.text.contains("nosuchsubscription"), "\(path): \(unknown.text)")
+            }
+            let big = String(repeating: "x", count: 5000)
+            let tooBig = await server.inspect("POST", "/api/v1/send", body: #"{"service":"webpush","body":"\#(big)"}"#)
+            #expect(tooBig.status == 400 && tooBig.text.contains("sealed"), "\(tooBig.text)")
+        }
+    }
+
     @Test("bad bodies are a 400 naming the field; a send fills in what a sender always has")
     func badInputAndDefaults() async throws {
         try await withPushMockServer(.testing()) { server in
             for (body, fragment) in [
                 ("[]", "expected an object"),
                 (#"{"token":"x"}"#, "service"),
-                (#"{"service":"webpush"}"#, "service"),
+                (#"{"service":"gcm"}"#, "service"),
+                (#"{"service":"webpush"}"#, "subscription"),
+                (#"{"service":"webpush","subscription":"x","pushService":"opera"}"#, "pushService"),
+                (#"{"service":"webpush","subscription":"x","pushService":"google"}"#, "pushService"),
+                (#"{"service":"webpush","subscription":"x","vapidKey":"not a key"}"#, "vapidKey"),
+                (#"{"service":"webpush","subscription":"x","payload":{},"body":"y"}"#, "not both"),
+                (#"{"service":"webpush","subscription":"x","payload":"hi"}"#, "payload"),
                 (#"{"service":"apns"}"#, "payload"),
                 (#"{"service":"apns","payload":[1]}"#, "payload"),
                 (#"{"service":"apns","payload":{},"colour":1}"#, "colour"),

@@ -5,8 +5,8 @@ Over each transport: initialize; list tools, resources, resource templates and p
 catalogue sends is rejected, and explain_delivery names its reason and field; wait_for_deliveries
 returns a push sent after the call began; check_payload with a Live Activity message carrying
 `notification` gives the reason the push port gives it, and records nothing; send_test_push is
-recorded; a fault set through MCP fires on the push port; arguments of the wrong type get a
-JSON-RPC error.
+recorded, and a Web Push one is sealed, signed and opened; a fault set through MCP fires on the
+push port; arguments of the wrong type get a JSON-RPC error.
 
 usage: python mcp_check.py PUSHMOCK_BINARY INSPECTION_PORT
 """
@@ -88,6 +88,13 @@ async def exercise(session: ClientSession, label: str) -> None:
     assert (recorded["status"], recorded["reason"]) == (check["status"], check["delivery"]["reason"]), (recorded, check)
     assert recorded["explanation"] == check["delivery"]["explanation"] and "notification" in recorded["explanation"], recorded
 
+    # Web Push: send_test_push mints a subscription and sends a sealed, VAPID-signed message; the
+    # recorded body is the message as the service worker reads it.
+    web_push = await session.call_tool("send_test_push", {"service": "webpush", "payload": {"title": "Hi"}})
+    assert not web_push.is_error and web_push.structured_content["status"] == 201, web_push
+    opened = api("GET", f"/api/v1/deliveries/{web_push.structured_content['deliveryId']}")
+    assert opened["outcome"] == "accepted" and json.loads(opened["body"]) == {"title": "Hi"}, opened
+
     # A fault set through MCP fires on the push port, once.
     fault = {"id": f"mcp-{label}", "match": {"service": "apns"}, "reject": {"reason": "Unregistered"}, "count": 1}
     assert not (await session.call_tool("set_fault", {"fault": fault})).is_error
@@ -103,7 +110,7 @@ async def exercise(session: ClientSession, label: str) -> None:
         assert "arguments.id" in str(error), error
     else:
         raise AssertionError(f"get_delivery with a string id was answered: {result}")
-    print(f"mcp ({label}, revision {init.protocol_version}): initialize, lists, explain_delivery, a resource, wait_for_deliveries, check_payload against the push port, send_test_push, a fault and a refused argument")
+    print(f"mcp ({label}, revision {init.protocol_version}): initialize, lists, explain_delivery, a resource, wait_for_deliveries, check_payload against the push port, send_test_push (APNs, FCM and Web Push), a fault and a refused argument")
 
 
 async def main() -> None:

@@ -120,13 +120,15 @@ struct CatalogueRunner: Sendable {
         return result
     }
 
-    /// Sends `push` as `pushmock send` would: signed with the server's APNs key, or with an access
-    /// token for its service account from its own token endpoint.
+    /// Sends `push` as `pushmock send` would: signed with the server's APNs key, with an access
+    /// token for its service account from its own token endpoint, or sealed and VAPID signed to a
+    /// Web Push subscription.
     func send(_ push: TestPush) async throws -> SendResult {
         let nonce = Self.hex(8)
         let now = now()
         let bearer = push.service == .fcm && !push.headers.contains { $0.name == "authorization" } ? try await accessToken(now: now) : nil
-        var request = try push.request(credentials: credentials, now: now, bearer: bearer, send: true)
+        var request = try push.request(
+            credentials: credentials, now: now, bearer: bearer, send: true, webPush: webPush, authority: sender.authority)
         request.headers.append(HeaderField(name: Self.markerHeader, value: nonce))
         var result = try await send([request], nonce: nonce)
         result.produced = true

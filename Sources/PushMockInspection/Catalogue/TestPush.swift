@@ -1,3 +1,4 @@
+import Crypto
 import PushMockCore
 
 /// A push described in a few fields, for `POST /api/v1/check` (judged, not recorded) and
@@ -7,9 +8,10 @@ import PushMockCore
 /// ```json
 /// {"service": "apns", "token": "…", "headers": {"apns-push-type": "liveactivity", "apns-topic": "…"}, "payload": {"aps": {…}}}
 /// {"service": "fcm", "project": "…", "message": {"token": "…", "notification": {…}}}
+/// {"service": "webpush", "subscription": "…", "payload": {"title": "…"}, "headers": {"urgency": "high"}}
 /// ```
 struct TestPush: Sendable {
-    enum Service: String, Sendable { case apns, fcm }
+    enum Service: String, Sendable { case apns, fcm, webpush }
 
     var service: Service
     /// The APNs device token (the path's last segment).
@@ -23,6 +25,12 @@ struct TestPush: Sendable {
     var body: [UInt8]?
     /// The FCM project (nil: the server's service account's).
     var project: String?
+    /// Web Push: the minted subscription's id (nil: a send mints one on ``pushService``).
+    var subscription: String?
+    /// Web Push: the push service a send mints a subscription on when none is given.
+    var pushService = WebPushSubscription.Service.mozilla
+    /// Web Push: the VAPID private key (PEM, P-256) to sign with (nil: one made for the push).
+    var vapidKey: P256.Signing.PrivateKey?
 
     static let file = "request body"
 
@@ -32,7 +40,7 @@ struct TestPush: Sendable {
         do throws(ConfigError) {
             var object = try ConfigObject(file: Self.file, path: "", value: json)
             guard let name = try object.string("service"), let service = Service(rawValue: name) else {
-                throw object.error("service", "must be \"apns\" or \"fcm\"")
+                throw object.error("service", "must be \"apns\", \"fcm\" or \"webpush\"")
             }
             self.service = service
             let raw = try object.string("body")
@@ -54,7 +62,7 @@ struct TestPush: Sendable {
                         throw object.error("payload", "must be a JSON object ({\"aps\": …}); send other bytes as \"body\"")
                     }
                 }
-                body = payload.map(MCPServer.encode) ?? raw.map { Array($0.utf8) }
+                body = payload.map(\.compactText) ?? raw.map { Array($0.utf8) }
             case .fcm:
                 project = try Self.pathSegment(&object, "project")
                 let message = try object.json("message")
@@ -67,13 +75,15 @@ struct TestPush: Sendable {
                 if let message {
                     var request: [(key: String, value: JSONValue)] = [("message", message)]
                     if let validateOnly { request.append(("validate_only", .bool(validateOnly))) }
-                    body = MCPServer.encode(.object(request))
+                    body = JSONValue.object(request).compactText
                 } else {
                     body = raw.map { Array($0.utf8) }
                 }
+            case .webpush:
+                try readWebPush(&object, raw: raw, check: check)
             }
             try object.finish()
-            if check, body == nil {
+            if check, service != .webpush, body == nil {
                 throw ConfigObject.error(
                     Self.file, "",
                     service == .apns
@@ -86,7 +96,7 @@ struct TestPush: Sendable {
 
     /// A string that goes into the request's path as one segment: visible ASCII, no `/`, `?`,
     /// `#` or `%` (a malformed token is still a token: `BadDeviceToken` is for those).
-    private static func pathSegment(_ object: inout ConfigObject, _ key: String) throws(ConfigError) -> String? {
+    static func pathSegment(_ object: inout ConfigObject, _ key: String) throws(ConfigError) -> String? {
         guard let value = try object.string(key) else { return nil }
         guard !value.isEmpty, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f && !"/?#%".utf8.contains($0) }) else {
             throw object.error(key, "must be printable ASCII without spaces, /, ?, # or %, as it goes into the request's path")
@@ -113,10 +123,17 @@ struct TestPush: Sendable {
     /// The request for the push port: the path, the headers with `authorization` added when it is
     /// missing (a provider token signed with the server's key, or `bearer`), and for a send the
     /// sample parts a sender always has (topic, push type, payload, target).
-    func request(credentials: CatalogueCredentials, now: Int64, bearer: String?, send: Bool) throws(InspectionError) -> OutgoingRequest {
+    /// A Web Push push goes to its subscription in `webPush`, VAPID signed for the push port's
+    /// `authority` (``webPushRequest(subscriptions:authority:now:)``).
+    func request(
+        credentials: CatalogueCredentials, now: Int64, bearer: String?, send: Bool, webPush: WebPushSubscriptions?, authority: String
+    ) throws(InspectionError) -> OutgoingRequest {
         var headers = headers
         func has(_ name: String) -> Bool { headers.contains { $0.name == name } }
         switch service {
+        case .webpush:
+            guard let webPush else { throw InspectionError(409, "this inspection port keeps no Web Push subscriptions") }
+            return try webPushRequest(subscriptions: webPush, authority: authority, now: now)
         case .apns:
             let token = token ?? Self.sampleDeviceToken()
             if send {

@@ -61,20 +61,34 @@ enum MCPSchema {
 
     /// A push for check_payload and send_test_push (`POST /api/v1/check` and `/api/v1/send`).
     static let testPush: [(key: String, value: JSONValue)] = [
-        ("service", string("apns or fcm.", oneOf: ["apns", "fcm"])),
+        ("service", string("apns, fcm or webpush.", oneOf: ["apns", "fcm", "webpush"])),
         ("token", string("APNs: the device token, or a Live Activity's push or push-to-start token (default: a new random one).")),
         ("environment", string("APNs: sandbox or production (default: the server's).", oneOf: ["sandbox", "production"])),
         (
             "headers",
             anyObject(
-                "APNs request headers, name to value: apns-push-type, apns-topic, apns-priority, apns-expiration, apns-collapse-id, apns-id, authorization (default: a provider token signed with PushMock's key)."
+                "Request headers, name to value. APNs: apns-push-type, apns-topic, apns-priority, apns-expiration, apns-collapse-id, apns-id, authorization (default: a provider token signed with PushMock's key). Web Push: ttl (default 60), urgency, topic, authorization (default: VAPID signed with vapidKey)."
             )
         ),
-        ("payload", anyObject(#"APNs: the payload, {"aps": {…}}."#)),
+        (
+            "payload",
+            anyObject(
+                #"APNs: the payload, {"aps": {…}}. Web Push: the JSON message the service worker reads (default {"title": "PushMock", "body": "A test push"}), sealed with aes128gcm."#
+            )
+        ),
         ("project", string("FCM: the project id (default: PushMock's service account's).")),
         ("message", anyObject(#"FCM: the message, {"token": …, "notification": …, "android": …, "apns": …}."#)),
         ("validateOnly", boolean("FCM: send with validate_only.")),
-        ("body", string("The raw request body instead of payload or message (bytes that are not JSON, say).")),
+        ("subscription", string("Web Push: a minted subscription's id (GET /api/v1/web-push/subscriptions; default for a send: a new one).")),
+        (
+            "pushService",
+            string("Web Push: the push service a send mints a subscription on when none is given.", oneOf: ["apple", "mozilla", "google"])
+        ),
+        ("vapidKey", string("Web Push: the VAPID private key (PEM, P-256) the subscription was made with (default: a new key).")),
+        (
+            "body",
+            string("The raw request body instead of payload or message (bytes that are not JSON, say); Web Push: text to seal instead of payload.")
+        ),
     ]
 
     static let deliveryFilterNames = deliveryFilters.map(\.key)

@@ -184,7 +184,7 @@ struct MCPTools: Sendable {
         Tool(
             name: "check_payload", title: "Check a payload",
             description:
-                "Would this push be accepted? Judges an APNs request (headers and payload) or an FCM message with the push port's own rules and the simulated device's current state, and answers the status, reason, rule and diagnostics the push port would give. Nothing is recorded, no fault fires, no Live Activity changes. An APNs request without an authorization header is signed with PushMock's key; an FCM message is judged as if sent with a valid access token.",
+                "Would this push be accepted? Judges an APNs request (headers and payload), an FCM message or a Web Push message to a minted subscription with the push port's own rules and the simulated device's current state, and answers the status, reason, rule and diagnostics the push port would give. Nothing is recorded, no fault fires, no Live Activity changes. An APNs request without an authorization header is signed with PushMock's key; an FCM message is judged as if sent with a valid access token; a Web Push payload is sealed to the subscription's keys and VAPID signed with vapidKey (or a new key) unless an authorization header is given.",
             schema: MCPSchema.object(MCPSchema.testPush, required: ["service"]), readOnly: true
         ) { tools, arguments in
             switch await tools.api("POST", "/api/v1/check", body: .object(arguments.members)) {
@@ -200,7 +200,7 @@ struct MCPTools: Sendable {
         Tool(
             name: "send_test_push", title: "Send a test push",
             description:
-                "Sends a push through PushMock's push port, as `pushmock send` does, and answers what the port answered and the recorded delivery's id (explain_delivery explains it). APNs: signed with PushMock's key; apns-topic, apns-push-type alert and a sample payload are filled in when missing. FCM: sent with an access token of PushMock's service account; a sample message to a new registration token when none is given.",
+                "Sends a push through PushMock's push port, as `pushmock send` does, and answers what the port answered and the recorded delivery's id (explain_delivery explains it). APNs: signed with PushMock's key; apns-topic, apns-push-type alert and a sample payload are filled in when missing. FCM: sent with an access token of PushMock's service account; a sample message to a new registration token when none is given. Web Push: sealed (aes128gcm) to the subscription's keys and VAPID signed, as an application server sends it; without a subscription, one is minted (its id is the delivery's token) with the signing key as its application server key.",
             schema: MCPSchema.object(MCPSchema.testPush, required: ["service"]), readOnly: false
         ) { tools, arguments in
             switch await tools.api("POST", "/api/v1/send", body: .object(arguments.members)) {

@@ -37,7 +37,8 @@ extension InspectionRouter {
     /// `POST /api/v1/check`: what the push port would answer a push, not recorded.
     func checkPush(_ call: InspectionCall) async throws -> InspectionAnswer {
         let push = try TestPush(call.request.body, check: true)
-        let request = try push.request(credentials: credentials, now: now(), bearer: nil, send: false)
+        let request = try push.request(
+            credentials: credentials, now: now(), bearer: nil, send: false, webPush: webPush, authority: sender?.authority ?? "localhost")
         return .response(.json(200, CheckResult(try await control.check(request, environment: push.environment))))
     }
 

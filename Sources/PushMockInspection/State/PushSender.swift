@@ -6,12 +6,16 @@ public struct OutgoingRequest: Sendable, Hashable {
     public var path: String
     public var headers: [HeaderField]
     public var body: [UInt8]
+    /// The `:authority` it is judged as carrying (`POST /api/v1/check`; nil: `localhost`): a Web
+    /// Push VAPID token's `aud` is checked against it. A sender sets its own.
+    public var authority: String?
 
-    public init(method: String, path: String, headers: [HeaderField], body: [UInt8]) {
+    public init(method: String, path: String, headers: [HeaderField], body: [UInt8], authority: String? = nil) {
         self.method = method
         self.path = path
         self.headers = headers
         self.body = body
+        self.authority = authority
     }
 }
 

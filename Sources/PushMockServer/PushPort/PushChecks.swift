@@ -12,9 +12,13 @@ extension ServerState {
         if let project = FCMEndpoint.project(in: request.path) {
             return fcm.check(request, project: project, now: now)
         }
+        if let (service, id) = WebPushSubscriptions.endpoint(inPath: request.path) {
+            return webPush.check(request, target: WebPushEndpoint.Target(service: service, id: String(id)), now: now)
+        }
         guard request.path.hasPrefix("/3/device/") else {
             throw InspectionError.badRequest(
-                "only APNs pushes (/3/device/<token>) and FCM messages (/v1/projects/<project>/messages:send) can be checked; got \(request.path)")
+                "only APNs pushes (/3/device/<token>), FCM messages (/v1/projects/<project>/messages:send) and Web Push messages (a subscription's endpoint) can be checked; got \(request.path)"
+            )
         }
         return apns.check(request, environment: environment, now: now)
     }
@@ -74,6 +78,20 @@ extension FCMEndpoint {
         }
         let outcome = self.outcome(of: result, described, rejection: rejection, validated: validated, identity: nil, project: project, device: device)
         return PushCheck(status: status, body: body, delivery: outcome.checked(request, at: now, status: status))
+    }
+}
+
+extension WebPushEndpoint {
+    /// `request` to the subscription `target` as the push service would judge it, and its payload
+    /// opened as the browser would.
+    func check(_ request: OutgoingRequest, target: Target, now: PushInstant) -> PushCheck {
+        let incoming = HTTPServerRequest(
+            method: request.method, authority: request.authority ?? "localhost", path: request.path, headers: HTTPHeaderList(request.headers),
+            body: request.body)
+        let context = RequestContext(connection: ConnectionInfo(id: 0, httpVersion: .http2, isTLS: true), control: .none)
+        var judgement = judge(incoming, target: target, context: context, now: now)
+        let (response, outcome) = answer(&judgement, fault: nil, request: incoming, context: context, now: now)
+        return PushCheck(status: response.status, body: response.body ?? [], delivery: outcome.checked(request, at: now, status: response.status))
     }
 }
 

@@ -20,6 +20,7 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     let parity: ParityLedger
     let apns: APNSEndpoint
     let fcm: FCMEndpoint
+    let webPush: WebPushEndpoint
     let metricsRegistry: ServerMetrics
     let configuration: PushMockConfiguration
 

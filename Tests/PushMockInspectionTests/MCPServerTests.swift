@@ -120,9 +120,11 @@ struct MCPServerTests {
                 #expect(Self.text(sent).contains("Recorded as delivery #3: accepted"), "\(Self.text(sent))")
                 // Web Push: a send mints a subscription, seals the message and signs it; a check
                 // of a push to it with an urgency no push service takes gets the refusal.
-                let webPush = await Self.call(server, "send_test_push", #"{"service":"webpush","payload":{"title":"Hi"}}"#)
+                let webPush = await Self.call(server, "send_test_push", #"{"service":"webpush","payload":{"title":"Hi","body":"there"}}"#)
                 #expect(Self.text(webPush).contains("answered 201") && Self.text(webPush).contains("#4: accepted"), "\(Self.text(webPush))")
-                let subscription = try #require(try await server.deliveries().first { $0.id == 4 }?.deviceToken)
+                let opened = try #require(try await server.deliveries().first { $0.id == 4 })
+                #expect(String(decoding: opened.body, as: UTF8.self) == #"{"title":"Hi","body":"there"}"#, "the payload as the agent wrote it")
+                let subscription = try #require(opened.deviceToken)
                 let urgent = Self.text(
                     await Self.call(
                         server, "check_payload", #"{"service":"webpush","subscription":"\#(subscription)","headers":{"urgency":"now"}}"#))

@@ -75,7 +75,8 @@ struct MCPTools: Sendable {
     func api(
         _ method: String, _ target: String, body: JSONValue? = nil, accepting: Set<Int> = [200]
     ) async -> Swift.Result<(Int, JSONValue), ToolFailure> {
-        let answer = await backend.call(method, target, body: body.map(MCPServer.encode))
+        // The arguments as the agent wrote them (a payload keeps its members' order).
+        let answer = await backend.call(method, target, body: body.map(\.compactText))
         guard accepting.contains(answer.status) else {
             return .failure(ToolFailure(result: .failure("\(method) \(target) answered \(answer.status): \(answer.errorMessage)")))
         }

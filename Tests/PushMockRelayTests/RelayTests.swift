@@ -528,6 +528,49 @@ struct RelayTests {
         }
     }
 
+    /// `pushmock_requests_in_flight` of `server`'s `/metrics` once it is `value`, or as it is
+    /// when the bound on a wait has passed.
+    static func inFlight(_ server: PushMockServer, becomes value: Double) async -> Double? {
+        var seen: Double?
+        _ = await eventually {
+            seen = await server.inspect("GET", "/metrics").text.split(separator: "\n").first { $0.hasPrefix("pushmock_requests_in_flight ") }
+                .flatMap { Double($0.dropFirst("pushmock_requests_in_flight ".count)) }
+            return seen == value
+        }
+        return seen
+    }
+
+    @Test("passthrough: a sender whose connection closes while its push waits for the upstream is no longer counted in flight")
+    func passthroughConnectionGone() async throws {
+        var upstream = F.configuration()
+        upstream.pushPort = 0
+        try await withPushMockServer(upstream) { b in
+            // B holds every APNs answer for ten minutes: A's forward waits for it.
+            #expect(
+                await b.inspect("PUT", "/api/v1/faults", body: #"{"id":"slow","match":{"service":"apns"},"delayMilliseconds":600000}"#).status
+                    == 200)
+            var configuration = F.configuration()
+            configuration.relay = try Self.relaying(to: b.pushPort, mode: .passthrough)
+            configuration.relay.passthroughDeadline = .seconds(600)
+            try await withPushMockServer(configuration) { a in
+                let relay = try #require(a.relay)
+                let client = try await H2FrameClient.connect(port: a.pushPort, tls: true)
+                client.send(
+                    streamID: 1, path: "/3/device/\(S.deviceToken)", headers: S.alertHeaders(token: Self.senderToken),
+                    body: S.alertBody)
+                #expect(await eventually { relay.awaitingUpstream == 1 }, "awaiting: \(relay.awaitingUpstream)")
+                // (Its place is taken before the answer leaves the responder, where it is counted.)
+                let waiting = await Self.inFlight(a, becomes: 1)
+                #expect(waiting == 1, "in flight while it waits: \(String(describing: waiting))")
+                // The sender's connection closes: its answer is never sent, and it is not in flight.
+                await client.close()
+                #expect(await eventually { relay.awaitingUpstream == 0 }, "awaiting: \(relay.awaitingUpstream)")
+                let left = await Self.inFlight(a, becomes: 0)
+                #expect(left == 0, "in flight: \(String(describing: left))")
+            }
+        }
+    }
+
     @Test("a queued forward keeps the request packed on its own: method, path, headers in order, body and verdict come back as they were")
     func jobPacking() {
         let headers = [

@@ -101,11 +101,13 @@ final class PushResponder: HTTPResponder {
                     answered?()
                 })
         case .resumed(let resumption):
-            // Waiting for a fleet-wide claim: in flight meanwhile, and timed with it.
+            // Waiting for a fleet-wide claim: in flight meanwhile, and timed with it. No longer in
+            // flight once answered, or once the transport drops the answer (its connection gone).
             metrics.requestDeferred()
+            let finished = RunOnce { [metrics] in metrics.deferredRequestFinished() }
             return .resumed(
                 ResponderResumption(work: resumption.work) { [self] context in
-                    metrics.deferredRequestFinished()
+                    finished.run()
                     return timed(resumption.respond(context), service: service, started: started)
                 })
         case .response, .resetStream, .stream, .deferred:

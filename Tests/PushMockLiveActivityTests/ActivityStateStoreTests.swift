@@ -228,8 +228,11 @@ extension ActivityOrderTests {
         impatient.storeOpeners = [
             StoreOpener(kind: "postgres") { location, options, logger in
                 guard case .postgres(let url) = location else { return nil }
+                // As the server's own opener connects (its start patience: a loaded machine can
+                // take longer than the 10 s default), but giving every turn up at once.
                 return try await PostgresDeliveryStore.connect(
-                    PostgresLocation(url: url), retention: options.retention, turnPatience: .zero, logger: logger)
+                    PostgresLocation(url: url), retention: options.retention, connectPatience: options.startPatience, turnPatience: .zero,
+                    logger: logger)
             }
         ]
         try await withPushMockServer(impatient) { a in

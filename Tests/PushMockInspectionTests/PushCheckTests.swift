@@ -181,6 +181,8 @@ struct PushCheckTests {
             let big = String(repeating: "x", count: 5000)
             let tooBig = await server.inspect("POST", "/api/v1/send", body: #"{"service":"webpush","body":"\#(big)"}"#)
             #expect(tooBig.status == 400 && tooBig.text.contains("sealed"), "\(tooBig.text)")
+            let kept = try await server.inspected("/api/v1/web-push/subscriptions", as: WebPushSubscriptionList.self).subscriptions
+            #expect(kept.map(\.id) == [minted.id], "the subscription minted for the push that could not be sent is not kept")
         }
     }
 

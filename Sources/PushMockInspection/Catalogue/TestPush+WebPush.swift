@@ -68,6 +68,8 @@ extension TestPush {
             sealed = try WebPushEncryption.seal(
                 plaintext, p256dh: Array(target.keys.privateKey.publicKey.x963Representation), authSecret: target.keys.authSecret)
         } catch {
+            // A subscription minted for a push that cannot be sent is not kept.
+            if subscription == nil { _ = subscriptions.remove(target.id) }
             throw InspectionError.badRequest("the payload cannot be sealed to subscription \(target.id): \(error)")
         }
         if !has("content-encoding") { headers.append(HeaderField(name: "content-encoding", value: "aes128gcm")) }

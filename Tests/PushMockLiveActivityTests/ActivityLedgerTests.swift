@@ -233,18 +233,24 @@ struct ActivityLedgerTests {
         #expect(!turns.isHeld("activity:a"))
     }
 
-    @Test(
-        "a push whose answer is dropped while it waits (its client left) still saves what it changed in its turn and gives its activity back here"
-    )
-    func droppedAnswer() async throws {
+    /// A started activity, a recording fleet order, and an APNs `liveactivity` push to the
+    /// activity that takes its turn: (activities, token, snapshot key, order, turns, request).
+    static func fleetPush() throws -> (LiveActivities, String, String, RecordingOrder, ActivityTurns, HTTPServerRequest) {
         let activities = Self.activities(CountingArchive())
         let token = try Self.run(activities, updates: 0)
         let key = "activity:" + (try #require(activities.activity(token)).id)
         let order = RecordingOrder()
-        let turns = ActivityTurns(order: order, activities: activities)
         let request = HTTPServerRequest(
             method: "POST", path: "/3/device/\(token)", headers: HTTPHeaderList([HeaderField(name: "apns-push-type", value: "liveactivity")]),
             body: [])
+        return (activities, token, key, order, ActivityTurns(order: order, activities: activities), request)
+    }
+
+    @Test(
+        "a push whose answer is dropped while it waits (its client left) still saves what it changed in its turn and gives its activity back here"
+    )
+    func droppedAnswer() async throws {
+        let (activities, token, key, order, turns, request) = try Self.fleetPush()
         let update = Self.push(#""event":"update","timestamp":\#(Self.t0 / 1000 + 5),"content-state":{"n":5}"#)
         // What the transport holds of the answer, dropped at the end of this block as it is when
         // the connection is gone before the answer's second half (a debug build keeps a variable
@@ -280,14 +286,7 @@ struct ActivityLedgerTests {
 
     @Test("a push dropped after it took the fleet's turn and before it was answered gives the turn and the activity back")
     func droppedBeforeAnswer() async throws {
-        let activities = Self.activities(CountingArchive())
-        let token = try Self.run(activities, updates: 0)
-        let key = "activity:" + (try #require(activities.activity(token)).id)
-        let order = RecordingOrder()
-        let turns = ActivityTurns(order: order, activities: activities)
-        let request = HTTPServerRequest(
-            method: "POST", path: "/3/device/\(token)", headers: HTTPHeaderList([HeaderField(name: "apns-push-type", value: "liveactivity")]),
-            body: [])
+        let (_, _, key, order, turns, request) = try Self.fleetPush()
         do {
             let result = turns.taking(request) { _ in
                 Issue.record("a push dropped before its answer is never answered")

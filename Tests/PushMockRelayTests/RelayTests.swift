@@ -485,14 +485,8 @@ struct RelayTests {
         // (HTTPConnectionPool.scheduleIdleTimerForConnection: an idle timer already scheduled).
         upstream.apns.streamsBeforeAuthentication = 1_000  // (the default HTTP/2 limit, the raise's target)
         try await withPushMockServer(upstream) { b in
-            // B holds every APNs answer for ten minutes: A's forwards wait for it.
-            #expect(
-                await b.inspect("PUT", "/api/v1/faults", body: #"{"id":"slow","match":{"service":"apns"},"delayMilliseconds":600000}"#).status
-                    == 200)
-            var configuration = F.configuration()
-            configuration.relay = try Self.relaying(to: b.pushPort, mode: .passthrough)
+            var configuration = try await Self.relayingToHeld(b)
             configuration.relay.passthroughLimit = 2
-            configuration.relay.passthroughDeadline = .seconds(600)
             try await withPushMockServer(configuration) { a in
                 let relay = try #require(a.relay)
                 try await withHTTPClient { client in
@@ -528,6 +522,17 @@ struct RelayTests {
         }
     }
 
+    /// A's configuration, relaying to `b` in passthrough mode with a ten-minute deadline, once `b`
+    /// holds every APNs answer for ten minutes: A's forwards wait for it.
+    static func relayingToHeld(_ b: PushMockServer) async throws -> PushMockConfiguration {
+        #expect(
+            await b.inspect("PUT", "/api/v1/faults", body: #"{"id":"slow","match":{"service":"apns"},"delayMilliseconds":600000}"#).status == 200)
+        var configuration = F.configuration()
+        configuration.relay = try Self.relaying(to: b.pushPort, mode: .passthrough)
+        configuration.relay.passthroughDeadline = .seconds(600)
+        return configuration
+    }
+
     /// `pushmock_requests_in_flight` of `server`'s `/metrics` once it is `value`, or as it is
     /// when the bound on a wait has passed.
     static func inFlight(_ server: PushMockServer, becomes value: Double) async -> Double? {
@@ -545,14 +550,7 @@ struct RelayTests {
         var upstream = F.configuration()
         upstream.pushPort = 0
         try await withPushMockServer(upstream) { b in
-            // B holds every APNs answer for ten minutes: A's forward waits for it.
-            #expect(
-                await b.inspect("PUT", "/api/v1/faults", body: #"{"id":"slow","match":{"service":"apns"},"delayMilliseconds":600000}"#).status
-                    == 200)
-            var configuration = F.configuration()
-            configuration.relay = try Self.relaying(to: b.pushPort, mode: .passthrough)
-            configuration.relay.passthroughDeadline = .seconds(600)
-            try await withPushMockServer(configuration) { a in
+            try await withPushMockServer(try await Self.relayingToHeld(b)) { a in
                 let relay = try #require(a.relay)
                 let client = try await H2FrameClient.connect(port: a.pushPort, tls: true)
                 client.send(

@@ -68,8 +68,6 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // The PostgreSQL store shared by a fleet (batched unnest inserts, LISTEN/NOTIFY).
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
-        // Reading an app's ActivityAttributes types from its Swift source (the CLI only).
-        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "603.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -223,15 +221,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // An app's ActivityAttributes types read from its Swift source. Only the `pushmock`
-        // executable links it, so a test target that adds PushMockTesting never builds swift-syntax.
+        // An app's ActivityAttributes types read from its Swift source (its own small reader of
+        // declarations). Only the `pushmock` executable links it.
         .target(
             name: "PushMockSwiftSource",
             dependencies: [
                 "PushMockCore",
                 "PushMockHTTP",
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftParser", package: "swift-syntax"),
             ],
             swiftSettings: swiftSettings
         ),

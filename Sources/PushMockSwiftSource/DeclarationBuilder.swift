@@ -1,7 +1,6 @@
 import Foundation
 import PushMockCore
 import PushMockHTTP
-import SwiftSyntax
 
 /// Builds one `ActivityAttributes` type's declaration (the JSON form ``ActivityTypeDeclaration`` reads).
 struct DeclarationBuilder {
@@ -73,7 +72,7 @@ struct DeclarationBuilder {
         var hops = 0
         while let type = current, type.kind == .alias, hops < 16 {
             guard let target = type.aliasTarget,
-                let next = index.resolve(target.trimmedDescription, from: Array(type.name.split(separator: ".").dropLast().map(String.init)))
+                let next = index.resolve(target.text, from: Array(type.name.split(separator: ".").dropLast().map(String.init)))
             else { return nil }
             current = index.types[next]
             hops += 1
@@ -181,7 +180,7 @@ struct DeclarationBuilder {
     /// The declaration's text for a Swift type (`String`, `[Stage]?`, `DeliveryAttributes.Stage`);
     /// `Any` for one that cannot be read, with a warning.
     mutating func fieldType(
-        _ syntax: TypeSyntax, scope: [String], owner: SwiftTypeIndex.TypeInfo, line: Int, field: String, pending: inout [String]
+        _ syntax: SwiftType, scope: [String], owner: SwiftTypeIndex.TypeInfo, line: Int, field: String, pending: inout [String]
     ) -> String {
         func unknown(_ why: String) -> String {
             warn(owner, line: line, "\(owner.name).\(field): \(why); it is not checked")
@@ -189,39 +188,28 @@ struct DeclarationBuilder {
         }
         steps += 1
         guard steps <= SwiftSourceLimits.maximumSteps else { return "Any" }
-        if let optional = syntax.as(OptionalTypeSyntax.self) {
-            return optionalText(fieldType(optional.wrappedType, scope: scope, owner: owner, line: line, field: field, pending: &pending))
-        }
-        if let unwrapped = syntax.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
-            return optionalText(fieldType(unwrapped.wrappedType, scope: scope, owner: owner, line: line, field: field, pending: &pending))
-        }
-        if let array = syntax.as(ArrayTypeSyntax.self) {
-            return "[" + fieldType(array.element, scope: scope, owner: owner, line: line, field: field, pending: &pending) + "]"
-        }
-        if let dictionary = syntax.as(DictionaryTypeSyntax.self) {
-            let key = fieldType(dictionary.key, scope: scope, owner: owner, line: line, field: field, pending: &pending)
-            let value = fieldType(dictionary.value, scope: scope, owner: owner, line: line, field: field, pending: &pending)
+        var name: String
+        var arguments: [SwiftType]
+        switch syntax.shape {
+        case .optional(let wrapped), .unwrapped(let wrapped):
+            return optionalText(fieldType(wrapped, scope: scope, owner: owner, line: line, field: field, pending: &pending))
+        case .array(let element):
+            return "[" + fieldType(element, scope: scope, owner: owner, line: line, field: field, pending: &pending) + "]"
+        case .dictionary(let keyType, let valueType):
+            let key = fieldType(keyType, scope: scope, owner: owner, line: line, field: field, pending: &pending)
+            let value = fieldType(valueType, scope: scope, owner: owner, line: line, field: field, pending: &pending)
             guard key == "String" || key.hasPrefix("Int") || key.hasPrefix("UInt") else {
                 return unknown("a dictionary keyed by \(key) is not a JSON object")
             }
             return "[\(key): \(value)]"
-        }
-        if let attributed = syntax.as(AttributedTypeSyntax.self) {
-            return fieldType(attributed.baseType, scope: scope, owner: owner, line: line, field: field, pending: &pending)
-        }
-        if let tuple = syntax.as(TupleTypeSyntax.self), tuple.elements.count == 1, let only = tuple.elements.first, only.firstName == nil {
-            return fieldType(only.type, scope: scope, owner: owner, line: line, field: field, pending: &pending)
-        }
-        var name: String
-        var arguments: [TypeSyntax] = []
-        if let identifier = syntax.as(IdentifierTypeSyntax.self) {
-            name = identifier.name.text
-            arguments = identifier.genericArgumentClause?.arguments.compactMap { if case .type(let type) = $0.argument { type } else { nil } } ?? []
-        } else if let member = syntax.as(MemberTypeSyntax.self) {
-            name = member.baseType.trimmedDescription + "." + member.name.text
-            arguments = member.genericArgumentClause?.arguments.compactMap { if case .type(let type) = $0.argument { type } else { nil } } ?? []
-        } else {
-            return unknown("\(syntax.trimmedDescription) is not a type PushMock reads")
+        case .attributed(let base), .parenthesized(let base):
+            return fieldType(base, scope: scope, owner: owner, line: line, field: field, pending: &pending)
+        case .named(let text, let typeArguments):
+            (name, arguments) = (text, typeArguments)
+        case .member(let base, let member, let typeArguments):
+            (name, arguments) = (base + "." + member, typeArguments)
+        case .other:
+            return unknown("\(syntax.text) is not a type PushMock reads")
         }
         for module in ["Swift.", "Foundation.", "CoreGraphics.", "CoreFoundation."] where name.hasPrefix(module) {
             name = String(name.dropFirst(module.count))
@@ -245,7 +233,7 @@ struct DeclarationBuilder {
         case (_, 0):
             break
         default:
-            return unknown("\(syntax.trimmedDescription) is a generic type")
+            return unknown("\(syntax.text) is a generic type")
         }
         guard let qualified = index.resolve(name, from: scope) else {
             return unknown("the type \(name) is not declared in the files read")

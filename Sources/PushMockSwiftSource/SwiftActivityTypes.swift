@@ -1,7 +1,6 @@
 import Foundation
 public import PushMockCore
 import PushMockHTTP
-import SwiftSyntax
 
 /// The `ActivityAttributes` types of an app, read from its Swift source: each type that conforms
 /// (in its declaration or through an extension) is declared under its Swift name, with its stored

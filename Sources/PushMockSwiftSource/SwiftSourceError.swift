@@ -1,7 +1,6 @@
 import Foundation
 import PushMockCore
 import PushMockHTTP
-import SwiftSyntax
 
 public struct SwiftSourceError: Error, CustomStringConvertible, Sendable {
     public let description: String

@@ -9,16 +9,7 @@ public enum SwiftSourceLimits {
     /// How deeply brackets, parentheses, braces (string interpolations among them), `#if` blocks,
     /// and `<` on one line may nest: checked on the text before it is parsed.
     public static let maximumNesting = 200
-    /// How deeply square brackets may nest (`[[Int]]` is 2): the parser's lookahead takes twice
-    /// as long with each level.
-    public static let maximumSquareBracketNesting = 12
-    /// The parser's lookahead over square brackets in one file, where a `[` at depth d costs
-    /// 2^(d-1) (about 3 µs each in a release build): a million is about 3 s, and ordinary code
-    /// costs a few per bracket.
-    public static let maximumBracketLookahead = 1 << 20
-    /// The parser's own bound on nesting (swift-syntax's default in its release builds).
-    public static let parserNestingLevel = 256
-    /// How deep the syntax tree may be (a chain such as `Int???…` is deep without nesting).
+    /// How deeply one type may nest, its `?` and `!` suffixes counted (`Int???…` has no brackets).
     public static let maximumTreeDepth = 4_000
     /// Type references followed in one read (each field's type, each alias, each generic argument).
     public static let maximumSteps = 200_000
@@ -28,7 +19,7 @@ public enum SwiftSourceLimits {
 
 /// Where Swift source is read: a new thread with a large stack for each read, one read at a time,
 /// so that a costly read never holds a thread other work needs (the server's request threads, the
-/// cooperative pool), and deep syntax trees have room.
+/// cooperative pool), and deeply nested types have room.
 public enum SwiftSourceThread {
     /// The stack of a reading thread. Only what is used is committed.
     public static let stackSize = 512 << 20

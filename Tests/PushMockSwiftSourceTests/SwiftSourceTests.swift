@@ -120,6 +120,43 @@ struct SwiftSourceTests {
                 .contains("content-state.clock.running") == true)
     }
 
+    @Test(
+        "what is not a declaration is skipped as Swift reads it: braces in comments, strings (raw, multi-line, interpolated) and regular expressions; #if's first branch; accessors, static, lazy and let"
+    )
+    func syntax() throws {
+        let read = try SwiftActivityTypes.read(path: Self.fixture("Syntax/Tricky.swift"))
+        #expect(read.types.map(\.name) == ["TrickyAttributes"])
+        let found = try #require(read.types.first)
+        #expect(found.line == 6, "a declaration starts at its first attribute")
+        let declaration = found.declaration
+        #expect(Self.fields(declaration.attributes) == ["name": "String", "tree": "TrickyAttributes.Tree"])
+        #expect(
+            Self.fields(declaration.contentState) == [
+                "title": "String", "raw": "String", "multi": "String", "interpolated": "String", "count": "Int", "observed": "Double",
+                "typed": "[String: [Int]]?", "nested": "[[Int?]]", "qualified": "Int?", "pair": "Int", "closure": "Any?", "pattern": "Any",
+                "bare": "Any", "ratio": "Any", "kind": "TrickyAttributes.Kind", "negative": "Double", "lock": "Any", "onlyOnIOS": "Bool",
+                "afterConditionalAttributes": "UInt16",
+            ],
+            "no computed, static, lazy or initialized let property, nor the #else branch's")
+        #expect(Set(declaration.types.keys) == ["TrickyAttributes.Kind", "TrickyAttributes.Tree"], "no type declared inside a function")
+        #expect(
+            declaration.types["TrickyAttributes.Kind"]
+                == .enumeration(raw: .integer(name: "Int", signed: true, bits: 64), cases: [.number("-1"), .number("0"), .number("10")]))
+        guard case .associated(let cases)? = declaration.types["TrickyAttributes.Tree"] else {
+            Issue.record("Tree is not an enum with associated values: \(String(describing: declaration.types["TrickyAttributes.Tree"]))")
+            return
+        }
+        #expect(cases.mapValues(Self.fields) == ["leaf": ["_0": "Int"], "node": ["left": "TrickyAttributes.Tree", "_1": "TrickyAttributes.Tree"]])
+        #expect(
+            read.warnings.map(\.description) == [
+                "\(found.file):34: TrickyAttributes.ContentState.closure: () -> Void is not a type PushMock reads; it is not checked",
+                "\(found.file):35: TrickyAttributes.ContentState.pattern has no type annotation PushMock can read; it is not checked",
+                "\(found.file):36: TrickyAttributes.ContentState.bare has no type annotation PushMock can read; it is not checked",
+                "\(found.file):37: TrickyAttributes.ContentState.ratio has no type annotation PushMock can read; it is not checked",
+                "\(found.file):40: TrickyAttributes.ContentState.lock has no type annotation PushMock can read; it is not checked",
+            ])
+    }
+
     @Test("a path that is missing, or not a .swift file or folder, is an error naming it")
     func badPaths() throws {
         #expect(throws: SwiftSourceError.self) { try SwiftActivityTypes.read(path: "/nonexistent/Widget") }

@@ -207,7 +207,7 @@ extension PushMockConfiguration {
     private mutating func loadActivityTypes(_ types: JSONValue, root: ConfigObject, resolve: (String) -> String) throws {
         switch types {
         case .string(let source):
-            // The app's Swift source: read by the `pushmock` executable (swift-syntax), not here.
+            // The app's Swift source: read by the `pushmock` executable (PushMockSwiftSource), not here.
             activityTypeSources.append(resolve(source))
         case .object(let named):
             for (name, body) in named {

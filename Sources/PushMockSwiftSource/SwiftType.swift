@@ -139,7 +139,8 @@ extension SwiftDeclarationReader {
         var arguments: [SwiftType] = []
         while true {
             let token = lexer.peek()
-            if token.kind == .end { break }
+            // Unclosed (code that does not compile): a brace is the declaration's, not the type's.
+            if token.kind == .end || isPunctuation(token, "{") || isPunctuation(token, "}") { break }
             if isPunctuation(token, ">") {
                 lastTaken = lexer.next()
                 break
@@ -187,7 +188,7 @@ extension SwiftDeclarationReader {
         var elements: [(labeled: Bool, type: SwiftType?)] = []
         while true {
             let token = lexer.peek()
-            if token.kind == .end { break }
+            if token.kind == .end || isPunctuation(token, "{") || isPunctuation(token, "}") { break }
             if isPunctuation(token, ")") {
                 lastTaken = lexer.next()
                 break

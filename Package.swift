@@ -64,8 +64,6 @@ let package = Package(
         // An independent HTTP/1.1 + HTTP/2 client (tests, `pushmock send`, the catalogue's loopback sends), and raw HTTP/2 frames (tests).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
-        // The SQLite store: migrations, WAL through DatabasePool, no NIO (system libsqlite3).
-        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         // The PostgreSQL store shared by a fleet (batched unnest inserts, LISTEN/NOTIFY).
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
     ],
@@ -75,9 +73,10 @@ let package = Package(
             pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]
         ),
-        // SQLite's process-wide settings, which only C can make (the store's writer).
+        // The system's sqlite3 for the SQLite store, and its process-wide settings, which only C
+        // can make.
         .systemLibrary(
-            name: "CSQLiteSettings",
+            name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
@@ -102,14 +101,11 @@ let package = Package(
             dependencies: ["PushMockCore", "PushMockBytes"],
             swiftSettings: swiftSettings
         ),
-        // The SQLite store (GRDB and the system sqlite3), linked by the pushmock executable, not by
-        // PushMockTesting.
+        // The SQLite store (the system sqlite3 through its C API: WAL, a writer and readers,
+        // versioned migrations), linked by the pushmock executable, not by PushMockTesting.
         .target(
             name: "PushMockSQLite",
-            dependencies: [
-                "PushMockCore", "PushMockStore", "PushMockBytes", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            ],
+            dependencies: ["PushMockCore", "PushMockStore", "PushMockBytes", "CSQLite"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -287,9 +283,9 @@ let package = Package(
             name: "PushMockSQLiteTests",
             dependencies: [
                 "PushMockSQLite", "PushMockStore", "PushMockCore", "PushMockBytes", "PushMockTestSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "CSQLite",
             ],
+            resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
         // The server's tests by room: the push port, the inspection port, Live Activities, the relay, and

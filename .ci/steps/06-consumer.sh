@@ -1,5 +1,5 @@
 # PushMockTesting alone: a consumer package (Examples/TestingOnly) builds and tests, and its test
-# binary links neither postgres-nio, GRDB nor the Swift source reader. It builds into the debug build's folder:
+# binary links neither postgres-nio, the SQLite store nor the Swift source reader. It builds into the debug build's folder:
 # SwiftPM reuses every module the two graphs share (their commands are the same), so only the
 # consumer's own targets compile, and the main build stays up to date after it.
 source .ci/lib.sh
@@ -19,8 +19,8 @@ LINKED="$DEBUG_BUILD/debug/TestingOnlyPackageTests.product/Objects.LinkFileList"
 [ -s "$LINKED" ] || fail "no link list at $LINKED"
 linked() { grep -q "/$1\.build/" "$LINKED"; }
 linked PushMockTesting || fail "the consumer's tests do not link PushMockTesting"
-for module in PostgresNIO GRDB PushMockPostgres PushMockSQLite PushMockSwiftSource; do
+for module in PostgresNIO PushMockPostgres PushMockSQLite PushMockSwiftSource; do
   if linked "$module"; then fail "a target that adds only PushMockTesting links $module"; fi
 done
 compiled="$(grep -c '^\[[0-9/]*\] Compiling' "$STEP_WORK/consumer.log" || true)"
-note "consumer: PushMockTesting built and tested ($compiled files compiled for it); no PostgresNIO, GRDB, PushMockPostgres, PushMockSQLite or PushMockSwiftSource module linked"
+note "consumer: PushMockTesting built and tested ($compiled files compiled for it); no PostgresNIO, PushMockPostgres, PushMockSQLite or PushMockSwiftSource module linked"

@@ -1,5 +1,4 @@
-import GRDB
-import GRDBSQLite
+import CSQLite
 import PushMockCore
 import PushMockStore
 
@@ -27,8 +26,8 @@ enum SQLiteBatchInsert {
     /// are inserted first (where missing: new, or cleaned up since). Returns how many shared
     /// fields were new for their connection.
     @discardableResult
-    static func insert(_ batch: SQLiteRowBatch, into db: Database) throws -> Int {
-        guard let connection = db.sqliteConnection else { throw StoreError("the SQLite connection is closed") }
+    static func insert(_ batch: SQLiteRowBatch, into db: SQLiteConnection) throws -> Int {
+        let connection = db.handle
         var statement: OpaquePointer?
         var code = sqlite3_prepare_v2(connection, sql, -1, &statement, nil)
         guard code == SQLITE_OK, let statement else { throw failure(connection, code) }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 public import PushMockCore
 public import PushMockStore
 import Synchronization
@@ -29,9 +28,12 @@ extension SQLiteDeliveryStore {
     public func delivery(id: UInt64) async throws -> Delivery? {
         await flush(within: readerPatience)
         return try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.selection) FROM delivery WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap {
-                try Self.delivery($0)
+            var found: Delivery?
+            try db.forEachRow("SELECT \(Self.selection) FROM delivery WHERE id = ?", [.integer(Int64(bitPattern: id))]) { row in
+                found = try Self.delivery(row)
+                return false
             }
+            return found
         }
     }
 
@@ -39,19 +41,21 @@ extension SQLiteDeliveryStore {
         await flush(within: readerPatience)
         let (clause, arguments) = SQLiteFilter.whereClause(filter)
         return try await pool.read { db in
-            if filter.text == nil {
-                let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery \(clause)", arguments: arguments) ?? 0
-                let rows = try Row.fetchAll(
-                    db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id DESC LIMIT \(max(0, limit))", arguments: arguments)
-                return DeliveryPage(deliveries: try rows.compactMap { try Self.delivery($0) }, total: total)
-            }
             var result: [Delivery] = []
+            if filter.text == nil {
+                let total = try db.integer("SELECT COUNT(*) FROM delivery \(clause)", arguments) ?? 0
+                try db.forEachRow("SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id DESC LIMIT \(max(0, limit))", arguments) { row in
+                    if let delivery = try Self.delivery(row) { result.append(delivery) }
+                    return true
+                }
+                return DeliveryPage(deliveries: result, total: Int(total))
+            }
             var total = 0
-            let cursor = try Row.fetchCursor(db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id DESC", arguments: arguments)
-            while let row = try cursor.next() {
-                guard let delivery = try Self.delivery(row), filter.matches(delivery) else { continue }
+            try db.forEachRow("SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id DESC", arguments) { row in
+                guard let delivery = try Self.delivery(row), filter.matches(delivery) else { return true }
                 total += 1
                 if result.count < limit { result.append(delivery) }
+                return true
             }
             return DeliveryPage(deliveries: result, total: total)
         }
@@ -65,9 +69,10 @@ extension SQLiteDeliveryStore {
         let (clause, arguments) = SQLiteFilter.whereClause(bounded)
         return try await pool.read { db in
             var result: [Delivery] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id ASC", arguments: arguments)
-            while result.count < limit, let row = try rows.next() {
+            guard limit > 0 else { return result }
+            try db.forEachRow("SELECT \(Self.selection) FROM delivery \(clause) ORDER BY id ASC", arguments) { row in
                 if let delivery = try Self.delivery(row), bounded.matches(delivery) { result.append(delivery) }
+                return result.count < limit
             }
             return result
         }
@@ -80,22 +85,20 @@ extension SQLiteDeliveryStore {
         let removed = try await pool.write { db -> Int in
             var removed = 0
             if filter.text == nil {
-                try db.execute(sql: "DELETE FROM delivery \(clause)", arguments: arguments)
-                removed = db.changesCount
+                try db.execute("DELETE FROM delivery \(clause)", arguments)
+                removed = db.changes
             } else {
                 var doomed: [Int64] = []
-                let rows = try Row.fetchCursor(db, sql: "SELECT \(Self.selection) FROM delivery \(clause)", arguments: arguments)
-                while let row = try rows.next() {
-                    guard let delivery = try Self.delivery(row), filter.matches(delivery) else { continue }
-                    let id: Int64 = row["id"]
-                    doomed.append(id)
+                try db.forEachRow("SELECT \(Self.selection) FROM delivery \(clause)", arguments) { row in
+                    if let delivery = try Self.delivery(row), filter.matches(delivery), let id = row.integer("id") { doomed.append(id) }
+                    return true
                 }
                 for id in doomed {
-                    try db.execute(sql: "DELETE FROM delivery WHERE id = ?", arguments: [id])
+                    try db.execute("DELETE FROM delivery WHERE id = ?", [.integer(id)])
                 }
                 removed = doomed.count
             }
-            try db.execute(sql: "DELETE FROM relay WHERE id NOT IN (SELECT id FROM delivery)")
+            try db.execute("DELETE FROM relay WHERE id NOT IN (SELECT id FROM delivery)")
             try Self.setMeta(db, "count", Int64(max(0, try Self.count(db) - removed)))
             return removed
         }
@@ -119,7 +122,7 @@ extension SQLiteDeliveryStore {
             found = try await query(existing, limit: 0).total
         } catch {
             removeWaiter(waiter)
-            // Cancelled while counting what is kept (GRDB honours cancellation): the wait ends,
+            // Cancelled while counting what is kept (the pool stops the query): the wait ends,
             // as a cancelled wait does, rather than failing.
             if Task.isCancelled { return false }
             throw error
@@ -147,17 +150,15 @@ extension SQLiteDeliveryStore {
 
     /// The delivery of one row; nil for a row whose bytes do not decode (skipped, counted and
     /// reported once: a damaged file never crashes a reader nor hides the other rows).
-    static func delivery(_ row: Row) throws -> Delivery? {
-        let record: Data = row["record"]
-        let shared: Data? = row["shared_fields"]
-        let relay: Data? = row["relay_result"]
+    static func delivery(_ row: SQLiteRow) throws -> Delivery? {
         do {
             var delivery = try StoredRecord(
-                id: row["id"], receivedAt: row["received_at"], connectionID: row["connection_id"], status: row["status"], outcome: row["outcome"],
-                service: row["service"], bodyIsJSON: row["body_is_json"], record: Array(record), sharedID: row["shared_id"],
-                shared: shared.map { Array($0) }
+                id: row.integer("id") ?? 0, receivedAt: row.integer("received_at") ?? 0, connectionID: row.integer("connection_id") ?? 0,
+                status: Int(row.integer("status") ?? 0), outcome: row.text("outcome") ?? "", service: row.text("service") ?? "",
+                bodyIsJSON: row.integer("body_is_json") ?? 0 != 0, record: row.blob("record") ?? [], sharedID: row.integer("shared_id"),
+                shared: row.blob("shared_fields")
             ).delivery(sharedTable: "the table shared")
-            delivery.relay = relay.flatMap { RelayResultCoding.decode(Array($0)) }
+            delivery.relay = row.blob("relay_result").flatMap { RelayResultCoding.decode($0) }
             return delivery
         } catch let damaged as UndecodableRecord {
             UndecodableRecords.skip(damaged)

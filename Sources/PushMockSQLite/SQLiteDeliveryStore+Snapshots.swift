@@ -1,5 +1,3 @@
-import Foundation
-import GRDB
 import PushMockStore
 import Synchronization
 
@@ -7,7 +5,12 @@ import Synchronization
 extension SQLiteDeliveryStore {
     public func archived(_ key: String) throws -> [UInt8]? {
         try pool.read { db in
-            try Data.fetchOne(db, sql: "SELECT value FROM server_state WHERE key = ?", arguments: [key]).map { Array($0) }
+            var value: [UInt8]?
+            try db.forEachRow("SELECT value FROM server_state WHERE key = ?", [.text(key)]) { row in
+                value = row.blob(0)
+                return false
+            }
+            return value
         }
     }
 
@@ -15,12 +18,10 @@ extension SQLiteDeliveryStore {
         try pool.read { db in
             var found: [String: [UInt8]] = [:]
             // Keys are compared as text (`LIKE` would read `_` and `%` in a key as patterns).
-            for row in try Row.fetchAll(
-                db, sql: "SELECT key, value FROM server_state WHERE substr(key, 1, ?) = ?", arguments: [prefix.count, prefix])
-            {
-                let key: String = row["key"]
-                let value: Data = row["value"]
-                found[key] = Array(value)
+            try db.forEachRow("SELECT key, value FROM server_state WHERE substr(key, 1, ?) = ?", [.integer(Int64(prefix.count)), .text(prefix)]) {
+                row in
+                if let key = row.text(0) { found[key] = row.blob(1) ?? [] }
+                return true
             }
             return found
         }
@@ -54,12 +55,12 @@ extension SQLiteDeliveryStore {
                 try await pool.write { db in
                     for (key, value) in batch {
                         if value.isEmpty {
-                            try db.execute(sql: "DELETE FROM server_state WHERE key = ?", arguments: [key])
+                            try db.execute("DELETE FROM server_state WHERE key = ?", [.text(key)])
                             continue
                         }
                         try db.execute(
-                            sql: "INSERT INTO server_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                            arguments: [key, Data(value)]
+                            "INSERT INTO server_state (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                            [.text(key), .blob(value)]
                         )
                     }
                 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 public import PushMockCore
 public import PushMockStore
 import Synchronization
@@ -37,7 +36,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         var evicted: UInt64 = 0
     }
 
-    let pool: DatabasePool
+    let pool: SQLitePool
     let state: Mutex<State>
     let waiterCount = Atomic<Int>(0)
     /// Deliveries kept at most; older ones are deleted first.
@@ -91,8 +90,8 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         pool = try Self.open(path)
         identity = try SQLiteFileLock.Identity(path: path)
         let (next, stored) = try pool.read { db -> (UInt64, Int) in
-            let next = try Int64.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = 'next_id'") ?? 1
-            let maxID = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM delivery") ?? 0
+            let next = try db.integer("SELECT value FROM store_meta WHERE key = 'next_id'") ?? 1
+            let maxID = try db.integer("SELECT MAX(id) FROM delivery") ?? 0
             // Ids are SQLite integers: a file whose ids reach Int64.max (a hostile or damaged file)
             // has no next id to give, which is an error to report, never an overflow to trap on.
             guard maxID < Int64.max, next < Int64.max else {
@@ -116,9 +115,8 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             try await pool.write { db in
                 for (id, result) in batch {
                     try db.execute(
-                        sql:
-                            "INSERT INTO relay (id, agrees, result) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET agrees = excluded.agrees, result = excluded.result",
-                        arguments: [Int64(bitPattern: id), result.agrees, Data(try RelayResultCoding.encode(result))])
+                        "INSERT INTO relay (id, agrees, result) VALUES (?, ?, ?) ON CONFLICT(id) DO UPDATE SET agrees = excluded.agrees, result = excluded.result",
+                        [.integer(Int64(bitPattern: id)), SQLiteValue(result.agrees), .blob(try RelayResultCoding.encode(result))])
                 }
             }
         }
@@ -128,7 +126,7 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// Deliveries queued for the disk at most; more are dropped and counted.
     public var queueLimit: Int { queue.queueLimit }
 
-    static func open(_ path: String) throws -> DatabasePool {
+    static func open(_ path: String) throws -> SQLitePool {
         // Not a regular file (a FIFO would hang the open, a device or directory is not a store).
         var status = stat()
         if stat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
@@ -142,43 +140,39 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             }
         }
         _ = SQLiteSettings.applied
-        var configuration = Configuration()
-        configuration.label = "PushMockStore"
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            // WAL with synchronous NORMAL: a commit is not fsynced (a power cut may lose the last
-            // ones; a killed process does not), checkpoints are.
-            // 64 KiB pages for a new file (an existing one keeps its own): a delivery's row is about
-            // a kilobyte, and the writer's cost is mostly pages written to the WAL and checkpointed
-            // (measured: 4 KiB 55k req/s, 16 KiB 59k, 64 KiB 61k at -c16 -m100, one core).
-            try db.execute(sql: "PRAGMA page_size = \(pageSize)")
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            try db.execute(sql: "PRAGMA cache_size = -32768")
-        }
-        let pool: DatabasePool
+        let pool: SQLitePool
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = try SQLitePool(path: path) { db in
+                // WAL with synchronous NORMAL: a commit is not fsynced (a power cut may lose the last
+                // ones; a killed process does not), checkpoints are.
+                // 64 KiB pages for a new file (an existing one keeps its own): a delivery's row is
+                // about a kilobyte, and the writer's cost is mostly pages written to the WAL and
+                // checkpointed (measured: 4 KiB 55k req/s, 16 KiB 59k, 64 KiB 61k at -c16 -m100, one
+                // core).
+                try db.execute("PRAGMA page_size = \(pageSize)")
+                try db.execute("PRAGMA synchronous = NORMAL")
+                try db.execute("PRAGMA cache_size = -32768")
+            }
         } catch {
             throw StoreError("cannot open \(path) as an SQLite database: \(error)")
         }
         try pool.write { db in
-            let application = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            if application != applicationID && !(application == 0 && tables.isEmpty) {
+            let application = try db.integer("PRAGMA application_id") ?? 0
+            let tables = try db.texts("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            if application != Int64(applicationID) && !(application == 0 && tables.isEmpty) {
                 throw StoreError(
                     "\(path) is an SQLite database of something else (application_id \(application), tables \(tables.joined(separator: ", "))); PushMock leaves it as it is (choose another file)"
                 )
             }
         }
-        let migrator = SQLiteSchema.migrator(applicationID: applicationID)
         // A file a newer PushMock has migrated may keep rows this one would misread: refused.
-        if try pool.read({ try migrator.hasBeenSuperseded($0) }) {
-            let applied = (try? pool.read { try migrator.appliedIdentifiers($0) }) ?? []
+        if try pool.read({ try SQLiteSchema.isSuperseded($0, applicationID: applicationID) }) {
+            let applied = (try? pool.read { try SQLiteSchema.applied($0) }) ?? []
             throw StoreError(
                 "\(path) was written by a newer PushMock (schema \(applied.sorted().joined(separator: ", "))); upgrade PushMock to use it")
         }
         do {
-            try migrator.migrate(pool)
+            try SQLiteSchema.migrate(pool, applicationID: applicationID)
         } catch {
             throw StoreError("\(path): the schema could not be brought up to date: \(error)")
         }
@@ -225,23 +219,23 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
             count += batch.count
             var evicted = 0
             if let horizon {
-                try db.execute(sql: "DELETE FROM delivery WHERE received_at < ?", arguments: [horizon])
-                evicted += db.changesCount
+                try db.execute("DELETE FROM delivery WHERE received_at < ?", [.integer(horizon)])
+                evicted += db.changes
             }
             // The oldest first, walking only as many rows as go (the count is kept, never counted).
             let excess = count - evicted - retention
             if excess > 0 {
-                try db.execute(sql: "DELETE FROM delivery WHERE id IN (SELECT id FROM delivery ORDER BY id LIMIT ?)", arguments: [excess])
-                evicted += db.changesCount
+                try db.execute("DELETE FROM delivery WHERE id IN (SELECT id FROM delivery ORDER BY id LIMIT ?)", [.integer(Int64(excess))])
+                evicted += db.changes
             }
             count -= evicted
             if evicted > 0 {
-                try db.execute(sql: "DELETE FROM relay WHERE id < (SELECT MIN(id) FROM delivery)")
+                try db.execute("DELETE FROM relay WHERE id < (SELECT MIN(id) FROM delivery)")
             }
-            if sharedIntroduced.add(introduced, ordering: .relaxed).newValue >= sharedCleanupEvery {
+            if self.sharedIntroduced.add(introduced, ordering: .relaxed).newValue >= self.sharedCleanupEvery {
                 // Shared fields no delivery names any more; a batch that names them again writes them again.
-                try db.execute(sql: "DELETE FROM shared WHERE shared_id NOT IN (SELECT shared_id FROM delivery WHERE shared_id IS NOT NULL)")
-                sharedIntroduced.store(0, ordering: .relaxed)
+                try db.execute("DELETE FROM shared WHERE shared_id NOT IN (SELECT shared_id FROM delivery WHERE shared_id IS NOT NULL)")
+                self.sharedIntroduced.store(0, ordering: .relaxed)
             }
             try Self.setMeta(db, "next_id", Int64(bitPattern: batch.lastID + 1))
             try Self.setMeta(db, "count", Int64(count))
@@ -254,14 +248,14 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     }
 
     /// Rows in `delivery`, as `store_meta` keeps it (counted once if it does not yet).
-    static func count(_ db: Database) throws -> Int {
-        if let kept = try Int.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = 'count'") { return kept }
-        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery") ?? 0
+    static func count(_ db: SQLiteConnection) throws -> Int {
+        if let kept = try db.integer("SELECT value FROM store_meta WHERE key = 'count'") { return Int(kept) }
+        return Int(try db.integer("SELECT COUNT(*) FROM delivery") ?? 0)
     }
 
-    static func setMeta(_ db: Database, _ key: String, _ value: Int64) throws {
+    static func setMeta(_ db: SQLiteConnection, _ key: String, _ value: Int64) throws {
         try db.execute(
-            sql: "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", arguments: [key, value]
+            "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value", [.text(key), .integer(value)]
         )
     }
 
@@ -274,8 +268,8 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
     /// (a full disk, a read-only remount): what could not be written is reported. Then the WAL is
     /// checkpointed into the file, so that the one file is the whole store.
     public func close() async throws {
-        // The lock goes with the store even when closing fails (a reader still in flight keeps
-        // GRDB's pool open): the process is done with the file either way.
+        // The lock goes with the store even when closing fails: the process is done with the file
+        // either way.
         defer { lock.release() }
         let snapshotsWritten = WaitSignal()
         Task {
@@ -291,8 +285,8 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         if let failure, dropped > 0 {
             report?("closing: \(dropped) deliveries could not be written and are lost: \(failure)", true)
         }
-        try? await pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
-        try pool.close()
+        try? await pool.writeWithoutTransaction { db in try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+        pool.close()
     }
 
     /// Throws while the file at `path` is not the one opened (deleted or replaced under the

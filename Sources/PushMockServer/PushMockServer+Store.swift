@@ -3,7 +3,7 @@ public import PushMockStore
 
 /// Opens a store of a kind the composition root does not open itself (it opens only memory): the
 /// `pushmock` executable registers SQLite and PostgreSQL (`PushMockStores`), so that a test target
-/// that adds only `PushMockTesting` builds neither GRDB nor postgres-nio.
+/// that adds only `PushMockTesting` builds neither the SQLite store nor postgres-nio.
 public struct StoreOpener: Sendable {
     /// What it opens, for errors (`sqlite`, `postgres`).
     public var kind: String

@@ -1,6 +1,5 @@
+import CSQLite
 import Foundation
-import GRDB
-import GRDBSQLite
 import PushMockCore
 import PushMockSQLite
 import PushMockStore
@@ -35,15 +34,13 @@ struct SQLiteDeliveryStoreTests {
             let store = try SQLiteDeliveryStore(path: path)
             store.record(SampleDelivery.make(1))
             try await store.close()
-            let pool = try DatabasePool(path: path)
-            try await pool.writeWithoutTransaction { db in
-                if column == "id" {
-                    try db.execute(sql: "UPDATE delivery SET id = 9223372036854775807")
-                } else {
-                    try db.execute(sql: "INSERT OR REPLACE INTO store_meta(key, value) VALUES ('next_id', 9223372036854775807)")
-                }
+            let db = try SQLiteConnection(path: path)
+            if column == "id" {
+                try db.execute("UPDATE delivery SET id = 9223372036854775807")
+            } else {
+                try db.execute("INSERT OR REPLACE INTO store_meta(key, value) VALUES ('next_id', 9223372036854775807)")
             }
-            try pool.close()
+            db.close()
             let error = #expect(throws: StoreError.self) { try SQLiteDeliveryStore(path: path) }
             #expect(error?.message.contains("ids have reached 9223372036854775807") == true, "\(column): \(String(describing: error))")
         }
@@ -55,14 +52,12 @@ struct SQLiteDeliveryStoreTests {
         let store = try SQLiteDeliveryStore(path: path)
         for index in 1...3 { store.record(SampleDelivery.make(index)) }
         try await store.close()
-        let pool = try DatabasePool(path: path)
-        try await pool.writeWithoutTransaction { db in
-            // Counts of 2^56 and more, and a string longer than the row: "failed to allocate" or SIGSEGV before.
-            try db.execute(sql: "UPDATE delivery SET record = x'FFFFFFFFFFFFFFFFFF7F41' WHERE id = 2")
-            // A whole (older-format) record whose first string claims 4 GB.
-            try db.execute(sql: "UPDATE delivery SET shared_id = NULL, record = x'FEFFFFFF41' WHERE id = 3")
-        }
-        try pool.close()
+        let db = try SQLiteConnection(path: path)
+        // Counts of 2^56 and more, and a string longer than the row: "failed to allocate" or SIGSEGV before.
+        try db.execute("UPDATE delivery SET record = x'FFFFFFFFFFFFFFFFFF7F41' WHERE id = 2")
+        // A whole (older-format) record whose first string claims 4 GB.
+        try db.execute("UPDATE delivery SET shared_id = NULL, record = x'FEFFFFFF41' WHERE id = 3")
+        db.close()
         let before = UndecodableRecords.count
         let reopened = try SQLiteDeliveryStore(path: path)
         let page = try await reopened.query(DeliveryFilter(), limit: 10)
@@ -82,9 +77,9 @@ struct SQLiteDeliveryStoreTests {
         let store = try SQLiteDeliveryStore(path: path, retention: 100_000)
         for index in 1...30_000 { store.record(SampleDelivery.make(index)) }
         try await store.close()
-        let pool = try DatabasePool(path: path)
-        #expect(try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM delivery") } == 30_000)
-        try pool.close()
+        let db = try SQLiteConnection(path: path)
+        #expect(try db.integer("SELECT COUNT(*) FROM delivery") == 30_000)
+        db.close()
     }
 
     @Test("a file that is not SQLite, or another program's database, is refused and left as it is")
@@ -95,21 +90,19 @@ struct SQLiteDeliveryStoreTests {
         #expect(try String(contentsOfFile: text, encoding: .utf8) == "not a database, but somebody's notes")
 
         let foreign = SQLiteFile.temporary()
-        let queue = try DatabaseQueue(path: foreign)
-        try await queue.write {
-            try $0.execute(sql: "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total INTEGER); INSERT INTO invoices VALUES (1, 42)")
-        }
-        try queue.close()
+        let db = try SQLiteConnection(path: foreign)
+        try db.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total INTEGER); INSERT INTO invoices VALUES (1, 42)")
+        db.close()
         do {
             _ = try SQLiteDeliveryStore(path: foreign)
             Issue.record("a foreign database was opened")
         } catch let error as StoreError {
             #expect(error.message.contains("invoices"))
         }
-        let check = try DatabaseQueue(path: foreign)
-        #expect(try await check.read { try Int.fetchOne($0, sql: "SELECT total FROM invoices") } == 42)
-        #expect(try await check.read { try Bool.fetchOne($0, sql: "SELECT COUNT(*) > 0 FROM sqlite_master WHERE name = 'delivery'") } == false)
-        try check.close()
+        let check = try SQLiteConnection(path: foreign)
+        #expect(try check.integer("SELECT total FROM invoices") == 42)
+        #expect(try check.integer("SELECT COUNT(*) FROM sqlite_master WHERE name = 'delivery'") == 0)
+        check.close()
     }
 
     @Test("retention by age deletes what is older than the window")
@@ -127,29 +120,27 @@ struct SQLiteDeliveryStoreTests {
 
     @Test("a new file has 64 KiB pages; a file made with other pages keeps them and works")
     func pageSize() async throws {
-        func pageSize(_ path: String) async throws -> Int {
-            let queue = try DatabaseQueue(path: path)
-            defer { try? queue.close() }
-            return try await queue.read { try Int.fetchOne($0, sql: "PRAGMA page_size") ?? 0 }
+        func pageSize(_ path: String) throws -> Int64 {
+            let db = try SQLiteConnection(path: path)
+            defer { db.close() }
+            return try db.integer("PRAGMA page_size") ?? 0
         }
         let fresh = SQLiteFile.temporary()
         let store = try SQLiteDeliveryStore(path: fresh)
         store.record(SampleDelivery.make(1))
         try await store.close()
-        #expect(try await pageSize(fresh) == 65_536)
+        #expect(try pageSize(fresh) == 65_536)
 
         // A file an earlier PushMock made (4 KiB pages, its application id, no tables yet).
         let earlier = SQLiteFile.temporary()
-        let queue = try DatabaseQueue(path: earlier)
-        try await queue.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA page_size = 4096")
-            try db.execute(sql: "PRAGMA application_id = \(0x504D_636B)")
-        }
-        try queue.close()
+        let db = try SQLiteConnection(path: earlier)
+        try db.execute("PRAGMA page_size = 4096")
+        try db.execute("PRAGMA application_id = \(0x504D_636B)")
+        db.close()
         let reopened = try SQLiteDeliveryStore(path: earlier)
         for index in 1...100 { reopened.record(SampleDelivery.make(index)) }
         try await reopened.close()
-        #expect(try await pageSize(earlier) == 4_096)
+        #expect(try pageSize(earlier) == 4_096)
         let again = try SQLiteDeliveryStore(path: earlier)
         #expect(try await again.query(DeliveryFilter(), limit: 1).total == 100)
         try await again.close()
@@ -161,24 +152,23 @@ struct SQLiteDeliveryStoreTests {
         let store = try SQLiteDeliveryStore(path: path)
         store.record(SampleDelivery.make(1))
         try await store.close()
-        let queue = try DatabaseQueue(path: path)
-        func plan(_ sql: String) async throws -> String {
-            try await queue.read { db in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }.joined(separator: "; ")
+        let db = try SQLiteConnection(path: path)
+        func plan(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> String {
+            var details: [String] = []
+            try db.forEachRow("EXPLAIN QUERY PLAN " + sql, arguments) { row in
+                details.append(row.text("detail") ?? "")
+                return true
             }
+            return details.joined(separator: "; ")
         }
         // The clause the store asks for a token (newest first, after a cursor), as it asks it.
         let (clause, arguments) = SQLiteFilter.whereClause(DeliveryFilter(deviceToken: "AB", after: 5))
-        let tokenPlan = try await queue.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT * FROM delivery \(clause) ORDER BY id DESC", arguments: arguments).map {
-                $0["detail"] as String
-            }.joined(separator: "; ")
-        }
+        let tokenPlan = try plan("SELECT * FROM delivery \(clause) ORDER BY id DESC", arguments)
         #expect(tokenPlan.contains("USING INDEX delivery_by_token_key (token_key=? AND id>?)"), "\(tokenPlan)")
         #expect(!tokenPlan.contains("TEMP B-TREE"), "no sort: the index gives the order")
-        #expect(try await plan("SELECT * FROM delivery WHERE id > 5 ORDER BY id ASC").contains("USING INTEGER PRIMARY KEY"))
-        #expect(try await plan("SELECT * FROM delivery WHERE received_at >= 5").contains("USING INDEX delivery_by_received"))
-        try queue.close()
+        #expect(try plan("SELECT * FROM delivery WHERE id > 5 ORDER BY id ASC").contains("USING INTEGER PRIMARY KEY"))
+        #expect(try plan("SELECT * FROM delivery WHERE received_at >= 5").contains("USING INDEX delivery_by_received"))
+        db.close()
     }
 
     @Test("a device token is indexed by an integer key; tokens whose keys collide are still told apart")
@@ -194,11 +184,11 @@ struct SQLiteDeliveryStoreTests {
         store.record(SampleDelivery.make(1, token: "ab12"))
         store.record(SampleDelivery.make(2, token: "cd34"))
         try await store.close()
-        let pool = try DatabasePool(path: path)
-        #expect(try await pool.read { try Int64.fetchOne($0, sql: "SELECT token_key FROM delivery WHERE id = 1") } == SQLiteTokenKey.of("ab12"))
+        let db = try SQLiteConnection(path: path)
+        #expect(try db.integer("SELECT token_key FROM delivery WHERE id = 1") == SQLiteTokenKey.of("ab12"))
         // Make cd34's row collide with ab12's key.
-        try await pool.write { try $0.execute(sql: "UPDATE delivery SET token_key = ? WHERE id = 2", arguments: [SQLiteTokenKey.of("ab12")]) }
-        try pool.close()
+        try db.execute("UPDATE delivery SET token_key = ? WHERE id = 2", [.integer(SQLiteTokenKey.of("ab12"))])
+        db.close()
         let reopened = try SQLiteDeliveryStore(path: path)
         #expect(try await reopened.query(DeliveryFilter(deviceToken: "AB12"), limit: 10).deliveries.map(\.apnsID) == ["ID-1"])
         #expect(try await reopened.query(DeliveryFilter(deviceToken: "cd34"), limit: 10).deliveries.isEmpty, "found by its key only")
@@ -215,17 +205,15 @@ struct SQLiteDeliveryStoreTests {
         store.record(tokenless)
         try await store.close()
         // Back to schema 3, as an earlier PushMock left it.
-        let pool = try DatabasePool(path: path)
-        try await pool.writeWithoutTransaction { db in
-            try db.execute(
-                sql: """
-                    DROP INDEX delivery_by_token_key;
-                    ALTER TABLE delivery DROP COLUMN token_key;
-                    CREATE INDEX delivery_by_token ON delivery(device_token, id);
-                    DELETE FROM grdb_migrations WHERE identifier = '4-token-key';
-                    """)
-        }
-        try pool.close()
+        let db = try SQLiteConnection(path: path)
+        try db.execute(
+            """
+            DROP INDEX delivery_by_token_key;
+            ALTER TABLE delivery DROP COLUMN token_key;
+            CREATE INDEX delivery_by_token ON delivery(device_token, id);
+            DELETE FROM grdb_migrations WHERE identifier = '4-token-key';
+            """)
+        db.close()
 
         let reopened = try SQLiteDeliveryStore(path: path)
         #expect(try await reopened.query(DeliveryFilter(deviceToken: "even00"), limit: 100).deliveries.count == 10)
@@ -234,16 +222,13 @@ struct SQLiteDeliveryStoreTests {
                 "ID-19", "ID-17", "ID-15", "ID-13", "ID-11",
             ])
         try await reopened.close()
-        let check = try DatabaseQueue(path: path)
-        let (keyed, indexes) = try await check.read { db in
-            (
-                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM delivery WHERE token_key IS NOT NULL") ?? 0,
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'delivery' ORDER BY name")
-            )
-        }
-        #expect(keyed == 20, "every row with a token, and only those")
-        #expect(indexes == ["delivery_by_received", "delivery_by_token_key"])
-        try check.close()
+        let check = try SQLiteConnection(path: path)
+        #expect(try check.integer("SELECT COUNT(*) FROM delivery WHERE token_key IS NOT NULL") == 20, "every row with a token, and only those")
+        #expect(
+            try check.texts("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'delivery' ORDER BY name") == [
+                "delivery_by_received", "delivery_by_token_key",
+            ])
+        check.close()
     }
 
     @Test("SQLite runs in multi-thread mode: no mutex per call on a connection")
@@ -253,9 +238,8 @@ struct SQLiteDeliveryStoreTests {
         let store = try SQLiteDeliveryStore(path: SQLiteFile.temporary())
         store.record(SampleDelivery.make(1))
         try await store.close()
-        let queue = try DatabaseQueue(path: SQLiteFile.temporary())
-        let mutexFree = try await queue.read { db in sqlite3_db_mutex(db.sqliteConnection) == nil }
-        #expect(mutexFree)
-        try queue.close()
+        let db = try SQLiteConnection(path: SQLiteFile.temporary())
+        #expect(sqlite3_db_mutex(db.handle) == nil)
+        db.close()
     }
 }

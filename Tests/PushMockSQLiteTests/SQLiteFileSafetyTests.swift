@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import PushMockCore
 import PushMockSQLite
 import PushMockStore

@@ -6,9 +6,10 @@
 // every locale's formats and names, collation, dictionary-based word breaking for Thai, Khmer, Lao,
 // Burmese and CJK, and about two hundred legacy character sets. PushMock formats nothing by locale
 // (its times are RFC 3339, its numbers JSON) and reads only Unicode. A release build keeps what
-// Foundation needs for the root and English locales, as Node.js's small-icu builds do, and
-// scripts/package links it in place of the full data. Other locales fall back to the root locale's
-// formats, and String(data:encoding:) for a legacy character set (Shift JIS, say) answers nil.
+// Foundation needs for the root and English locales' formats, as Node.js's small-icu builds do,
+// without the parts only APIs PushMock never calls read (below), and scripts/package links it in
+// place of the full data. Other locales fall back to the root locale's formats, and
+// String(data:encoding:) for a legacy character set (Shift JIS, say) answers nil.
 //
 // The file is ICU's common data package: a data header, then a table of contents (a count, then a
 // name offset and a data offset for each item, both from the end of the header, sorted by name),
@@ -52,13 +53,20 @@ func keeps(_ name: String) -> Bool {
     // Legacy character sets (UTF-8, UTF-16, UTF-32, ASCII and Latin-1 are built into ICU's code)
     // and the spoof checker's confusables.
     if file.hasSuffix(".cnv") || file.hasSuffix(".cfu") { return false }
-    // Dictionaries and models for word breaking in scripts written without spaces.
-    if tree == "brkitr", file.hasSuffix(".dict") || file.contains("lstm") { return false }
+    // Dictionaries and models for word breaking in scripts written without spaces, and the rules
+    // for breaking lines (no Foundation API on Linux breaks text into lines; words and characters
+    // keep theirs).
+    if tree == "brkitr", file.hasSuffix(".dict") || file.contains("lstm") || file.hasPrefix("line") { return false }
+    // Transliteration (`applyingTransform`), collation (`localizedCompare`, comparing or searching
+    // with a locale), character names (`StringTransform.toUnicodeName`) and display names
+    // (`Locale.localizedString(for…)`, currency, unit and time-zone names): PushMock runs none of
+    // them, and scripts/check-imports refuses the APIs that would read them. Without its data,
+    // such an API answers as ICU does when data is missing (nil, the code itself, a plain
+    // comparison), not with a crash.
+    if ["translit", "coll", "curr", "lang", "region", "unit", "zone"].contains(tree) || file == "unames.icu" { return false }
     if isLocale(file) {
         return ["root", "en", "en_US", "en_US_POSIX", "en_001", "en_150", "en_GB"].contains { file == $0 + ".res" }
     }
-    // Transliteration rules beyond the root's index.
-    if tree == "translit" { return file == "root.res" || file == "en.res" }
     return true
 }
 
@@ -94,7 +102,9 @@ for index in 0..<count {
     items.append((String(decoding: full[nameOffset..<nameEnd], as: UTF8.self), full[start..<end]))
 }
 let kept = items.filter { keeps($0.name) }
-guard kept.contains(where: { $0.name.hasSuffix("/root.res") }), kept.contains(where: { $0.name.hasSuffix("/pool.res") }) else {
+guard kept.contains(where: { $0.name.hasSuffix("/root.res") }), kept.contains(where: { $0.name.hasSuffix("/pool.res") }),
+    kept.contains(where: { $0.name.hasSuffix("/brkitr/word.brk") }), kept.contains(where: { $0.name.hasSuffix("/zoneinfo64.res") })
+else {
     fail("\(arguments[1]) has no root.res or pool.res: not the data this script knows")
 }
 

@@ -19,7 +19,12 @@ sed -i '1i import Prometheus' "$CROSSING/Sources/PushMockStore/StoreError.swift"
 bash scripts/check-imports "$CROSSING/Sources" 2>"$CROSSING/out" || true
 grep -q "PushMockStore/StoreError.swift:1: imports Prometheus, which PushMockStore does not declare in Package.swift" "$CROSSING/out" \
   || fail "check-imports did not name an undeclared import: $(cat "$CROSSING/out")"
-note "check-imports: clean, and it names the three planted crossings"
+# A call that reads ICU data the release build leaves out.
+echo 'let order = "a".localizedCompare("b")' >>"$CROSSING/Sources/PushMockStore/StoreError.swift"
+bash scripts/check-imports "$CROSSING/Sources" 2>"$CROSSING/out" || true
+grep -q "PushMockStore/StoreError.swift:[0-9]*: reads ICU data a release build leaves out" "$CROSSING/out" \
+  || fail "check-imports did not name a call that needs ICU data the release build lacks: $(cat "$CROSSING/out")"
+note "check-imports: clean, and it names the four planted crossings"
 bash scripts/check-docs || fail "a public declaration of the API has no doc comment"
 mkdir -p "$CROSSING/Undocumented"
 printf 'public struct Undocumented {}\n' >"$CROSSING/Undocumented/Undocumented.swift"

@@ -135,11 +135,13 @@ public struct InspectionRouter: Sendable {
         let task = Task { done.finish(await work()) }
         if let answer = await done.result(timeout: limit) { return answer }
         task.cancel()
-        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+        // Milliseconds as seconds, written as JSON writes a number ("10", "0.3"), whatever the locale.
+        let milliseconds = limit.components.seconds * 1_000 + limit.components.attoseconds / 1_000_000_000_000_000
+        let seconds = milliseconds % 1_000 == 0 ? "\(milliseconds / 1_000)" : "\(Double(milliseconds) / 1_000)"
         return .response(
             InspectionError(
                 503,
-                "the delivery store did not answer within \(seconds.formatted()) s (a database that stopped answering?); PushMock keeps answering pushes and queues their deliveries; try again, and see /readyz"
+                "the delivery store did not answer within \(seconds) s (a database that stopped answering?); PushMock keeps answering pushes and queues their deliveries; try again, and see /readyz"
             ).response)
     }
 

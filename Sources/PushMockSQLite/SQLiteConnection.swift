@@ -173,7 +173,13 @@ package final class SQLiteConnection: @unchecked Sendable {
                 switch argument {
                 case .null: sqlite3_bind_null(statement, index)
                 case .integer(let value): sqlite3_bind_int64(statement, index, value)
-                case .text(let value): sqlite3_bind_text(statement, index, value, -1, Self.transient)
+                case .text(var value):
+                    // By its length, not up to a NUL: text with a NUL in it is bound whole.
+                    value.withUTF8 { bytes in
+                        bytes.withMemoryRebound(to: CChar.self) { chars in
+                            sqlite3_bind_text(statement, index, chars.baseAddress ?? Self.emptyText, Int32(chars.count), Self.transient)
+                        }
+                    }
                 case .blob(let value):
                     value.withUnsafeBytes { bytes in
                         // A zero-length blob is a blob, not NULL: SQLite takes a nil pointer for NULL.
@@ -187,6 +193,8 @@ package final class SQLiteConnection: @unchecked Sendable {
     /// SQLite copies what it is given (`SQLITE_TRANSIENT`).
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
     nonisolated(unsafe) private static let empty = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+    /// Empty text, for a string whose bytes have no address: SQLite takes a nil pointer for NULL.
+    nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar> = UnsafePointer(empty.bindMemory(to: CChar.self, capacity: 1))
 
     package func failure(_ code: Int32, _ sql: String?) -> SQLiteError {
         SQLiteError(code: code, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
@@ -226,9 +234,9 @@ package struct SQLiteRow {
 
     package func blob(_ index: Int32) -> [UInt8]? {
         guard !isNull(index) else { return nil }
-        let count = Int(sqlite3_column_bytes(statement, index))
-        guard count > 0, let bytes = sqlite3_column_blob(statement, index) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+        // The bytes first, then their count, as SQLite asks.
+        guard let bytes = sqlite3_column_blob(statement, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, index))))
     }
 
     package func integer(_ name: String) -> Int64? { integer(index(name)) }

@@ -83,3 +83,24 @@ struct SQLitePoolTests {
         await #expect(throws: SQLiteError.self) { try await pool.read { try $0.integer("SELECT COUNT(*) FROM t") } }
     }
 }
+
+@Suite("SQLite connections bind and read values whole")
+struct SQLiteConnectionTests {
+    @Test("text with a NUL in it is bound and read whole, and matches only itself; empty text and blobs are not NULL")
+    func wholeValues() throws {
+        let db = try SQLiteConnection(path: SQLiteFile.temporary())
+        defer { db.close() }
+        try db.execute("CREATE TABLE t (x TEXT, y BLOB)")
+        try db.execute("INSERT INTO t VALUES (?, ?), (?, ?)", [.text("a\u{0}b"), .blob([0, 1]), .text(""), .blob([])])
+        #expect(try db.texts("SELECT x FROM t ORDER BY rowid") == ["a\u{0}b", ""])
+        #expect(try db.integer("SELECT COUNT(*) FROM t WHERE x = ?", [.text("a")]) == 0)
+        #expect(try db.integer("SELECT COUNT(*) FROM t WHERE x = ?", [.text("a\u{0}b")]) == 1)
+        #expect(try db.integer("SELECT COUNT(*) FROM t WHERE x IS NULL OR y IS NULL") == 0)
+        var blobs: [[UInt8]?] = []
+        try db.forEachRow("SELECT y FROM t ORDER BY rowid") { row in
+            blobs.append(row.blob(0))
+            return true
+        }
+        #expect(blobs == [[0, 1], []])
+    }
+}

@@ -16,25 +16,61 @@ extension PostgresDeliveryStore {
     }
 
     public func archive(_ key: String, _ value: [UInt8]) {
-        snapshots.withLock { $0.values[key] = value.isEmpty ? nil : value }
-        snapshotQueue.withLock { queue in
-            queue.pending[key] = value
-            guard queue.writer == nil else { return }
-            queue.writer = Task { await self.writeSnapshots() }
+        // Pending before the lock is let go: what the fleet saved is never taken over this.
+        snapshots.withLock { snapshots in
+            snapshots.values[key] = value.isEmpty ? nil : value
+            snapshotQueue.withLock { queue in
+                queue.pending[key] = value
+                guard queue.writer == nil else { return }
+                queue.writer = Task { await self.writeSnapshots() }
+            }
         }
     }
 
+    /// `observer` is told of every snapshot another instance saves from now on, and at once of
+    /// those saved since the store opened (which the caller may have read before or after they
+    /// changed): no change is lost between a caller's first read and its observing.
     public func observeState(_ observer: @escaping @Sendable (String, [UInt8]) -> Void) {
-        snapshots.withLock { $0.observer = SnapshotObserver(call: observer) }
+        let missed = snapshots.withLock { snapshots -> Set<String> in
+            snapshots.observer = SnapshotObserver(call: observer)
+            defer { snapshots.unobserved = [] }
+            return snapshots.unobserved
+        }
+        for key in missed.sorted() { tell(key) }
     }
 
-    /// Every snapshot, read once at start (`archived` answers from memory after that).
-    func loadSnapshots() async throws {
-        var values: [String: [UInt8]] = [:]
+    /// Reads every snapshot and takes what the fleet saved in place of what this instance knew,
+    /// except where a snapshot of its own is still being written (it is newer). Each key that
+    /// changed is told to the observer. Run at start and whenever the listener (re)starts, since
+    /// notifications may have been missed before it listened.
+    func resyncSnapshots() async throws {
+        var saved: [String: [UInt8]] = [:]
         for try await (key, value) in try await client.query("SELECT key, value FROM pushmock_state").decode((String, ByteBuffer).self) {
-            values[key] = Array(value.readableBytesView)
+            saved[key] = Array(value.readableBytesView)
         }
-        snapshots.withLock { $0.values = values }
+        let changed = snapshots.withLock { snapshots -> [String] in
+            let pending = snapshotQueue.withLock { Set($0.pending.keys) }
+            var changed: [String] = []
+            for key in Set(saved.keys).union(snapshots.values.keys) where !pending.contains(key) && saved[key] != snapshots.values[key] {
+                snapshots.values[key] = saved[key]
+                changed.append(key)
+            }
+            return changed
+        }
+        for key in changed.sorted() { tell(key) }
+    }
+
+    /// Hands `key`'s snapshot as it is now to the observer, or keeps the key for the observer to
+    /// come. One at a time, and each reads the value when it is its turn, so the last call for a
+    /// key always carries its newest snapshot.
+    private func tell(_ key: String) {
+        observerCalls.withLock { _ in
+            let (observer, value) = snapshots.withLock { snapshots -> (SnapshotObserver?, [UInt8]) in
+                if snapshots.observer == nil { snapshots.unobserved.insert(key) }
+                return (snapshots.observer, snapshots.values[key] ?? [])
+            }
+            observer?.call(key, value)
+        }
     }
 
     /// Writes the newest snapshots until none is waiting, each with a notification to the fleet.
@@ -78,9 +114,10 @@ extension PostgresDeliveryStore {
         }
     }
 
-    /// Listens on ``channel`` until closed, reconnecting when the connection is lost (and then
-    /// waking every wait, since commits may have been missed meanwhile).
-    func startListening() {
+    /// Listens on ``channel`` until closed, reconnecting when the connection is lost. Each time it
+    /// listens, it reads every snapshot again and wakes every wait, since commits and snapshots
+    /// may have been missed before; then `ready` is finished (the first time only).
+    func startListening(ready: WaitSignal? = nil) {
         let task = Task { [weak self] in
             var pause = 100
             while !Task.isCancelled {
@@ -88,7 +125,9 @@ extension PostgresDeliveryStore {
                 do {
                     try await self.client.withConnection { connection in
                         try await connection.listen(on: Self.channel) { notifications in
+                            try await self.resyncSnapshots()
                             self.changes.signal()
+                            ready?.finish(true)
                             pause = 100
                             for try await notification in notifications {
                                 await self.notified(notification.payload)
@@ -121,16 +160,26 @@ extension PostgresDeliveryStore {
             } catch {
                 return
             }
-            // No row: the key was deleted (an empty snapshot to the observer).
-            let observer = snapshots.withLock { snapshots in
+            // No row: the key was deleted (an empty snapshot to the observer). A snapshot of this
+            // instance's own still being written is newer.
+            let taken = snapshots.withLock { snapshots -> Bool in
+                guard snapshotQueue.withLock({ $0.pending[key] == nil }) else { return false }
                 snapshots.values[key] = value
-                return snapshots.observer
+                return true
             }
-            observer?.call(key, value ?? [])
+            if taken { tell(key) }
         default:
             break
         }
     }
+}
+
+/// The fleet's snapshots as this instance last read or wrote them, by key; who is told of the
+/// fleet's changes; and the keys changed before anyone observed them.
+struct SnapshotTable {
+    var values: [String: [UInt8]] = [:]
+    var observer: SnapshotObserver?
+    var unobserved: Set<String> = []
 }
 
 /// Who is told of a snapshot change. A closure kept in a `Mutex` (alone, or in a tuple) and read

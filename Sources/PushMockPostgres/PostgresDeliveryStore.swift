@@ -84,7 +84,9 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
     let writePatience: Duration
     let waiting = Atomic<Int>(0)
     /// Snapshots as last read or written, by key (what `archived` answers), and who is told of changes.
-    let snapshots = Mutex<(values: [String: [UInt8]], observer: SnapshotObserver?)>(([:], nil))
+    let snapshots = Mutex(SnapshotTable())
+    /// Held while the observer is told of a change, one change at a time.
+    let observerCalls = Mutex(())
     /// Snapshots not yet written, newest per key, and the task writing them.
     let snapshotQueue = Mutex<(pending: [String: [UInt8]], writer: Task<Void, Never>?)>(([:], nil))
     /// The delivery count last read (what `/metrics` shows while the database is away).
@@ -161,7 +163,13 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                 queueLimit: queueLimit, writePatience: writePatience, readerPatience: readerPatience, turnPatience: turnPatience,
                 sharedCleanupEvery: sharedCleanupEvery ?? SharedRows.cleanupDefault(retention: retention), logger: logger
             )
-            try await store.loadSnapshots()
+            // Listening before the snapshots are read: none saved by another instance meanwhile is missed.
+            let listening = WaitSignal()
+            store.startListening(ready: listening)
+            guard await listening.result(timeout: connectPatience, cancel: {}) else {
+                store.listenTask.withLock { $0 }?.cancel()
+                throw StoreError("no answer within \(connectPatience.components.seconds) s")
+            }
             store.relayWrites.start { [weak store] batch in try await store?.writeRelays(batch) }
             // The writer keeps the store until it is closed; trouble is logged once a second.
             store.queue.start(
@@ -169,7 +177,6 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                 report: { line, trouble in
                     if trouble { logger.warning("PostgreSQL at \(location): \(line)") } else { logger.notice("PostgreSQL at \(location): \(line)") }
                 })
-            store.startListening()
             return store
         } catch {
             runTask.cancel()

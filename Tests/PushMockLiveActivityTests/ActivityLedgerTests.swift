@@ -217,6 +217,48 @@ struct ActivityLedgerTests {
         }
     }
 
+    @Test(
+        "what the fleet saves of an activity while a push here holds its turn waits for the turn's end: the push's own entry is never taken over, and is saved"
+    )
+    func fleetSavesDuringTurn() throws {
+        let archive = CountingArchive()
+        let source = Self.activities(archive)
+        let token = try Self.run(source, updates: 3)
+        let id = try #require(source.activity(token)).id
+        let key = "activity:" + id
+        let late = Self.activities(CountingArchive(), seed: 9)
+        for (saved, value) in try archive.archived(prefix: "activity").sorted(by: { $0.key > $1.key }) { late.apply(key: saved, value) }
+        let before = try #require(late.activity(token)).timeline.count
+
+        // A push here takes the turn and appends its entry (number `before`)...
+        let since = late.unseenEntries([key])
+        late.turn(key, taken: true)
+        let update = Self.push(#""event":"update","timestamp":\#(Self.t0 / 1000 + 20),"content-state":{"n":100}"#)
+        let outcome = try #require(
+            late.receive(
+                update, token: token, bundleID: "com.example", service: .apns, now: PushInstant(millisecondsSinceEpoch: Self.t0 + 20_000),
+                payloadDrop: nil))
+        late.attach(deliveryID: 1100, to: [outcome])
+        // ...while the source saves an entry under the same number (the turn was given up), and
+        // its notifications come in before the push has saved.
+        let saved = try archive.archived(prefix: "activity")
+        try Self.run(source, updates: 1, from: 10)
+        let fleet = try archive.archived(prefix: "activity")
+        for (written, value) in fleet.sorted(by: { $0.key > $1.key }) where saved[written] != value { late.apply(key: written, value) }
+        #expect(late.activity(token)?.timeline.last?.contentState?["n"] == .number("100"), "the push's own entry is still there")
+
+        let changes = late.changes(key)
+        let own = changes.first { $0.key == ActivityLedger.entryKey(id, Int64(before)) }
+        #expect(own.map { String(decoding: $0.value, as: UTF8.self).contains("100") } == true, "the push saves its own entry: \(changes.map(\.key))")
+        late.turn(key, taken: false)
+        // Given up, the push is rebased on what the fleet saved: both entries, the fleet's first.
+        let rebased = late.rebase(changes, keys: [key], since: since, on: fleet)
+        #expect(rebased.map(\.key) == [ActivityLedger.entryKey(id, Int64(before + 1)), key])
+        let copy = try #require(late.activity(token))
+        #expect(copy.timeline.count == before + 2)
+        #expect(copy.timeline.suffix(2).map { $0.contentState?["n"] } == [.number("10"), .number("100")])
+    }
+
     @Test("an instance's own hold on activities: taken in any order, handed to the push waiting for it, free once given back")
     func localTurns() async {
         let turns = LocalTurns()

@@ -23,7 +23,11 @@ final class LiveActivities: Sendable {
     /// instance's copy could otherwise land after a newer one another instance saved in its turn.
     /// (How many of this instance's pushes hold each one's turn: a turn given up before its push
     /// finished lets another push in.)
-    private let changed = Mutex<(ids: Set<String>, scheduled: Bool, inTurn: [String: Int])>(([], false, [:]))
+    /// What the fleet saved of an activity while this instance held its turn waits in `deferred`
+    /// until the turn ends: applied at once, an entry could take the place of the push's own
+    /// unsaved one, and the push would then save without it.
+    private let changed = Mutex<(ids: Set<String>, scheduled: Bool, inTurn: [String: Int], deferred: [String: [(key: String, value: [UInt8])]])>(
+        ([], false, [:], [:]))
     /// How long changes gather before they are saved (what a fleet's other instances wait, at most,
     /// beyond the store's write).
     static let saveWindow: Duration = .milliseconds(5)
@@ -233,12 +237,23 @@ final class LiveActivities: Sendable {
         }
     }
 
-    /// A head or entry another instance of the fleet saved (empty: deleted). A head is not applied
-    /// while this instance has the activity's turn (its copy is the newest then), nor when it is
+    /// A head or entry another instance of the fleet saved (empty: deleted). While this instance
+    /// has the activity's turn it waits until the turn ends (the turn read what the fleet saved
+    /// before it; an entry applied meanwhile could take the place of the push's own). A head
     /// older than this instance's copy (a notification read before a newer save and applied after
-    /// it). `inTurn` is true for what the turn itself read.
+    /// it) is not applied. `inTurn` is true for what the turn itself read.
     func apply(key: String, _ bytes: [UInt8], inTurn: Bool = false) {
-        if let (id, number) = ActivityLedger.entry(of: key) {
+        let entry = ActivityLedger.entry(of: key)
+        let id = entry?.id ?? String(key.dropFirst(Self.keyPrefix.count))
+        if !inTurn {
+            let deferred = changed.withLock { changed -> Bool in
+                guard changed.inTurn[id] != nil else { return false }
+                changed.deferred[id, default: []].append((key, bytes))
+                return true
+            }
+            if deferred { return }
+        }
+        if let (id, number) = entry {
             guard !bytes.isEmpty else { return }
             device.withLock { device in
                 let placed = ledger.withLock { ledger in
@@ -248,8 +263,6 @@ final class LiveActivities: Sendable {
             }
             return
         }
-        let id = String(key.dropFirst(Self.keyPrefix.count))
-        if !inTurn, changed.withLock({ $0.inTurn[id] != nil }) { return }
         if bytes.isEmpty {
             device.withLock { device in
                 device.forget(id)
@@ -257,8 +270,9 @@ final class LiveActivities: Sendable {
             }
             return
         }
+        // Adopted under the same lock it was merged in: a change between would be lost.
         let merged: SimulatedActivity? = device.withLock { device in
-            ledger.withLock { ledger in
+            let merged: SimulatedActivity? = ledger.withLock { ledger in
                 guard let (head, range) = ledger.decodeHead(bytes) else { return nil }
                 let local = device.activities[id]
                 // An older version's whole activity (a fleet mid-upgrade): as it is, unless older.
@@ -269,17 +283,23 @@ final class LiveActivities: Sendable {
                 if !inTurn, let local, local.entries.upperBound > range.upperBound { return nil }
                 return ledger.merge(head: head, entries: range, local: local)
             }
+            if let merged { device.adopt(merged) }
+            return merged
         }
-        if let merged { adopt(merged) }
+        if let merged { bindType(of: merged) }
     }
 
     /// Begins or ends a fleet-wide turn of the activity saved under `key` (see ``changed``).
     func turn(_ key: String, taken: Bool) {
         let id = String(key.dropFirst(Self.keyPrefix.count))
-        changed.withLock { changed in
+        let deferred = changed.withLock { changed -> [(key: String, value: [UInt8])] in
             let holders = changed.inTurn[id, default: 0] + (taken ? 1 : -1)
             changed.inTurn[id] = holders > 0 ? holders : nil
+            guard holders <= 0 else { return [] }
+            return changed.deferred.removeValue(forKey: id) ?? []
         }
+        // What the fleet saved meanwhile, in the order it came (an older head is not applied).
+        for (key, value) in deferred { apply(key: key, value) }
     }
 
     /// For a turn at the activities saved under `keys`: each one's entries key prefix, and the
@@ -319,22 +339,30 @@ final class LiveActivities: Sendable {
             let prefix = ActivityLedger.entriesPrefix(id)
             let own = changes.filter { $0.key == key || $0.key.hasPrefix(prefix) }
             let bound = since[prefix].flatMap { ActivityLedger.entry(of: $0)?.number } ?? 0
+            // Adopted under the same lock it was rebuilt in: a change between would be lost.
             let result = device.withLock { device -> (writes: [(key: String, value: [UInt8])], activity: SimulatedActivity?)? in
-                ledger.withLock { ledger in
+                let result: (writes: [(key: String, value: [UInt8])], activity: SimulatedActivity?)? = ledger.withLock { ledger in
                     guard let writes = ledger.rebase(own, id: id, from: bound, on: fleet) else { return nil }
                     var saved = fleet.filter { $0.key.hasPrefix(prefix) }
                     for (written, value) in writes { saved[written] = value.isEmpty ? nil : value }
                     return (writes, ledger.rebuild(id, local: device.activities[id], saved: saved, head: writes.last?.value ?? []))
                 }
+                if let activity = result?.activity { device.adopt(activity) }
+                return result
             }
             rebased += result?.writes ?? own
-            if let activity = result?.activity { adopt(activity) }
+            if let activity = result?.activity { bindType(of: activity) }
         }
         return rebased
     }
 
     private func adopt(_ activity: SimulatedActivity) {
         device.withLock { $0.adopt(activity) }
+        bindType(of: activity)
+    }
+
+    /// Binds an adopted activity's token to its declared type.
+    private func bindType(of activity: SimulatedActivity) {
         if let token = activity.token, let type = activity.attributesType {
             types.bind(activityToken: token, to: type)
         }

@@ -171,17 +171,24 @@ struct ActivityLedgerTests {
         return (since, activities.changes(key))
     }
 
-    @Test(
-        "a push that outlived its fleet turn is rebased on what another instance saved meanwhile: its entry follows, the newer content shows, both copies agree"
-    )
-    func lateRebase() throws {
+    /// Two instances' copies: `source` saves to `archive` an activity with 3 updates, and `late`
+    /// has adopted what it saved. The activity's token and id.
+    static func twoInstances() throws -> (archive: CountingArchive, source: LiveActivities, late: LiveActivities, token: String, id: String) {
         let archive = CountingArchive()
         let source = Self.activities(archive)
         let token = try Self.run(source, updates: 3)
         let id = try #require(source.activity(token)).id
-        let key = "activity:" + id
         let late = Self.activities(CountingArchive(), seed: 9)
         for (saved, value) in try archive.archived(prefix: "activity").sorted(by: { $0.key > $1.key }) { late.apply(key: saved, value) }
+        return (archive, source, late, token, id)
+    }
+
+    @Test(
+        "a push that outlived its fleet turn is rebased on what another instance saved meanwhile: its entry follows, the newer content shows, both copies agree"
+    )
+    func lateRebase() throws {
+        let (archive, source, late, token, id) = try Self.twoInstances()
+        let key = "activity:" + id
         #expect(late.activity(token) == source.activity(token))
 
         // Nobody saved meanwhile: the changes are written as they were.
@@ -221,13 +228,8 @@ struct ActivityLedgerTests {
         "what the fleet saves of an activity while a push here holds its turn waits for the turn's end: the push's own entry is never taken over, and is saved"
     )
     func fleetSavesDuringTurn() throws {
-        let archive = CountingArchive()
-        let source = Self.activities(archive)
-        let token = try Self.run(source, updates: 3)
-        let id = try #require(source.activity(token)).id
+        let (archive, source, late, token, id) = try Self.twoInstances()
         let key = "activity:" + id
-        let late = Self.activities(CountingArchive(), seed: 9)
-        for (saved, value) in try archive.archived(prefix: "activity").sorted(by: { $0.key > $1.key }) { late.apply(key: saved, value) }
         let before = try #require(late.activity(token)).timeline.count
 
         // A push here takes the turn and appends its entry (number `before`)...

@@ -170,6 +170,8 @@ public final class PostgresDeliveryStore: DeliveryStore, SharedStateArchive {
                 store.listenTask.withLock { $0 }?.cancel()
                 throw StoreError("no answer within \(connectPatience.components.seconds) s")
             }
+            // What the first read found is what the caller reads next: not told again when it observes.
+            store.snapshots.withLock { $0.unobserved = [] }
             store.relayWrites.start { [weak store] batch in try await store?.writeRelays(batch) }
             // The writer keeps the store until it is closed; trouble is logged once a second.
             store.queue.start(

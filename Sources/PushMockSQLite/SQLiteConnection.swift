@@ -210,8 +210,9 @@ package struct SQLiteRow {
     init(_ statement: OpaquePointer) {
         self.statement = statement
         var columns: [String: Int32] = [:]
-        for index in 0..<sqlite3_column_count(statement) where columns[String(cString: sqlite3_column_name(statement, index))] == nil {
-            columns[String(cString: sqlite3_column_name(statement, index))] = index
+        for index in 0..<sqlite3_column_count(statement) {
+            let name = String(cString: sqlite3_column_name(statement, index))
+            if columns[name] == nil { columns[name] = index }
         }
         self.columns = columns
     }

@@ -1,12 +1,11 @@
-import AsyncHTTPClient
 import NIOCore
-import NIOHTTP1
 import NIOSSL
 import PushMockCore
 public import PushMockInspection
+import PushMockTransport
 
 /// Sends the catalogue's requests and "Send again" through the server's own push port with a
-/// real HTTP/2 client (AsyncHTTPClient over TLS with ALPN), so that they take exactly the path a
+/// real HTTP/2 client (the transport's `HTTPClientPool`, over TLS with ALPN), so that they take exactly the path a
 /// sender's do. The peer is this process on loopback; its certificate is not verified (a server
 /// configured with its own certificate chain need not be signed by a CA PushMock knows).
 public struct LoopbackSender: PushSender {
@@ -28,50 +27,37 @@ public struct LoopbackSender: PushSender {
         guard port > 0 else { throw InspectionError(409, "the push port is not listening yet") }
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .none
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
-        // Connecting (TCP and TLS) is bounded by the exchange's deadline alone, not by the client's
-        // own 10 s: on a machine whose cores are all busy a handshake can take longer, and a
-        // deadline raised for that (PushMockConfiguration.testing() waits 60 s) must hold for it.
-        let exchange = TimeAmount.nanoseconds(deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)
-        configuration.timeout = .init(connect: exchange)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        do {
-            var answers: [SentResponse] = []
-            // One deadline for the whole exchange: a delay fault can hold answers for minutes; the
-            // caller (a person, a CLI) gets status 0 instead, and the delivery is recorded all the same.
-            let deadline = NIODeadline.now() + exchange
-            for outgoing in requests {
-                // A field HTTP cannot carry is not sent (NIO traps on a name that is not ASCII):
-                // the answer says why, as a stream the push port reset would.
-                if let problem = Self.unsendable(outgoing.headers) {
-                    answers.append(SentResponse(status: 0, body: Array("not sent: \(problem)".utf8)))
-                    continue
-                }
-                var request = HTTPClientRequest(url: "https://\(host):\(port)\(outgoing.path)")
-                request.method = HTTPMethod(rawValue: outgoing.method)
-                for field in outgoing.headers { request.headers.add(name: field.name, value: field.value) }
-                if outgoing.method != "GET" || !outgoing.body.isEmpty {
-                    request.body = .bytes(ByteBuffer(bytes: outgoing.body))
-                }
-                do {
-                    let response = try await client.execute(request, deadline: deadline)
-                    let body = try await response.body.collect(upTo: 1 << 20)
-                    answers.append(SentResponse(status: Int(response.status.code), body: Array(buffer: body)))
-                } catch {
-                    // A stream reset, a GOAWAY or an answer held past the deadline (faults, or a rule
-                    // that closes the connection) is the push port's answer too: status 0 and what
-                    // the client saw.
-                    answers.append(SentResponse(status: 0, body: Array("no HTTP response: \(error)".utf8)))
-                }
+        // Connecting (TCP and TLS) is bounded by the exchange's deadline alone: on a machine whose
+        // cores are all busy a handshake can take long, and a deadline raised for that
+        // (PushMockConfiguration.testing() waits 60 s) must hold for it.
+        let client = try HTTPClientPool(tls: tls, connectTimeout: deadline, maxBodySize: 1 << 20)
+        // One deadline for the whole exchange: a delay fault can hold answers for minutes; the
+        // caller (a person, a CLI) gets status 0 instead, and the delivery is recorded all the same.
+        let exchange = NIODeadline.now() + .nanoseconds(deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)
+        var answers: [SentResponse] = []
+        for outgoing in requests {
+            // A field HTTP cannot carry is not sent: the answer says why, as a stream the push
+            // port reset would.
+            if let problem = Self.unsendable(outgoing.headers) {
+                answers.append(SentResponse(status: 0, body: Array("not sent: \(problem)".utf8)))
+                continue
             }
-            try await client.shutdown()
-            return answers
-        } catch {
-            try? await client.shutdown()
-            throw error
+            let request = ClientRequest(
+                method: outgoing.method, url: "https://\(host):\(port)\(outgoing.path)",
+                headers: outgoing.headers.map { (name: $0.name, value: $0.value) },
+                body: outgoing.method != "GET" || !outgoing.body.isEmpty ? outgoing.body : nil)
+            do {
+                let response = try await client.execute(request, deadline: exchange)
+                answers.append(SentResponse(status: response.status, body: response.body))
+            } catch {
+                // A stream reset, a GOAWAY or an answer held past the deadline (faults, or a rule
+                // that closes the connection) is the push port's answer too: status 0 and what
+                // the client saw.
+                answers.append(SentResponse(status: 0, body: Array("no HTTP response: \(error)".utf8)))
+            }
         }
+        await client.shutdown()
+        return answers
     }
 
     /// Why `headers` cannot go on the wire, if they cannot: a name that is not an HTTP token

@@ -1,8 +1,7 @@
-import AsyncHTTPClient
 import NIOCore
-import NIOHTTP1
 import NIOPosix
 import NIOSSL
+import PushMockTransport
 import Synchronization
 
 /// What an upstream answered: its status, headers (names lowercased) and body.
@@ -31,10 +30,10 @@ public struct OutboundError: Error, CustomStringConvertible, Equatable {
 }
 
 /// The relay's HTTP client: HTTP/2 over TLS with ALPN (HTTP/1.1 where the upstream has no h2),
-/// pooled connections kept open, the system's trust roots plus any CA given, and a client
+/// connections kept open (the transport's `HTTPClientPool`), the system's trust roots plus any CA given, and a client
 /// certificate for APNs' certificate auth.
 public final class OutboundClient: Sendable {
-    private let client: HTTPClient
+    private let client: HTTPClientPool
     /// The client's own event loop, where a forward's TLS and HTTP/2 work is done, on a thread the
     /// caller may lower (the relay gives it the lowest priority). When it opens a connection it
     /// resolves the host on the global pool; a pool worker it starts then inherits that priority
@@ -73,17 +72,16 @@ public final class OutboundClient: Sendable {
                 throw OutboundError("the APNs client certificate or its key is not PEM: \(error)")
             }
         }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        configuration.connectionPool = .init(idleTimeout: .seconds(300), concurrentHTTP1ConnectionsPerHostSoftLimit: 8)
-        // A refused connection fails the attempt at once: the relay's own attempts and backoff
-        // apply, instead of the client retrying until the connect timeout.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        let milliseconds = connectTimeout.components.seconds * 1000 + connectTimeout.components.attoseconds / 1_000_000_000_000_000
-        configuration.timeout = .init(connect: .milliseconds(max(1, milliseconds)))
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         group.next().execute(loopSetup)
-        client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
+        // A refused connection fails the attempt at once: the relay's own attempts and backoff
+        // apply.
+        do {
+            client = try HTTPClientPool(tls: tls, connectTimeout: connectTimeout, maxBodySize: 1 << 20, group: group)
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw OutboundError("the relay's TLS configuration is not usable: \(error)")
+        }
     }
 
     /// One request and its whole answer (bodies up to 1 MiB).
@@ -108,23 +106,16 @@ public final class OutboundClient: Sendable {
             }
             for waiter in waiting { waiter.resume() }
         }
-        var request = HTTPClientRequest(url: url)
-        request.method = HTTPMethod(rawValue: method)
-        for field in headers { request.headers.add(name: field.name, value: field.value) }
-        if !body.isEmpty { request.body = .bytes(ByteBuffer(bytes: body)) }
-        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
-        let response = try await client.execute(request, timeout: .milliseconds(milliseconds))
-        let answer = try await response.body.collect(upTo: 1 << 20)
-        return UpstreamAnswer(
-            status: Int(response.status.code), headers: response.headers.map { (name: $0.name.lowercased(), value: $0.value) },
-            body: Array(buffer: answer))
+        let request = ClientRequest(method: method, url: url, headers: headers, body: body.isEmpty ? nil : body)
+        let response = try await client.execute(request, timeout: timeout)
+        return UpstreamAnswer(status: response.status, headers: response.headers, body: response.body)
     }
 
     /// Refuses new requests, shuts the client down (which cancels those under way), waits for
     /// them to end, then shuts the event loop down.
     public func shutdown() async {
         gate.withLock { $0.closed = true }
-        try? await client.shutdown()
+        await client.shutdown()
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let idle = gate.withLock { gate in
                 if gate.running == 0 { return true }

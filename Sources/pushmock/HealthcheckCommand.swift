@@ -1,8 +1,7 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
+import NIOSSL
+import PushMockTransport
 
 /// `pushmock healthcheck`: exit 0 when `/readyz` answers 200, for container images without curl
 /// (`HEALTHCHECK CMD pushmock healthcheck`).
@@ -35,17 +34,15 @@ struct HealthcheckCommand: AsyncParsableCommand {
         let url = inspectionURL ?? oldURL ?? environment["PUSHMOCK_INSPECTION_PORT"].map { "http://127.0.0.1:\($0)" }
         let endpoint = InspectionEndpoint.resolve(url: url, token: inspectionToken ?? oldToken, environment: environment)
         let base = endpoint.url
-        var request = HTTPClientRequest(url: base + "/readyz")
-        if let token = endpoint.token {
-            request.headers.add(name: "authorization", value: "Bearer \(token)")
-        }
-        let client = HTTPClient(eventLoopGroupProvider: .singleton)
-        let status: UInt
+        var request = ClientRequest(url: base + "/readyz")
+        if let token = endpoint.token { request.headers.append(("authorization", "Bearer \(token)")) }
+        let client = try HTTPClientPool(tls: .makeClientConfiguration())
+        let status: Int
         do {
-            status = try await client.execute(request, timeout: .seconds(timeout)).status.code
-            try await client.shutdown()
+            status = try await client.execute(request, timeout: .seconds(timeout)).status
+            await client.shutdown()
         } catch {
-            try? await client.shutdown()
+            await client.shutdown()
             print("not ready: \(base)/readyz: \(SendClient.short(error))")
             throw ExitCode(1)
         }

@@ -1,23 +1,16 @@
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
+import NIOSSL
+import PushMockTransport
 
 extension InspectionEndpoint {
     /// `method path` on the inspection API, decoded as `T`; a failure says what to do (start a
     /// server, pass `--inspection-url`) or what the API answered. `command` names the caller in
     /// the `x-pushmock-client` header. `body` is sent as JSON.
-    func call<T: Decodable>(_ client: HTTPClient, _ method: String, _ path: String, body: [UInt8]? = nil, command: String) async throws -> T {
-        var request = HTTPClientRequest(url: url + path)
-        request.method = .init(rawValue: method)
-        request.headers.add(name: "x-pushmock-client", value: command)
-        if let body {
-            request.headers.add(name: "content-type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
-        if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
-        let response: HTTPClientResponse
+    func call<T: Decodable>(_ client: HTTPClientPool, _ method: String, _ path: String, body: [UInt8]? = nil, command: String) async throws -> T {
+        var request = ClientRequest(method: method, url: url + path, headers: [("x-pushmock-client", command)], body: body)
+        if body != nil { request.headers.append(("content-type", "application/json")) }
+        if let token { request.headers.append(("authorization", "Bearer \(token)")) }
+        let response: ClientResponse
         do {
             response = try await client.execute(request, timeout: .seconds(30))
         } catch {
@@ -25,11 +18,10 @@ extension InspectionEndpoint {
                 message: "no PushMock inspection API at \(url) (\(SendClient.short(error))); start one with `pushmock serve` or pass --inspection-url"
             )
         }
-        let body = try await response.body.collect(upTo: 64 << 20)
-        guard (200..<300).contains(response.status.code) else {
-            throw CommandFailure(message: "\(method) \(path): \(response.status.code) \(String(buffer: body))")
+        guard (200..<300).contains(response.status) else {
+            throw CommandFailure(message: "\(method) \(path): \(response.status) \(String(decoding: response.body, as: UTF8.self))")
         }
-        return try JSONDecoder().decode(T.self, from: Data(buffer: body))
+        return try JSONDecoder().decode(T.self, from: Data(response.body))
     }
 }
 
@@ -40,7 +32,8 @@ struct CommandFailure: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// Runs `body` with an HTTP client, shut down afterwards whatever happens.
-func withInspectionClient(_ body: (HTTPClient) async throws -> Void) async throws {
-    try await SendClient.withClient(HTTPClient.Configuration(), body)
+/// Runs `body` with an HTTP client for the inspection API (`http`, or `https` trusting the
+/// system's CAs), shut down afterwards whatever happens.
+func withInspectionClient(_ body: (HTTPClientPool) async throws -> Void) async throws {
+    try await SendClient.withClient(.makeClientConfiguration(), body)
 }

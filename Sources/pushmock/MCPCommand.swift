@@ -1,9 +1,7 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOHTTP1
 import PushMockInspection
+import PushMockTransport
 import Synchronization
 
 /// `pushmock mcp`: a Model Context Protocol server on standard input and output, for a coding
@@ -64,23 +62,17 @@ final class LineWriter: Sendable {
 
 /// The inspection API over HTTP, with the token when there is one.
 struct HTTPBackend: MCPBackend {
-    let client: HTTPClient
+    let client: HTTPClientPool
     let endpoint: InspectionEndpoint
 
     func call(_ method: String, _ target: String, body: [UInt8]?) async -> MCPBackendAnswer {
-        var request = HTTPClientRequest(url: endpoint.url + target)
-        request.method = HTTPMethod(rawValue: method)
-        request.headers.add(name: "x-pushmock-client", value: "pushmock-mcp")
-        if let token = endpoint.token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
-        if let body {
-            request.headers.add(name: "content-type", value: "application/json")
-            request.body = .bytes(ByteBuffer(bytes: body))
-        }
+        var request = ClientRequest(method: method, url: endpoint.url + target, headers: [("x-pushmock-client", "pushmock-mcp")], body: body)
+        if let token = endpoint.token { request.headers.append(("authorization", "Bearer \(token)")) }
+        if body != nil { request.headers.append(("content-type", "application/json")) }
         do {
             // A wait is at most 120 s; the bound only ends a hang.
             let response = try await client.execute(request, timeout: .seconds(180))
-            let bytes = try await response.body.collect(upTo: 64 << 20)
-            return MCPBackendAnswer(status: Int(response.status.code), body: Array(buffer: bytes))
+            return MCPBackendAnswer(status: response.status, body: response.body)
         } catch {
             let message =
                 "no PushMock inspection API at \(endpoint.url) (\(SendClient.short(error))); start one with `pushmock serve` or pass --inspection-url"

@@ -1,5 +1,4 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
 import PushMockInspection
 

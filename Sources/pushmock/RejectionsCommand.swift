@@ -1,7 +1,7 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
 import PushMockInspection
+import PushMockTransport
 
 /// `pushmock rejections`: runs the rejections catalogue (the web page's list) against a running
 /// PushMock, one real request each through its push port, and prints what each produced.
@@ -61,11 +61,11 @@ struct RejectionsCommand: AsyncParsableCommand {
         try await withInspectionClient(run)
     }
 
-    func call<T: Decodable>(_ client: HTTPClient, _ method: String, _ path: String) async throws -> T {
+    func call<T: Decodable>(_ client: HTTPClientPool, _ method: String, _ path: String) async throws -> T {
         try await endpoint.call(client, method, path, command: "pushmock-rejections")
     }
 
-    func run(_ client: HTTPClient) async throws {
+    func run(_ client: HTTPClientPool) async throws {
         let list: RejectionList = try await call(client, "GET", "/api/v1/rejections")
         var rows: [Row] = []
         for entry in list.entries where service == nil || entry.service == service {

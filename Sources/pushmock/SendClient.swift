@@ -1,12 +1,9 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 import NIOSSL
 import PushMockCore
 import PushMockServer
+import PushMockTransport
 
 /// What a running server serves at `GET /api/v1/credentials`: its push URL, its CA, and the sample
 /// APNs key and service account, so that `pushmock send` works against any server (another data
@@ -48,8 +45,8 @@ struct ServerCredentials {
 /// The HTTP clients `pushmock send` uses: one for the inspection API, one for the push port that
 /// trusts the server's CA.
 struct SendClient {
-    let push: HTTPClient
-    let inspection: HTTPClient
+    let push: HTTPClientPool
+    let inspection: HTTPClientPool
     let endpoint: InspectionEndpoint?
     let server: ServerCredentials?
     let pushURL: String
@@ -58,24 +55,25 @@ struct SendClient {
     let allowRejection: Bool
 
     static func run(_ target: SendCommand.Target, _ body: (SendClient) async throws -> Void) async throws {
-        try await withClient(HTTPClient.Configuration()) { inspection in
+        try await withClient(.makeClientConfiguration()) { inspection in
             try await run(target, inspection: inspection, body)
         }
     }
 
-    /// Runs `body` with a client that is shut down after it, whatever happens.
-    static func withClient(_ configuration: HTTPClient.Configuration, _ body: (HTTPClient) async throws -> Void) async throws {
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    /// Runs `body` with a client (`tls` for `https` URLs) that is shut down after it, whatever
+    /// happens.
+    static func withClient(_ tls: TLSConfiguration, _ body: (HTTPClientPool) async throws -> Void) async throws {
+        let client = try HTTPClientPool(tls: tls)
         do {
             try await body(client)
-            try await client.shutdown()
+            await client.shutdown()
         } catch {
-            try? await client.shutdown()
+            await client.shutdown()
             throw error
         }
     }
 
-    private static func run(_ target: SendCommand.Target, inspection: HTTPClient, _ body: (SendClient) async throws -> Void) async throws {
+    private static func run(_ target: SendCommand.Target, inspection: HTTPClientPool, _ body: (SendClient) async throws -> Void) async throws {
         let endpoint = target.endpoint
         var server: ServerCredentials?
         if let endpoint, target.url == nil || target.ca == nil {
@@ -100,9 +98,7 @@ struct SendClient {
                 caOrigin = "the system's trusted CAs"
             }
         }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        try await withClient(configuration) { push in
+        try await withClient(tls) { push in
             try await body(
                 SendClient(
                     push: push, inspection: inspection, endpoint: endpoint, server: server, pushURL: pushURL, caOrigin: caOrigin,
@@ -112,16 +108,15 @@ struct SendClient {
 
     /// The server's credentials, or nil (with a note on standard error) when its inspection API
     /// does not give them.
-    static func fetchCredentials(_ endpoint: InspectionEndpoint, client: HTTPClient) async -> ServerCredentials? {
+    static func fetchCredentials(_ endpoint: InspectionEndpoint, client: HTTPClientPool) async -> ServerCredentials? {
         let url = "\(endpoint.url)/api/v1/credentials"
-        var request = HTTPClientRequest(url: url)
-        if let token = endpoint.token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
+        var request = ClientRequest(url: url)
+        if let token = endpoint.token { request.headers.append(("authorization", "Bearer \(token)")) }
         do {
             let response = try await client.execute(request, timeout: .seconds(10))
-            let bytes = try await response.body.collect(upTo: 8 << 20)
-            guard response.status == .ok, let json = JSONValue.parse(Array(buffer: bytes)) else {
-                let hint = response.status == .unauthorized ? " (pass --inspection-token or set PUSHMOCK_TOKEN)" : ""
-                FileHandle.standardError.write(Data("note: \(url) answered \(response.status.code)\(hint); using local credentials\n".utf8))
+            guard response.status == 200, let json = JSONValue.parse(response.body) else {
+                let hint = response.status == 401 ? " (pass --inspection-token or set PUSHMOCK_TOKEN)" : ""
+                FileHandle.standardError.write(Data("note: \(url) answered \(response.status)\(hint); using local credentials\n".utf8))
                 return nil
             }
             return ServerCredentials(source: url, json: json)
@@ -133,14 +128,10 @@ struct SendClient {
     }
 
     func post(_ url: String, headers: [(String, String)], body: [UInt8]) async throws -> (status: Int, headers: [(String, String)], body: String) {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        for (name, value) in headers { request.headers.add(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(bytes: body))
+        let request = ClientRequest(method: "POST", url: url, headers: headers.map { (name: $0.0, value: $0.1) }, body: body)
         do {
             let response = try await push.execute(request, timeout: .seconds(30))
-            let bytes = try await response.body.collect(upTo: 1 << 20)
-            return (Int(response.status.code), response.headers.map { ($0.name.lowercased(), $0.value) }, String(buffer: bytes))
+            return (response.status, response.headers.map { ($0.name, $0.value) }, String(decoding: response.body, as: UTF8.self))
         } catch {
             throw SendFailure(description: explain(error, url: url))
         }
@@ -182,11 +173,10 @@ struct SendClient {
     /// Prints how the newest matching delivery was recorded.
     func printRecorded(filter: String) async {
         guard let endpoint else { return }
-        var request = HTTPClientRequest(url: "\(endpoint.url)/api/v1/deliveries?limit=1&\(filter)")
-        if let token = endpoint.token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
-        guard let response = try? await inspection.execute(request, timeout: .seconds(5)), response.status == .ok,
-            let bytes = try? await response.body.collect(upTo: 8 << 20),
-            case .array(let list)? = JSONValue.parse(Array(buffer: bytes))?["deliveries"], let delivery = list.first
+        var request = ClientRequest(url: "\(endpoint.url)/api/v1/deliveries?limit=1&\(filter)")
+        if let token = endpoint.token { request.headers.append(("authorization", "Bearer \(token)")) }
+        guard let response = try? await inspection.execute(request, timeout: .seconds(5)), response.status == 200,
+            case .array(let list)? = JSONValue.parse(response.body)?["deliveries"], let delivery = list.first
         else {
             print("recorded: (the inspection API at \(endpoint.url) did not answer; --inspection-url none skips this)")
             return

@@ -1,9 +1,5 @@
 import ArgumentParser
-import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOFoundationCompat
-import NIOHTTP1
 import NIOSSL
 import PushMockCore
 import PushMockServer

@@ -1,0 +1,391 @@
+public import NIOCore
+import NIOHTTP1
+import NIOPosix
+public import NIOSSL
+import NIOTLS
+import Synchronization
+
+/// A request for ``HTTPClientPool``: method, absolute URL (`http` or `https`), header fields and
+/// an optional body (nil sends none; an empty one sends `content-length: 0`).
+public struct ClientRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]?
+
+    public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// A whole answer: its status, header fields (names lowercased) and body.
+public struct ClientResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// The first value of the field `name` (lowercase).
+    public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
+}
+
+/// Why ``HTTPClientPool`` got no answer: a URL it cannot use, a connection that failed or closed,
+/// TLS that failed (the description carries the TLS library's reason), a stream the server reset,
+/// the deadline, or cancellation.
+public struct HTTPClientFailure: Error, CustomStringConvertible, Equatable {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+
+    public static let cancelled = HTTPClientFailure("the request was cancelled")
+    public static let shutDown = HTTPClientFailure("the HTTP client is shut down")
+}
+
+/// An HTTP client on the transport's own HTTP/2 (nghttp2) and SwiftNIO's HTTP/1.1: `https` URLs
+/// speak HTTP/2 where the server offers it by ALPN and HTTP/1.1 otherwise; `http` URLs speak
+/// HTTP/1.1. An HTTP/2 connection is shared by every request to its host and port; HTTP/1.1
+/// connections are kept for reuse while the server keeps them open. What the relay, the loopback
+/// sender and the command line send with.
+public final class HTTPClientPool: Sendable {
+    private let group: any EventLoopGroup
+    private let sslContext: NIOSSLContext?
+    private let connectTimeout: TimeAmount
+    private let maxBodySize: Int
+    private let state = Mutex(State())
+
+    private struct State {
+        /// The HTTP/2 connection (or the connection being opened) of each host, shared.
+        var shared: [Origin: EventLoopFuture<Connection>] = [:]
+        /// Hosts whose ALPN chose HTTP/1.1: their requests do not wait for a shared connection.
+        var http1Only: Set<Origin> = []
+        var idle: [Origin: [Connection]] = [:]
+        var open: [ObjectIdentifier: any Channel] = [:]
+        var closed = false
+    }
+
+    /// Where a connection goes.
+    struct Origin: Hashable {
+        var secure: Bool
+        var host: String
+        var port: Int
+    }
+
+    /// An open connection, and the handler its requests go through (used on its event loop only).
+    final class Connection: @unchecked Sendable {
+        let channel: any Channel
+        let http2: NGHTTP2ClientHandler?
+        let http1: HTTP1ClientHandler?
+
+        init(channel: any Channel, http2: NGHTTP2ClientHandler?, http1: HTTP1ClientHandler?) {
+            self.channel = channel
+            self.http2 = http2
+            self.http1 = http1
+        }
+    }
+
+    /// `tls` is used for `https` URLs (offering `h2` and `http/1.1` by ALPN unless it names its
+    /// own protocols); nil makes a client for `http` URLs
+    /// alone. `group` runs the connections (default: SwiftNIO's shared one). `connectTimeout` bounds opening a connection (TCP and TLS) within a request's
+    /// deadline. Answers' bodies over `maxBodySize` bytes fail the request.
+    public init(
+        tls: TLSConfiguration?, connectTimeout: Duration = .seconds(10), maxBodySize: Int = 64 << 20, group: (any EventLoopGroup)? = nil
+    ) throws {
+        self.group = group ?? MultiThreadedEventLoopGroup.singleton
+        if var tls {
+            if tls.applicationProtocols.isEmpty { tls.applicationProtocols = ["h2", "http/1.1"] }
+            sslContext = try NIOSSLContext(configuration: tls)
+        } else {
+            sslContext = nil
+        }
+        self.connectTimeout = .nanoseconds(
+            Int64(connectTimeout.components.seconds) * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
+        self.maxBodySize = maxBodySize
+    }
+
+    /// Sends `request` and returns its whole answer, or throws ``HTTPClientFailure`` when none
+    /// came by `timeout`. Cancelling the task gives up on it at once.
+    public func execute(_ request: ClientRequest, timeout: Duration) async throws -> ClientResponse {
+        let nanoseconds = Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
+        return try await execute(request, deadline: .now() + .nanoseconds(nanoseconds))
+    }
+
+    /// The same, with an absolute deadline.
+    public func execute(_ request: ClientRequest, deadline: NIODeadline) async throws -> ClientResponse {
+        guard let target = Self.parse(request.url) else { throw HTTPClientFailure("not an http or https URL: \(request.url)") }
+        if target.origin.secure && sslContext == nil { throw HTTPClientFailure("this client has no TLS configuration for \(request.url)") }
+        try Task.checkCancellation()
+        let connection = try await connection(to: target.origin, deadline: deadline)
+        let response = try await exchange(request, path: target.path, on: connection, deadline: deadline)
+        if connection.http1 != nil {
+            let reusable = try? await connection.channel.eventLoop.submit { connection.http1?.reusable == true && connection.channel.isActive }.get()
+            if reusable == true { release(connection, origin: target.origin) } else { connection.channel.close(promise: nil) }
+        }
+        return response
+    }
+
+    /// Closes every connection; requests under way fail, and new ones are refused.
+    public func shutdown() async {
+        let channels = state.withLock { state in
+            state.closed = true
+            state.shared = [:]
+            state.idle = [:]
+            return Array(state.open.values)
+        }
+        for channel in channels { try? await channel.close() }
+    }
+
+    /// A request's answer on `connection`, failed at `deadline` or when the task is cancelled.
+    private func exchange(
+        _ request: ClientRequest, path: String, on connection: Connection, deadline: NIODeadline
+    ) async throws
+        -> ClientResponse
+    {
+        let loop = connection.channel.eventLoop
+        let promise = loop.makePromise(of: ClientResponse.self)
+        // The stream's ID and whether the answer came, read and written on `loop` alone.
+        let progress = NIOLoopBoundBox.makeBoxSendingValue((stream: Int32?.none, done: false), as: (stream: Int32?, done: Bool).self, eventLoop: loop)
+        let giveUp: @Sendable (HTTPClientFailure) -> Void = { failure in
+            loop.execute {
+                guard !progress.value.done else { return }
+                promise.fail(failure)
+                if let http2 = connection.http2, let id = progress.value.stream { http2.cancel(streamID: id) }
+                connection.http1?.cancel()
+            }
+        }
+        let timer = loop.scheduleTask(deadline: deadline) { giveUp(HTTPClientFailure("no answer before the deadline")) }
+        promise.futureResult.whenComplete { _ in
+            progress.value.done = true
+            timer.cancel()
+        }
+        loop.execute {
+            if let http2 = connection.http2 {
+                progress.value.stream = http2.submit(request, path: path, promise: promise)
+            } else {
+                connection.http1?.send(request, path: path, promise: promise)
+            }
+        }
+        return try await withTaskCancellationHandler {
+            try await promise.futureResult.get()
+        } onCancel: {
+            giveUp(.cancelled)
+        }
+    }
+
+    /// A connection to `origin`: the shared HTTP/2 one, an idle HTTP/1.1 one, or a new one.
+    private func connection(to origin: Origin, deadline: NIODeadline) async throws -> Connection {
+        enum Plan {
+            case wait(EventLoopFuture<Connection>)
+            case reuse(Connection)
+            case open(shared: Bool)
+        }
+        let plan = try state.withLock { state throws(HTTPClientFailure) -> Plan in
+            guard !state.closed else { throw .shutDown }
+            if origin.secure, !state.http1Only.contains(origin), let shared = state.shared[origin] { return .wait(shared) }
+            while let idle = state.idle[origin]?.popLast() {
+                if idle.channel.isActive { return .reuse(idle) }
+            }
+            return .open(shared: origin.secure && !state.http1Only.contains(origin))
+        }
+        switch plan {
+        case .reuse(let connection):
+            return connection
+        case .wait(let shared):
+            if let connection = try? await shared.get(),
+                (try? await connection.channel.eventLoop.submit { connection.http2?.acceptsStreams == true }.get()) == true
+            {
+                return connection
+            }
+            state.withLock { state in
+                if state.shared[origin] === shared { state.shared[origin] = nil }
+            }
+            return try await connection(to: origin, deadline: deadline)
+        case .open(let shared):
+            let opening = open(origin, deadline: deadline)
+            if shared { state.withLock { $0.shared[origin] = opening } }
+            do {
+                let connection = try await opening.get()
+                if connection.http2 == nil, shared {
+                    state.withLock { state in
+                        if state.shared[origin] === opening { state.shared[origin] = nil }
+                        state.http1Only.insert(origin)
+                    }
+                }
+                return connection
+            } catch {
+                if shared { state.withLock { state in if state.shared[origin] === opening { state.shared[origin] = nil } } }
+                throw error
+            }
+        }
+    }
+
+    /// Keeps an HTTP/1.1 connection for the next request to `origin`.
+    private func release(_ connection: Connection, origin: Origin) {
+        let keep = state.withLock { state in
+            guard !state.closed else { return false }
+            state.idle[origin, default: []].append(connection)
+            return true
+        }
+        if !keep { connection.channel.close(promise: nil) }
+    }
+
+    /// Opens a connection to `origin`: TCP, then TLS with ALPN for `https`, then the handler of
+    /// the protocol chosen. It fails at the connect timeout or `deadline`, whichever is first.
+    private func open(_ origin: Origin, deadline: NIODeadline) -> EventLoopFuture<Connection> {
+        let loop = group.next()
+        let ready = loop.makePromise(of: Connection.self)
+        let connectDeadline = min(deadline, .now() + connectTimeout)
+        let authority = origin.port == (origin.secure ? 443 : 80) ? Self.bracketed(origin.host) : "\(Self.bracketed(origin.host)):\(origin.port)"
+        let timer = loop.scheduleTask(deadline: connectDeadline) {
+            ready.fail(HTTPClientFailure("could not connect to \(authority) in time (TCP and TLS)"))
+        }
+        ready.futureResult.whenComplete { _ in timer.cancel() }
+        let maxBodySize = self.maxBodySize
+        let sslContext = self.sslContext
+        let bootstrap = ClientBootstrap(group: loop)
+            .connectTimeout(max(.milliseconds(1), connectDeadline - .now()))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    let catcher = ConnectFailureHandler(ready: ready, authority: authority)
+                    guard origin.secure, let sslContext else {
+                        // Plain HTTP: ready once TCP is connected (below).
+                        try Self.installHTTP1(on: channel, host: authority, maxBodySize: maxBodySize, before: nil)
+                        try sync.addHandler(catcher)
+                        return
+                    }
+                    let name = Self.isIPAddress(origin.host) ? nil : origin.host
+                    try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: name))
+                    try sync.addHandler(
+                        ApplicationProtocolNegotiationHandler { result, channel in
+                            channel.eventLoop.makeCompletedFuture {
+                                if case .negotiated("h2") = result {
+                                    let http2 = NGHTTP2ClientHandler(authority: authority, scheme: "https", maxBodySize: maxBodySize)
+                                    try channel.pipeline.syncOperations.addHandler(http2, position: .before(catcher))
+                                    ready.succeed(Connection(channel: channel, http2: http2, http1: nil))
+                                } else {
+                                    let http1 = try Self.installHTTP1(on: channel, host: authority, maxBodySize: maxBodySize, before: catcher)
+                                    ready.succeed(Connection(channel: channel, http2: nil, http1: http1))
+                                }
+                            }
+                        })
+                    try sync.addHandler(catcher)
+                }
+            }
+        bootstrap.connect(host: origin.host, port: origin.port).whenComplete { result in
+            switch result {
+            case .success(let channel):
+                let id = ObjectIdentifier(channel)
+                let accepted = self.state.withLock { state in
+                    guard !state.closed else { return false }
+                    state.open[id] = channel
+                    return true
+                }
+                guard accepted else {
+                    ready.fail(HTTPClientFailure.shutDown)
+                    channel.close(promise: nil)
+                    return
+                }
+                channel.closeFuture.whenComplete { _ in self.state.withLock { _ = $0.open.removeValue(forKey: id) } }
+                ready.futureResult.whenFailure { _ in channel.close(promise: nil) }
+                if !origin.secure, let http1 = try? channel.pipeline.syncOperations.handler(type: HTTP1ClientHandler.self) {
+                    ready.succeed(Connection(channel: channel, http2: nil, http1: http1))
+                }
+            case .failure(let error):
+                ready.fail(HTTPClientFailure("cannot connect to \(authority): \(error)"))
+            }
+        }
+        return ready.futureResult
+    }
+
+    /// Adds HTTP/1.1 to `channel` (before `catcher`, if given) and returns its handler.
+    @discardableResult
+    private static func installHTTP1(
+        on channel: any Channel, host: String, maxBodySize: Int, before catcher: ConnectFailureHandler?
+    ) throws -> HTTP1ClientHandler {
+        let sync = channel.pipeline.syncOperations
+        let http1 = HTTP1ClientHandler(host: host, maxBodySize: maxBodySize)
+        let position: ChannelPipeline.SynchronousOperations.Position = catcher.map { .before($0) } ?? .last
+        try sync.addHTTPClientHandlers(position: position, leftOverBytesStrategy: .fireError)
+        try sync.addHandler(http1, position: position)
+        return http1
+    }
+
+    /// Scheme, host, port and path of an `http` or `https` URL.
+    static func parse(_ url: String) -> (origin: Origin, path: String)? {
+        let secure: Bool
+        var rest: Substring
+        if url.hasPrefix("https://") {
+            secure = true
+            rest = url.dropFirst(8)
+        } else if url.hasPrefix("http://") {
+            secure = false
+            rest = url.dropFirst(7)
+        } else {
+            return nil
+        }
+        let slash = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        var path = String(rest[slash...])
+        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
+        rest = rest[..<slash]
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        var host: Substring
+        var port = secure ? 443 : 80
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return nil }
+            host = rest[rest.index(after: rest.startIndex)..<close]
+            let after = rest[rest.index(after: close)...]
+            if after.hasPrefix(":") {
+                guard let value = Int(after.dropFirst()) else { return nil }
+                port = value
+            } else if !after.isEmpty {
+                return nil
+            }
+        } else if let colon = rest.lastIndex(of: ":") {
+            host = rest[..<colon]
+            guard let value = Int(rest[rest.index(after: colon)...]) else { return nil }
+            port = value
+        } else {
+            host = rest
+        }
+        guard !host.isEmpty, (1...65535).contains(port) else { return nil }
+        return (Origin(secure: secure, host: String(host), port: port), path)
+    }
+
+    static func isIPAddress(_ host: String) -> Bool {
+        host.contains(":") || host.split(separator: ".").count == 4 && host.allSatisfy { $0 == "." || $0.isASCII && $0.isNumber }
+    }
+
+    static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+}
+
+/// Fails a connection's `ready` promise with what went wrong before it was ready (TLS, a close).
+final class ConnectFailureHandler: ChannelInboundHandler, Sendable {
+    typealias InboundIn = NIOAny
+    private let ready: EventLoopPromise<HTTPClientPool.Connection>
+    private let authority: String
+
+    init(ready: EventLoopPromise<HTTPClientPool.Connection>, authority: String) {
+        self.ready = ready
+        self.authority = authority
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        ready.fail(HTTPClientFailure("TLS with \(authority) failed: \(error)"))
+        context.close(promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        ready.fail(HTTPClientFailure("\(authority) closed the connection before it was ready"))
+        context.fireChannelInactive()
+    }
+}

@@ -30,7 +30,7 @@ public struct LoopbackSender: PushSender {
         // Connecting (TCP and TLS) is bounded by the exchange's deadline alone: on a machine whose
         // cores are all busy a handshake can take long, and a deadline raised for that
         // (PushMockConfiguration.testing() waits 60 s) must hold for it.
-        let client = try HTTPClientPool(tls: tls, connectTimeout: deadline, maxBodySize: 1 << 20)
+        let client = HTTPClientPool(tls: tls, connectTimeout: deadline, maxBodySize: 1 << 20)
         // One deadline for the whole exchange: a delay fault can hold answers for minutes; the
         // caller (a person, a CLI) gets status 0 instead, and the delivery is recorded all the same.
         let exchange = NIODeadline.now() + .nanoseconds(deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)

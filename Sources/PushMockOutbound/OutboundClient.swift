@@ -75,9 +75,10 @@ public final class OutboundClient: Sendable {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         group.next().execute(loopSetup)
         // A refused connection fails the attempt at once: the relay's own attempts and backoff
-        // apply.
+        // apply. A certificate, key or trust store that cannot be used fails here, at start.
+        client = HTTPClientPool(tls: tls, connectTimeout: connectTimeout, maxBodySize: 1 << 20, group: group)
         do {
-            client = try HTTPClientPool(tls: tls, connectTimeout: connectTimeout, maxBodySize: 1 << 20, group: group)
+            try client.prepareTLS()
         } catch {
             try? group.syncShutdownGracefully()
             throw OutboundError("the relay's TLS configuration is not usable: \(error)")

@@ -36,7 +36,7 @@ struct HealthcheckCommand: AsyncParsableCommand {
         let base = endpoint.url
         var request = ClientRequest(url: base + "/readyz")
         if let token = endpoint.token { request.headers.append(("authorization", "Bearer \(token)")) }
-        let client = try HTTPClientPool(tls: .makeClientConfiguration())
+        let client = HTTPClientPool(tls: .makeClientConfiguration())
         let status: Int
         do {
             status = try await client.execute(request, timeout: .seconds(timeout)).status

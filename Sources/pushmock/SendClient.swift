@@ -63,7 +63,7 @@ struct SendClient {
     /// Runs `body` with a client (`tls` for `https` URLs) that is shut down after it, whatever
     /// happens.
     static func withClient(_ tls: TLSConfiguration, _ body: (HTTPClientPool) async throws -> Void) async throws {
-        let client = try HTTPClientPool(tls: tls)
+        let client = HTTPClientPool(tls: tls)
         do {
             try await body(client)
             await client.shutdown()

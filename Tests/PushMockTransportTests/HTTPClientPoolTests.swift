@@ -8,7 +8,7 @@ import Testing
 struct HTTPClientPoolTests {
     /// A client that trusts the test CA; `alpn` empty offers h2 and http/1.1.
     func makeClient(alpn: [String] = [], maxBodySize: Int = 1 << 20) throws -> HTTPClientPool {
-        try HTTPClientPool(tls: TestTLS.clientConfiguration(alpn: alpn), connectTimeout: TestDeadline.hang, maxBodySize: maxBodySize)
+        HTTPClientPool(tls: try TestTLS.clientConfiguration(alpn: alpn), connectTimeout: TestDeadline.hang, maxBodySize: maxBodySize)
     }
 
     /// Runs `body` with `client` and shuts it down afterwards, whatever happens.
@@ -61,7 +61,7 @@ struct HTTPClientPoolTests {
     @Test("http speaks HTTP/1.1 and reuses the connection the server keeps open")
     func http1KeptOpen() async throws {
         try await withListener(tls: false) { listener in
-            try await using(try HTTPClientPool(tls: nil)) { client in
+            try await using(HTTPClientPool(tls: nil)) { client in
                 var connections: Set<UInt64> = []
                 for index in 0..<3 {
                     let response = try await client.execute(
@@ -153,7 +153,7 @@ struct HTTPClientPoolTests {
     func connectFailures() async throws {
         let closedPort = try await withListener { $0.port }
         try await withListener { listener in
-            try await using(try HTTPClientPool(tls: .makeClientConfiguration())) { client in
+            try await using(HTTPClientPool(tls: .makeClientConfiguration())) { client in
                 let untrusted = await #expect(throws: HTTPClientFailure.self) {
                     _ = try await client.execute(ClientRequest(url: "https://localhost:\(listener.port)/"), timeout: TestDeadline.hang)
                 }
@@ -162,10 +162,43 @@ struct HTTPClientPoolTests {
                     _ = try await client.execute(ClientRequest(url: "http://127.0.0.1:\(closedPort)/"), timeout: TestDeadline.hang)
                 }
                 #expect(refused?.description.hasPrefix("cannot connect to 127.0.0.1:\(closedPort)") == true, "\(String(describing: refused))")
+                // Requests that wait for the same HTTP/2 connection fail with it.
+                let failures = await withTaskGroup(of: String?.self) { group in
+                    for _ in 0..<5 {
+                        group.addTask {
+                            do {
+                                _ = try await client.execute(ClientRequest(url: "https://127.0.0.1:\(closedPort)/"), timeout: TestDeadline.hang)
+                                return nil
+                            } catch {
+                                return "\(error)"
+                            }
+                        }
+                    }
+                    return await group.reduce(into: []) { $0.append($1) }
+                }
+                #expect(
+                    failures.count == 5 && failures.allSatisfy { $0?.hasPrefix("cannot connect to 127.0.0.1:\(closedPort)") == true }, "\(failures)")
                 let bad = await #expect(throws: HTTPClientFailure.self) {
                     _ = try await client.execute(ClientRequest(url: "ftp://example.com/"), timeout: TestDeadline.hang)
                 }
                 #expect(bad?.description == "not an http or https URL: ftp://example.com/")
+            }
+        }
+    }
+
+    @Test("TLS that cannot be used fails https requests (and prepareTLS) with why, and leaves http alone")
+    func unusableTLS() async throws {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.trustRoots = .file("/nonexistent/pushmock-ca.pem")
+        try await withListener(tls: false) { listener in
+            try await using(HTTPClientPool(tls: tls)) { client in
+                #expect(throws: HTTPClientFailure.self) { try client.prepareTLS() }
+                let refused = await #expect(throws: HTTPClientFailure.self) {
+                    _ = try await client.execute(ClientRequest(url: "https://127.0.0.1:\(listener.port)/"), timeout: TestDeadline.hang)
+                }
+                #expect(refused?.description.hasPrefix("the TLS configuration is not usable") == true, "\(String(describing: refused))")
+                let plain = try await client.execute(ClientRequest(url: "http://127.0.0.1:\(listener.port)/plain"), timeout: TestDeadline.hang)
+                #expect(plain.status == 200)
             }
         }
     }

@@ -58,7 +58,10 @@ public struct HTTPClientFailure: Error, CustomStringConvertible, Equatable {
 /// sender and the command line send with.
 public final class HTTPClientPool: Sendable {
     private let group: any EventLoopGroup
-    private let sslContext: NIOSSLContext?
+    /// What `https` connections use; its context is made at the first `https` request (or by
+    /// ``prepareTLS()``): loading the system's trust roots fails where there are none (a bare
+    /// root), which a client that only speaks `http` must not.
+    private let tls: TLSConfiguration?
     private let connectTimeout: TimeAmount
     private let maxBodySize: Int
     private let state = Mutex(State())
@@ -71,6 +74,7 @@ public final class HTTPClientPool: Sendable {
         var idle: [Origin: [Connection]] = [:]
         var open: [ObjectIdentifier: any Channel] = [:]
         var closed = false
+        var sslContext: NIOSSLContext?
     }
 
     /// Where a connection goes.
@@ -94,18 +98,18 @@ public final class HTTPClientPool: Sendable {
     }
 
     /// `tls` is used for `https` URLs (offering `h2` and `http/1.1` by ALPN unless it names its
-    /// own protocols); nil makes a client for `http` URLs
-    /// alone. `group` runs the connections (default: SwiftNIO's shared one). `connectTimeout` bounds opening a connection (TCP and TLS) within a request's
-    /// deadline. Answers' bodies over `maxBodySize` bytes fail the request.
+    /// own protocols); nil makes a client for `http` URLs alone. `group` runs the connections
+    /// (default: SwiftNIO's shared one). `connectTimeout` bounds opening a connection (TCP and
+    /// TLS) within a request's deadline. Answers' bodies over `maxBodySize` bytes fail the request.
     public init(
         tls: TLSConfiguration?, connectTimeout: Duration = .seconds(10), maxBodySize: Int = 64 << 20, group: (any EventLoopGroup)? = nil
-    ) throws {
+    ) {
         self.group = group ?? MultiThreadedEventLoopGroup.singleton
-        if var tls {
-            if tls.applicationProtocols.isEmpty { tls.applicationProtocols = ["h2", "http/1.1"] }
-            sslContext = try NIOSSLContext(configuration: tls)
+        if var tls, tls.applicationProtocols.isEmpty {
+            tls.applicationProtocols = ["h2", "http/1.1"]
+            self.tls = tls
         } else {
-            sslContext = nil
+            self.tls = tls
         }
         self.connectTimeout = .nanoseconds(
             Int64(connectTimeout.components.seconds) * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
@@ -122,7 +126,6 @@ public final class HTTPClientPool: Sendable {
     /// The same, with an absolute deadline.
     public func execute(_ request: ClientRequest, deadline: NIODeadline) async throws -> ClientResponse {
         guard let target = Self.parse(request.url) else { throw HTTPClientFailure("not an http or https URL: \(request.url)") }
-        if target.origin.secure && sslContext == nil { throw HTTPClientFailure("this client has no TLS configuration for \(request.url)") }
         try Task.checkCancellation()
         let connection = try await connection(to: target.origin, deadline: deadline)
         let response = try await exchange(request, path: target.path, on: connection, deadline: deadline)
@@ -131,6 +134,26 @@ public final class HTTPClientPool: Sendable {
             if reusable == true { release(connection, origin: target.origin) } else { connection.channel.close(promise: nil) }
         }
         return response
+    }
+
+    /// Makes the TLS context now, so that a certificate, key or trust store that cannot be used
+    /// fails here rather than at the first `https` request.
+    public func prepareTLS() throws(HTTPClientFailure) {
+        _ = try sslContext()
+    }
+
+    private func sslContext() throws(HTTPClientFailure) -> NIOSSLContext {
+        guard let tls else { throw HTTPClientFailure("this client has no TLS configuration: it sends to http URLs only") }
+        return try state.withLock { state throws(HTTPClientFailure) in
+            if let made = state.sslContext { return made }
+            do {
+                let made = try NIOSSLContext(configuration: tls)
+                state.sslContext = made
+                return made
+            } catch {
+                throw HTTPClientFailure("the TLS configuration is not usable: \(error)")
+            }
+        }
     }
 
     /// Closes every connection; requests under way fail, and new ones are refused.
@@ -200,17 +223,19 @@ public final class HTTPClientPool: Sendable {
         case .reuse(let connection):
             return connection
         case .wait(let shared):
-            if let connection = try? await shared.get(),
-                (try? await connection.channel.eventLoop.submit { connection.http2?.acceptsStreams == true }.get()) == true
-            {
-                return connection
+            // A connection that could not be opened fails every request that waited for it, as
+            // it fails the one that opened it.
+            let opened = try await shared.get()
+            if try await opened.channel.eventLoop.submit({ opened.http2?.acceptsStreams == true }).get() {
+                return opened
             }
+            // It went away (GOAWAY, closed), or ALPN chose HTTP/1.1: a connection of its own.
             state.withLock { state in
                 if state.shared[origin] === shared { state.shared[origin] = nil }
             }
             return try await connection(to: origin, deadline: deadline)
         case .open(let shared):
-            let opening = open(origin, deadline: deadline)
+            let opening = open(origin, deadline: deadline, sslContext: origin.secure ? try sslContext() : nil)
             if shared { state.withLock { $0.shared[origin] = opening } }
             do {
                 let connection = try await opening.get()
@@ -240,7 +265,7 @@ public final class HTTPClientPool: Sendable {
 
     /// Opens a connection to `origin`: TCP, then TLS with ALPN for `https`, then the handler of
     /// the protocol chosen. It fails at the connect timeout or `deadline`, whichever is first.
-    private func open(_ origin: Origin, deadline: NIODeadline) -> EventLoopFuture<Connection> {
+    private func open(_ origin: Origin, deadline: NIODeadline, sslContext: NIOSSLContext?) -> EventLoopFuture<Connection> {
         let loop = group.next()
         let ready = loop.makePromise(of: Connection.self)
         let connectDeadline = min(deadline, .now() + connectTimeout)
@@ -250,7 +275,6 @@ public final class HTTPClientPool: Sendable {
         }
         ready.futureResult.whenComplete { _ in timer.cancel() }
         let maxBodySize = self.maxBodySize
-        let sslContext = self.sslContext
         let bootstrap = ClientBootstrap(group: loop)
             .connectTimeout(max(.milliseconds(1), connectDeadline - .now()))
             .channelInitializer { channel in

@@ -64,6 +64,11 @@ func keeps(_ name: String) -> Bool {
     // such an API answers as ICU does when data is missing (nil, the code itself, a plain
     // comparison), not with a crash.
     if ["translit", "coll", "curr", "lang", "region", "unit", "zone"].contains(tree) || file == "unames.icu" { return false }
+    // StringPrep profiles (`*.spp`): only ICU's usprep reads them, for IDNA2003; Foundation turns
+    // host names to ASCII by UTS #46 (`uts46.nrm`), and the link leaves usprep out. The locale
+    // distance table (`langInfo.res`): only LocaleMatcher reads it, which Foundation never calls.
+    // scripts/package checks after the link that the binary holds neither reader.
+    if file.hasSuffix(".spp") || file == "langInfo.res" { return false }
     if isLocale(file) {
         return ["root", "en", "en_US", "en_US_POSIX", "en_001", "en_150", "en_GB"].contains { file == $0 + ".res" }
     }

@@ -61,7 +61,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        // An independent HTTP/1.1 + HTTP/2 client (tests, `pushmock send`, the catalogue's loopback sends), and raw HTTP/2 frames (tests).
+        // An independent HTTP/1.1 + HTTP/2 client (tests, and PushMockTesting.PushMockClient), and raw HTTP/2 frames (tests).
+        // The executable sends with the transport's own client (PushMockTransport/Client).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         // The PostgreSQL store shared by a fleet (batched unnest inserts, LISTEN/NOTIFY).

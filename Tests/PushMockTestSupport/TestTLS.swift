@@ -14,6 +14,22 @@ package enum TestTLS {
         ListenerTLS(certificateChainPEM: Array(material.serverCertificatePEM.utf8), privateKeyPEM: Array(material.serverPrivateKeyPEM.utf8))
     }
 
+    /// A client configuration that trusts only a CA of its own: the test servers' certificates
+    /// fail its verification, whatever the machine's trust store holds (or lacks).
+    package static func strangerConfiguration() throws -> TLSConfiguration {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(stranger.caCertificatePEM.utf8)))
+        return configuration
+    }
+
+    private static let stranger: DevCertificates = {
+        do {
+            return try DevCertificates.generate()
+        } catch {
+            fatalError("cannot mint a second CA: \(error)")
+        }
+    }()
+
     package static func clientConfiguration(alpn: [String]) throws -> TLSConfiguration {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(Array(material.caCertificatePEM.utf8)))

@@ -153,7 +153,7 @@ struct HTTPClientPoolTests {
     func connectFailures() async throws {
         let closedPort = try await withListener { $0.port }
         try await withListener { listener in
-            try await using(HTTPClientPool(tls: .makeClientConfiguration())) { client in
+            try await using(HTTPClientPool(tls: try TestTLS.strangerConfiguration())) { client in
                 let untrusted = await #expect(throws: HTTPClientFailure.self) {
                     _ = try await client.execute(ClientRequest(url: "https://localhost:\(listener.port)/"), timeout: TestDeadline.hang)
                 }

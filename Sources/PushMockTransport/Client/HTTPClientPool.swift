@@ -209,15 +209,24 @@ public final class HTTPClientPool: Sendable {
         enum Plan {
             case wait(EventLoopFuture<Connection>)
             case reuse(Connection)
-            case open(shared: Bool)
+            /// Open one; `shared` (an HTTP/2 candidate) is already where other requests find it.
+            case open(shared: EventLoopPromise<Connection>?)
         }
+        let sslContext = origin.secure ? try sslContext() : nil
         let plan = try state.withLock { state throws(HTTPClientFailure) -> Plan in
             guard !state.closed else { throw .shutDown }
-            if origin.secure, !state.http1Only.contains(origin), let shared = state.shared[origin] { return .wait(shared) }
+            if origin.secure, !state.http1Only.contains(origin) {
+                if let shared = state.shared[origin] { return .wait(shared) }
+                // Registered before the lock is let go: requests at the same moment wait for
+                // this one connection instead of each opening their own.
+                let promise = group.next().makePromise(of: Connection.self)
+                state.shared[origin] = promise.futureResult
+                return .open(shared: promise)
+            }
             while let idle = state.idle[origin]?.popLast() {
                 if idle.channel.isActive { return .reuse(idle) }
             }
-            return .open(shared: origin.secure && !state.http1Only.contains(origin))
+            return .open(shared: nil)
         }
         switch plan {
         case .reuse(let connection):
@@ -235,19 +244,20 @@ public final class HTTPClientPool: Sendable {
             }
             return try await connection(to: origin, deadline: deadline)
         case .open(let shared):
-            let opening = open(origin, deadline: deadline, sslContext: origin.secure ? try sslContext() : nil)
-            if shared { state.withLock { $0.shared[origin] = opening } }
+            let opening = open(origin, deadline: deadline, sslContext: sslContext)
+            guard let shared else { return try await opening.get() }
+            shared.completeWith(opening)
             do {
                 let connection = try await opening.get()
-                if connection.http2 == nil, shared {
+                if connection.http2 == nil {
                     state.withLock { state in
-                        if state.shared[origin] === opening { state.shared[origin] = nil }
+                        if state.shared[origin] === shared.futureResult { state.shared[origin] = nil }
                         state.http1Only.insert(origin)
                     }
                 }
                 return connection
             } catch {
-                if shared { state.withLock { state in if state.shared[origin] === opening { state.shared[origin] = nil } } }
+                state.withLock { state in if state.shared[origin] === shared.futureResult { state.shared[origin] = nil } }
                 throw error
             }
         }

@@ -1,21 +1,11 @@
 import NIOCore
 import NIOPosix
 import NIOSSL
-import PushMockTransport
+public import PushMockTransport
 import Synchronization
 
 /// What an upstream answered: its status, headers (names lowercased) and body.
-public struct UpstreamAnswer: Sendable {
-    public var status: Int
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
-
-    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-}
+public typealias UpstreamAnswer = ClientResponse
 
 /// Why the outbound client refused.
 public struct OutboundError: Error, CustomStringConvertible, Equatable {
@@ -108,8 +98,7 @@ public final class OutboundClient: Sendable {
             for waiter in waiting { waiter.resume() }
         }
         let request = ClientRequest(method: method, url: url, headers: headers, body: body.isEmpty ? nil : body)
-        let response = try await client.execute(request, timeout: timeout)
-        return UpstreamAnswer(status: response.status, headers: response.headers, body: response.body)
+        return try await client.execute(request, timeout: timeout)
     }
 
     /// Refuses new requests, shuts the client down (which cancels those under way), waits for

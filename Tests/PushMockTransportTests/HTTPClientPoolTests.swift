@@ -151,7 +151,8 @@ struct HTTPClientPoolTests {
 
     @Test("an untrusted certificate, a refused connection and a bad URL fail with what went wrong")
     func connectFailures() async throws {
-        let closedPort = try await withListener { $0.port }
+        let refusing = try RefusingPort()
+        let closedPort = refusing.port
         try await withListener { listener in
             try await using(HTTPClientPool(tls: try TestTLS.strangerConfiguration())) { client in
                 let untrusted = await #expect(throws: HTTPClientFailure.self) {
@@ -184,6 +185,7 @@ struct HTTPClientPoolTests {
                 #expect(bad?.description == "not an http or https URL: ftp://example.com/")
             }
         }
+        withExtendedLifetime(refusing) {}
     }
 
     @Test("TLS that cannot be used fails https requests (and prepareTLS) with why, and leaves http alone")

@@ -5,52 +5,6 @@ public import NIOSSL
 import NIOTLS
 import Synchronization
 
-/// A request for ``HTTPClientPool``: method, absolute URL (`http` or `https`), header fields and
-/// an optional body (nil sends none; an empty one sends `content-length: 0`).
-public struct ClientRequest: Sendable {
-    public var method: String
-    public var url: String
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]?
-
-    public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-    }
-}
-
-/// A whole answer: its status, header fields (names lowercased) and body.
-public struct ClientResponse: Sendable {
-    public var status: Int
-    public var headers: [(name: String, value: String)]
-    public var body: [UInt8]
-
-    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
-    /// The first value of the field `name` (lowercase).
-    public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
-}
-
-/// Why ``HTTPClientPool`` got no answer: a URL it cannot use, a connection that failed or closed,
-/// TLS that failed (the description carries the TLS library's reason), a stream the server reset,
-/// the deadline, or cancellation.
-public struct HTTPClientFailure: Error, CustomStringConvertible, Equatable {
-    public let description: String
-
-    public init(_ description: String) {
-        self.description = description
-    }
-
-    public static let cancelled = HTTPClientFailure("the request was cancelled")
-    public static let shutDown = HTTPClientFailure("the HTTP client is shut down")
-}
-
 /// An HTTP client on the transport's own HTTP/2 (nghttp2) and SwiftNIO's HTTP/1.1: `https` URLs
 /// speak HTTP/2 where the server offers it by ALPN and HTTP/1.1 otherwise; `http` URLs speak
 /// HTTP/1.1. An HTTP/2 connection is shared by every request to its host and port; HTTP/1.1
@@ -75,13 +29,6 @@ public final class HTTPClientPool: Sendable {
         var open: [ObjectIdentifier: any Channel] = [:]
         var closed = false
         var sslContext: NIOSSLContext?
-    }
-
-    /// Where a connection goes.
-    struct Origin: Hashable {
-        var secure: Bool
-        var host: String
-        var port: Int
     }
 
     /// An open connection, and the handler its requests go through (used on its event loop only).
@@ -352,74 +299,5 @@ public final class HTTPClientPool: Sendable {
         try sync.addHTTPClientHandlers(position: position, leftOverBytesStrategy: .fireError)
         try sync.addHandler(http1, position: position)
         return http1
-    }
-
-    /// Scheme, host, port and path of an `http` or `https` URL.
-    static func parse(_ url: String) -> (origin: Origin, path: String)? {
-        let secure: Bool
-        var rest: Substring
-        if url.hasPrefix("https://") {
-            secure = true
-            rest = url.dropFirst(8)
-        } else if url.hasPrefix("http://") {
-            secure = false
-            rest = url.dropFirst(7)
-        } else {
-            return nil
-        }
-        let slash = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
-        var path = String(rest[slash...])
-        if path.isEmpty || path.hasPrefix("?") { path = "/" + path }
-        rest = rest[..<slash]
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        var host: Substring
-        var port = secure ? 443 : 80
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
-            host = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if after.hasPrefix(":") {
-                guard let value = Int(after.dropFirst()) else { return nil }
-                port = value
-            } else if !after.isEmpty {
-                return nil
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            host = rest[..<colon]
-            guard let value = Int(rest[rest.index(after: colon)...]) else { return nil }
-            port = value
-        } else {
-            host = rest
-        }
-        guard !host.isEmpty, (1...65535).contains(port) else { return nil }
-        return (Origin(secure: secure, host: String(host), port: port), path)
-    }
-
-    static func isIPAddress(_ host: String) -> Bool {
-        host.contains(":") || host.split(separator: ".").count == 4 && host.allSatisfy { $0 == "." || $0.isASCII && $0.isNumber }
-    }
-
-    static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
-}
-
-/// Fails a connection's `ready` promise with what went wrong before it was ready (TLS, a close).
-final class ConnectFailureHandler: ChannelInboundHandler, Sendable {
-    typealias InboundIn = NIOAny
-    private let ready: EventLoopPromise<HTTPClientPool.Connection>
-    private let authority: String
-
-    init(ready: EventLoopPromise<HTTPClientPool.Connection>, authority: String) {
-        self.ready = ready
-        self.authority = authority
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        ready.fail(HTTPClientFailure("TLS with \(authority) failed: \(error)"))
-        context.close(promise: nil)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        ready.fail(HTTPClientFailure("\(authority) closed the connection before it was ready"))
-        context.fireChannelInactive()
     }
 }

@@ -5,8 +5,8 @@ public import PushMockInspection
 import PushMockTransport
 
 /// Sends the catalogue's requests and "Send again" through the server's own push port with a
-/// real HTTP/2 client (the transport's `HTTPClientPool`, over TLS with ALPN), so that they take exactly the path a
-/// sender's do. The peer is this process on loopback; its certificate is not verified (a server
+/// real HTTP/2 client (the transport's `HTTPClientPool`, over TLS with ALPN), so that they take
+/// exactly the path a sender's do. The peer is this process on loopback; its certificate is not verified (a server
 /// configured with its own certificate chain need not be signed by a CA PushMock knows).
 public struct LoopbackSender: PushSender {
     let address: PushAddress
@@ -33,7 +33,7 @@ public struct LoopbackSender: PushSender {
         let client = HTTPClientPool(tls: tls, connectTimeout: deadline, maxBodySize: 1 << 20)
         // One deadline for the whole exchange: a delay fault can hold answers for minutes; the
         // caller (a person, a CLI) gets status 0 instead, and the delivery is recorded all the same.
-        let exchange = NIODeadline.now() + .nanoseconds(deadline.components.seconds * 1_000_000_000 + deadline.components.attoseconds / 1_000_000_000)
+        let exchange = NIODeadline.now() + TimeAmount(deadline)
         var answers: [SentResponse] = []
         for outgoing in requests {
             // A field HTTP cannot carry is not sent: the answer says why, as a stream the push

@@ -19,9 +19,9 @@ public struct OutboundError: Error, CustomStringConvertible, Equatable {
     public static let shuttingDown = OutboundError("the relay is shutting down")
 }
 
-/// The relay's HTTP client: HTTP/2 over TLS with ALPN (HTTP/1.1 where the upstream has no h2),
-/// connections kept open (the transport's `HTTPClientPool`), the system's trust roots plus any CA given, and a client
-/// certificate for APNs' certificate auth.
+/// The relay's HTTP client (the transport's `HTTPClientPool`): HTTP/2 over TLS with ALPN (HTTP/1.1
+/// where the upstream has no h2), connections kept open, the system's trust roots plus any CA
+/// given, and a client certificate for APNs' certificate auth.
 public final class OutboundClient: Sendable {
     private let client: HTTPClientPool
     /// The client's own event loop, where a forward's TLS and HTTP/2 work is done, on a thread the

@@ -58,16 +58,14 @@ public final class HTTPClientPool: Sendable {
         } else {
             self.tls = tls
         }
-        self.connectTimeout = .nanoseconds(
-            Int64(connectTimeout.components.seconds) * 1_000_000_000 + connectTimeout.components.attoseconds / 1_000_000_000)
+        self.connectTimeout = TimeAmount(connectTimeout)
         self.maxBodySize = maxBodySize
     }
 
     /// Sends `request` and returns its whole answer, or throws ``HTTPClientFailure`` when none
     /// came by `timeout`. Cancelling the task gives up on it at once.
     public func execute(_ request: ClientRequest, timeout: Duration) async throws -> ClientResponse {
-        let nanoseconds = Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        return try await execute(request, deadline: .now() + .nanoseconds(nanoseconds))
+        try await execute(request, deadline: .now() + TimeAmount(timeout))
     }
 
     /// The same, with an absolute deadline.

@@ -113,6 +113,79 @@ struct JSONScannerRunTests {
     }
 }
 
+@Suite("The scanner's one-pass check agrees with its parser")
+struct JSONScannerValidateTests {
+    static func kinds(_ bytes: [UInt8]) -> (validated: JSONScanner.Kind?, parsed: JSONScanner.Kind?) {
+        bytes.withByteView { (JSONScanner($0).validate(), JSONScanner($0).root?.kind) }
+    }
+
+    @Test("the nesting limit is the parser's: a value inside at most 64 containers")
+    func depthBoundary() {
+        for depth in 62...67 {
+            let empty = Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8)
+            let holding = Array((String(repeating: #"{"k":["#, count: depth / 2) + "1" + String(repeating: "]}", count: depth / 2)).utf8)
+            for text in [empty, holding] {
+                let (validated, parsed) = Self.kinds(text)
+                #expect(validated == parsed, "depth \(depth)")
+            }
+        }
+        // 65 arrays: the innermost, empty, sits inside 64. One more, or a value inside it, is too deep.
+        #expect(Self.kinds(Array((String(repeating: "[", count: 65) + String(repeating: "]", count: 65)).utf8)).validated == .array)
+        #expect(Self.kinds(Array((String(repeating: "[", count: 66) + String(repeating: "]", count: 66)).utf8)).validated == nil)
+        #expect(Self.kinds(Array((String(repeating: "[", count: 64) + "1" + String(repeating: "]", count: 64)).utf8)).validated == .array)
+        #expect(Self.kinds(Array((String(repeating: "[", count: 65) + "1" + String(repeating: "]", count: 65)).utf8)).validated == nil)
+    }
+
+    @Test("runs of white space of every length, mixed and broken, around and between values")
+    func whiteSpaceRuns() {
+        for before in 0..<20 {
+            for after in [0, 1, 7, 8, 9, 17] {
+                let pad = { (count: Int) in String(repeating: " ", count: count) }
+                #expect(Self.kinds(Array((pad(before) + "1" + pad(after)).utf8)).validated == .number)
+                let object = "{" + pad(before) + #""a""# + pad(after) + ":" + pad(before) + "[" + pad(after) + "]}"
+                #expect(Self.kinds(Array(object.utf8)).validated == .object)
+                #expect(Self.kinds(Array((pad(before) + "\t\n\r" + pad(after) + "[]").utf8)).validated == .array)
+                // A control byte or a letter in the middle of the run ends it: not white space.
+                #expect(Self.kinds(Array((pad(before) + "\u{0B}" + pad(after) + "1").utf8)).validated == nil)
+                #expect(Self.kinds(Array(("1" + pad(before) + "x" + pad(after)).utf8)).validated == nil)
+            }
+        }
+    }
+
+    @Test("on thousands of mutated documents, the check and the parser give the same answer")
+    func mutatedDocuments() {
+        let seeds = [
+            #"{"aps":{"alert":{"title":"Order shipped","body":"Your order"},"sound":"default","badge":3},"order":{"id":"A1","eta":1767258000}}"#,
+            #"[1,-2.5e3,true,false,null,"x\u00e9\"",[],{},[[{"a":[0]}]]]"#,
+            "{\n  \"a\" : [ 1 , 2 ] ,\n\t\"b\" : { } \r\n}   ",
+        ].map { Array($0.utf8) }
+        let alphabet = Array(#"{}[]:,"\ 0123456789-+.eEtrufalsn"#.utf8) + [0x09, 0x0A, 0x01, 0xC3, 0xA9, 0xFF]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var accepted = 0
+        var refused = 0
+        for round in 0..<6000 {
+            var text = seeds[round % seeds.count]
+            for _ in 0...next(3) {
+                let at = next(text.count + 1)
+                switch next(3) {
+                case 0: text.insert(alphabet[next(alphabet.count)], at: at)
+                case 1: if at < text.count { text.remove(at: at) }
+                default: if at < text.count { text[at] = alphabet[next(alphabet.count)] }
+                }
+            }
+            let (validated, parsed) = Self.kinds(text)
+            #expect(validated == parsed, "\(String(decoding: text, as: UTF8.self))")
+            if parsed == nil { refused += 1 } else { accepted += 1 }
+        }
+        // The mutations reach both answers, so the agreement is not only on one side.
+        #expect(accepted > 100 && refused > 100, "accepted \(accepted), refused \(refused)")
+    }
+}
+
 @Suite("Object keys compared with names")
 struct JSONTapeKeyTests {
     @Test("a key matches its name however it is escaped, and a key shorter than a name never matches it")

@@ -44,11 +44,6 @@ public struct JSONScanner {
         return index == bytes.count ? value : nil
     }
 
-    /// The kind of the top-level value when the text is valid JSON, else `nil`.
-    public func validate() -> Kind? {
-        root?.kind
-    }
-
     /// The member `key` of the object `object` (the last one when a key repeats, as most decoders do).
     public func member(_ key: StaticString, in object: Value) -> Value? {
         guard object.kind == .object else { return nil }

@@ -83,7 +83,7 @@ extension NGHTTP2Connection {
             }
             return .proceed
         }
-        stream.appendField(name: KnownFieldNames.text(name), value: recentValues.text(value))
+        stream.appendField(name: recentValues.name(name), value: recentValues.text(value))
         return .proceed
     }
 

@@ -39,7 +39,15 @@ final class RecentHeaderValues {
     private var smallCount = 0
     private var smallNext = 0
 
+    /// The known field names' table, read once (``name(_:)``).
+    private let knownNames = KnownFieldNames.table
+
     init() {}
+
+    /// A field name decoded as UTF-8: one of ``KnownFieldNames``' `String`s when it is one.
+    func name(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        KnownFieldNames.text(bytes, in: knownNames)
+    }
 
     deinit {
         for index in 0..<count { kept[index].bytes.deallocate() }
@@ -117,7 +125,7 @@ final class RecentHeaderValues {
 /// validated into a new `String` on every request. Any other name is decoded as usual.
 enum KnownFieldNames {
     /// A name's bytes point into the binary's constant data (a `StaticString`), never freed.
-    private struct Known: @unchecked Sendable {
+    fileprivate struct Known: @unchecked Sendable {
         let bytes: UnsafeRawPointer
         let count: Int
         let text: String
@@ -133,14 +141,14 @@ enum KnownFieldNames {
     /// name whose probe ends there, or -1. (A scan of the whole list, count by count, cost about
     /// 60 instructions a header.) Never freed, and read without retaining (an array here was
     /// retained on every lookup); one static, so one lazy-initialization check per lookup.
-    private struct Table: @unchecked Sendable {
-        let known: UnsafeBufferPointer<Known>
-        let slots: UnsafeBufferPointer<Int8>
+    struct Table: @unchecked Sendable {
+        fileprivate let known: UnsafeBufferPointer<Known>
+        fileprivate let slots: UnsafeBufferPointer<Int8>
     }
 
     private static let slotCount = 64
 
-    private static let table: Table = {
+    static let table: Table = {
         let known = UnsafeMutableBufferPointer<Known>.allocate(capacity: names.count)
         let slots = UnsafeMutableBufferPointer<Int8>.allocate(capacity: slotCount)
         slots.initialize(repeating: -1)
@@ -162,8 +170,14 @@ enum KnownFieldNames {
 
     /// `name` decoded as UTF-8: one of the known names' `String`s when it is one.
     static func text(_ name: UnsafeBufferPointer<UInt8>) -> String {
+        text(name, in: table)
+    }
+
+    /// The same with the table read once by the caller (each read of the static checks that it is
+    /// made: a call on every header).
+    @inline(__always)
+    static func text(_ name: UnsafeBufferPointer<UInt8>, in table: Table) -> String {
         if let base = name.baseAddress, name.count > 0 {
-            let table = table
             let known = table.known
             var slot = hash(name.count, base[name.count - 1])
             while case let index = Int(table.slots[slot]), index >= 0 {

@@ -80,8 +80,10 @@ struct RecentHeaderValuesTests {
         func name(_ text: String) -> String {
             Array(text.utf8).withUnsafeBufferPointer { KnownFieldNames.text($0) }
         }
+        let connection = RecentHeaderValues()
         for known in KnownFieldNames.names.map(\.description) {
             #expect(name(known) == known)
+            #expect(Array(known.utf8).withUnsafeBufferPointer { connection.name($0) } == known, "a connection's lookup")
             if known.utf8.count > 15 {
                 // Too long for a small string: the same storage each time, the table's own.
                 var first = name(known)
@@ -91,6 +93,7 @@ struct RecentHeaderValuesTests {
         }
         for other in ["authorizatio", "authorizationx", "apns-topics", "x-custom", "", "t"] {
             #expect(name(other) == other)
+            #expect(Array(other.utf8).withUnsafeBufferPointer { connection.name($0) } == other)
         }
         let invalid: [UInt8] = [0x61, 0xFF]
         #expect(invalid.withUnsafeBufferPointer { KnownFieldNames.text($0) } == String(decoding: invalid, as: UTF8.self))

@@ -38,8 +38,9 @@ extension FCMWalker {
         while index + 8 <= end, SWAR.allBase64URL(bytes.loadUInt64(at: index)) {
             index += 8
         }
+        let table = base64URLTable  // read once: each read of a static checks that it is made
         while index < end {
-            guard base64URLTable[Int(bytes[index])] else { return false }
+            guard table[Int(bytes[index])] else { return false }
             index += 1
         }
         return true

@@ -7,12 +7,12 @@ extension FCMWalker {
     // MARK: Request and message
 
     func request() throws(GoogleError) -> FCMSendResult {
-        try walk(tape.root, type: FCMSchema.shared.request, deferring: FCMField.message)
-        result.validateOnly = value(FCMField.validateOnly).flatMap(tape.bool) ?? false
-        guard let message = value(FCMField.message) else {
+        try walk(tape.root, type: FCMSchema.shared.request, deferring: fields.message)
+        result.validateOnly = value(fields.validateOnly).flatMap(tape.bool) ?? false
+        guard let message = value(fields.message) else {
             throw GoogleError.invalidArgument("Recipient of the message is not set.", field: "message")
         }
-        try walk(message, type: FCMField.messageType)
+        try walk(message, type: fields.messageType)
         try self.message()
         // Moved out, not copied: a copy retained every string in it, and the walker's end
         // released them again.
@@ -22,7 +22,8 @@ extension FCMWalker {
     }
 
     static let targets: [(name: String, field: Int)] = [
-        ("token", FCMField.token), ("topic", FCMField.topic), ("condition", FCMField.condition), ("fid", FCMField.fid),
+        ("token", FCMField.indices.token), ("topic", FCMField.indices.topic), ("condition", FCMField.indices.condition),
+        ("fid", FCMField.indices.fid),
     ]
 
     func message() throws(GoogleError) {
@@ -53,7 +54,7 @@ extension FCMWalker {
             }
         }
         // Live Activity messages (fcm.md §7 and PushMock's product rule).
-        if value(FCMField.apns) != nil, let token = value(FCMField.liveActivityToken).flatMap(tape.string) {
+        if value(fields.apns) != nil, let token = value(fields.liveActivityToken).flatMap(tape.string) {
             result.liveActivityToken = token
             guard case .token = target else {
                 guard let target else {
@@ -63,7 +64,7 @@ extension FCMWalker {
                     "A Live Activity message (apns.live_activity_token) must target a registration token, not a \(target.kind).",
                     field: "message.\(target.kind)")
             }
-            for (name, field) in [("notification", FCMField.notification), ("data", FCMField.data)] {
+            for (name, field) in [("notification", fields.notification), ("data", fields.data)] {
                 if let value = value(field), tape.memberCount(of: value) > 0 {
                     throw GoogleError.invalidArgument(
                         "A Live Activity message must not carry message.\(name): iOS drops it; put the content in apns.payload.aps (content-state).",
@@ -77,25 +78,25 @@ extension FCMWalker {
         }
         result.target = target
         try checkTarget(target)
-        if let data = value(FCMField.data) { try checkData(data, path: "message.data") }
-        if value(FCMField.androidV2) != nil {
+        if let data = value(fields.data) { try checkData(data, path: "message.data") }
+        if value(fields.androidV2) != nil {
             try checkAndroidV2()
-        } else if value(FCMField.android) != nil {
+        } else if value(fields.android) != nil {
             try checkAndroid(FCMField.androidV1Config)
         }
-        if value(FCMField.webpush) != nil { try checkWebpush() }
-        if value(FCMField.apns) != nil { try checkAPNS() }
+        if value(fields.webpush) != nil { try checkWebpush() }
+        if value(fields.apns) != nil { try checkAPNS() }
         if result.isLiveActivity {
             try checkLiveActivityPayload()
         }
-        if let label = value(FCMField.analyticsLabel) {
+        if let label = value(fields.analyticsLabel) {
             try checkAnalyticsLabel(label, path: "message.fcm_options.analytics_label")
         }
         var size = 0
-        if let data = value(FCMField.data) {
+        if let data = value(fields.data) {
             tape.forEachMember(of: data) { key, value in size += tape.value(key).range.count + tape.value(value).range.count - 4 }
         }
-        if let notification = value(FCMField.notification) { size += tape.value(notification).range.count }
+        if let notification = value(fields.notification) { size += tape.value(notification).range.count }
         if size > validator.maxMessagePayloadSize {
             throw GoogleError(
                 code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT",
@@ -222,13 +223,13 @@ extension FCMWalker {
     /// (docs/fcm.md): `android` beside it is refused (the Admin SDKs' AndroidConfigV2 changes refuse
     /// it too), its union is a proto oneof named `message_type`, and one of the two must be set.
     func checkAndroidV2() throws(GoogleError) {
-        if value(FCMField.android) != nil {
+        if value(fields.android) != nil {
             throw GoogleError.invalidArgument(
                 "message.android and message.android_v2 cannot both be set; AndroidConfigV2 replaces AndroidConfig",
                 field: "message.android_v2")
         }
-        let remote = value(FCMField.remoteNotification)
-        let background = value(FCMField.backgroundSync)
+        let remote = value(fields.remoteNotification)
+        let background = value(fields.backgroundSync)
         if let remote, let background {
             let second = remote < background ? "background_sync" : "remote_notification"
             let message = "Invalid value at 'message.android_v2' (oneof), oneof field 'message_type' is already set. Cannot set '\(second)'"
@@ -246,17 +247,17 @@ extension FCMWalker {
     }
 
     func checkWebpush() throws(GoogleError) {
-        if let data = value(FCMField.webpushData) { try checkData(data, path: "message.webpush.data") }
-        if let link = value(FCMField.webpushLink), let text = tape.string(link), !text.lowercased().hasPrefix("https://") {
+        if let data = value(fields.webpushData) { try checkData(data, path: "message.webpush.data") }
+        if let link = value(fields.webpushLink), let text = tape.string(link), !text.lowercased().hasPrefix("https://") {
             throw GoogleError.invalidArgument("The link must be an HTTPS URL, got \(text)", field: "message.webpush.fcm_options.link")
         }
-        if let label = value(FCMField.webpushAnalyticsLabel) {
+        if let label = value(fields.webpushAnalyticsLabel) {
             try checkAnalyticsLabel(label, path: "message.webpush.fcm_options.analytics_label")
         }
     }
 
     func checkAPNS() throws(GoogleError) {
-        if let headers = value(FCMField.apnsHeaders) {
+        if let headers = value(fields.apnsHeaders) {
             var pushType: String?
             var topic: String?
             var priority: String?
@@ -300,7 +301,7 @@ extension FCMWalker {
             result.apnsExpiration = expiration
             result.apnsCollapseID = collapseID
         }
-        if let payload = value(FCMField.apnsPayload) {
+        if let payload = value(fields.apnsPayload) {
             let range = tape.value(payload).range
             result.apnsPayloadRange = range
             apnsPayload = payload
@@ -317,7 +318,7 @@ extension FCMWalker {
                 throw GoogleError.invalidArgument("apns.payload.aps must be an object", field: "message.apns.payload")
             }
         }
-        if let label = value(FCMField.apnsAnalyticsLabel) {
+        if let label = value(fields.apnsAnalyticsLabel) {
             try checkAnalyticsLabel(label, path: "message.apns.fcm_options.analytics_label")
         }
         if result.isLiveActivity, let pushType = result.apnsPushType, pushType.lowercased() != "liveactivity" {

@@ -11,6 +11,8 @@ final class FCMWalker {
     @exclusivity(unchecked) var tape: JSONTape
     let validator: FCMMessageValidator
     let tables: FCMSchema.Tables
+    /// The schema fields the rules read (``FCMField/indices``).
+    let fields = FCMField.indices
     /// Per schema field, the tape index of its value in this request, or -1. A message object being
     /// walked clears its subtree's slots first, so every slot under a message field belongs to that
     /// field's last object.
@@ -175,13 +177,17 @@ final class FCMWalker {
     func fieldIndex(forKey key: Int, in own: FCMSchema.MessageType) -> Int? {
         let range = tape.entries[key].value.range
         let content = tape.scanner.bytes.view((range.lowerBound + 1)..<(range.upperBound - 1))
-        for index in Int(own.first)..<Int(own.first + own.count) {
-            let field = tables.fields[index]
-            if same(content, field.snake) || (field.camel.start != field.snake.start && same(content, field.camel)) {
-                return index
-            }
+        if !content.isEmpty, let found = tables.keys.field(content, in: own, names: tables.names) {
+            return found
         }
-        // Escaped keys (`"to\u006ben"`) and other capitalisations take the slow path.
+        return fieldIndex(spelledOtherwise: key, content: content, in: own)
+    }
+
+    /// ``fieldIndex(forKey:in:)`` for a key not spelled as the schema spells a field: escaped
+    /// (`"to\u006ben"`) or capitalised otherwise. A function of its own: inline, its Unicode
+    /// properties cost every key a metadata lookup and a stack allocation (about 100 instructions).
+    @inline(never)
+    private func fieldIndex(spelledOtherwise key: Int, content: ByteView, in own: FCMSchema.MessageType) -> Int? {
         guard content.contains(where: { $0 == UInt8(ascii: "\\") || ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) }) else { return nil }
         let names = FCMSchema.shared.fieldNames
         let fields = Int(own.first)..<Int(own.first + own.count)
@@ -266,22 +272,35 @@ final class FCMWalker {
 /// The schema fields the rules read, by their place in a request.
 enum FCMField {
     static let schema = FCMSchema.shared
-    static let message = schema.field("message")
-    static let messageType = schema.tables.fields[message].argument
-    static let validateOnly = schema.field("validate_only")
-    static let token = schema.field("message.token")
-    static let topic = schema.field("message.topic")
-    static let condition = schema.field("message.condition")
-    static let fid = schema.field("message.fid")
-    static let data = schema.field("message.data")
-    static let notification = schema.field("message.notification")
-    static let android = schema.field("message.android")
-    static let webpush = schema.field("message.webpush")
-    static let apns = schema.field("message.apns")
-    static let analyticsLabel = schema.field("message.fcm_options.analytics_label")
-    static let androidV2 = schema.field("message.android_v2")
-    static let remoteNotification = schema.field("message.android_v2.remote_notification")
-    static let backgroundSync = schema.field("message.android_v2.background_sync")
+    /// The fields' indexes, read once per walk (``FCMWalker/fields``): every read of a static
+    /// checks that it is made, a call each time (about 35 a message).
+    static let indices = Indices()
+
+    struct Indices: Sendable {
+        let message = schema.field("message")
+        let messageType = schema.tables.fields[schema.field("message")].argument
+        let validateOnly = schema.field("validate_only")
+        let token = schema.field("message.token")
+        let topic = schema.field("message.topic")
+        let condition = schema.field("message.condition")
+        let fid = schema.field("message.fid")
+        let data = schema.field("message.data")
+        let notification = schema.field("message.notification")
+        let android = schema.field("message.android")
+        let webpush = schema.field("message.webpush")
+        let apns = schema.field("message.apns")
+        let analyticsLabel = schema.field("message.fcm_options.analytics_label")
+        let androidV2 = schema.field("message.android_v2")
+        let remoteNotification = schema.field("message.android_v2.remote_notification")
+        let backgroundSync = schema.field("message.android_v2.background_sync")
+        let webpushData = schema.field("message.webpush.data")
+        let webpushLink = schema.field("message.webpush.fcm_options.link")
+        let webpushAnalyticsLabel = schema.field("message.webpush.fcm_options.analytics_label")
+        let apnsHeaders = schema.field("message.apns.headers")
+        let apnsPayload = schema.field("message.apns.payload")
+        let apnsAnalyticsLabel = schema.field("message.apns.fcm_options.analytics_label")
+        let liveActivityToken = schema.field("message.apns.live_activity_token")
+    }
     static let androidV1Config = AndroidFields(at: "message.android", notification: "notification")
     static let androidV2Config = AndroidFields(at: "message.android_v2", notification: "remote_notification.notification")
 
@@ -317,11 +336,4 @@ enum FCMField {
             }
         }
     }
-    static let webpushData = schema.field("message.webpush.data")
-    static let webpushLink = schema.field("message.webpush.fcm_options.link")
-    static let webpushAnalyticsLabel = schema.field("message.webpush.fcm_options.analytics_label")
-    static let apnsHeaders = schema.field("message.apns.headers")
-    static let apnsPayload = schema.field("message.apns.payload")
-    static let apnsAnalyticsLabel = schema.field("message.apns.fcm_options.analytics_label")
-    static let liveActivityToken = schema.field("message.apns.live_activity_token")
 }

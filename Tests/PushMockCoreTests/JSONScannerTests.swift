@@ -186,6 +186,86 @@ struct JSONScannerValidateTests {
     }
 }
 
+@Suite("The tape built in one pass agrees with the scanner's recursive reading")
+struct JSONTapeBuildTests {
+    /// The entries a tape should hold, from the scanner's own recursive parser: range, kind and
+    /// the index after each subtree, in document order (an object's children alternate key, value).
+    static func expected(_ scanner: JSONScanner, _ value: JSONScanner.Value, into out: inout [(Range<Int>, JSONScanner.Kind, Int)]) {
+        let me = out.count
+        out.append((value.range, value.kind, 0))
+        switch value.kind {
+        case .object:
+            scanner.forEachMember(of: value) { key, member in
+                out.append(((key.lowerBound - 1)..<(key.upperBound + 1), .string, out.count + 1))
+                expected(scanner, member, into: &out)
+            }
+        case .array:
+            for element in scanner.elements(of: value) { expected(scanner, element, into: &out) }
+        default: break
+        }
+        out[me].2 = out.count
+    }
+
+    static func check(_ text: [UInt8]) -> (agrees: Bool, valid: Bool) {
+        text.withByteView { bytes in
+            let scanner = JSONScanner(bytes)
+            let tape = JSONTape(scanner)
+            guard let root = scanner.root else { return (tape == nil, false) }
+            guard let tape else { return (false, true) }
+            var want: [(Range<Int>, JSONScanner.Kind, Int)] = []
+            expected(scanner, root, into: &want)
+            let got = tape.entries.map { ($0.value.range, $0.value.kind, $0.end) }
+            return (got.count == want.count && zip(got, want).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 && $0.2 == $1.2 }, true)
+        }
+    }
+
+    @Test("documents, nested and empty containers, and the nesting limit at its edge")
+    func documents() {
+        let texts = [
+            #"{"message":{"token":"abc","data":{"k":"v"},"android":{"ttl":"3s","priority":"high"}},"validate_only":false}"#,
+            #" [ 1 , [ ] , { } , [ [ { "a" : [ null ] } ] ] , "x" ] "#, "7", #""s""#, "[]", "{}", #"{"a":{}}"#,
+        ]
+        let nested = [(65, ""), (66, ""), (64, "1"), (65, "1")].map { depth, inner in
+            String(repeating: "[", count: depth) + inner + String(repeating: "]", count: depth)
+        }
+        for text in texts + nested {
+            #expect(Self.check(Array(text.utf8)).agrees, "\(text)")
+        }
+    }
+
+    @Test("on thousands of mutated documents, the tape and the scanner's parser agree entry by entry")
+    func mutatedDocuments() {
+        let seeds = [
+            #"{"message":{"token":"dGVzdA:APA91b","notification":{"title":"Hi","body":"There"},"data":{"order":"A1"},"android":{"priority":"high","ttl":"3600s"}}}"#,
+            #"[1,-2.5e3,true,false,null,"x\u00e9\"",[],{},[[{"a":[0]}]]]"#,
+            "{\n  \"a\" : [ 1 , 2 ] ,\n\t\"b\" : { } \r\n}   ",
+        ].map { Array($0.utf8) }
+        let alphabet = Array(#"{}[]:,"\ 0123456789-+.eEtrufalsn"#.utf8) + [0x09, 0x0A, 0x01, 0xC3, 0xA9, 0xFF]
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        var valid = 0
+        var invalid = 0
+        for round in 0..<6000 {
+            var text = seeds[round % seeds.count]
+            for _ in 0...next(3) {
+                let at = next(text.count + 1)
+                switch next(3) {
+                case 0: text.insert(alphabet[next(alphabet.count)], at: at)
+                case 1: if at < text.count { text.remove(at: at) }
+                default: if at < text.count { text[at] = alphabet[next(alphabet.count)] }
+                }
+            }
+            let (agrees, isValid) = Self.check(text)
+            #expect(agrees, "\(String(decoding: text, as: UTF8.self))")
+            if isValid { valid += 1 } else { invalid += 1 }
+        }
+        #expect(valid > 100 && invalid > 100, "valid \(valid), invalid \(invalid)")
+    }
+}
+
 @Suite("Object keys compared with names")
 struct JSONTapeKeyTests {
     @Test("a key matches its name however it is escaped, and a key shorter than a name never matches it")

@@ -87,86 +87,6 @@ struct FCMSchema: Sendable {
         let enumSpans: ImmortalBuffer<Span>
         /// Where each enum's spellings are in `enumSpans`.
         let enums: ImmortalBuffer<Span>
-        /// Every field's spellings, found by a hash of its type and the key's bytes.
-        let keys: KeyTable
-    }
-
-    /// A field spelling in ``KeyTable``: the field, and the spelling's bytes in ``Tables/names``.
-    struct KeySlot: Sendable {
-        /// -1: an empty slot.
-        var field: Int32
-        var spelling: Span
-    }
-
-    /// Each message type's field spellings (snake_case and lowerCamelCase) in one open-addressing
-    /// table, so that a key is found in a probe or two: a scan of the type's fields, comparing
-    /// both spellings of each, cost about 80 instructions a key (a quarter of an FCM message's
-    /// walk). A spelling two fields of one type share is the first field's, as the scan found it.
-    struct KeyTable: Sendable {
-        let slots: ImmortalBuffer<KeySlot>
-        /// `slots.count - 1`, a power of two minus one.
-        let mask: Int
-
-        /// The slot a key's probe starts at: a hash of its type (by its first field) and its
-        /// length, first, middle and last bytes.
-        @inline(__always)
-        static func start(type first: Int32, _ key: ByteView, mask: Int) -> Int {
-            let count = key.count
-            var hash = UInt64(UInt32(bitPattern: first)) &* 0x9E37_79B9_7F4A_7C15
-            hash ^= UInt64(count) << 32 | UInt64(key[0]) << 16 | UInt64(key[count >> 1]) << 8 | UInt64(key[count - 1])
-            hash = (hash ^ (hash >> 29)) &* 0xBF58_476D_1CE4_E5B9
-            return Int(truncatingIfNeeded: hash ^ (hash >> 32)) & mask
-        }
-
-        /// The field of the type whose own fields are `own` spelled `key` (not empty), if any.
-        @inline(__always)
-        func field(_ key: ByteView, in own: MessageType, names: ImmortalBuffer<UInt8>) -> Int? {
-            var slot = Self.start(type: own.first, key, mask: mask)
-            while true {
-                let entry = slots[slot]
-                guard entry.field >= 0 else { return nil }
-                if entry.field >= own.first, entry.field < own.first + own.count, Int(entry.spelling.count) == key.count,
-                    key.equals(names.view(Int(entry.spelling.start)..<Int(entry.spelling.start + entry.spelling.count)))
-                {
-                    return Int(entry.field)
-                }
-                slot = (slot + 1) & mask
-            }
-        }
-
-        /// The table of `types`' fields.
-        static func make(fields: [Field], types: [MessageType], names: [UInt8]) -> KeyTable {
-            var spellings: [(type: MessageType, field: Int32, spelling: Span)] = []
-            for type in types {
-                for index in type.first..<(type.first + type.count) {
-                    let field = fields[Int(index)]
-                    spellings.append((type, index, field.snake))
-                    if field.camel.start != field.snake.start { spellings.append((type, index, field.camel)) }
-                }
-            }
-            var size = 16
-            while size < spellings.count * 4 { size *= 2 }
-            var slots = [KeySlot](repeating: KeySlot(field: -1, spelling: Span(start: 0, count: 0)), count: size)
-            names.withByteView { bytes in
-                for (type, field, spelling) in spellings {
-                    let key = bytes.view(Int(spelling.start)..<Int(spelling.start + spelling.count))
-                    var slot = start(type: type.first, key, mask: size - 1)
-                    var taken = false
-                    while slots[slot].field >= 0 {
-                        let kept = slots[slot]
-                        if kept.field >= type.first, kept.field < type.first + type.count,
-                            key.equals(bytes.view(Int(kept.spelling.start)..<Int(kept.spelling.start + kept.spelling.count)))
-                        {
-                            taken = true  // an earlier field of the type is spelled so
-                            break
-                        }
-                        slot = (slot + 1) & (size - 1)
-                    }
-                    if !taken { slots[slot] = KeySlot(field: field, spelling: spelling) }
-                }
-            }
-            return KeyTable(slots: ImmortalBuffer(slots), mask: size - 1)
-        }
     }
 
     let tables: Tables
@@ -236,7 +156,7 @@ struct FCMSchema: Sendable {
         types[Int(fields[0].argument)].nullKeepsEarlier = true
         self.tables = Tables(
             fields: ImmortalBuffer(fields), types: ImmortalBuffer(types), names: ImmortalBuffer(names), enumSpans: ImmortalBuffer(enumSpans),
-            enums: ImmortalBuffer(enums), keys: KeyTable.make(fields: fields, types: types, names: names)
+            enums: ImmortalBuffer(enums)
         )
         self.fieldNames = fieldNames
         self.typeNames = typeNames

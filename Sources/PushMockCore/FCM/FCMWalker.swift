@@ -177,8 +177,11 @@ final class FCMWalker {
     func fieldIndex(forKey key: Int, in own: FCMSchema.MessageType) -> Int? {
         let range = tape.entries[key].value.range
         let content = tape.scanner.bytes.view((range.lowerBound + 1)..<(range.upperBound - 1))
-        if !content.isEmpty, let found = tables.keys.field(content, in: own, names: tables.names) {
-            return found
+        for index in Int(own.first)..<Int(own.first + own.count) {
+            let field = tables.fields[index]
+            if same(content, field.snake) || (field.camel.start != field.snake.start && same(content, field.camel)) {
+                return index
+            }
         }
         return fieldIndex(spelledOtherwise: key, content: content, in: own)
     }

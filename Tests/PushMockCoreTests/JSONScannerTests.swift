@@ -113,6 +113,40 @@ struct JSONScannerRunTests {
     }
 }
 
+/// Documents made from `seeds` by up to three random edits each (a byte inserted, removed or
+/// replaced, from JSON's own characters and a few that break it), the same for the same `seed`.
+enum MutatedJSON {
+    /// `document`, then an array of every kind of value and an object spread over white space.
+    static func seeds(_ document: String) -> [[UInt8]] {
+        [
+            document,
+            #"[1,-2.5e3,true,false,null,"x\u00e9\"",[],{},[[{"a":[0]}]]]"#,
+            "{\n  \"a\" : [ 1 , 2 ] ,\n\t\"b\" : { } \r\n}   ",
+        ].map { Array($0.utf8) }
+    }
+
+    static func documents(from seeds: [[UInt8]], seed: UInt64, count: Int = 6000) -> [[UInt8]] {
+        let alphabet = Array(#"{}[]:,"\ 0123456789-+.eEtrufalsn"#.utf8) + [0x09, 0x0A, 0x01, 0xC3, 0xA9, 0xFF]
+        var state = seed
+        func next(_ bound: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(bound))
+        }
+        return (0..<count).map { round in
+            var text = seeds[round % seeds.count]
+            for _ in 0...next(3) {
+                let at = next(text.count + 1)
+                switch next(3) {
+                case 0: text.insert(alphabet[next(alphabet.count)], at: at)
+                case 1: if at < text.count { text.remove(at: at) }
+                default: if at < text.count { text[at] = alphabet[next(alphabet.count)] }
+                }
+            }
+            return text
+        }
+    }
+}
+
 @Suite("The scanner's one-pass check agrees with its parser")
 struct JSONScannerValidateTests {
     static func kinds(_ bytes: [UInt8]) -> (validated: JSONScanner.Kind?, parsed: JSONScanner.Kind?) {
@@ -154,29 +188,11 @@ struct JSONScannerValidateTests {
 
     @Test("on thousands of mutated documents, the check and the parser give the same answer")
     func mutatedDocuments() {
-        let seeds = [
-            #"{"aps":{"alert":{"title":"Order shipped","body":"Your order"},"sound":"default","badge":3},"order":{"id":"A1","eta":1767258000}}"#,
-            #"[1,-2.5e3,true,false,null,"x\u00e9\"",[],{},[[{"a":[0]}]]]"#,
-            "{\n  \"a\" : [ 1 , 2 ] ,\n\t\"b\" : { } \r\n}   ",
-        ].map { Array($0.utf8) }
-        let alphabet = Array(#"{}[]:,"\ 0123456789-+.eEtrufalsn"#.utf8) + [0x09, 0x0A, 0x01, 0xC3, 0xA9, 0xFF]
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        let seeds = MutatedJSON.seeds(
+            #"{"aps":{"alert":{"title":"Order shipped","body":"Your order"},"sound":"default","badge":3},"order":{"id":"A1","eta":1767258000}}"#)
         var accepted = 0
         var refused = 0
-        for round in 0..<6000 {
-            var text = seeds[round % seeds.count]
-            for _ in 0...next(3) {
-                let at = next(text.count + 1)
-                switch next(3) {
-                case 0: text.insert(alphabet[next(alphabet.count)], at: at)
-                case 1: if at < text.count { text.remove(at: at) }
-                default: if at < text.count { text[at] = alphabet[next(alphabet.count)] }
-                }
-            }
+        for text in MutatedJSON.documents(from: seeds, seed: 0x9E37_79B9_7F4A_7C15) {
             let (validated, parsed) = Self.kinds(text)
             #expect(validated == parsed, "\(String(decoding: text, as: UTF8.self))")
             if parsed == nil { refused += 1 } else { accepted += 1 }
@@ -235,29 +251,12 @@ struct JSONTapeBuildTests {
 
     @Test("on thousands of mutated documents, the tape and the scanner's parser agree entry by entry")
     func mutatedDocuments() {
-        let seeds = [
-            #"{"message":{"token":"dGVzdA:APA91b","notification":{"title":"Hi","body":"There"},"data":{"order":"A1"},"android":{"priority":"high","ttl":"3600s"}}}"#,
-            #"[1,-2.5e3,true,false,null,"x\u00e9\"",[],{},[[{"a":[0]}]]]"#,
-            "{\n  \"a\" : [ 1 , 2 ] ,\n\t\"b\" : { } \r\n}   ",
-        ].map { Array($0.utf8) }
-        let alphabet = Array(#"{}[]:,"\ 0123456789-+.eEtrufalsn"#.utf8) + [0x09, 0x0A, 0x01, 0xC3, 0xA9, 0xFF]
-        var state: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next(_ bound: Int) -> Int {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Int((state >> 33) % UInt64(bound))
-        }
+        let seeds = MutatedJSON.seeds(
+            #"{"message":{"token":"dGVzdA:APA91b","notification":{"title":"Hi","body":"There"},"data":{"order":"A1"},"android":{"priority":"high","ttl":"3600s"}}}"#
+        )
         var valid = 0
         var invalid = 0
-        for round in 0..<6000 {
-            var text = seeds[round % seeds.count]
-            for _ in 0...next(3) {
-                let at = next(text.count + 1)
-                switch next(3) {
-                case 0: text.insert(alphabet[next(alphabet.count)], at: at)
-                case 1: if at < text.count { text.remove(at: at) }
-                default: if at < text.count { text[at] = alphabet[next(alphabet.count)] }
-                }
-            }
+        for text in MutatedJSON.documents(from: seeds, seed: 0x2545_F491_4F6C_DD1D) {
             let (agrees, isValid) = Self.check(text)
             #expect(agrees, "\(String(decoding: text, as: UTF8.self))")
             if isValid { valid += 1 } else { invalid += 1 }

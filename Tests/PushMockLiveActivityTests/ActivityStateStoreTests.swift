@@ -49,7 +49,8 @@ struct ActivityStateStoreTests {
             try await L.send(
                 client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 30),"content-state":{"score":"0-1"}"#
             ).0 == 200)
-        return try await L.newest(server)
+        // The second delivery to the activity: its first update came before (both callers).
+        return try await L.newest(server, token: token, count: 2)
     }
 
     @Test("sqlite:PATH keeps activities with their timelines, channels and OAuth tokens across a restart; a reset forgets them")
@@ -108,14 +109,14 @@ struct ActivityStateStoreTests {
             try await withPushMockServer(configuration) { b in
                 try await withHTTPClient { client in
                     #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
-                    let token = try #require(try await L.newest(a).issuedActivityToken)
+                    let token = try #require(try await L.newest(a, token: L.pushToStart, count: 1).issuedActivityToken)
                     #expect(await eventually { b.activity(token) != nil }, "the activity started through A reaches B")
 
                     #expect(
                         try await L.send(
                             client, b, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 60),"content-state":{"score":"1-0"}"#
                         ).0 == 200)
-                    let update = try #require(try await b.deliveries().last)
+                    let update = try await L.newest(b, token: token, count: 1)
                     #expect(update.outcome == .accepted && update.activityID == token)
                     #expect(b.activity(token)?.implicit == false, "B applied it to the started activity, not to one it made up")
                     #expect(await eventually { a.activity(token)?.timeline.count == 2 }, "B's update reaches A's timeline")
@@ -169,11 +170,12 @@ struct ActivityOrderTests {
     }
 
     /// Starts an activity through A (subscribed to `channel`, if given) and waits until B knows it; its token.
+    /// `started` is how many activities the fleet has started, this one included.
     static func startThroughA(
-        _ client: HTTPClient, _ a: PushMockServer, _ b: PushMockServer, now: Int64, jwt: String, channel: String? = nil
+        _ client: HTTPClient, _ a: PushMockServer, _ b: PushMockServer, now: Int64, jwt: String, channel: String? = nil, started: Int = 1
     ) async throws -> String {
         #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now, channel: channel)).0 == 200)
-        let token = try #require(try await L.newest(a).issuedActivityToken)
+        let token = try #require(try await L.newest(a, token: L.pushToStart, count: started).issuedActivityToken)
         #expect(
             await eventually { b.activity(token).map { $0.channelID == channel } ?? false },
             "the activity started through A reaches B")
@@ -313,7 +315,7 @@ extension ActivityOrderTests {
         try await Self.withFleet { a, b, client, now, jwt in
             let channel = try await LiveActivityTestServer.createChannel(client, a, jwt: jwt)
             let first = try await Self.startThroughA(client, a, b, now: now, jwt: jwt, channel: channel)
-            let second = try await Self.startThroughA(client, a, b, now: now, jwt: jwt, channel: channel)
+            let second = try await Self.startThroughA(client, a, b, now: now, jwt: jwt, channel: channel, started: 2)
             let headers = [
                 ("authorization", "bearer \(jwt)"), ("apns-channel-id", channel), ("apns-push-type", "LiveActivity"), ("apns-priority", "10"),
                 ("apns-expiration", "0"),
@@ -365,7 +367,7 @@ struct ActivityTypeStoreTests {
     /// An update whose content state misses `score`, through `server`; the recorded delivery.
     static func undecodableUpdate(_ client: HTTPClient, _ server: PushMockServer, token: String, jwt: String, now: Int64) async throws -> Delivery {
         _ = try await L.send(client, server, token: token, jwt: jwt, aps: #""event":"update","timestamp":\#(now + 5),"content-state":{"minute":3}"#)
-        return try await L.newest(server)
+        return try await L.newest(server, token: token, count: 1)
     }
 
     @Test("postgres: a type declared through A checks an activity started through A and updated through B; a removal through B reaches A", .postgres)
@@ -379,7 +381,7 @@ struct ActivityTypeStoreTests {
                     "A's type reaches B")
                 try await withHTTPClient { client in
                     #expect(try await L.send(client, a, token: L.pushToStart, jwt: jwt, aps: L.start(now)).0 == 200)
-                    let token = try #require(try await L.newest(a).issuedActivityToken)
+                    let token = try #require(try await L.newest(a, token: L.pushToStart, count: 1).issuedActivityToken)
                     #expect(await eventually { b.activity(token) != nil }, "the activity started through A reaches B")
                     let update = try await Self.undecodableUpdate(client, b, token: token, jwt: jwt, now: now)
                     #expect(

@@ -349,7 +349,11 @@ extension TopicManagementTests {
                         try await FCMTestServer.send(
                             client, port: b.pushPort, bearer: bearer, body: #"{"message":{"topic":"news","data":{"a":"b"}}}"#
                         ).0 == 200)
-                    let sent = try #require(try await b.deliveries().last)
+                    // Read back through `wait`, which waits for the send's commit: a plain read waits
+                    // for it only as long as the store's patience, which a loaded machine outlasts.
+                    let waited = await b.inspect("GET", "/api/v1/deliveries/wait?service=fcm&count=1&timeout=60s")
+                    #expect(waited.status == 200)
+                    let sent = try #require(try waited.decode(WaitResult.self).deliveries.last)
                     #expect(sent.recipients == [Self.token(1)])
                     #expect(
                         try await Self.batch(client, port: b.pushPort, add: false, topic: "news", tokens: [Self.token(1)], bearer: bearer).0 == 200)

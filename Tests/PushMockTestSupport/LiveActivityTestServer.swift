@@ -45,6 +45,15 @@ package enum LiveActivityTestServer {
         try #require(try await server.deliveries().last)
     }
 
+    /// The newest delivery to `token`, once `count` deliveries to it are kept. Read through the
+    /// store's wait, which on a fleet's PostgreSQL waits for them to be committed: a plain read
+    /// waits for uncommitted writes only as long as the store's patience, which a loaded machine
+    /// outlasts (the previous delivery then reads as the newest).
+    package static func newest(_ server: PushMockServer, token: String, count: Int) async throws -> Delivery {
+        let kept = try await server.waitForDeliveries(matching: DeliveryFilter(deviceToken: token), count: count, timeout: TestDeadline.hang)
+        return try #require(kept.last)
+    }
+
     /// A broadcast channel for the sample app; its id.
     package static func createChannel(_ client: HTTPClient, _ server: PushMockServer, jwt: String) async throws -> String {
         let (created, _) = try await client.send(

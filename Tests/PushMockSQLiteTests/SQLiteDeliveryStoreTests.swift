@@ -74,7 +74,8 @@ struct SQLiteDeliveryStoreTests {
     @Test("close writes everything recorded before it, in batches")
     func closeFlushes() async throws {
         let path = SQLiteFile.temporary()
-        let store = try SQLiteDeliveryStore(path: path, retention: 100_000)
+        // Close waits for the writes however busy the machine (by default it gives up after 10 s).
+        let store = try SQLiteDeliveryStore(path: path, retention: 100_000, closePatience: TestDeadline.hang)
         for index in 1...30_000 { store.record(SampleDelivery.make(index)) }
         try await store.close()
         let db = try SQLiteConnection(path: path)
@@ -107,7 +108,10 @@ struct SQLiteDeliveryStoreTests {
 
     @Test("retention by age deletes what is older than the window")
     func retentionAge() async throws {
-        let store = try SQLiteDeliveryStore(path: SQLiteFile.temporary(), retention: 1_000, retentionAge: .hours(24))
+        // The read waits for what was recorded before it however busy the machine (by default,
+        // a page answers from what is written after 5 s).
+        let store = try SQLiteDeliveryStore(
+            path: SQLiteFile.temporary(), retention: 1_000, retentionAge: .hours(24), readerPatience: TestDeadline.hang)
         var old = SampleDelivery.make(1)
         old.receivedAt -= 25 * 3_600_000
         store.record(old)

@@ -301,11 +301,17 @@ public final class SQLiteDeliveryStore: DeliveryStore, StateArchive {
         guard due else { return }
         let now = try? SQLiteFileLock.Identity(path: path)
         guard now == identity else {
-            lastChecked.withLock { $0 = .now - .seconds(2) }
+            checkFileOnNextWrite()
             throw StoreError(
                 "\(path) was \(now == nil ? "deleted" : "replaced by another file") while PushMock had it open; deliveries are held in memory (up to the queue limit) and not written. Restart PushMock to start a new file"
             )
         }
+    }
+
+    /// Makes the next batch check the file however recently it was checked (a file found missing
+    /// stays suspect; tests need not wait for the second to pass).
+    package func checkFileOnNextWrite() {
+        lastChecked.withLock { $0 = .now - .seconds(2) }
     }
 
     /// After how many introduced shared fields the unreferenced ones are cleaned up, by default:

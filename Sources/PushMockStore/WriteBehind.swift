@@ -145,8 +145,9 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
         return queued
     }
 
-    /// Deliveries waiting, dropped so far, and why the last write failed while writes are failing
-    /// (or how long the current one has had no answer, past ``stallLimit``).
+    /// Deliveries waiting to be written (those in the batch being written among them), dropped so
+    /// far, and why the last write failed while writes are failing (or how long the current one has
+    /// had no answer, past ``stallLimit``).
     package var statistics: (queued: Int, dropped: UInt64, failure: String?) {
         state.withLock { state in
             var failure = state.lastFailure
@@ -154,7 +155,7 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
                 let waited = ContinuousClock.now - since
                 if waited > Self.stallLimit { failure = "no answer from the storage for \(waited.components.seconds) s" }
             }
-            return (state.pending.count, state.dropped, failure)
+            return (state.pending.count + state.writing, state.dropped, failure)
         }
     }
 
@@ -223,6 +224,7 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
                 state.withLock { state in
                     state.dropped += UInt64(state.pending.count + state.writing)
                     state.pending = Batch()
+                    state.writing = 0
                     state.abandoned = true
                     if state.lastFailure == nil { state.lastFailure = "no answer from the storage within \(patience.components.seconds) s" }
                 }

@@ -107,7 +107,7 @@ struct SQLiteFileSafetyTests {
         store.record(SampleDelivery.make(1))
         await store.flush()
         try FileManager.default.removeItem(atPath: path)
-        try await Task.sleep(for: .milliseconds(1_100))
+        store.checkFileOnNextWrite()
         store.record(SampleDelivery.make(2))
         var failure: String?
         _ = await eventually {
@@ -115,6 +115,7 @@ struct SQLiteFileSafetyTests {
             return failure != nil
         }
         #expect(failure?.contains("was deleted while PushMock had it open") == true, "\(failure ?? "no failure reported")")
+        // Whether the writer holds it in the batch it is retrying or it is back in the queue.
         #expect(await store.statistics().queued == 1, "the answered delivery waits in the queue")
         try await store.close()
     }

@@ -65,10 +65,12 @@ struct WriteBehindTests {
         }
         let failing = await eventually { queue.statistics.failure?.hasPrefix("no answer from the storage for") == true }
         #expect(failing, "\(String(describing: queue.statistics.failure))")
+        #expect(queue.statistics.queued == 3, "the batch being written still waits: it counts as queued")
         let started = ContinuousClock.now
         await queue.close(patience: .milliseconds(500))
         #expect(ContinuousClock.now - started < TestDeadline.hang, "closing does not wait for a storage that never answers")
         #expect(queue.statistics.dropped == 3, "what was not written is counted")
+        #expect(queue.statistics.queued == 0, "and no longer counts as queued")
         // The abandoned write ends once cancelled; what it was writing is not counted again then.
         #expect(await eventually { ended.load(ordering: .sequentiallyConsistent) }, "the abandoned write was cancelled")
         await Task.yield()

@@ -12,12 +12,19 @@ import Testing
 struct EventBacklogTests {
     /// A sink whose client reads everything (`reads`) or nothing.
     final class Sink: EventSink {
-        private let state = Mutex<(written: Int, closed: Bool, callbacks: [@Sendable () -> Void])>((0, false, []))
+        private let state = Mutex<(written: Int, events: Int, closed: Bool, callbacks: [@Sendable () -> Void])>((0, 0, false, []))
         let reads: Bool
 
         init(reads: Bool) { self.reads = reads }
 
-        func write(_ bytes: [UInt8]) { state.withLock { if !$0.closed { $0.written += bytes.count } } }
+        func write(_ bytes: [UInt8]) {
+            let events = String(decoding: bytes, as: UTF8.self).ranges(of: "event: delivery\n").count
+            state.withLock { state in
+                guard !state.closed else { return }
+                state.written += bytes.count
+                state.events += events
+            }
+        }
         func finish() {
             let callbacks = state.withLock { state -> [@Sendable () -> Void] in
                 state.closed = true
@@ -35,6 +42,8 @@ struct EventBacklogTests {
             if now { callback() }
         }
         var isClosed: Bool { state.withLock { $0.closed } }
+        /// Delivery events written to it.
+        var events: Int { state.withLock { $0.events } }
         var backlog: Int { reads ? 0 : state.withLock { $0.written } }
     }
 
@@ -61,7 +70,9 @@ struct EventBacklogTests {
         while idle.contains(where: { !$0.isClosed }), index < 400 {
             store.record(Self.delivery(index))
             index += 1
-            try await Task.sleep(for: .milliseconds(20))
+            // One delivery per hand-out: the next is recorded once the reader has this one.
+            let handed = await eventually { reader.events >= index || reader.isClosed }
+            try #require(handed, "delivery \(index) was never handed to the reader")
         }
         #expect(idle.allSatisfy { $0.isClosed }, "\(idle.filter { !$0.isClosed }.count) idle streams still open after \(index) deliveries")
         #expect(!reader.isClosed, "the stream that reads was closed")
@@ -69,5 +80,18 @@ struct EventBacklogTests {
         let held = idle.reduce(0) { $0 + $1.backlog }
         #expect(held < total + idle.count * 64 << 10, "idle streams held \(held) bytes together")
         #expect(idle.allSatisfy { $0.backlog < 8 << 20 }, "the per-stream bound alone would have allowed 8 MiB each")
+    }
+
+    @Test("past the total bound, a stream's share is what it holds: a hand-out larger than the share does not close a reader that keeps up")
+    func shareCountsWhatIsHeld() {
+        let hub = EventHub(store: InMemoryDeliveryStore(retention: 10), maxSubscribers: 100, maxTotalBacklogBytes: 256 << 10)
+        for _ in 0..<20 { #expect(hub.join()) }
+        let share = (256 << 10) / 20
+        #expect(!hub.isTooFarBehind(share, adding: 64 << 10), "under the total bound nothing is too far behind")
+        hub.handed(300 << 10)
+        #expect(!hub.isTooFarBehind(0, adding: 64 << 10), "a reader holding nothing is not behind, whatever it is handed")
+        #expect(!hub.isTooFarBehind(share, adding: 4 << 10), "holding its share exactly")
+        #expect(hub.isTooFarBehind(share + 1, adding: 1), "holding more than its share")
+        #expect(hub.isTooFarBehind(0, adding: (8 << 20) + 1), "past the per-stream bound")
     }
 }

@@ -56,11 +56,14 @@ final class EventHub: Sendable {
     }
 
     /// Whether a stream with `backlog` unsent bytes is too far behind to be handed `more`: past
-    /// the per-stream bound, or over its share while all streams together would be past theirs.
+    /// the per-stream bound, or holding more than its share while all streams together would be
+    /// past theirs. What it is about to be handed does not count towards its share: a reader that
+    /// keeps up may be handed a batch larger than its share (a catch-up, or many deliveries
+    /// gathered while the machine was busy), and it is not behind.
     func isTooFarBehind(_ backlog: Int, adding more: Int) -> Bool {
         if backlog + more > maxBacklogBytes { return true }
         guard totalBacklog.load(ordering: .relaxed) + more > maxTotalBacklogBytes else { return false }
-        return backlog + more > maxTotalBacklogBytes / max(1, count)
+        return backlog > maxTotalBacklogBytes / max(1, count)
     }
 
     /// Counts `bytes` just handed to a stream in the total until the next hand-out measures it

@@ -83,7 +83,7 @@ extension NGHTTP2Connection {
             }
             return .proceed
         }
-        stream.appendField(name: recentValues.name(name), value: recentValues.text(value))
+        stream.receiveField(name: name, value: value, recent: recentValues)
         return .proceed
     }
 

@@ -1,3 +1,5 @@
+import Glibc
+
 /// One HTTP/2 request being assembled, then answered. Owned strongly by ``NGHTTP2Connection``
 /// (never retained through nghttp2, which does not report streams still open when a session is
 /// deleted) and pooled, so the steady state allocates little.
@@ -7,11 +9,14 @@ final class NGHTTP2Stream {
     @exclusivity(unchecked) var scheme: String?
     @exclusivity(unchecked) var authority: String?
     @exclusivity(unchecked) var path = ""
-    /// The fields received so far, in order, in memory of the stream's own: appending to an
-    /// `Array` stored in a class checked the buffer's uniqueness on every field (~1.4% of an APNs
-    /// push); the request gets them in one move (``takeRequest()``).
-    @exclusivity(unchecked) private var fields: UnsafeMutablePointer<HeaderField>
-    @exclusivity(unchecked) private var fieldCapacity: Int
+    /// The fields received so far (the first `fieldCount`), kept from request to request: a
+    /// pooled stream's next request on the same connection usually carries the same fields in the
+    /// same places (topic, push type, priority, the provider token or bearer), and a field whose
+    /// bytes equal the one already in its place is left there, so that it costs no lookup,
+    /// retain, release or allocation (``receiveField(name:value:recent:)``). The request shares
+    /// the array (``takeRequest()``); by the time the stream is reused its copy is gone, so the
+    /// array is unique again and is changed in place.
+    @exclusivity(unchecked) private var fields: [HeaderField] = []
     @exclusivity(unchecked) private var fieldCount = 0
     @exclusivity(unchecked) var body: [UInt8] = []
     @exclusivity(unchecked) var headerListSize = 0
@@ -30,61 +35,46 @@ final class NGHTTP2Stream {
     @exclusivity(unchecked) var responseBody: [UInt8] = []
     @exclusivity(unchecked) var responseOffset = 0
 
-    init() {
-        fieldCapacity = 8
-        fields = .allocate(capacity: fieldCapacity)
-    }
+    /// Fields of a header list larger than this (in bytes, as HTTP/2 counts them) are not kept
+    /// for the next request: a pooled stream holds at most about this much.
+    static let keptHeaderListSize = 4096
 
-    deinit {
-        fields.deinitialize(count: fieldCount)
-        fields.deallocate()
-    }
-
-    /// Appends a received field.
+    /// Takes a received field: kept as it is when the last request had the same one in this
+    /// place, otherwise made from `recent`'s strings.
     @inline(__always)
-    func appendField(name: String, value: String) {
-        if fieldCount == fieldCapacity {
-            growFields()
+    func receiveField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, recent: RecentHeaderValues) {
+        defer { fieldCount += 1 }
+        if fieldCount < fields.count {
+            if Self.equals(fields[fieldCount].name, name) && Self.equals(fields[fieldCount].value, value) { return }
+            fields[fieldCount] = HeaderField(name: recent.name(name), value: recent.text(value))
+        } else {
+            fields.append(HeaderField(name: recent.name(name), value: recent.text(value)))
         }
-        (fields + fieldCount).initialize(to: HeaderField(name: name, value: value))
-        fieldCount += 1
     }
 
-    private func growFields() {
-        let larger = UnsafeMutablePointer<HeaderField>.allocate(capacity: fieldCapacity * 2)
-        larger.moveInitialize(from: fields, count: fieldCount)
-        fields.deallocate()
-        fields = larger
-        fieldCapacity *= 2
+    /// Whether `text`'s UTF-8 is `bytes`.
+    @inline(__always)
+    private static func equals(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard text.utf8.count == bytes.count else { return false }
+        guard let base = bytes.baseAddress else { return true }
+        return text.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, base, bytes.count) == 0 } ?? false
     }
 
-    /// Moves the fields received so far into an array of their own (the stream keeps none).
+    /// The fields received, for the request: the stream's own array, shared (this request's
+    /// fields; what a longer last request left after them is dropped).
     private func takeFields() -> HTTPHeaderList {
-        let count = fieldCount
+        if fieldCount < fields.count { fields.removeSubrange(fieldCount...) }
         fieldCount = 0
-        defer { shrinkFields() }
-        guard count > 0 else { return HTTPHeaderList() }
-        // Moved one by one into reserved room: `Array(unsafeUninitializedCapacity:)` allocates
-        // through the standard library's unspecialized path, which looks the storage type up at
-        // run time (about 300 instructions more a request, measured with callgrind).
-        var taken: [HeaderField] = []
-        taken.reserveCapacity(count)
-        for index in 0..<count {
-            taken.append((fields + index).move())
+        guard headerListSize <= Self.keptHeaderListSize else {
+            var taken: [HeaderField] = []
+            swap(&taken, &fields)
+            return HTTPHeaderList(taken)
         }
-        return HTTPHeaderList(taken)
+        return HTTPHeaderList(fields)
     }
 
-    /// A pooled stream does not keep the room a request with very many fields made it grow to.
-    private func shrinkFields() {
-        guard fieldCount == 0, fieldCapacity > 32 else { return }
-        fields.deallocate()
-        fieldCapacity = 8
-        fields = .allocate(capacity: fieldCapacity)
-    }
-
-    /// Moves the assembled request out of the stream (its strings and arrays change hands without
-    /// a retain; the stream keeps empty ones).
+    /// Moves the assembled request out of the stream (its strings and body change hands without
+    /// a retain; the stream keeps empty ones), sharing the fields with it (one retain).
     func takeRequest() -> HTTPServerRequest {
         let headers = takeFields()
         return HTTPServerRequest(
@@ -112,9 +102,9 @@ final class NGHTTP2Stream {
         scheme = nil
         authority = nil
         path = ""
-        fields.deinitialize(count: fieldCount)
+        // The fields stay for the next request to compare with (the count says none is received).
         fieldCount = 0
-        shrinkFields()
+        if headerListSize > Self.keptHeaderListSize { fields = [] }
         body.removeAll(keepingCapacity: true)
         headerListSize = 0
         limitExceeded = nil

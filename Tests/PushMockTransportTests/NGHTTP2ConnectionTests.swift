@@ -25,9 +25,15 @@ struct NGHTTP2ConnectionTests {
         func limitExceeded(_ limit: RequestLimit) { limits.append(limit) }
     }
 
-    /// HPACK "literal header field without indexing — new name" (RFC 7541 §6.2.2), short strings only.
+    /// HPACK "literal header field without indexing — new name" (RFC 7541 §6.2.2), without
+    /// Huffman, each string up to 16 383 bytes.
     static func literal(_ name: String, _ value: String) -> [UInt8] {
-        [0x00, UInt8(name.utf8.count)] + Array(name.utf8) + [UInt8(value.utf8.count)] + Array(value.utf8)
+        func length(_ count: Int) -> [UInt8] {
+            count < 127
+                ? [UInt8(count)]
+                : [0x7F] + (count - 127 < 128 ? [UInt8(count - 127)] : [UInt8((count - 127) & 0x7F | 0x80), UInt8((count - 127) >> 7)])
+        }
+        return [0x00] + length(name.utf8.count) + Array(name.utf8) + length(value.utf8.count) + Array(value.utf8)
     }
 
     /// A POST request header block: :method POST, :scheme https, :path, :authority, then `extra`.
@@ -137,6 +143,49 @@ struct NGHTTP2ConnectionTests {
             #expect(request.headers.map(\.value) == expected.map(\.1), "request \(index)")
         }
         #expect(recorder.closed.map(\.0).contains(Int32(resetStream)))
+    }
+
+    @Test(
+        "a pooled stream keeps its fields for the next request: equal ones are reused as they are, changed ones replaced, and a request still held keeps its own"
+    )
+    func fieldsKeptForTheNextRequest() {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        recorder.respond = { stream in
+            connection.submitResponse(streamID: stream.id, response: HTTPServerResponse(status: 200))
+        }
+        _ = Self.output(connection)
+        #expect(Self.feed(connection, Self.start) == .ok)
+        let token = "bearer " + String(repeating: "t", count: 300)
+        let lists: [[(String, String)]] = [
+            [("apns-topic", "com.example.a"), ("apns-priority", "10"), ("authorization", token)],
+            [("apns-topic", "com.example.a"), ("apns-priority", "10"), ("authorization", token)],
+            [("apns-topic", "com.example.b"), ("apns-priority", "10")],
+            [("apns-topic", "com.example.b"), ("apns-priority", "5"), ("authorization", token), ("x-more", "")],
+            [],
+            [("x-big", String(repeating: "v", count: 120))] + (0..<40).map { ("x-\($0)", String(repeating: "w", count: 100)) },
+            [("x-big", String(repeating: "v", count: 120))] + (0..<40).map { ("x-\($0)", String(repeating: "w", count: 100)) },
+        ]
+        for (index, list) in lists.enumerated() {
+            let stream = UInt32(1 + 2 * index)
+            let block = list.reduce(Self.requestBlock(path: "/\(index)")) { $0 + Self.literal($1.0, $1.1) }
+            #expect(Self.feed(connection, Self.headers(stream: stream, block: block, endStream: true)) == .ok)
+            _ = Self.output(connection)
+        }
+        let requests = recorder.requests
+        try? #require(requests.count == lists.count)
+        for (index, request) in requests.enumerated() {
+            #expect(request.headers.map(\.name) == lists[index].map(\.0), "request \(index)")
+            #expect(request.headers.map(\.value) == lists[index].map(\.1), "request \(index)")
+        }
+        func storage(_ request: HTTPServerRequest) -> UnsafePointer<HeaderField>? {
+            request.headers.fields.withUnsafeBufferPointer { $0.baseAddress }
+        }
+        // The same fields in the same places: the second request is handed the first one's array.
+        #expect(storage(requests[1]) == storage(requests[0]), "equal fields are reused, not rebuilt")
+        #expect(storage(requests[2]) != storage(requests[1]), "a changed field makes the stream's own copy")
+        // A list larger than a pooled stream keeps (4 KiB) is not kept for the next request.
+        #expect(storage(requests[6]) != storage(requests[5]))
     }
 
     @Test("a body over the cap is dispatched once, early, and the rest is discarded")

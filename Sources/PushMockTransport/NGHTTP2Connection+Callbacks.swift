@@ -73,12 +73,11 @@ extension NGHTTP2Connection {
             return .pause
         }
         if name.first == UInt8(ascii: ":") {
-            let text = recentValues.text(value)
             switch name.count {
-            case 5 where name[1] == UInt8(ascii: "p"): stream.path = text
-            case 7 where name[1] == UInt8(ascii: "m"): stream.method = text
-            case 7 where name[1] == UInt8(ascii: "s"): stream.scheme = text
-            case 10 where name[1] == UInt8(ascii: "a"): stream.authority = text
+            case 5 where name[1] == UInt8(ascii: "p"): stream.receivePseudoField(.path, value: value, recent: recentValues)
+            case 7 where name[1] == UInt8(ascii: "m"): stream.receivePseudoField(.method, value: value, recent: recentValues)
+            case 7 where name[1] == UInt8(ascii: "s"): stream.receivePseudoField(.scheme, value: value, recent: recentValues)
+            case 10 where name[1] == UInt8(ascii: "a"): stream.receivePseudoField(.authority, value: value, recent: recentValues)
             default: break  // nghttp2's message checks refuse unknown pseudo-headers
             }
             return .proceed

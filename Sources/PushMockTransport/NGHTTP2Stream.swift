@@ -5,10 +5,13 @@ import Glibc
 /// deleted) and pooled, so the steady state allocates little.
 final class NGHTTP2Stream {
     @exclusivity(unchecked) var id: Int32 = 0
-    @exclusivity(unchecked) var method = ""
-    @exclusivity(unchecked) var scheme: String?
-    @exclusivity(unchecked) var authority: String?
-    @exclusivity(unchecked) var path = ""
+    /// The pseudo-header fields, kept from request to request as the fields are (`received` says
+    /// which this request carried).
+    @exclusivity(unchecked) private var method = ""
+    @exclusivity(unchecked) private var scheme = ""
+    @exclusivity(unchecked) private var authority = ""
+    @exclusivity(unchecked) private var path = ""
+    @exclusivity(unchecked) private var received: UInt8 = 0
     /// The fields received so far (the first `fieldCount`), kept from request to request: a
     /// pooled stream's next request on the same connection usually carries the same fields in the
     /// same places (topic, push type, priority, the provider token or bearer), and a field whose
@@ -52,6 +55,37 @@ final class NGHTTP2Stream {
         }
     }
 
+    /// A request's pseudo-header field.
+    enum PseudoField: UInt8 {
+        case method = 1
+        case scheme = 2
+        case authority = 4
+        case path = 8
+    }
+
+    /// Takes a received pseudo-header field: kept as it is when the last request had the same.
+    @inline(__always)
+    func receivePseudoField(_ field: PseudoField, value: UnsafeBufferPointer<UInt8>, recent: RecentHeaderValues) {
+        received |= field.rawValue
+        switch field {
+        case .method: Self.keep(&method, value, recent: recent)
+        case .scheme: Self.keep(&scheme, value, recent: recent)
+        case .authority: Self.keep(&authority, value, recent: recent)
+        case .path: Self.keep(&path, value, recent: recent)
+        }
+    }
+
+    @inline(__always)
+    private static func keep(_ text: inout String, _ bytes: UnsafeBufferPointer<UInt8>, recent: RecentHeaderValues) {
+        if !equals(text, bytes) { text = recent.text(bytes) }
+    }
+
+    /// The pseudo-header field `field` if this request carried it.
+    @inline(__always)
+    private func pseudoField(_ field: PseudoField, _ text: String) -> String? {
+        received & field.rawValue != 0 ? text : nil
+    }
+
     /// Whether `text`'s UTF-8 is `bytes`.
     @inline(__always)
     private static func equals(_ text: String, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -73,15 +107,15 @@ final class NGHTTP2Stream {
         return HTTPHeaderList(fields)
     }
 
-    /// Moves the assembled request out of the stream (its strings and body change hands without
-    /// a retain; the stream keeps empty ones), sharing the fields with it (one retain).
+    /// Moves the assembled request out of the stream (its body changes hands without a retain; the
+    /// stream keeps an empty one), sharing the fields and pseudo-header fields with it.
     func takeRequest() -> HTTPServerRequest {
         let headers = takeFields()
         return HTTPServerRequest(
-            method: Self.take(&method, leaving: ""),
-            scheme: Self.take(&scheme, leaving: nil),
-            authority: Self.take(&authority, leaving: nil),
-            path: Self.take(&path, leaving: ""),
+            method: pseudoField(.method, method) ?? "",
+            scheme: pseudoField(.scheme, scheme),
+            authority: pseudoField(.authority, authority),
+            path: pseudoField(.path, path) ?? "",
             headers: headers,
             body: Self.take(&body, leaving: []),
             limitExceeded: limitExceeded,
@@ -98,13 +132,13 @@ final class NGHTTP2Stream {
     /// Makes the object reusable for another stream.
     func reset() {
         id = 0
-        method = ""
-        scheme = nil
-        authority = nil
-        path = ""
-        // The fields stay for the next request to compare with (the count says none is received).
+        // The fields stay for the next request to compare with (the counts say none is received).
+        received = 0
         fieldCount = 0
-        if headerListSize > Self.keptHeaderListSize { fields = [] }
+        if headerListSize > Self.keptHeaderListSize {
+            fields = []
+            (method, scheme, authority, path) = ("", "", "", "")
+        }
         body.removeAll(keepingCapacity: true)
         headerListSize = 0
         limitExceeded = nil

@@ -186,6 +186,18 @@ struct NGHTTP2ConnectionTests {
         #expect(storage(requests[2]) != storage(requests[1]), "a changed field makes the stream's own copy")
         // A list larger than a pooled stream keeps (4 KiB) is not kept for the next request.
         #expect(storage(requests[6]) != storage(requests[5]))
+        #expect(requests.map(\.path) == lists.indices.map { "/\($0)" })
+        #expect(requests.allSatisfy { $0.method == "POST" && $0.scheme == "https" && $0.authority == "localhost" })
+
+        // Pseudo-header fields are kept the same way: one the next request leaves out is not its.
+        let stream = UInt32(1 + 2 * lists.count)
+        let withoutAuthority: [UInt8] = [0x82, 0x87, 0x84] + Self.literal("host", "example.com")  // GET, https, path "/"
+        #expect(Self.feed(connection, Self.headers(stream: stream, block: withoutAuthority, endStream: true)) == .ok)
+        _ = Self.output(connection)
+        let last = try? #require(recorder.requests.count == lists.count + 1 ? recorder.requests.last : nil)
+        #expect(last?.method == "GET" && last?.path == "/" && last?.scheme == "https")
+        #expect(last?.authority == nil, "the last request's :authority was not this one's")
+        #expect(requests[0].path == "/0" && requests[0].method == "POST", "a request already handed out keeps its own")
     }
 
     @Test("a body over the cap is dispatched once, early, and the rest is discarded")

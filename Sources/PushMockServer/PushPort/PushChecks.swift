@@ -98,8 +98,10 @@ extension WebPushEndpoint {
 extension PushOutcome {
     /// The delivery a checked request would have been recorded as (id 0, connection 0).
     func checked(_ request: OutgoingRequest, at now: PushInstant, status: Int) -> Delivery {
-        delivery(
+        var checked = self
+        checked.fill(
             method: request.method, path: request.path, headers: request.headers, body: request.body, at: now, status: status, fault: nil,
             connectionID: 0, httpVersion: "HTTP/2")
+        return checked.recorded
     }
 }

@@ -69,7 +69,7 @@ extension PushEndpoint {
         if claims != nil || !recorder.faults.isEmpty, let facts = faultFacts(of: &judgement) {
             rule = recorder.fault(Self.service, path: request.path, token: facts.token, topic: facts.topic, project: facts.project, claims: claims)
         }
-        let (response, outcome) = answer(&judgement, fault: rule.map(FiredFault.init), request: request, context: context, now: now)
-        return recorder.record(outcome, of: request, at: now, response: response, fault: rule, context: context)
+        var (response, outcome) = answer(&judgement, fault: rule.map(FiredFault.init), request: request, context: context, now: now)
+        return recorder.record(&outcome, of: request, at: now, response: response, fault: rule, context: context)
     }
 }

@@ -5,24 +5,15 @@ import PushMockTransport
 import Synchronization
 
 /// What an endpoint decided about one request: the facts of its `Delivery` that are the
-/// service's own. The rest (time, connection, method, path, headers, body, status, fault) the
-/// recorder takes from the request, the answer and the fault.
+/// service's own, kept in the delivery itself (``recorded``) and read and written as if they were
+/// this value's own (`outcome.reason = …`). The rest (time, connection, method, path, headers,
+/// body, status, fault) the recorder fills in place from the request, the answer and the fault
+/// (``fill(method:path:headers:body:at:status:fault:connectionID:httpVersion:)``), so that the
+/// delivery is never built again from a copy of every field (~600 instructions a push).
+@dynamicMemberLookup
 struct PushOutcome {
-    var service: Delivery.Service
-    var outcome: Delivery.Outcome
-    var environment: String?
-    var bodyIsJSON = false
-    var identity: String?
-    var pushType: String?
-    var topic: String?
-    var deviceToken: String?
-    var apnsID: String?
-    var reason: String?
-    var explanation: String?
-    var diagnostics: [String] = []
-    var project: String?
-    /// The tokens a topic or condition send reaches (a sample).
-    var recipients: [String]?
+    /// The delivery as the endpoint decided it; complete once filled.
+    var recorded: Delivery
     /// What the simulated device did with a push to one activity: its activity and any issued
     /// token are recorded, and its timeline entry is linked to the delivery.
     var device: LiveActivityDevice.Outcome?
@@ -31,45 +22,45 @@ struct PushOutcome {
     /// What is recorded as the body instead of the request's (a Web Push message's plaintext).
     var recordedBody: [UInt8]?
 
-    /// The simulated device's activity and issued token. (`device?.activityID` copied the whole
-    /// outcome to read it, ~300 instructions on every push; `case .none` reads the tag in place.)
-    private var deviceActivityID: String? {
-        if case .none = device { return nil }
-        return device?.activityID
-    }
-    private var deviceIssuedToken: String? {
-        if case .none = device { return nil }
-        return device?.issuedToken
+    /// A fact of the delivery (`service`, `outcome`, `reason`, `diagnostics`, `recipients`…).
+    subscript<Value>(dynamicMember field: WritableKeyPath<Delivery, Value>) -> Value {
+        get { recorded[keyPath: field] }
+        set { recorded[keyPath: field] = newValue }
     }
 
-    /// The delivery of the request `method path` answered `status`, as the store keeps it.
+    /// Completes the delivery with the request `method path` answered `status`, as the store
+    /// keeps it. (`case .none` reads the device's tag in place; `if let` copied the outcome to
+    /// test it, ~300 instructions on every push.)
     @inline(__always)
-    func delivery(
+    mutating func fill(
         method: String, path: String, headers: [HeaderField], body: [UInt8], at now: PushInstant, status: Int, fault: FaultRule?,
         connectionID: UInt64, httpVersion: String
-    ) -> Delivery {
-        Delivery(
-            receivedAt: now.millisecondsSinceEpoch, connectionID: connectionID, httpVersion: httpVersion,
-            service: service, environment: environment, method: method, path: path,
-            headers: headers, body: recordedBody ?? body, bodyIsJSON: bodyIsJSON,
-            identity: identity, pushType: pushType, topic: topic, deviceToken: deviceToken,
-            apnsID: apnsID, outcome: outcome, status: status, reason: reason, explanation: explanation,
-            diagnostics: diagnostics, fault: fault?.id, project: project,
-            activityID: deviceActivityID, issuedActivityToken: deviceIssuedToken, recipients: recipients
-        )
+    ) {
+        recorded.receivedAt = now.millisecondsSinceEpoch
+        recorded.connectionID = connectionID
+        recorded.httpVersion = httpVersion
+        recorded.method = method
+        recorded.path = path
+        recorded.headers = headers
+        recorded.body = recordedBody ?? body
+        recorded.status = status
+        if let fault { recorded.fault = fault.id }
+        if case .none = device { return }
+        recorded.activityID = device?.activityID
+        recorded.issuedActivityToken = device?.issuedToken
     }
 }
 
 extension PushOutcome {
-    // The initializers live in an extension so that they can hand everything to the implicit
-    // memberwise initializer: one that assigns the fields one by one builds the value on the
-    // stack, then copies it out and destroys the original (~670 instructions a push), as
-    // `Delivery`'s comment says.
+    /// An outcome of `service` with nothing else decided yet.
     init(_ service: Delivery.Service, _ outcome: Delivery.Outcome) {
-        self.init(service: service, outcome: outcome)
+        self.init(
+            recorded: Delivery(
+                receivedAt: 0, connectionID: 0, httpVersion: "", service: service, method: "", path: "", headers: [], body: [], outcome: outcome,
+                status: 0))
     }
 
-    /// Every field at once: setting them one by one after `init(_:_:)` destroys each `nil` it
+    /// Every fact at once: setting them one by one after `init(_:_:)` destroys each `nil` it
     /// replaces, about 700 instructions on every APNs and FCM push.
     @inline(__always)
     init(
@@ -78,9 +69,12 @@ extension PushOutcome {
         project: String? = nil, recipients: [String]? = nil, device: LiveActivityDevice.Outcome?
     ) {
         self.init(
-            service: service, outcome: outcome, environment: environment, bodyIsJSON: bodyIsJSON, identity: identity, pushType: pushType,
-            topic: topic, deviceToken: deviceToken, apnsID: apnsID, reason: reason, explanation: explanation, diagnostics: diagnostics,
-            project: project, recipients: recipients, device: device)
+            recorded: Delivery(
+                receivedAt: 0, connectionID: 0, httpVersion: "", service: service, environment: environment, method: "", path: "", headers: [],
+                body: [], bodyIsJSON: bodyIsJSON, identity: identity, pushType: pushType, topic: topic, deviceToken: deviceToken, apnsID: apnsID,
+                outcome: outcome, status: 0, reason: reason, explanation: explanation, diagnostics: diagnostics, project: project,
+                recipients: recipients),
+            device: device)
     }
 }
 
@@ -232,10 +226,10 @@ final class PushRecorder: Sendable {
     /// rejecting `fault` has already shaped), counts it and links its Live Activity timeline
     /// entries; returns what to do with `response` under `fault`.
     func record(
-        _ outcome: PushOutcome, of request: HTTPServerRequest, at now: PushInstant, response: HTTPServerResponse, fault: FaultRule?,
+        _ outcome: inout PushOutcome, of request: HTTPServerRequest, at now: PushInstant, response: HTTPServerResponse, fault: FaultRule?,
         context: RequestContext
     ) -> ResponderResult {
-        let built = outcome.delivery(
+        outcome.fill(
             method: request.method, path: request.path, headers: request.headers.fields, body: request.body, at: now, status: response.status,
             fault: fault, connectionID: context.connection.id, httpVersion: context.connection.httpVersion.rawValue
         )
@@ -244,21 +238,12 @@ final class PushRecorder: Sendable {
         // (A Bool, not two optional copies of the rule: their destruction cost ~190 instructions.)
         let faultsUpstream = fault?.target == .upstream
         var forwarded = false
-        if let relay { forwarded = relay.forwards(built) }
+        if let relay { forwarded = relay.forwards(outcome.recorded) }
         let passesThrough = forwarded && relay?.mode == .passthrough
         let clearsFault = faultsUpstream && !passesThrough
-        // The delivery as built is recorded as it is, unless the fault is cleared: a `var` set
-        // on every path cost about 300 instructions a push more (callgrind).
-        let id: UInt64
-        if clearsFault {
-            var cleared = built
-            cleared.fault = nil
-            metrics.recorded(cleared)
-            id = store.record(cleared)
-        } else {
-            metrics.recorded(built)
-            id = store.record(built)
-        }
+        if clearsFault { outcome.recorded.fault = nil }
+        metrics.recorded(outcome.recorded)
+        let id = store.record(outcome.recorded)
         // (`case .none` reads the tag in place; `if let` copied the outcome to test it, ~300
         // instructions on every push.)
         if case .none = outcome.device {
@@ -267,8 +252,7 @@ final class PushRecorder: Sendable {
             activities.attach(deliveryID: id, to: [device] + outcome.fanOut)
         }
         if let relay, forwarded {
-            var delivery = built
-            if clearsFault { delivery.fault = nil }
+            var delivery = outcome.recorded
             delivery.id = id
             guard passesThrough else {
                 relay.submit(delivery, id: id)

@@ -33,17 +33,20 @@ final class ResponseHeaderBlock {
 
     /// Makes the block of a response: `:status`, `headers`, and `content-length` if given.
     func set(status: Int, headers: HTTPHeaderList, contentLength: Int?) {
-        var size = ":status".utf8.count + Self.maxDigits
-        for field in headers {
-            size += field.name.utf8.count + field.value.utf8.count
-        }
-        if contentLength != nil {
-            size += "content-length".utf8.count + Self.maxDigits
-        }
-        start(fields: headers.count + 2, bytes: size)
-        add(":status", digitsOf: status)
-        for field in headers {
-            add(field.name, field.value, neverIndex: field.neverIndex)
+        // The fields are read in place: iterating the list copied (retained and released) each one.
+        headers.fields.withUnsafeBufferPointer { fields in
+            var size = ":status".utf8.count + Self.maxDigits
+            for index in fields.indices {
+                size += fields[index].name.utf8.count + fields[index].value.utf8.count
+            }
+            if contentLength != nil {
+                size += "content-length".utf8.count + Self.maxDigits
+            }
+            start(fields: fields.count + 2, bytes: size)
+            add(":status", digitsOf: status)
+            for index in fields.indices {
+                add(fields[index].name, fields[index].value, neverIndex: fields[index].neverIndex)
+            }
         }
         if let contentLength {
             add("content-length", digitsOf: contentLength)
@@ -83,6 +86,15 @@ final class ResponseHeaderBlock {
         (bytes + used).initialize(from: name.utf8Start, count: name.utf8CodeUnitCount)
         used += name.utf8CodeUnitCount
         let valueStart = used
+        if number >= 100, number <= 999 {
+            // A status: three digits, written without the general loops.
+            bytes[used] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: number / 100)
+            bytes[used + 1] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: number / 10 % 10)
+            bytes[used + 2] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: number % 10)
+            used += 3
+            entry(nameStart, valueStart, neverIndex: false)
+            return
+        }
         var rest = max(number, 0)
         var digits = 1
         while rest >= 10 && digits < Self.maxDigits {

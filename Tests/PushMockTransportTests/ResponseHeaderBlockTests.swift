@@ -31,7 +31,7 @@ struct ResponseHeaderBlockTests {
 
     @Test(
         "numbers as their decimal digits; a negative one as 0",
-        arguments: [0, 7, 9, 10, 99, 100, 200, 431, 599, 1000, 4096, 65_535, 999_999_999, Int.max, -1])
+        arguments: [0, 7, 9, 10, 99, 100, 101, 109, 110, 200, 204, 431, 599, 909, 990, 999, 1000, 4096, 65_535, 999_999_999, Int.max, -1])
     func digits(number: Int) {
         let block = ResponseHeaderBlock()
         block.set(status: 200, headers: [], contentLength: number)

@@ -9,7 +9,9 @@ public struct HeaderField: Sendable, Hashable {
     /// The field value, as sent.
     public var value: String
     /// Ask HPACK never to index this field (for values unique to one response, such as an id).
-    /// Not recorded: a request's fields never set it.
+    /// nghttp2 adds any other field that fits to the dynamic table, where a value that never
+    /// repeats would only evict fields that do; it has no flag for a literal "without indexing",
+    /// only this one (RFC 7541 §6.2.3). Not recorded: a request's fields never set it.
     public var neverIndex: Bool
 
     /// Creates a header field.

@@ -159,6 +159,11 @@ package final class WriteBehind<Batch: DeliveryBatch>: Sendable {
         }
     }
 
+    /// Whether the writer is in its batch window now (tests wait for it instead of for time).
+    package var isGathering: Bool {
+        state.withLock { $0.window != nil }
+    }
+
     /// Counts a delivery the store could not queue (``statistics``' `dropped`).
     package func noteDropped() {
         state.withLock { $0.dropped += 1 }

@@ -83,8 +83,8 @@ struct WriteBehindTests {
         let queue = WriteBehind<[Delivery]>(queueLimit: 100, window: .seconds(30), carry: ())
         queue.start { batch in written.withLock { $0 += batch.map(\.id) } }
         queue.enqueue(SampleDelivery.make(1).with(id: 1))
-        // Let the writer enter its window first.
-        try await Task.sleep(for: .milliseconds(300))
+        // The writer enters its window first.
+        try #require(await eventually { queue.isGathering }, "the writer never began its window")
         #expect(written.withLock { $0 }.isEmpty, "still gathering")
         let started = ContinuousClock.now
         #expect(await queue.flush(within: .seconds(10)), "the reader's flush is written")
@@ -92,7 +92,7 @@ struct WriteBehindTests {
         #expect(written.withLock { $0 } == [1])
 
         queue.enqueue(SampleDelivery.make(2).with(id: 2))
-        try await Task.sleep(for: .milliseconds(300))
+        try #require(await eventually { queue.isGathering }, "the writer never began its window")
         let closing = ContinuousClock.now
         await queue.close()
         #expect(ContinuousClock.now - closing < .seconds(10), "closing does not wait out the window")

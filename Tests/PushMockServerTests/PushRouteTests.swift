@@ -49,10 +49,22 @@ struct PushRouteTests {
         arguments: [
             "/", "/livez", "/v1/projects/p/messages:sendAll", "/v1/projects/p/messages:send/x", "/iid/v1", "/token", "/fcm/send", "/batch",
             "/wpush/v2/", "/fcm/send/a/b", "/shorter-than-forty-characters", "/QGuQyavXutnMmjZ1k3Jd8Hn2fRt6vS0pWq4yLbE7cAz9.json",
+            // Sharing a route's first bytes, or shorter than its prefix:
+            "", "/3", "/1/a", "/1/apps", "/4/b", "/4/broadcasts", "/v1/", "/v1/projects/", "/v2/projects/p/messages:send",
         ])
     func unrouted(_ path: String) {
         let found = PushRoute.find(HTTPServerRequest(method: "POST", path: path), host: nil, tokenPath: "/oauth2/v4/token")
         #expect(found.map(\.service) == nil, "\(path) went to \(String(describing: found?.service))")
+    }
+
+    @Test("a path's head is its first four bytes, the first lowest, zero for those it lacks")
+    func head() {
+        #expect(PushRoute.head(of: "") == 0)
+        #expect(PushRoute.head(of: "/") == 0x2F)
+        #expect(PushRoute.head(of: "/3/") == 0x002F_332F)
+        #expect(PushRoute.head(of: "/3/device/abc") == 0x642F_332F)
+        #expect(PushRoute.head(of: "/v1/projects") == PushRoute.word("/", "v", "1", "/"))
+        #expect(PushRoute.head(of: "/é/x") == 0x2FA9_C32F, "bytes, not characters")
     }
 
     @Test("only APNs' routes keep a token connection at one stream, and only pushes that can reach a Live Activity take turns")

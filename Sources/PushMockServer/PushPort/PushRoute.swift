@@ -75,13 +75,17 @@ struct PushRoute: Sendable {
 
     /// The target a request names on this route and the real host that serves it; nil when the
     /// request is not this route's. `tokenPath` is the OAuth token path served.
-    func match(_ request: HTTPServerRequest, host: RealHost?, tokenPath: String) -> (target: Target, home: RealHost)? {
+    /// Where `request` goes if this route serves it; `head` is its path's first bytes (``head(of:)``),
+    /// against which the routes with a literal prefix check it before they read the path.
+    func match(_ request: HTTPServerRequest, head: UInt32, host: RealHost?, tokenPath: String) -> (target: Target, home: RealHost)? {
         switch matcher {
         case .apnsDevice:
-            return request.path.hasBytePrefix("/3/") ? (.apns, .apns) : nil
+            return head & 0x00FF_FFFF == Self.word("/", "3", "/", "\0") ? (.apns, .apns) : nil
         case .broadcast:
-            return request.path.hasBytePrefix("/1/apps/") || request.path.hasBytePrefix("/4/broadcasts/") ? (.broadcast, .broadcast) : nil
+            return (head == Self.word("/", "1", "/", "a") && request.path.hasBytePrefix("/1/apps/"))
+                || (head == Self.word("/", "4", "/", "b") && request.path.hasBytePrefix("/4/broadcasts/")) ? (.broadcast, .broadcast) : nil
         case .fcmSend:
+            guard head == Self.word("/", "v", "1", "/") else { return nil }
             return FCMEndpoint.project(in: request.path).map { (.fcm(project: $0), .fcm) }
         case .topicManagement:
             guard let operation = IIDEndpoint.operation(path: request.path, method: request.method) else { return nil }
@@ -108,12 +112,35 @@ struct PushRoute: Sendable {
     /// The first route a request matches (the table's entries are read in place, never copied:
     /// this runs for every push).
     static func find(_ request: HTTPServerRequest, host: RealHost?, tokenPath: String) -> Match? {
+        let head = head(of: request.path)
         for index in table.indices {
-            if let (target, home) = table[index].match(request, host: host, tokenPath: tokenPath) {
+            if let (target, home) = table[index].match(request, head: head, host: host, tokenPath: tokenPath) {
                 return Match(
                     target: target, home: home, service: table[index].service, takesTurns: table[index].takesTurns, isAPNs: table[index].isAPNs)
             }
         }
         return nil
+    }
+
+    /// The first four bytes of `path` in one word, the first lowest (zero for those it lacks):
+    /// each route with a literal prefix compares it with one instruction instead of reading the
+    /// path (an FCM message went through APNs' and the broadcast's prefix checks first).
+    static func head(of path: String) -> UInt32 {
+        if let word = path.utf8.withContiguousStorageIfAvailable({ bytes -> UInt32 in
+            var word: UInt32 = 0
+            for index in 0..<min(4, bytes.count) { word |= UInt32(bytes[index]) << UInt32(8 * index) }
+            return word
+        }) {
+            return word
+        }
+        var word: UInt32 = 0
+        for (index, byte) in path.utf8.prefix(4).enumerated() { word |= UInt32(byte) << UInt32(8 * index) }
+        return word
+    }
+
+    /// Four bytes as ``head(of:)`` makes them.
+    @inline(__always)
+    static func word(_ a: Unicode.Scalar, _ b: Unicode.Scalar, _ c: Unicode.Scalar, _ d: Unicode.Scalar) -> UInt32 {
+        UInt32(a.value) | UInt32(b.value) << 8 | UInt32(c.value) << 16 | UInt32(d.value) << 24
     }
 }

@@ -67,6 +67,17 @@ struct NGHTTP2ConnectionTests {
 
     static let start = RawFrame.preface + RawFrame.emptySettings
 
+    /// A connection that answers every request 200 at once (its SETTINGS already read), and its recorder.
+    static func answering200() -> (Recorder, NGHTTP2Connection) {
+        let recorder = Recorder()
+        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
+        recorder.respond = { stream in
+            connection.submitResponse(streamID: stream.id, response: HTTPServerResponse(status: 200))
+        }
+        _ = output(connection)
+        return (recorder, connection)
+    }
+
     @Test("bytes that are not the HTTP/2 preface are reported as not HTTP/2")
     func notHTTP2() {
         let recorder = Recorder()
@@ -102,12 +113,7 @@ struct NGHTTP2ConnectionTests {
         "pooled streams give each request exactly its own fields, in order: many (past every growth), few, none, and after a stream reset mid-request"
     )
     func fieldsOnPooledStreams() {
-        let recorder = Recorder()
-        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
-        recorder.respond = { stream in
-            connection.submitResponse(streamID: stream.id, response: HTTPServerResponse(status: 200))
-        }
-        _ = Self.output(connection)
+        let (recorder, connection) = Self.answering200()
         func fields(_ count: Int, _ tag: String) -> [(String, String)] {
             (0..<count).map { ("x-\(tag)-\($0 % 7)", "\(tag)\($0)") }  // names repeat: duplicates kept in order
         }
@@ -149,12 +155,7 @@ struct NGHTTP2ConnectionTests {
         "a pooled stream keeps its fields for the next request: equal ones are reused as they are, changed ones replaced, and a request still held keeps its own"
     )
     func fieldsKeptForTheNextRequest() {
-        let recorder = Recorder()
-        let connection = NGHTTP2Connection(settings: .init(), maxBodySize: 100, delegate: recorder)
-        recorder.respond = { stream in
-            connection.submitResponse(streamID: stream.id, response: HTTPServerResponse(status: 200))
-        }
-        _ = Self.output(connection)
+        let (recorder, connection) = Self.answering200()
         #expect(Self.feed(connection, Self.start) == .ok)
         let token = "bearer " + String(repeating: "t", count: 300)
         let lists: [[(String, String)]] = [

@@ -194,6 +194,22 @@ extension String {
             ?? utf8.starts(with: UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount))
     }
 
+    /// The first four bytes of the string's UTF-8 in one word, the first lowest (zero for those
+    /// it lacks): a prefix of up to four bytes is then one comparison.
+    @inlinable
+    public var utf8HeadWord: UInt32 {
+        if let word = utf8.withContiguousStorageIfAvailable({ bytes -> UInt32 in
+            var word: UInt32 = 0
+            for index in 0..<Swift.min(4, bytes.count) { word |= UInt32(bytes[index]) << UInt32(8 * index) }
+            return word
+        }) {
+            return word
+        }
+        var word: UInt32 = 0
+        for (index, byte) in utf8.prefix(4).enumerated() { word |= UInt32(byte) << UInt32(8 * index) }
+        return word
+    }
+
     /// Calls `body` with a view of the string's UTF-8 (made contiguous first if it is not).
     @inlinable
     public func withUTF8View<Result>(_ body: (ByteView) throws -> Result) rethrows -> Result {

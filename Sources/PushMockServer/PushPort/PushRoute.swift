@@ -126,16 +126,7 @@ struct PushRoute: Sendable {
     /// each route with a literal prefix compares it with one instruction instead of reading the
     /// path (an FCM message went through APNs' and the broadcast's prefix checks first).
     static func head(of path: String) -> UInt32 {
-        if let word = path.utf8.withContiguousStorageIfAvailable({ bytes -> UInt32 in
-            var word: UInt32 = 0
-            for index in 0..<min(4, bytes.count) { word |= UInt32(bytes[index]) << UInt32(8 * index) }
-            return word
-        }) {
-            return word
-        }
-        var word: UInt32 = 0
-        for (index, byte) in path.utf8.prefix(4).enumerated() { word |= UInt32(byte) << UInt32(8 * index) }
-        return word
+        path.utf8HeadWord
     }
 
     /// Four bytes as ``head(of:)`` makes them.

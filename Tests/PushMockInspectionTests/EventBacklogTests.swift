@@ -82,16 +82,16 @@ struct EventBacklogTests {
         #expect(idle.allSatisfy { $0.backlog < 8 << 20 }, "the per-stream bound alone would have allowed 8 MiB each")
     }
 
-    @Test("past the total bound, a stream's share is what it holds: a hand-out larger than the share does not close a reader that keeps up")
-    func shareCountsWhatIsHeld() {
+    @Test("past the total bound, a stream is over its share with what it would be handed, even when it holds nothing; under it, nothing is")
+    func shareCountsTheHandOut() {
         let hub = EventHub(store: InMemoryDeliveryStore(retention: 10), maxSubscribers: 100, maxTotalBacklogBytes: 256 << 10)
         for _ in 0..<20 { #expect(hub.join()) }
         let share = (256 << 10) / 20
         #expect(!hub.isTooFarBehind(share, adding: 64 << 10), "under the total bound nothing is too far behind")
         hub.handed(300 << 10)
-        #expect(!hub.isTooFarBehind(0, adding: 64 << 10), "a reader holding nothing is not behind, whatever it is handed")
-        #expect(!hub.isTooFarBehind(share, adding: 4 << 10), "holding its share exactly")
-        #expect(hub.isTooFarBehind(share + 1, adding: 1), "holding more than its share")
+        #expect(!hub.isTooFarBehind(share - (4 << 10), adding: 4 << 10), "its share exactly, with what it is handed")
+        #expect(hub.isTooFarBehind(share - (4 << 10), adding: (4 << 10) + 1), "one byte past its share")
+        #expect(hub.isTooFarBehind(0, adding: share + 1), "a hand-out larger than a share, to a stream that holds nothing")
         #expect(hub.isTooFarBehind(0, adding: (8 << 20) + 1), "past the per-stream bound")
     }
 }

@@ -42,6 +42,16 @@ struct ByteViewTests {
         #expect(!"e\u{301}x".hasBytePrefix("é"), "bytes, not canonical equivalence: U+00E9 is not e and U+0301")
     }
 
+    @Test("a string's head word is its first four UTF-8 bytes, the first lowest, zero for those it lacks")
+    func headWord() {
+        #expect("".utf8HeadWord == 0)
+        #expect("/".utf8HeadWord == 0x2F)
+        #expect("/3/".utf8HeadWord == 0x002F_332F)
+        #expect("/3/device/abc".utf8HeadWord == 0x642F_332F)
+        #expect("/v1/projects".utf8HeadWord == 0x2F31_762F)
+        #expect("/é/x".utf8HeadWord == 0x2FA9_C32F, "bytes, not characters")
+    }
+
     @Test("two views are equal exactly when their bytes are, at every length and every differing offset")
     func viewEquality() {
         for length in 0..<40 {

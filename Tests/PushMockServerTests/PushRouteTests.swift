@@ -57,14 +57,11 @@ struct PushRouteTests {
         #expect(found.map(\.service) == nil, "\(path) went to \(String(describing: found?.service))")
     }
 
-    @Test("a path's head is its first four bytes, the first lowest, zero for those it lacks")
-    func head() {
-        #expect(PushRoute.head(of: "") == 0)
-        #expect(PushRoute.head(of: "/") == 0x2F)
-        #expect(PushRoute.head(of: "/3/") == 0x002F_332F)
-        #expect(PushRoute.head(of: "/3/device/abc") == 0x642F_332F)
-        #expect(PushRoute.head(of: "/v1/projects") == PushRoute.word("/", "v", "1", "/"))
-        #expect(PushRoute.head(of: "/é/x") == 0x2FA9_C32F, "bytes, not characters")
+    @Test("a route's prefix word is laid out as a path's head word: the first byte lowest")
+    func prefixWords() {
+        #expect(PushRoute.word("/", "v", "1", "/") == 0x2F31_762F)
+        #expect(PushRoute.word("/", "1", "/", "a") == 0x612F_312F)
+        #expect(PushRoute.word("/", "3", "/", "\0") == 0x002F_332F)
     }
 
     @Test("only APNs' routes keep a token connection at one stream, and only pushes that can reach a Live Activity take turns")

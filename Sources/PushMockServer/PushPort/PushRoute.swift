@@ -74,9 +74,9 @@ struct PushRoute: Sendable {
     }
 
     /// The target a request names on this route and the real host that serves it; nil when the
-    /// request is not this route's. `tokenPath` is the OAuth token path served.
-    /// Where `request` goes if this route serves it; `head` is its path's first bytes (``head(of:)``),
-    /// against which the routes with a literal prefix check it before they read the path.
+    /// request is not this route's. `tokenPath` is the OAuth token path served; `head` is the
+    /// path's first four bytes (`String.utf8HeadWord`), which the routes with a literal prefix
+    /// compare first: an FCM message went through APNs' and the broadcast's prefix checks.
     func match(_ request: HTTPServerRequest, head: UInt32, host: RealHost?, tokenPath: String) -> (target: Target, home: RealHost)? {
         switch matcher {
         case .apnsDevice:
@@ -112,7 +112,7 @@ struct PushRoute: Sendable {
     /// The first route a request matches (the table's entries are read in place, never copied:
     /// this runs for every push).
     static func find(_ request: HTTPServerRequest, host: RealHost?, tokenPath: String) -> Match? {
-        let head = head(of: request.path)
+        let head = request.path.utf8HeadWord
         for index in table.indices {
             if let (target, home) = table[index].match(request, head: head, host: host, tokenPath: tokenPath) {
                 return Match(
@@ -122,14 +122,7 @@ struct PushRoute: Sendable {
         return nil
     }
 
-    /// The first four bytes of `path` in one word, the first lowest (zero for those it lacks):
-    /// each route with a literal prefix compares it with one instruction instead of reading the
-    /// path (an FCM message went through APNs' and the broadcast's prefix checks first).
-    static func head(of path: String) -> UInt32 {
-        path.utf8HeadWord
-    }
-
-    /// Four bytes as ``head(of:)`` makes them.
+    /// Four bytes as `String.utf8HeadWord` makes them.
     @inline(__always)
     static func word(_ a: Unicode.Scalar, _ b: Unicode.Scalar, _ c: Unicode.Scalar, _ d: Unicode.Scalar) -> UInt32 {
         UInt32(a.value) | UInt32(b.value) << 8 | UInt32(c.value) << 16 | UInt32(d.value) << 24

@@ -111,6 +111,38 @@ public struct ByteView: RandomAccessCollection {
         return nil
     }
 
+    /// The first eight bytes in one word, the first lowest (zero for those it lacks): names of
+    /// up to eight bytes then compare in one step, longer ones start with it.
+    @inlinable
+    public var headWord: UInt64 {
+        guard let base = buffer.baseAddress else { return 0 }
+        if buffer.count >= 8 { return UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)) }
+        var word: UInt64 = 0
+        for index in 0..<buffer.count { word |= UInt64(base[index]) << UInt64(8 * index) }
+        return word
+    }
+
+    /// Where, at or after `start`, the first byte is that a JSON string holds only escaped or
+    /// checked: a quote, a backslash, a control character or a non-ASCII byte (``count`` when
+    /// there is none). Read eight at a time (``SWAR/jsonStringSpecials(_:)``).
+    @inlinable
+    public func firstJSONStringSpecial(from start: Int) -> Int {
+        precondition(start >= 0 && start <= buffer.count, "start out of bounds")
+        guard let base = buffer.baseAddress else { return start }
+        var offset = start
+        while buffer.count - offset >= 8 {
+            let special = SWAR.jsonStringSpecials(UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
+            if special != 0 { return offset + special.trailingZeroBitCount >> 3 }
+            offset += 8
+        }
+        while offset < buffer.count {
+            let byte = base[offset]
+            if byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 { return offset }
+            offset += 1
+        }
+        return offset
+    }
+
     /// Whether the bytes are `other`'s.
     @inlinable
     public func equals(_ other: ByteView) -> Bool {

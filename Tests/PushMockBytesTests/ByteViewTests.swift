@@ -52,6 +52,23 @@ struct ByteViewTests {
         #expect("/é/x".utf8HeadWord == 0x2FA9_C32F, "bytes, not characters")
     }
 
+    @Test("a view's head word is its first eight bytes, the first lowest, zero for those it lacks, at every length and offset")
+    func viewHeadWord() {
+        let bytes = (0..<24).map { UInt8(truncatingIfNeeded: 0x30 &+ $0 &* 11) }
+        bytes.withByteView { view in
+            for start in 0...bytes.count {
+                for end in start...bytes.count {
+                    var expected: UInt64 = 0
+                    for (index, byte) in bytes[start..<min(end, start + 8)].enumerated() { expected |= UInt64(byte) << UInt64(8 * index) }
+                    #expect(view.view(start..<end).headWord == expected, "\(start)..<\(end)")
+                }
+            }
+        }
+        #expect(ByteView.empty.headWord == 0)
+        #expect(Array("token".utf8).withByteView(\.headWord) == 0x6E_656B_6F74)
+        #expect(Array("notification".utf8).withByteView(\.headWord) == Array("notifica".utf8).withByteView(\.headWord))
+    }
+
     @Test("two views are equal exactly when their bytes are, at every length and every differing offset")
     func viewEquality() {
         for length in 0..<40 {
@@ -180,5 +197,31 @@ struct ByteViewTests {
         [UInt8](repeating: 0xDC, count: 16).withByteView { #expect(!$0.contains(byte: UInt8(ascii: "\\"))) }
         [UInt8](repeating: 0x01, count: 16).withByteView { #expect(!$0.contains(byte: 0)) }
         [UInt8](repeating: 0x00, count: 16).withByteView { #expect(!$0.contains(byte: 0xFF)) }
+    }
+
+    @Test("firstJSONStringSpecial(from:) agrees with a byte-by-byte search: every length to 19, start and position, in the words and the tail")
+    func firstJSONStringSpecial() {
+        func isSpecial(_ byte: UInt8) -> Bool { byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 }
+        for length in 0..<20 {
+            // Ordinary bytes next to the specials: space, "!", "#", "[", "]", "~", DEL.
+            let plain: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7E, 0x7F]
+            let base = (0..<length).map { plain[$0 % plain.count] }
+            base.withByteView { view in
+                for start in 0...length { #expect(view.firstJSONStringSpecial(from: start) == length, "none in \(length) from \(start)") }
+            }
+            for position in 0..<length {
+                for needle: UInt8 in [0x22, 0x5C, 0x00, 0x1F, 0x80, 0xC3, 0xFF] {
+                    var bytes = base
+                    bytes[position] = needle
+                    bytes.withByteView { view in
+                        for start in 0...length {
+                            let expected = (start..<length).first { isSpecial(bytes[$0]) } ?? length
+                            #expect(view.firstJSONStringSpecial(from: start) == expected, "\(needle) at \(position) of \(length) from \(start)")
+                        }
+                    }
+                }
+            }
+        }
+        #expect(ByteView.empty.firstJSONStringSpecial(from: 0) == 0)
     }
 }

@@ -6,17 +6,9 @@ extension JSONScanner {
         let start = index
         index += 1
         while index < bytes.count {
-            // Eight bytes at a time up to the first quote, backslash, control character or
-            // non-ASCII byte, which the switch below then handles (as it does the last few bytes).
-            while index + 8 <= bytes.count {
-                let special = SWAR.jsonStringSpecials(bytes.loadUInt64(at: index))
-                if special == 0 {
-                    index += 8
-                } else {
-                    index += special.trailingZeroBitCount >> 3
-                    break
-                }
-            }
+            // Up to the first quote, backslash, control character or non-ASCII byte (eight bytes
+            // at a time), which the switch below then handles.
+            index = bytes.firstJSONStringSpecial(from: index)
             guard index < bytes.count else { break }
             let byte = bytes[index]
             switch byte {

@@ -78,8 +78,10 @@ extension JSONScanner {
     /// token right away (a call per token was a fifth of checking a compact body); a run of
     /// spaces (indentation, padding) is skipped eight bytes at a time.
     @inline(__always)
-    private func skipSpace(_ start: Int) -> Int {
+    func skipSpace(_ start: Int) -> Int {
         if start < bytes.count, bytes[start] > 0x20 { return start }
+        // One space before a token: what most encoders write after a comma or a colon.
+        if start + 1 < bytes.count, bytes[start] == 0x20, bytes[start + 1] > 0x20 { return start + 1 }
         return skipSpaceRun(start)
     }
 

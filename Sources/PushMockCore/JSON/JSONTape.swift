@@ -35,9 +35,9 @@ public struct JSONTape {
         self.scanner = scanner
         self.entries = storage
         entries.removeAll(keepingCapacity: true)
-        var index = scanner.skipWhitespace(0)
-        guard append(&index, depth: 0) else { return nil }
-        index = scanner.skipWhitespace(index)
+        var index = scanner.skipSpace(0)
+        guard append(&index) else { return nil }
+        index = scanner.skipSpace(index)
         guard index == scanner.bytes.count else { return nil }
     }
 
@@ -134,65 +134,88 @@ public struct JSONTape {
 
     // MARK: Building
 
-    private mutating func append(_ index: inout Int, depth: Int) -> Bool {
+    /// Builds the entries of the value at `index` in one loop, without recursion (as
+    /// ``JSONScanner/validate()`` checks): an open container's `end` holds its parent's index
+    /// (-1 for the root) until it closes. The nesting limit is the parser's: a value sits inside at
+    /// most ``JSONScanner/maxDepth`` containers.
+    private mutating func append(_ index: inout Int) -> Bool {
         let bytes = scanner.bytes
-        guard index < bytes.count, depth <= JSONScanner.maxDepth else { return false }
-        let start = index
-        let me = entries.count
-        switch bytes[index] {
-        case UInt8(ascii: "{"):
-            entries.append(Entry(value: .init(range: start..<start, kind: .object), end: 0))
-            index = scanner.skipWhitespace(index + 1)
-            guard index < bytes.count else { return false }
-            if bytes[index] != UInt8(ascii: "}") {
-                while true {
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = scanner.parseString(&index) else { return false }
-                    entries.append(Entry(value: key, end: entries.count + 1))
-                    index = scanner.skipWhitespace(index)
-                    guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
-                    index = scanner.skipWhitespace(index + 1)
-                    guard append(&index, depth: depth + 1) else { return false }
-                    index = scanner.skipWhitespace(index)
-                    guard index < bytes.count else { return false }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index = scanner.skipWhitespace(index + 1)
-                    } else if bytes[index] == UInt8(ascii: "}") {
-                        break
-                    } else {
-                        return false
-                    }
+        let count = bytes.count
+        // The innermost open container, and how many are open.
+        var open = -1
+        var depth = 0
+        while true {
+            // A value at `index` (inside an object, its key and colon are read).
+            guard index < count else { return false }
+            let start = index
+            switch bytes[index] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                let isObject = bytes[index] == UInt8(ascii: "{")
+                let me = entries.count
+                entries.append(Entry(value: .init(range: start..<start, kind: isObject ? .object : .array), end: open))
+                index = scanner.skipSpace(index + 1)
+                guard index < count else { return false }
+                if bytes[index] == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
+                    index += 1  // empty: a value like any other
+                    entries[me].value.range = start..<index
+                    entries[me].end = me + 1
+                } else {
+                    // Its first member or element would sit one level deeper.
+                    guard depth < JSONScanner.maxDepth else { return false }
+                    open = me
+                    depth += 1
+                    if isObject, !appendKey(&index) { return false }
+                    continue
                 }
+            case UInt8(ascii: "\""):
+                guard let value = scanner.parseString(&index) else { return false }
+                entries.append(Entry(value: value, end: entries.count + 1))
+            case UInt8(ascii: "t"):
+                guard let value = scanner.literal("true", &index, .bool) else { return false }
+                entries.append(Entry(value: value, end: entries.count + 1))
+            case UInt8(ascii: "f"):
+                guard let value = scanner.literal("false", &index, .bool) else { return false }
+                entries.append(Entry(value: value, end: entries.count + 1))
+            case UInt8(ascii: "n"):
+                guard let value = scanner.literal("null", &index, .null) else { return false }
+                entries.append(Entry(value: value, end: entries.count + 1))
+            default:
+                guard let value = scanner.parseNumber(&index) else { return false }
+                entries.append(Entry(value: value, end: entries.count + 1))
             }
-            index += 1
-            entries[me].value.range = start..<index
-            entries[me].end = entries.count
-            return true
-        case UInt8(ascii: "["):
-            entries.append(Entry(value: .init(range: start..<start, kind: .array), end: 0))
-            index = scanner.skipWhitespace(index + 1)
-            guard index < bytes.count else { return false }
-            if bytes[index] != UInt8(ascii: "]") {
-                while true {
-                    guard append(&index, depth: depth + 1) else { return false }
-                    index = scanner.skipWhitespace(index)
-                    guard index < bytes.count else { return false }
-                    if bytes[index] == UInt8(ascii: ",") {
-                        index = scanner.skipWhitespace(index + 1)
-                    } else if bytes[index] == UInt8(ascii: "]") {
-                        break
-                    } else {
-                        return false
-                    }
+            // After a value: the end of the root, the next member or element, or a close.
+            while true {
+                guard open >= 0 else { return true }
+                index = scanner.skipSpace(index)
+                guard index < count else { return false }
+                let byte = bytes[index]
+                let inObject = entries[open].value.kind == .object
+                if byte == UInt8(ascii: ",") {
+                    index = scanner.skipSpace(index + 1)
+                    if inObject, !appendKey(&index) { return false }
+                    break
                 }
+                guard byte == (inObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return false }
+                index += 1
+                let parent = entries[open].end
+                entries[open].value.range = entries[open].value.range.lowerBound..<index
+                entries[open].end = entries.count
+                open = parent
+                depth -= 1
             }
-            index += 1
-            entries[me].value.range = start..<index
-            entries[me].end = entries.count
-            return true
-        default:
-            guard let value = scanner.parseValue(&index, depth: depth) else { return false }
-            entries.append(Entry(value: value, end: entries.count + 1))
-            return true
         }
+    }
+
+    /// A member's key (its entry appended), the colon and the white space around it: `index` is
+    /// then at the value.
+    @inline(__always)
+    private mutating func appendKey(_ index: inout Int) -> Bool {
+        let bytes = scanner.bytes
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = scanner.parseString(&index) else { return false }
+        entries.append(Entry(value: key, end: entries.count + 1))
+        index = scanner.skipSpace(index)
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+        index = scanner.skipSpace(index + 1)
+        return true
     }
 }

@@ -63,6 +63,10 @@ struct FCMSchema: Sendable {
         var snake: Span
         /// The lowerCamelCase spelling (the same span as `snake` when they are equal).
         var camel: Span
+        /// The first eight bytes of each spelling (``PushMockBytes/ByteView/headWord``): a key
+        /// that is not this field is nearly always told apart by its length and this word.
+        var snakeHead: UInt64
+        var camelHead: UInt64
     }
 
     /// One message type, all trivial.
@@ -120,7 +124,9 @@ struct FCMSchema: Sendable {
                 let snake = span(fieldName)
                 let camelName = FCMSchema.camel(fieldName)
                 let camel = camelName == fieldName ? snake : span(camelName)
-                var field = Field(kind: .string, argument: -1, snake: snake, camel: camel)
+                var field = Field(
+                    kind: .string, argument: -1, snake: snake, camel: camel, snakeHead: Array(fieldName.utf8).withByteView(\.headWord),
+                    camelHead: Array(camelName.utf8).withByteView(\.headWord))
                 switch declared {
                 case .string: field.kind = .string
                 case .bool: field.kind = .bool

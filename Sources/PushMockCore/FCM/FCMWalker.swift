@@ -177,11 +177,13 @@ final class FCMWalker {
     func fieldIndex(forKey key: Int, in own: FCMSchema.MessageType) -> Int? {
         let range = tape.entries[key].value.range
         let content = tape.scanner.bytes.view((range.lowerBound + 1)..<(range.upperBound - 1))
+        // The length and the first eight bytes first; the rest only for a name longer than eight.
+        let head = content.headWord
+        let count = Int32(truncatingIfNeeded: content.count)
         for index in Int(own.first)..<Int(own.first + own.count) {
             let field = tables.fields[index]
-            if same(content, field.snake) || (field.camel.start != field.snake.start && same(content, field.camel)) {
-                return index
-            }
+            if field.snake.count == count, field.snakeHead == head, count <= 8 || same(content, field.snake) { return index }
+            if field.camel.count == count, field.camelHead == head, count <= 8 || same(content, field.camel) { return index }
         }
         return fieldIndex(spelledOtherwise: key, content: content, in: own)
     }

@@ -2,7 +2,21 @@ import PushMockBytes
 
 /// Strings: finding where one ends (eight bytes at a time), checking its UTF-8, and decoding it.
 extension JSONScanner {
+    /// The string at `index` (its opening quote): `index` is then after its closing quote.
+    /// Inlined for the usual string, plain ASCII up to its closing quote; an escape, a control
+    /// character or a non-ASCII byte is left to ``parseStringWithSpecials(_:)``.
+    @inline(__always)
     func parseString(_ index: inout Int) -> Value? {
+        let start = index
+        guard index < bytes.count else { return nil }
+        let special = bytes.firstJSONStringSpecial(from: index + 1)
+        guard special < bytes.count, bytes[special] == UInt8(ascii: "\"") else { return parseStringWithSpecials(&index) }
+        index = special + 1
+        return Value(range: start..<index, kind: .string)
+    }
+
+    @inline(never)
+    func parseStringWithSpecials(_ index: inout Int) -> Value? {
         let start = index
         index += 1
         while index < bytes.count {

@@ -10,13 +10,20 @@ public final class AtomicCells: ManagedBuffer<Int, Atomic<Int>> {
         return cells
     }
 
+    // The count is read through its pointer: reading `header` itself is an access the runtime
+    // checks for exclusivity (a call on every add).
+
     public func add(_ index: Int, _ amount: Int) {
-        precondition(index >= 0 && index < header)
-        withUnsafeMutablePointerToElements { _ = $0[index].wrappingAdd(amount, ordering: .relaxed) }
+        withUnsafeMutablePointers { count, elements in
+            precondition(index >= 0 && index < count.pointee)
+            _ = elements[index].wrappingAdd(amount, ordering: .relaxed)
+        }
     }
 
     public func load(_ index: Int) -> Int {
-        precondition(index >= 0 && index < header)
-        return withUnsafeMutablePointerToElements { $0[index].load(ordering: .relaxed) }
+        withUnsafeMutablePointers { count, elements in
+            precondition(index >= 0 && index < count.pointee)
+            return elements[index].load(ordering: .relaxed)
+        }
     }
 }

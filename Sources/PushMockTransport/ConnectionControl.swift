@@ -52,7 +52,14 @@ public struct ConnectionControl {
 /// checks.
 public final class ConnectionStorage {
     /// The stored object.
-    @exclusivity(unchecked) public var value: AnyObject?
+    public var value: AnyObject? {
+        get { stored }
+        set { stored = newValue }
+    }
+
+    // Read and written through `value`'s accessors, compiled here: another module's direct
+    // access to a stored property is checked for exclusivity whatever the attribute says.
+    @exclusivity(unchecked) private var stored: AnyObject?
 
     init() {}
 }

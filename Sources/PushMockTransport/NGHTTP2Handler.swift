@@ -13,20 +13,22 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     private let settings: HTTP2Settings
     private let maxBodySize: Int
     private let idleGoAwayDebugData: [UInt8]
-    private var connection: NGHTTP2Connection?
-    private var context: ChannelHandlerContext?
-    private var inReadBatch = false
-    private var pendingRead = false
-    private var closing = false
+    // Only the channel's event loop touches the handler, never with overlapping accesses, so its
+    // fields skip the runtime's exclusivity checks (each check is a call on every stream).
+    @exclusivity(unchecked) private var connection: NGHTTP2Connection?
+    @exclusivity(unchecked) private var context: ChannelHandlerContext?
+    @exclusivity(unchecked) private var inReadBatch = false
+    @exclusivity(unchecked) private var pendingRead = false
+    @exclusivity(unchecked) private var closing = false
     /// A GOAWAY asked for after a stream's answer (ConnectionControl.goAwayAfterAnswer): sent when
     /// that stream closes.
-    private var goAwayAfterStream: (stream: Int32, errorCode: UInt32, debugData: [UInt8])?
+    @exclusivity(unchecked) private var goAwayAfterStream: (stream: Int32, errorCode: UInt32, debugData: [UInt8])?
     /// The first halves of resumed answers still running, by stream: cancelled when their stream
     /// closes first (the client reset it) or the connection goes, so no work outlives its sender.
-    private var resumedWork: [Int32: Task<Void, Never>] = [:]
+    @exclusivity(unchecked) private var resumedWork: [Int32: Task<Void, Never>] = [:]
     private let lenientFieldWhitespace: Bool
     /// Called once, when the first bytes (the client preface) were accepted by nghttp2.
-    private var prefaceReceived: (() -> Void)?
+    @exclusivity(unchecked) private var prefaceReceived: (() -> Void)?
     let storage = ConnectionStorage()
 
     init(

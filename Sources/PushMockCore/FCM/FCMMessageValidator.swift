@@ -62,7 +62,7 @@ public struct FCMMessageValidator: Sendable {
     /// Memory one connection's validations reuse: the tape's entries and the walker's slots.
     /// Not thread-safe: one per connection, used on its event loop.
     public final class Scratch: @unchecked Sendable {
-        private var entries: [JSONTape.Entry] = []
+        @exclusivity(unchecked) private var entries: [JSONTape.Entry] = []
         private let ownedSlots = IntSlots(count: FCMSchema.shared.tables.fields.count)
         var slots: ScratchInts { ownedSlots.ints }
 

@@ -116,9 +116,20 @@ public struct ByteView: RandomAccessCollection {
     @inlinable
     public var headWord: UInt64 {
         guard let base = buffer.baseAddress else { return 0 }
-        if buffer.count >= 8 { return UInt64(littleEndian: UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)) }
+        let raw = UnsafeRawPointer(base)
+        if buffer.count >= 8 { return UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self)) }
+        // Fewer than eight: four, two and one bytes as the count's bits say, in order.
         var word: UInt64 = 0
-        for index in 0..<buffer.count { word |= UInt64(base[index]) << UInt64(8 * index) }
+        var offset = 0
+        if buffer.count & 4 != 0 {
+            word = UInt64(UInt32(littleEndian: raw.loadUnaligned(as: UInt32.self)))
+            offset = 4
+        }
+        if buffer.count & 2 != 0 {
+            word |= UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self))) << UInt64(8 * offset)
+            offset += 2
+        }
+        if buffer.count & 1 != 0 { word |= UInt64(base[offset]) << UInt64(8 * offset) }
         return word
     }
 

@@ -138,7 +138,7 @@ struct ConnectionPipeline: Sendable {
         let info = makeInfo(channel: channel, setup: setup, version: .http2, alpn: alpn, tls: tls)
         let sync = channel.pipeline.syncOperations
         if let idle = configuration.idleTimeout {
-            try sync.addHandler(IdleStateHandler(allTimeout: idle), position: .before(errorHandler))
+            try sync.addHandler(ConnectionIdleHandler(timeout: idle), position: .before(errorHandler))
         }
         let handler = NGHTTP2Handler(
             responder: responder,
@@ -159,7 +159,7 @@ struct ConnectionPipeline: Sendable {
         let sync = channel.pipeline.syncOperations
         try sync.configureHTTPServerPipeline(position: .before(errorHandler), withErrorHandling: true)
         if let idle = configuration.idleTimeout {
-            try sync.addHandler(IdleStateHandler(allTimeout: idle), position: .before(errorHandler))
+            try sync.addHandler(ConnectionIdleHandler(timeout: idle), position: .before(errorHandler))
         }
         try sync.addHandler(
             HTTP1Handler(

@@ -13,12 +13,18 @@ extension FCMEndpoint {
     func authenticate(
         _ request: HTTPServerRequest, project: String?, context: RequestContext, now: PushInstant
     ) throws(GoogleError) -> AccessTokenStore.Grant {
+        try authenticate(request, project: project, connection: ConnectionState.of(context), now: now)
+    }
+
+    /// The same, with the connection's state already looked up.
+    func authenticate(
+        _ request: HTTPServerRequest, project: String?, connection: ConnectionState, now: PushInstant
+    ) throws(GoogleError) -> AccessTokenStore.Grant {
         guard let authorization = request.headers["authorization"], !authorization.isEmpty else {
             throw GoogleError(
                 code: 401, message: Self.missingCredentials, status: "UNAUTHENTICATED",
                 details: [.errorInfo(reason: "CREDENTIALS_MISSING", metadata: Self.metadata)])
         }
-        let connection = ConnectionState.of(context)
         let grant: AccessTokenStore.Grant
         if connection.fcmAuthorization == authorization, let cached = connection.fcmGrant {
             grant = cached

@@ -78,6 +78,9 @@ final class FCMEndpoint: PushEndpoint, Sendable {
         var result = FCMSendResult()
         var validated = false
         var error: GoogleError?
+        /// The connection's state, looked up once for the message (its token cache, scratch
+        /// memory and message ids).
+        var connection: ConnectionState?
     }
 
     func judge(_ request: HTTPServerRequest, target project: String, context: RequestContext, now: PushInstant) -> Judgement {
@@ -91,8 +94,10 @@ final class FCMEndpoint: PushEndpoint, Sendable {
     /// judgement: written in place here, the validator's result is moved in, not copied.)
     private func examine(_ request: HTTPServerRequest, into judgement: inout Judgement, context: RequestContext, now: PushInstant) {
         let project = judgement.project
+        let connection = ConnectionState.of(context)
+        judgement.connection = connection
         do throws(GoogleError) {
-            let grant = try authenticate(request, project: project, context: context, now: now)
+            let grant = try authenticate(request, project: project, connection: connection, now: now)
             judgement.identity = grant.clientEmail
             guard request.method == "POST" else {
                 throw GoogleError(code: 404, message: "Method not found.", status: "NOT_FOUND")
@@ -110,7 +115,7 @@ final class FCMEndpoint: PushEndpoint, Sendable {
                 throw GoogleError(
                     code: 400, message: "Request contains an invalid argument.", status: "INVALID_ARGUMENT", details: [.fcmError(.invalidArgument)])
             }
-            judgement.result = try validator.validate(request.body, now: now, scratch: ConnectionState.of(context).fcmScratch)
+            judgement.result = try validator.validate(request.body, now: now, scratch: connection.fcmScratch)
             judgement.validated = true
             try checkRegistration(of: judgement.result.target, project: project, now: now)
         } catch {
@@ -156,7 +161,8 @@ final class FCMEndpoint: PushEndpoint, Sendable {
             answer = (
                 200,
                 successBody(
-                    project: project, target: judgement.result.target, validateOnly: judgement.result.validateOnly, now: now, context: context),
+                    project: project, target: judgement.result.target, validateOnly: judgement.result.validateOnly, now: now,
+                    connection: judgement.connection),
                 [], nil, nil
             )
         }
@@ -272,9 +278,9 @@ final class FCMEndpoint: PushEndpoint, Sendable {
 
     /// `{"name": "projects/<p>/messages/<id>"}` pretty-printed as Google does, written as bytes
     /// (the hot path: no string interpolation); `fake_message_id` for `validateOnly`, and for a
-    /// check (no `context`). The id is `0:<microseconds>%<hex><hex>` for a token
+    /// check (no `connection`). The id is `0:<microseconds>%<hex><hex>` for a token
     /// target, as FCM's ids look (fcm.md §5), and the bare microseconds for a topic or condition.
-    func successBody(project: String, target: FCMSendResult.Target?, validateOnly: Bool, now: PushInstant, context: RequestContext?) -> [UInt8] {
+    func successBody(project: String, target: FCMSendResult.Target?, validateOnly: Bool, now: PushInstant, connection: ConnectionState?) -> [UInt8] {
         // Prefix, project, infix, at most 2 + 20 + 1 + 16 id bytes, suffix.
         let capacity =
             Self.namePrefix.utf8CodeUnitCount + project.utf8.count + Self.messagesInfix.utf8CodeUnitCount + 48 + Self.nameSuffix.utf8CodeUnitCount
@@ -282,10 +288,10 @@ final class FCMEndpoint: PushEndpoint, Sendable {
             out.put(Self.namePrefix)
             out.put(utf8: project)
             out.put(Self.messagesInfix)
-            if validateOnly || context == nil {
+            if validateOnly || connection == nil {
                 out.put(Self.fakeMessageID)
-            } else if let context {
-                let random = ConnectionState.of(context).nextRandom()
+            } else if let connection {
+                let random = connection.nextRandom()
                 let micros = now.millisecondsSinceEpoch &* 1000 &+ Int64(random % 1000)
                 if case .token = target {
                     out.put("0:")

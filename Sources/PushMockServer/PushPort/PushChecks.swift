@@ -62,7 +62,7 @@ extension FCMEndpoint {
             validated = true
             try checkRegistration(of: result.target, project: project, now: now)
             status = 200
-            body = successBody(project: project, target: result.target, validateOnly: true, now: now, context: nil)
+            body = successBody(project: project, target: result.target, validateOnly: true, now: now, connection: nil)
         } catch {
             status = error.code
             body = Array(error.json.utf8)

@@ -15,6 +15,8 @@ extension JSONScanner {
         return Value(range: start..<index, kind: .string)
     }
 
+    /// ``parseString(_:)`` for a string with an escape, a control character or a non-ASCII byte
+    /// (each checked here), or with no closing quote.
     @inline(never)
     func parseStringWithSpecials(_ index: inout Int) -> Value? {
         let start = index

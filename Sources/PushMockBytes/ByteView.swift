@@ -69,6 +69,13 @@ public struct ByteView: RandomAccessCollection {
         return UnsafeRawPointer(buffer.baseAddress! + offset).loadUnaligned(as: UInt64.self)
     }
 
+    /// The sixteen bytes at `offset`, lane 0 first, for ``SIMDBytes``' checks.
+    @inlinable
+    public func loadSIMD16(at offset: Int) -> SIMD16<UInt8> {
+        precondition(offset <= Int.max - 16 && holds(offset..<(offset + 16)), "16-byte read out of bounds")
+        return UnsafeRawPointer(buffer.baseAddress! + offset).loadUnaligned(as: SIMD16<UInt8>.self)
+    }
+
     /// The bytes as UTF-8 text (invalid sequences become U+FFFD).
     @inlinable
     public var string: String { String(decoding: buffer, as: UTF8.self) }

@@ -1,8 +1,8 @@
 import PushMockBytes
 import Testing
 
-/// The eight-bytes-at-once checks, each against the byte-by-byte rule it stands for.
-@Suite("SWAR: eight bytes at once agree with the byte-by-byte rules")
+/// The eight- and sixteen-bytes-at-once checks, each against the byte-by-byte rule it stands for.
+@Suite("SWAR and SIMD: eight and sixteen bytes at once agree with the byte-by-byte rules")
 struct SWARTests {
     static func isHexDigit(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x61...0x66).contains(byte) || (0x41...0x46).contains(byte)
@@ -14,12 +14,30 @@ struct SWARTests {
 
     @Test("eight bytes are all hex digits exactly when each one is: every byte value in every position")
     func hexDigits() {
-        EightByteCheck.agrees(SWAR.allHexDigits, with: Self.isHexDigit, base: "09afAF5c")
+        ByteRunCheck.agrees({ SWAR.allHexDigits(ByteRunCheck.word($0)) }, with: Self.isHexDigit, base: "09afAF5c")
     }
 
     @Test("eight bytes are all base64url exactly when each one is: every byte value in every position")
     func base64URL() {
-        EightByteCheck.agrees(SWAR.allBase64URL, with: Self.isBase64URL, base: "09AZaz-_")
+        ByteRunCheck.agrees({ SWAR.allBase64URL(ByteRunCheck.word($0)) }, with: Self.isBase64URL, base: "09AZaz-_")
+    }
+
+    @Test("sixteen bytes are all hex digits exactly when each one is: every byte value in every lane")
+    func hexDigitsSixteen() {
+        ByteRunCheck.agrees({ SIMDBytes.allHexDigits(SIMD16($0)) }, with: Self.isHexDigit, base: "09afAF5c09AFaf5C")
+    }
+
+    @Test("sixteen bytes are all base64url exactly when each one is: every byte value in every lane")
+    func base64URLSixteen() {
+        ByteRunCheck.agrees({ SIMDBytes.allBase64URL(SIMD16($0)) }, with: Self.isBase64URL, base: "09AZaz-_9zZa_-0A")
+    }
+
+    @Test("a view's sixteen bytes at an offset are its lanes, first byte first")
+    func loadsSixteen() {
+        let bytes = (0..<40).map { UInt8($0 * 3) }
+        for offset in 0...24 {
+            #expect(bytes.withByteView { $0.loadSIMD16(at: offset) } == SIMD16(bytes[offset..<(offset + 16)]), "at \(offset)")
+        }
     }
 
     /// Where the first byte that ends, escapes or needs a closer look is (nil: none).

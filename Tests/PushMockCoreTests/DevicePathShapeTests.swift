@@ -1,7 +1,7 @@
 import PushMockCore
 import Testing
 
-/// The device path check reads a token eight bytes at a time; it must say exactly what a check of
+/// The device path check reads a token sixteen, then eight bytes at a time; it must say exactly what a check of
 /// one byte at a time says.
 @Suite("The /3/device/<token> path check")
 struct DevicePathShapeTests {

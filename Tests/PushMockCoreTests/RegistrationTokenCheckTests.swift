@@ -1,7 +1,7 @@
 import PushMockCore
 import Testing
 
-/// The registration token check reads eight bytes at a time; it must say exactly what a check of
+/// The registration token check reads sixteen, then eight bytes at a time; it must say exactly what a check of
 /// one byte at a time says.
 @Suite("The registration token's base64url check")
 struct RegistrationTokenCheckTests {

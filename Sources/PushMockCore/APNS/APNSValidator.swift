@@ -346,9 +346,12 @@ public struct APNSValidator: Sendable {
                 return .badPath
             }
             var hex = (bytes.count - prefixLength) % 2 == 0
-            // Eight hex digits at a time (a token is 64 of them); a word with anything else is
-            // looked at byte by byte below, from its start.
+            // Sixteen, then eight hex digits at a time (a token is 64 of them); a run with
+            // anything else is looked at byte by byte below, from its start.
             var start = prefixLength
+            while start + 16 <= bytes.count, SIMDBytes.allHexDigits(bytes.loadSIMD16(at: start)) {
+                start += 16
+            }
             while start + 8 <= bytes.count, SWAR.allHexDigits(bytes.loadUInt64(at: start)) {
                 start += 8
             }

@@ -8,37 +8,34 @@
 /// scalar operand, `.<=` compiled to a loop over the lanes, three times slower than the word at
 /// a time it replaces (callgrind on the release build).
 public enum SIMDBytes {
-    /// Whether all sixteen bytes are base64url characters (`A-Z`, `a-z`, `0-9`, `-`, `_`);
-    /// `x | 0x20` folds `A-Z` onto `a-z` (and nothing else onto it).
+    /// Whether all sixteen bytes are base64url characters (`A-Z`, `a-z`, `0-9`, `-`, `_`).
     @inlinable @inline(__always)
     public static func allBase64URL(_ bytes: SIMD16<UInt8>) -> Bool {
-        let fold = SIMD16<UInt8>(repeating: 0x20)
-        let zero = SIMD16<UInt8>(repeating: 0x30)
-        let a = SIMD16<UInt8>(repeating: 0x61)
-        let nine = SIMD16<UInt8>(repeating: 9)
-        let twentyFive = SIMD16<UInt8>(repeating: 25)
         let dash = SIMD16<UInt8>(repeating: 0x2D)
         let underscore = SIMD16<UInt8>(repeating: 0x5F)
-        let digit = bytes &- zero
-        let letter = (bytes | fold) &- a
-        let isDigit = digit .<= nine
-        let isLetter = letter .<= twentyFive
-        return allSet(isDigit .| isLetter .| (bytes .== dash) .| (bytes .== underscore))
+        let isAlphanumeric = digitOrLetter(bytes, lettersAfterA: SIMD16<UInt8>(repeating: 25))
+        return allSet(isAlphanumeric .| (bytes .== dash) .| (bytes .== underscore))
     }
 
     /// Whether all sixteen bytes are hex digits (`0-9`, `a-f`, `A-F`).
     @inlinable @inline(__always)
     public static func allHexDigits(_ bytes: SIMD16<UInt8>) -> Bool {
+        allSet(digitOrLetter(bytes, lettersAfterA: SIMD16<UInt8>(repeating: 5)))
+    }
+
+    /// The lanes that are a digit, or a letter from `a` (either case) to `lettersAfterA` letters
+    /// after it. `x | 0x20` folds `A-Z` onto `a-z`, and nothing else onto them.
+    @inlinable @inline(__always)
+    static func digitOrLetter(_ bytes: SIMD16<UInt8>, lettersAfterA: SIMD16<UInt8>) -> SIMDMask<SIMD16<Int8>> {
         let fold = SIMD16<UInt8>(repeating: 0x20)
         let zero = SIMD16<UInt8>(repeating: 0x30)
         let a = SIMD16<UInt8>(repeating: 0x61)
         let nine = SIMD16<UInt8>(repeating: 9)
-        let five = SIMD16<UInt8>(repeating: 5)
         let digit = bytes &- zero
         let letter = (bytes | fold) &- a
         let isDigit = digit .<= nine
-        let isLetter = letter .<= five
-        return allSet(isDigit .| isLetter)
+        let isLetter = letter .<= lettersAfterA
+        return isDigit .| isLetter
     }
 
     /// Whether every lane of `mask` is set: its two halves ANDed and compared as one word. (The

@@ -142,12 +142,18 @@ public struct ByteView: RandomAccessCollection {
 
     /// Where, at or after `start`, the first byte is that a JSON string holds only escaped or
     /// checked: a quote, a backslash, a control character or a non-ASCII byte (``count`` when
-    /// there is none). Read eight at a time (``SWAR/jsonStringSpecials(_:)``).
+    /// there is none). Read sixteen at a time (``SIMDBytes/firstJSONStringSpecial(_:)``), then eight
+    /// (``SWAR/jsonStringSpecials(_:)``).
     @inlinable
     public func firstJSONStringSpecial(from start: Int) -> Int {
         precondition(start >= 0 && start <= buffer.count, "start out of bounds")
         guard let base = buffer.baseAddress else { return start }
         var offset = start
+        while buffer.count - offset >= 16 {
+            let lane = SIMDBytes.firstJSONStringSpecial(UnsafeRawPointer(base + offset).loadUnaligned(as: SIMD16<UInt8>.self))
+            if lane < 16 { return offset + lane }
+            offset += 16
+        }
         while buffer.count - offset >= 8 {
             let special = SWAR.jsonStringSpecials(UnsafeRawPointer(base + offset).loadUnaligned(as: UInt64.self))
             if special != 0 { return offset + special.trailingZeroBitCount >> 3 }

@@ -23,6 +23,29 @@ public enum SIMDBytes {
         allSet(digitOrLetter(bytes, lettersAfterA: SIMD16<UInt8>(repeating: 5)))
     }
 
+    /// The lane of the first byte that ends a run of plain JSON string bytes (as
+    /// ``SWAR/jsonStringSpecials(_:)`` marks them: `"`, `\`, a control byte, or a byte of a
+    /// multi-byte UTF-8 sequence), or 16 when all sixteen are plain. Plain is `0x20...0x7F`
+    /// (`x - 0x20` at most `0x5F`, wrapping) other than the quote and the backslash.
+    @inlinable @inline(__always)
+    public static func firstJSONStringSpecial(_ bytes: SIMD16<UInt8>) -> Int {
+        let space = SIMD16<UInt8>(repeating: 0x20)
+        let plainSpan = SIMD16<UInt8>(repeating: 0x5F)
+        let quote = SIMD16<UInt8>(repeating: 0x22)
+        let backslash = SIMD16<UInt8>(repeating: 0x5C)
+        let fromSpace = bytes &- space
+        let inRange = fromSpace .<= plainSpan
+        let isQuote = bytes .== quote
+        let isBackslash = bytes .== backslash
+        let ends = isQuote .| isBackslash
+        let plainWords = unsafeBitCast(inRange, to: SIMD2<UInt64>.self)
+        let endWords = unsafeBitCast(ends, to: SIMD2<UInt64>.self)
+        let low = endWords[0] | ~plainWords[0]
+        if low != 0 { return low.trailingZeroBitCount >> 3 }
+        let high = endWords[1] | ~plainWords[1]
+        return high == 0 ? 16 : 8 + high.trailingZeroBitCount >> 3
+    }
+
     /// The lanes that are a digit, or a letter from `a` (either case) to `lettersAfterA` letters
     /// after it. `x | 0x20` folds `A-Z` onto `a-z`, and nothing else onto them.
     @inlinable @inline(__always)

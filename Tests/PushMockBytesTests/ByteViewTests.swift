@@ -199,10 +199,10 @@ struct ByteViewTests {
         [UInt8](repeating: 0x00, count: 16).withByteView { #expect(!$0.contains(byte: 0xFF)) }
     }
 
-    @Test("firstJSONStringSpecial(from:) agrees with a byte-by-byte search: every length to 19, start and position, in the words and the tail")
+    @Test("firstJSONStringSpecial(from:) agrees with a byte-by-byte search: every length to 40, start and position (vectors, words, tail)")
     func firstJSONStringSpecial() {
         func isSpecial(_ byte: UInt8) -> Bool { byte == 0x22 || byte == 0x5C || byte < 0x20 || byte >= 0x80 }
-        for length in 0..<20 {
+        for length in 0..<41 {
             // Ordinary bytes next to the specials: space, "!", "#", "[", "]", "~", DEL.
             let plain: [UInt8] = [0x20, 0x21, 0x23, 0x5B, 0x5D, 0x7E, 0x7F]
             let base = (0..<length).map { plain[$0 % plain.count] }

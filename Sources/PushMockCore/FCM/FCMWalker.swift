@@ -1,7 +1,8 @@
 import PushMockBytes
 
-/// One validation pass over a request body's tape. It lives for one `validate` call on one thread,
-/// and no access to its fields overlaps another, so they skip the runtime's exclusivity checks.
+/// One validation pass over a request body's tape, on one thread. A connection's
+/// ``FCMMessageValidator/Scratch`` keeps its walker for the next body (``start(tape:validator:now:)``).
+/// No access to its fields overlaps another, so they skip the runtime's exclusivity checks.
 ///
 /// The structural walk resolves every member to a field of the compiled ``FCMSchema`` and keeps,
 /// per field, the tape index of its value (``slots``): the rules that follow read fields from there
@@ -9,7 +10,7 @@ import PushMockBytes
 /// out from the tape only when there is an error to report.
 final class FCMWalker {
     @exclusivity(unchecked) var tape: JSONTape
-    let validator: FCMMessageValidator
+    @exclusivity(unchecked) var validator: FCMMessageValidator
     let tables: FCMSchema.Tables
     /// The schema fields the rules read (``FCMField/indices``).
     let fields = FCMField.indices
@@ -28,6 +29,17 @@ final class FCMWalker {
         self.validator = validator
         self.tables = FCMSchema.shared.tables
         self.slots = slots
+        slots.fill(-1)
+    }
+
+    /// Readies a kept walker for the next body, as a new one would start. Its `result` is already
+    /// empty: ``request()`` moves it out, and a refusal empties it
+    /// (``FCMMessageValidator/validate(_:now:scratch:)``).
+    func start(tape: consuming JSONTape, validator: FCMMessageValidator, now: PushInstant) {
+        self.tape = tape
+        self.validator = validator
+        self.now = now
+        apnsPayload = nil
         slots.fill(-1)
     }
 

@@ -41,6 +41,13 @@ public struct JSONTape {
         guard index == scanner.bytes.count else { return nil }
     }
 
+    /// A tape of nothing, over no bytes: what a walker kept between bodies holds, so that it
+    /// keeps no view of a body that is gone.
+    init() {
+        scanner = JSONScanner(.empty)
+        entries = []
+    }
+
     /// Moves the entries out (for the next ``init(_:storage:)``), leaving the tape empty.
     public mutating func takeStorage() -> [Entry] {
         var taken: [Entry] = []

@@ -164,6 +164,54 @@ struct ByteViewTests {
         #expect((0..<5).map { slots.ints[$0] } == [-1, -1, 9, -1, -1])
     }
 
+    @Test("a scratch list keeps what was appended past its first block, and empties without giving the block back")
+    func scratchList() {
+        let list = ScratchList<Int>(capacity: 2)
+        for value in 0..<100 { list.append(value * 3) }
+        #expect(Array(list) == (0..<100).map { $0 * 3 })
+        #expect(list.capacity == 128)
+        list[7] = -1
+        #expect(list[7] == -1 && list.count == 100)
+        list.removeAll()
+        #expect(list.isEmpty && list.capacity == 128)
+        list.append(5)
+        #expect(Array(list) == [5])
+    }
+
+    @Test("a scratch list lets go of the objects it held when emptied and when freed")
+    func scratchListReleases() {
+        final class Token {}
+        weak var first: Token?
+        weak var second: Token?
+        var list: ScratchList<Token>? = ScratchList(capacity: 1)
+        do {
+            let token = Token()
+            first = token
+            list?.append(token)
+            list?.append(Token())
+        }
+        #expect(first != nil)
+        list?.removeAll()
+        #expect(first == nil)
+        do {
+            let token = Token()
+            second = token
+            list?.append(token)
+        }
+        #expect(second != nil)
+        list = nil
+        #expect(second == nil)
+    }
+
+    @Test("reading a scratch list past its count stops the process, as an array does")
+    func scratchListBounds() async {
+        await #expect(processExitsWith: .failure) {
+            let list = ScratchList<Int>(capacity: 8)
+            list.append(1)
+            _ = list[1]
+        }
+    }
+
     @Test("contains(byte:) agrees with a byte-by-byte search: every length to 19, every position, in the words and the tail")
     func containsByte() {
         for length in 0..<20 {

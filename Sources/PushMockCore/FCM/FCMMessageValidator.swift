@@ -44,7 +44,7 @@ public struct FCMMessageValidator: Sendable {
     /// connection (never shared between threads) saves two allocations a message.
     public func validate(_ body: [UInt8], now: PushInstant = .epoch, scratch: Scratch) throws(GoogleError) -> FCMSendResult {
         try body.withByteView { bytes throws(GoogleError) -> FCMSendResult in
-            guard let tape = JSONTape(JSONScanner(bytes), storage: scratch.takeEntries()) else {
+            guard let tape = JSONTape(JSONScanner(bytes), storage: scratch.entries) else {
                 throw GoogleError(
                     code: 400, message: "Invalid JSON payload received. Unexpected token.", status: "INVALID_ARGUMENT",
                     details: [
@@ -60,12 +60,8 @@ public struct FCMMessageValidator: Sendable {
                 walker.now = now
                 scratch.walker = walker
             }
-            defer {
-                // The entries go back to the scratch (uniquely referenced: the walker held the
-                // only tape), and the kept walker lets go of the body's bytes.
-                scratch.keepEntries(walker.tape.takeStorage())
-                walker.tape = JSONTape()
-            }
+            // The kept walker lets go of the body's bytes; a huge body's entries are let go too.
+            defer { walker.tape = JSONTape(emptyIn: scratch.keptEntries()) }
             do throws(GoogleError) {
                 return try walker.request()
             } catch {
@@ -79,25 +75,20 @@ public struct FCMMessageValidator: Sendable {
     /// walker itself (made, set up and freed for each message, it cost about 500 instructions).
     /// Not thread-safe: one per connection, used on its event loop.
     public final class Scratch: @unchecked Sendable {
-        @exclusivity(unchecked) private var entries: [JSONTape.Entry] = []
+        /// The tape's entries, built anew for each body.
+        @exclusivity(unchecked) private(set) var entries = ScratchList<JSONTape.Entry>(capacity: 64)
         private let ownedSlots = IntSlots(count: FCMSchema.shared.tables.fields.count)
         var slots: ScratchInts { ownedSlots.ints }
         /// The last message's walker, ready for the next.
         @exclusivity(unchecked) var walker: FCMWalker?
 
-        public init() {
-            entries.reserveCapacity(64)
-        }
+        public init() {}
 
-        func takeEntries() -> [JSONTape.Entry] {
-            var taken: [JSONTape.Entry] = []
-            swap(&taken, &entries)
-            return taken
-        }
-
-        /// Keeps `used` for the next body unless a huge body grew it (then lets it go).
-        func keepEntries(_ used: [JSONTape.Entry]) {
-            entries = used.capacity <= 4096 ? used : []
+        /// The entries' list for the next body: the same one, unless a huge body grew it
+        /// (then a new one, and the large block is freed).
+        func keptEntries() -> ScratchList<JSONTape.Entry> {
+            if entries.capacity > 4096 { entries = ScratchList(capacity: 64) }
+            return entries
         }
     }
 }

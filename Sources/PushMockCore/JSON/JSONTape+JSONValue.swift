@@ -1,3 +1,5 @@
+import PushMockBytes
+
 extension JSONTape {
     /// The value at `index` as a ``JSONValue``, built from the tape (no byte is scanned again).
     public func jsonValue(at index: Int) -> JSONValue {

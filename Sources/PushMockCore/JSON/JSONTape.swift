@@ -1,4 +1,4 @@
-import PushMockBytes
+public import PushMockBytes
 
 /// A JSON text parsed once into a flat list of values in document order (a "tape"), so that walking
 /// objects and arrays never parses a byte twice. Each entry knows where its subtree ends; an
@@ -20,39 +20,32 @@ public struct JSONTape {
     /// The scanner over the bytes (string and number decoding).
     public let scanner: JSONScanner
     /// The entries, root first.
-    public private(set) var entries: [Entry]
+    public let entries: ScratchList<Entry>
 
     /// Parses the scanner's bytes strictly (RFC 8259); `nil` if they are not one JSON value.
     public init?(_ scanner: JSONScanner) {
-        var storage: [Entry] = []
-        storage.reserveCapacity(64)
-        self.init(scanner, storage: storage)
+        self.init(scanner, storage: ScratchList(capacity: 64))
     }
 
-    /// The same, building the entries in `storage` (emptied first, its capacity kept): a caller
-    /// that parses one body after another hands the same memory back with ``takeStorage()``.
-    public init?(_ scanner: JSONScanner, storage: [Entry]) {
+    /// The same, building the entries in `storage` (emptied first, its memory kept): a caller
+    /// that parses one body after another hands the same list to each. A tape built in a list is
+    /// valid until the list builds the next one.
+    public init?(_ scanner: JSONScanner, storage: ScratchList<Entry>) {
         self.scanner = scanner
         self.entries = storage
-        entries.removeAll(keepingCapacity: true)
+        entries.removeAll()
         var index = scanner.skipSpace(0)
         guard append(&index) else { return nil }
         index = scanner.skipSpace(index)
         guard index == scanner.bytes.count else { return nil }
     }
 
-    /// A tape of nothing, over no bytes: what a walker kept between bodies holds, so that it
-    /// keeps no view of a body that is gone.
-    init() {
+    /// A tape of nothing, over no bytes, in `storage`: what a walker kept between bodies holds,
+    /// so that it keeps no view of a body that is gone.
+    init(emptyIn storage: ScratchList<Entry>) {
         scanner = JSONScanner(.empty)
-        entries = []
-    }
-
-    /// Moves the entries out (for the next ``init(_:storage:)``), leaving the tape empty.
-    public mutating func takeStorage() -> [Entry] {
-        var taken: [Entry] = []
-        swap(&taken, &entries)
-        return taken
+        entries = storage
+        entries.removeAll()
     }
 
     /// The root entry's index.
@@ -145,7 +138,7 @@ public struct JSONTape {
     /// ``JSONScanner/validate()`` checks): an open container's `end` holds its parent's index
     /// (-1 for the root) until it closes. The nesting limit is the parser's: a value sits inside at
     /// most ``JSONScanner/maxDepth`` containers.
-    private mutating func append(_ index: inout Int) -> Bool {
+    private func append(_ index: inout Int) -> Bool {
         let bytes = scanner.bytes
         let count = bytes.count
         // The innermost open container, and how many are open.
@@ -216,7 +209,7 @@ public struct JSONTape {
     /// A member's key (its entry appended), the colon and the white space around it: `index` is
     /// then at the value.
     @inline(__always)
-    private mutating func appendKey(_ index: inout Int) -> Bool {
+    private func appendKey(_ index: inout Int) -> Bool {
         let bytes = scanner.bytes
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = scanner.parseString(&index) else { return false }
         entries.append(Entry(value: key, end: entries.count + 1))

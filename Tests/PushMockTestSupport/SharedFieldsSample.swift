@@ -81,8 +81,9 @@ package enum SharedFieldsSample {
         try expectSame(try await store.delivery(id: eighth), push(8, connection: 7), id: eighth)
     }
 
-    /// Waits for `flush` (everything recorded committed), failing the test after 20 s instead of
-    /// hanging it: a store whose writes keep failing retries them for ever.
+    /// Waits for `flush` (everything recorded committed), failing the test after
+    /// ``TestDeadline/hang`` instead of hanging it: a store whose writes keep failing retries them
+    /// for ever.
     package static func committed(_ flush: @escaping @Sendable () async -> Void, sourceLocation: SourceLocation = #_sourceLocation) async {
         // Not a task group: it would wait for a flush that never returns.
         let (outcomes, outcome) = AsyncStream.makeStream(of: Bool.self)
@@ -90,14 +91,19 @@ package enum SharedFieldsSample {
             await flush()
             outcome.yield(true)
         }
+        // Bounded as every wait for an event is (TestDeadline): 20 s was too short for a flush
+        // under a busy disk, where each commit's sync waits its turn.
         let timer = Task {
-            try? await Task.sleep(for: .seconds(20))
+            try? await Task.sleep(for: TestDeadline.hang)
             outcome.yield(false)
         }
         var next = outcomes.makeAsyncIterator()
         let done = await next.next() ?? false
         timer.cancel()
-        if !done { Issue.record("the store did not commit what was recorded within 20 s (its writes keep failing)", sourceLocation: sourceLocation) }
+        if !done {
+            Issue.record(
+                "the store did not commit what was recorded within \(TestDeadline.hang) (its writes keep failing)", sourceLocation: sourceLocation)
+        }
     }
 }
 

@@ -43,6 +43,9 @@ need() {
 
 # The debug build with the tests, into $DEBUG_BUILD; its log in $RUN_STATE/debug-build.log.
 debug_build() {
+  # A change inside a type that another module sees through a re-export would leave that module
+  # compiled against the old layout (scripts/layout-guard says why): those builds start afresh.
+  (cd "$SRC" && bash scripts/layout-guard "$DEBUG_BUILD" debug) 2>&1 | tee "$RUN_STATE/layout-guard.log"
   if ! (cd "$SRC" && swift build --build-tests --scratch-path "$DEBUG_BUILD") >"$RUN_STATE/debug-build.log" 2>&1; then
     # SwiftPM's incremental build can keep an object file that still calls a public function whose
     # default arguments changed in another module (the caller is not recompiled): the link then

@@ -37,6 +37,7 @@ mkdir -p "$CROSSING/Long"
 if bash scripts/check-functions "$CROSSING/Long" 2>"$CROSSING/out"; then fail "check-functions passed a 97-line function"; fi
 grep -q "Long.swift:1: 97 lines" "$CROSSING/out" || fail "check-functions did not name it: $(cat "$CROSSING/out")"
 note "check-functions: no function over 90 lines, and a planted long one is named"
+bash scripts/layout-guard --self-check || fail "scripts/layout-guard's self-check failed"
 # No CI or script pipes into a reader that stops early (grep -q): under pipefail, the writer's
 # SIGPIPE (or curl's write error) fails the check now and then although the text was there.
 # Capture the output first, then grep -q <<<"$output" or a file.

@@ -4,10 +4,11 @@
 # consumer's own targets compile, and the main build stays up to date after it.
 source .ci/lib.sh
 need_debug_build
-# The consumer's own test module is compiled afresh each run: across the two package graphs that
-# share this folder, SwiftPM did not recompile it when a type it uses changed its layout in
-# PushMockServer (seen: FCMConfiguration gained fields, and the stale test crashed on a bad pointer
-# inside PushMockConfiguration.testing()). It is one file.
+# The consumer's own test module is compiled afresh each run: it sees PushMock's types only through
+# PushMockTesting's re-exports, and Swift's incremental build does not recompile a module for a
+# change inside a type it sees that way (swiftlang/swift#89636; scripts/layout-guard does the same
+# for PushMock's own modules). Seen: FCMConfiguration gained fields, and the stale test crashed on
+# a bad pointer inside PushMockConfiguration.testing(). It is one file.
 touch Examples/TestingOnly/Tests/TestingOnlyTests/*.swift
 # Nor does SwiftPM plan this package's build again when a file is added to PushMock (a path
 # dependency): its kept plan is dropped (the main build plans its own again in seconds).

@@ -162,7 +162,10 @@ struct HTTPClientPoolTests {
                 let refused = await #expect(throws: HTTPClientFailure.self) {
                     _ = try await client.execute(ClientRequest(url: "http://127.0.0.1:\(closedPort)/"), timeout: TestDeadline.hang)
                 }
-                #expect(refused?.description.hasPrefix("cannot connect to 127.0.0.1:\(closedPort)") == true, "\(String(describing: refused))")
+                // In a few words, not NIO's list of every address tried with its type names.
+                #expect(
+                    refused?.description == "cannot connect to 127.0.0.1:\(closedPort): Connection refused (errno 111)",
+                    "\(String(describing: refused))")
                 // Requests that wait for the same HTTP/2 connection fail with it.
                 let failures = await withTaskGroup(of: String?.self) { group in
                     for _ in 0..<5 {

@@ -1,3 +1,4 @@
+import Glibc
 public import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -280,10 +281,21 @@ public final class HTTPClientPool: Sendable {
                     ready.succeed(Connection(channel: channel, http2: nil, http1: http1))
                 }
             case .failure(let error):
-                ready.fail(HTTPClientFailure("cannot connect to \(authority): \(error)"))
+                ready.fail(HTTPClientFailure("cannot connect to \(authority): \(Self.reason(error))"))
             }
         }
         return ready.futureResult
+    }
+
+    /// Why a connection could not be made, in a few words: the first address's socket error (a
+    /// refused connection's "Connection refused (errno: 111)"), not NIO's list of every address
+    /// it tried, each with its type names.
+    static func reason(_ error: any Error) -> String {
+        if let connection = error as? NIOConnectionError, let first = connection.connectionErrors.first?.error {
+            if let io = first as? IOError { return "\(String(cString: strerror(io.errnoCode))) (errno \(io.errnoCode))" }
+            return "\(first)"
+        }
+        return "\(error)"
     }
 
     /// Adds HTTP/1.1 to `channel` (before `catcher`, if given) and returns its handler.

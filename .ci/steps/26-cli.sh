@@ -82,6 +82,17 @@ status="$(curl -sS -o /dev/null -w '%{http_code}' "$WIDE_API/credentials")"
 status="$(curl -sS -o /dev/null -w '%{http_code}' -H "authorization: Bearer $(cat "$STEP_WORK/wide-data/certs/inspection-token")" "$WIDE_API/credentials")"
 [ "$status" = "200" ] || fail "the data directory's inspection token was refused: $status"
 grep -q "Bearer $(cat "$STEP_WORK/wide-data/certs/inspection-token") (the page asks for it once; kept in $STEP_WORK/wide-data/certs/inspection-token)" "$WIDE_LOG" || fail "the start did not print the inspection token and where it is kept"
+# token apns with no local key, from this server's API, which wants its token: signed with its key
+# given the token; without it, the 401 is explained.
+mkdir -p "$STEP_WORK/wide-empty"
+wide_bare() { (cd "$STEP_WORK/wide-empty" && env -u PUSHMOCK_URL -u PUSHMOCK_TOKEN -u PUSHMOCK_INSPECTION_TOKEN HOME="$STEP_WORK/wide-empty" XDG_DATA_HOME= XDG_RUNTIME_DIR="$STEP_WORK/wide-empty" "$@"); }
+token="$(wide_bare "$BIN" token apns --inspection-url "http://127.0.0.1:$WIDE_INSPECTION" --inspection-token "$(cat "$STEP_WORK/wide-data/certs/inspection-token")")" \
+  || fail "token apns --inspection-url --inspection-token with no local key failed"
+status="$(curl -sS --http2 --cacert "$STEP_WORK/wide-data/certs/ca.pem" -o /dev/null -w '%{http_code}' -H "authorization: bearer $token" -H "apns-topic: com.example.app" \
+  -d '{"aps":{"alert":"x"}}' "https://localhost:$WIDE_PUSH/3/device/$(printf 'ab%.0s' $(seq 32))")"
+[ "$status" = "200" ] || fail "a token signed with the key served behind an inspection token was answered $status"
+if out="$(wide_bare "$BIN" token apns --inspection-url "http://127.0.0.1:$WIDE_INSPECTION" 2>&1)"; then fail "token apns without the inspection token printed: $out"; fi
+grep -qF "answered 401 (pass --inspection-token or set PUSHMOCK_TOKEN): start pushmock serve" <<<"$out" || fail "token apns without the inspection token: $out"
 serve OPEN --inspection-host 0.0.0.0 --data-dir "$STEP_WORK/open-data" --inspection-token none
 status="$(curl -sS -o /dev/null -w '%{http_code}' "$OPEN_API/credentials")"
 [ "$status" = "200" ] || fail "--inspection-token none still wanted a token: $status"

@@ -6,7 +6,8 @@ need_debug_build
 need_venv firebase-admin "httpx[http2]"
 NOREPO="$STEP_WORK/no-checkout"
 mkdir -p "$NOREPO/run" "$NOREPO/home"
-(cd "$NOREPO/run" && HOME="$NOREPO/home" exec "$BIN" serve --port 0 --inspection-port 0 --ports-file "$NOREPO/ports.json" >"$NOREPO/serve.log" 2>&1) &
+mkdir -p "$NOREPO/xdg"
+(cd "$NOREPO/run" && HOME="$NOREPO/home" XDG_RUNTIME_DIR="$NOREPO/xdg" exec "$BIN" serve --port 0 --inspection-port 0 --ports-file "$NOREPO/ports.json" >"$NOREPO/serve.log" 2>&1) &
 NOREPO_PID=$!; PIDS+=("$NOREPO_PID")
 for _ in $(seq 600); do [ -s "$NOREPO/ports.json" ] && break; sleep 0.1; done
 [ -s "$NOREPO/ports.json" ] || fail "--ports-file was not written: $(cat "$NOREPO/serve.log")"
@@ -26,6 +27,27 @@ grep -q "PUSHMOCK_TRANSPARENT=maybe: a flag takes" <<<"$out" || fail "a bad flag
 [ "$("$BIN" --version)" = "$(sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/pushmock/PushMockCommand.swift)" ] || fail "pushmock --version"
 PUSHMOCK_INSPECTION_PORT="$(jq .inspection "$NOREPO/ports.json")" "$BIN" healthcheck || fail "pushmock healthcheck against a ready server"
 if "$BIN" healthcheck --inspection-url http://127.0.0.1:9 >/dev/null 2>&1; then fail "pushmock healthcheck said ready with nothing listening"; fi
+# token apns|fcm where there are no local credentials (a home and a folder without them): the
+# running server's, from --inspection-url, its locator file or PUSHMOCK_URL, and accepted by it;
+# with none anywhere, an error that says what was tried and what to do.
+NOREPO_INSPECTION="$(jq .inspection "$NOREPO/ports.json")"
+BARE="$NOREPO/bare"; mkdir -p "$BARE"
+bare() { (cd "$BARE" && env -u PUSHMOCK_URL -u PUSHMOCK_TOKEN -u PUSHMOCK_INSPECTION_TOKEN HOME="$BARE" XDG_DATA_HOME= XDG_RUNTIME_DIR="$BARE" "$@"); }
+push_with() { curl -sS --http2 --cacert "$NOREPO/home/.local/share/pushmock/certs/ca.pem" -o /dev/null -w '%{http_code}' \
+  -H "authorization: bearer $1" -H "apns-topic: com.example.app" -d '{"aps":{"alert":"token from the server"}}' \
+  "https://localhost:$NOREPO_PUSH/3/device/$(printf 'ab%.0s' $(seq 32))"; }
+token="$(bare "$BIN" token apns --inspection-url "http://127.0.0.1:$NOREPO_INSPECTION")" || fail "token apns --inspection-url with no local key failed"
+[ "$(push_with "$token")" = 200 ] || fail "a token signed with the key served at --inspection-url was refused"
+token="$(bare env XDG_RUNTIME_DIR="$NOREPO/xdg" "$BIN" token apns)" || fail "token apns with no local key and a running server's locator failed"
+[ "$(push_with "$token")" = 200 ] || fail "a token signed with the key of the server in the locator file was refused"
+assertion="$(bare env PUSHMOCK_URL="http://127.0.0.1:$NOREPO_INSPECTION" "$BIN" token fcm)" || fail "token fcm with PUSHMOCK_URL and no local account failed"
+curl -sS --cacert "$NOREPO/home/.local/share/pushmock/certs/ca.pem" "https://localhost:$NOREPO_PUSH/token" \
+  -d "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=$assertion" | jq -e '.access_token | startswith("ya29.")' >/dev/null \
+  || fail "the assertion signed with the served service account was not exchanged"
+if out="$(bare "$BIN" token apns --inspection-url http://127.0.0.1:9 2>&1)"; then fail "token apns with no key anywhere printed: $out"; fi
+grep -qF "AuthKey_PUSHMOCK01.p8 not found, and no PushMock inspection API at http://127.0.0.1:9 (cannot connect to 127.0.0.1:9: Connection refused (errno 111)): start pushmock serve" <<<"$out" \
+  || fail "token apns with no key anywhere: $out"
+echo "token apns and fcm with no local credentials: signed with the running server's, found by flag, locator and PUSHMOCK_URL"
 kill -TERM "$NOREPO_PID"; wait "$NOREPO_PID" || fail "the no-checkout server exited non-zero"
 # As a user without privileges (root may set socket options others may not, such as SO_DEBUG).
 NOBODY_HOME="$(mktemp -d)"; chown nobody "$NOBODY_HOME"

@@ -109,6 +109,31 @@ struct SendClient {
     /// The server's credentials, or nil (with a note on standard error) when its inspection API
     /// does not give them.
     static func fetchCredentials(_ endpoint: InspectionEndpoint, client: HTTPClientPool) async -> ServerCredentials? {
+        switch await credentials(endpoint, client: client) {
+        case .success(let credentials):
+            return credentials
+        case .failure(let why):
+            FileHandle.standardError.write(Data("note: \(why.description); using local credentials\n".utf8))
+            return nil
+        }
+    }
+
+    /// Why a server's inspection API gave no credentials.
+    struct CredentialsUnavailable: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The same, asked with a client of its own.
+    static func credentials(_ endpoint: InspectionEndpoint) async throws -> Result<ServerCredentials, CredentialsUnavailable> {
+        var result = Result<ServerCredentials, CredentialsUnavailable>.failure(CredentialsUnavailable(description: "\(endpoint.url) was not asked"))
+        try await withClient(.makeClientConfiguration()) { client in
+            result = await credentials(endpoint, client: client)
+        }
+        return result
+    }
+
+    /// The server's credentials, or why its inspection API does not give them.
+    static func credentials(_ endpoint: InspectionEndpoint, client: HTTPClientPool) async -> Result<ServerCredentials, CredentialsUnavailable> {
         let url = "\(endpoint.url)/api/v1/credentials"
         var request = ClientRequest(url: url)
         if let token = endpoint.token { request.headers.append(("authorization", "Bearer \(token)")) }
@@ -116,14 +141,11 @@ struct SendClient {
             let response = try await client.execute(request, timeout: .seconds(10))
             guard response.status == 200, let json = JSONValue.parse(response.body) else {
                 let hint = response.status == 401 ? " (pass --inspection-token or set PUSHMOCK_TOKEN)" : ""
-                FileHandle.standardError.write(Data("note: \(url) answered \(response.status)\(hint); using local credentials\n".utf8))
-                return nil
+                return .failure(CredentialsUnavailable(description: "\(url) answered \(response.status)\(hint)"))
             }
-            return ServerCredentials(source: url, json: json)
+            return .success(ServerCredentials(source: url, json: json))
         } catch {
-            FileHandle.standardError.write(
-                Data("note: no PushMock inspection API at \(endpoint.url) (\(Self.short(error))); using local credentials\n".utf8))
-            return nil
+            return .failure(CredentialsUnavailable(description: "no PushMock inspection API at \(endpoint.url) (\(Self.short(error)))"))
         }
     }
 

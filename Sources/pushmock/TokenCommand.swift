@@ -20,6 +20,8 @@ struct TokenCommand: AsyncParsableCommand {
 
         @OptionGroup var keyOptions: APNSKeyOptions
 
+        @OptionGroup var lookup: ServerLookupOptions
+
         @Option(help: "iat in seconds since the epoch (default: now).")
         var issuedAt: Int64?
 
@@ -27,7 +29,9 @@ struct TokenCommand: AsyncParsableCommand {
         var der = false
 
         func run() async throws {
-            print(try keyOptions.token(issuedAt: issuedAt ?? Int64(Date().timeIntervalSince1970), der: der))
+            let found = keyOptions.key == nil ? try await lookup.lookUp(localFile: APNSKeyOptions.localKey) : .init()
+            let issuedAt = issuedAt ?? Int64(Date().timeIntervalSince1970)
+            print(try keyOptions.token(issuedAt: issuedAt, der: der, server: found.server, unanswered: found.unanswered))
         }
     }
 
@@ -39,6 +43,8 @@ struct TokenCommand: AsyncParsableCommand {
 
         @OptionGroup var account: ServiceAccountOptions
 
+        @OptionGroup var lookup: ServerLookupOptions
+
         @Flag(help: "Sign a JWT for direct use as a bearer (aud https://fcm.googleapis.com/) instead of an assertion.")
         var selfSigned = false
 
@@ -46,7 +52,8 @@ struct TokenCommand: AsyncParsableCommand {
         var audience = OAuthTokenEndpoint.googleAudience
 
         func run() async throws {
-            print(try account.jwt(audience: audience, selfSigned: selfSigned))
+            let found = account.serviceAccount == nil ? try await lookup.lookUp(localFile: ServiceAccountOptions.localAccount) : .init()
+            print(try account.jwt(audience: audience, selfSigned: selfSigned, server: found.server, unanswered: found.unanswered))
         }
     }
 }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOHPACK
 import NIOHTTP1
 import NIOHTTP2
 import PushMockCore
@@ -48,6 +49,29 @@ struct APNSEndToEndTests {
             }
             let single = try await server.inspected("/api/v1/deliveries/\(delivery.id)", as: DeliveryResource.self)
             #expect(single.apnsId == apnsID)
+        }
+    }
+
+    @Test("a connection's first answer indexes its id headers (their names enter the HPACK table); later answers send the ids never indexed")
+    func idHeaderIndexing() async throws {
+        let clock = PushMockClock.manual(startingAt: S.start)
+        try await withPushMockServer(S.configuration(clock: clock)) { server in
+            let client = try await H2FrameClient.connect(port: server.pushPort, tls: true)
+            defer { Task { await client.close() } }
+            var ids: Set<String> = []
+            for streamID in [1, 3, 5] {
+                client.send(streamID: streamID, path: path, headers: S.alertHeaders(token: S.token(issuedAt: clock.nowSeconds)), body: S.alertBody)
+                #expect(try await client.status(of: streamID) == "200")
+                let fields = client.responseFields(of: streamID)
+                let expected: HPACKIndexing = streamID == 1 ? .indexable : .neverIndexed
+                for name in ["apns-id", "apns-unique-id"] {
+                    let field = try #require(fields.first { $0.name == name }, "stream \(streamID) answers \(name)")
+                    #expect(field.indexable == expected, "stream \(streamID): \(name) sent \(field.indexable)")
+                    #expect(UUID(uuidString: field.value) != nil, "stream \(streamID): \(name) is a UUID: \(field.value)")
+                    ids.insert(field.value)
+                }
+            }
+            #expect(ids.count == 6, "every id is new: \(ids)")
         }
     }
 

@@ -2,7 +2,7 @@ package import AsyncHTTPClient
 package import Crypto
 import Foundation
 import NIOCore
-import NIOHPACK
+package import NIOHPACK
 import NIOHTTP1
 package import NIOHTTP2
 import NIOSSL
@@ -71,6 +71,17 @@ extension H2FrameClient {
     package func json(of streamID: Int) async throws -> [String: Any] {
         _ = try await completedStream(streamID)
         return (try? JSONSerialization.jsonObject(with: Data(body(of: streamID)))) as? [String: Any] ?? [:]
+    }
+
+    /// The response header fields of a stream as sent, with how each was indexed (after
+    /// `status(of:)` returned).
+    package func responseFields(of streamID: Int) -> [(name: String, value: String, indexable: HPACKIndexing)] {
+        for frame in frames where frame.streamID == .init(streamID) {
+            if case .headers(let headers) = frame.payload {
+                return headers.headers.map { ($0.name, $0.value, $0.indexable) }
+            }
+        }
+        return []
     }
 
     /// The response headers of a stream (after `status(of:)` returned).

@@ -45,6 +45,10 @@ final class APNSEndpoint: PushEndpoint, Sendable {
         @exclusivity(unchecked) var ids: IDGenerator
         @exclusivity(unchecked) var raised = false
         @exclusivity(unchecked) var generation: UInt64 = 0
+        /// Whether an answer on this connection has put `apns-id` and `apns-unique-id` in its HPACK
+        /// table. The first answer sends them indexed; later ones, never indexed as ids should be,
+        /// then name them by index instead of encoding the names again (~700 instructions a push).
+        @exclusivity(unchecked) var idNamesIndexed = false
 
         init(credential: APNSConnectionCredential, ids: IDGenerator) {
             self.credential = credential
@@ -127,7 +131,10 @@ final class APNSEndpoint: PushEndpoint, Sendable {
         let environment = judgement.environment
         let state = judgement.state
         let rejection = fault?.rejection ?? judgement.verdict.rejection.map { (status: $0.status, reason: $0.reason) }
-        let response = answer(judgement.verdict, rejection: rejection, environment: environment, now: now, ids: &state.ids)
+        let neverIndex = state.idNamesIndexed
+        state.idNamesIndexed = true
+        let response = answer(
+            judgement.verdict, rejection: rejection, environment: environment, now: now, ids: &state.ids, neverIndex: neverIndex)
         if let rejection {
             logger.debug(
                 "APNs push rejected",
@@ -158,20 +165,23 @@ final class APNSEndpoint: PushEndpoint, Sendable {
     }
 
     /// APNs' answer to `verdict`, whose rejection is `rejection` (the validator's, or a fault's).
+    /// Its ids are sent never indexed unless `neverIndex` is false (a connection's first answer:
+    /// see ``APNSState/idNamesIndexed``).
     @inline(__always)
     func answer(
-        _ verdict: APNSVerdict, rejection: (status: Int, reason: String)?, environment: APNSEnvironment, now: PushInstant, ids: inout IDGenerator
+        _ verdict: APNSVerdict, rejection: (status: Int, reason: String)?, environment: APNSEnvironment, now: PushInstant, ids: inout IDGenerator,
+        neverIndex: Bool = true
     ) -> HTTPServerResponse {
         var headers = HTTPHeaderList(capacity: 3)
         guard let rejection else {
-            headers.append("apns-id", verdict.apnsID, neverIndex: true)
+            headers.append("apns-id", verdict.apnsID, neverIndex: neverIndex)
             if environment == .sandbox {
-                headers.append("apns-unique-id", ids.nextUUIDString(lowercase: true), neverIndex: true)
+                headers.append("apns-unique-id", ids.nextUUIDString(lowercase: true), neverIndex: neverIndex)
             }
             return HTTPServerResponse(status: 200, headers: headers)
         }
         headers.append("content-type", "application/json")
-        headers.append("apns-id", verdict.apnsID, neverIndex: true)
+        headers.append("apns-id", verdict.apnsID, neverIndex: neverIndex)
         let body: String
         if let rule = verdict.liveActivityRule, rule.reason == rejection.reason {
             body = #"{"reason":"\#(rule.reason)","description":"\#(JSONText.escape(rule.explanation))"}"#

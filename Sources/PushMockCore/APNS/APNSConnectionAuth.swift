@@ -54,6 +54,18 @@ public struct APNSConnectionAuth: Sendable, Hashable {
         public var generation: UInt64
     }
 
+    /// The device path of the last push on this connection, as the validator read it: a
+    /// connection's next push to the same device is not read again (the token's `String`, made
+    /// for each push, cost about 500 instructions).
+    var lastDevicePath: ReadDevicePath?
+
+    /// A device path, its shape, and its token when it has one.
+    struct ReadDevicePath: Sendable, Hashable {
+        let path: String
+        let shape: APNSValidator.DevicePathShape
+        let token: String?
+    }
+
     /// A fresh, unbound connection.
     public init() {}
 

@@ -67,10 +67,11 @@ public struct APNSValidator: Sendable {
         verdict.apnsID = headers.apnsID.flatMap { APNSHeaders.isUUID($0) ? $0 : nil } ?? ids.nextUUIDString()
         // The stages in APNs' order: the first refusal is the answer. (Plain `if`s, not a `??`
         // chain: stages called from autoclosures were not inlined, ~350 instructions a push.)
-        let shape = Self.devicePathShape(request.path)
+        let devicePath = Self.read(devicePath: request.path, auth: &auth)
+        let shape = devicePath.shape
         var payload: JSONValue?
         var refusal = checkConnection(credential, environment: request.environment, verdict: &verdict)
-        if refusal == nil { refusal = checkRequestLine(request, shape: shape, verdict: &verdict) }
+        if refusal == nil { refusal = checkRequestLine(request, devicePath: devicePath, verdict: &verdict) }
         if refusal == nil { refusal = checkHeaders(headers, credential: credential, verdict: &verdict) }
         if refusal == nil {
             refusal = checkCredential(credential, headers: &headers, environment: request.environment, auth: &auth, now: instant, verdict: &verdict)
@@ -108,16 +109,28 @@ public struct APNSValidator: Sendable {
 
     /// 2. Method and path.
     @inline(__always)
-    private func checkRequestLine(_ request: APNSRequest, shape: DevicePathShape, verdict: inout APNSVerdict) -> Refusal? {
+    private func checkRequestLine(_ request: APNSRequest, devicePath: APNSConnectionAuth.ReadDevicePath, verdict: inout APNSVerdict) -> Refusal? {
         guard request.method == "POST" else { return (.methodNotAllowed, nil) }
-        switch shape {
+        switch devicePath.shape {
         case .badPath: return (.badPath, nil)
         case .missingToken: return (.missingDeviceToken, nil)
         case .token: break
         }
-        // The shape has proven there is a token, and nothing after it.
-        verdict.deviceToken = APNSDevicePath.token(ofDevicePath: request.path)
+        verdict.deviceToken = devicePath.token
         return nil
+    }
+
+    /// `path` read as a device path: its shape and token, kept for the connection's next push
+    /// (the same path is not read again).
+    @inline(__always)
+    static func read(devicePath path: String, auth: inout APNSConnectionAuth) -> APNSConnectionAuth.ReadDevicePath {
+        if let last = auth.lastDevicePath, last.path.hasSameUTF8(as: path) { return last }
+        let shape = devicePathShape(path)
+        // The shape proves there is a token, and nothing after it.
+        let token = if case .token = shape { APNSDevicePath.token(ofDevicePath: path) } else { String?.none }
+        let read = APNSConnectionAuth.ReadDevicePath(path: path, shape: shape, token: token)
+        auth.lastDevicePath = read
+        return read
     }
 
     /// 3. Duplicates, and 4. each header's syntax: id, expiration, priority, push type, collapse
@@ -323,7 +336,7 @@ public struct APNSValidator: Sendable {
         }
     }
 
-    package enum DevicePathShape: Equatable {
+    package enum DevicePathShape: Hashable, Sendable {
         case badPath
         case missingToken
         case token(isEvenHex: Bool)

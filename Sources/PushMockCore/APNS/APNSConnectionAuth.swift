@@ -1,3 +1,5 @@
+import PushMockBytes
+
 /// What one APNs connection has bound itself to (reference §5): kept per connection by the
 /// server, changed only by the validator.
 public struct APNSConnectionAuth: Sendable, Hashable {
@@ -58,6 +60,58 @@ public struct APNSConnectionAuth: Sendable, Hashable {
     /// connection's next push to the same device is not read again (the token's `String`, made
     /// for each push, cost about 500 instructions).
     var lastDevicePath: ReadDevicePath?
+
+    /// The last APNs header values read on this connection that passed their checks (stage 4), and
+    /// what they made: a connection's next push with the same values is not read again (about 600
+    /// instructions).
+    var lastHeaderReading: HeaderReading?
+    /// The bundle id stage 6 found in the topic of ``lastHeaderReading`` (nil until it has).
+    var lastHeaderBundleID: String?
+
+    /// Header values (`apns-expiration`, `apns-priority`, `apns-push-type`, `apns-collapse-id`,
+    /// `apns-topic`) and what stage 4 made of them. A class: looked at on every push, it is passed
+    /// as one reference, not as ten strings.
+    final class HeaderReading: Sendable, Hashable {
+        let expiration: String?
+        let priority: String?
+        let pushType: String?
+        let collapseID: String?
+        let topic: String?
+        let expirationValue: Int64?
+        let priorityValue: Int
+        let resolvedType: APNSPushType
+        let topicText: String
+
+        init(_ headers: APNSHeaders, expirationValue: Int64?, priorityValue: Int, resolvedType: APNSPushType, topicText: String) {
+            expiration = headers.expiration
+            priority = headers.priority
+            pushType = headers.pushType
+            collapseID = headers.collapseID
+            topic = headers.topic
+            self.expirationValue = expirationValue
+            self.priorityValue = priorityValue
+            self.resolvedType = resolvedType
+            self.topicText = topicText
+        }
+
+        /// Whether `headers` carry these values (compared by their bytes).
+        func reads(_ headers: APNSHeaders) -> Bool {
+            Self.same(expiration, headers.expiration) && Self.same(priority, headers.priority) && Self.same(pushType, headers.pushType)
+                && Self.same(topic, headers.topic) && Self.same(collapseID, headers.collapseID)
+        }
+
+        @inline(__always)
+        private static func same(_ a: String?, _ b: String?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): true
+            case (let a?, let b?): a.hasSameUTF8(as: b)
+            default: false
+            }
+        }
+
+        static func == (lhs: HeaderReading, rhs: HeaderReading) -> Bool { lhs === rhs }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    }
 
     /// A device path, its shape, and its token when it has one.
     struct ReadDevicePath: Sendable, Hashable {

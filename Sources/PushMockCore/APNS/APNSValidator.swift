@@ -72,7 +72,7 @@ public struct APNSValidator: Sendable {
         var payload: JSONValue?
         var refusal = checkConnection(credential, environment: request.environment, verdict: &verdict)
         if refusal == nil { refusal = checkRequestLine(request, devicePath: devicePath, verdict: &verdict) }
-        if refusal == nil { refusal = checkHeaders(headers, credential: credential, verdict: &verdict) }
+        if refusal == nil { refusal = checkHeaders(headers, credential: credential, auth: &auth, verdict: &verdict) }
         if refusal == nil {
             refusal = checkCredential(credential, headers: &headers, environment: request.environment, auth: &auth, now: instant, verdict: &verdict)
         }
@@ -136,13 +136,34 @@ public struct APNSValidator: Sendable {
     /// 3. Duplicates, and 4. each header's syntax: id, expiration, priority, push type, collapse
     /// id, and the topic (or the certificate's), with the priorities its push type allows.
     @inline(__always)
-    private func checkHeaders(_ headers: APNSHeaders, credential: APNSConnectionCredential, verdict: inout APNSVerdict) -> Refusal? {
+    private func checkHeaders(
+        _ headers: APNSHeaders, credential: APNSConnectionCredential, auth: inout APNSConnectionAuth, verdict: inout APNSVerdict
+    ) -> Refusal? {
         if let duplicate = headers.duplicate {
             return (.duplicateHeaders, "\(duplicate) appears more than once")
         }
         if headers.apnsID != nil, verdict.apnsID != headers.apnsID {
             return (.badMessageID, "apns-id must be a UUID (8-4-4-4-12 hex digits)")
         }
+        // The connection's last values again (its credential and the options are the same).
+        if let last = auth.lastHeaderReading, last.reads(headers) {
+            if let expiration = last.expirationValue { verdict.expiration = expiration }
+            verdict.priority = last.priorityValue
+            if let collapseID = headers.collapseID { verdict.collapseID = collapseID }
+            verdict.topic = last.topicText
+            verdict.pushType = last.resolvedType
+            return nil
+        }
+        if let refusal = readHeaders(headers, credential: credential, verdict: &verdict) { return refusal }
+        auth.lastHeaderReading = APNSConnectionAuth.HeaderReading(
+            headers, expirationValue: verdict.expiration, priorityValue: verdict.priority ?? 10, resolvedType: verdict.pushType ?? .alert,
+            topicText: verdict.topic ?? "")
+        auth.lastHeaderBundleID = nil
+        return nil
+    }
+
+    /// Stage 4 on header values not read before: each one's syntax, into `verdict`.
+    private func readHeaders(_ headers: APNSHeaders, credential: APNSConnectionCredential, verdict: inout APNSVerdict) -> Refusal? {
         if let expiration = headers.expiration {
             guard let value = Int64(expiration), value >= 0 else {
                 return (.badExpirationDate, "apns-expiration must be an integer number of seconds")
@@ -214,7 +235,11 @@ public struct APNSValidator: Sendable {
     private func checkTopic(credential: APNSConnectionCredential, auth: inout APNSConnectionAuth, verdict: inout APNSVerdict) -> Refusal? {
         guard let topicText = verdict.topic, let resolvedType = verdict.pushType else { return nil }
         let bundleID: String
-        if resolvedType.topicSuffix.isEmpty {
+        // The connection's last header values are this push's (stage 4 passed): what their topic
+        // made before, if it passed.
+        if let known = auth.lastHeaderBundleID {
+            bundleID = known
+        } else if resolvedType.topicSuffix.isEmpty {
             let inferred = APNSPushType.inferred(fromTopic: topicText)
             if options.rejectTopicPushTypeMismatch, inferred.pushType != .alert, inferred.pushType != resolvedType, resolvedType != .mdm {
                 return (.badTopic, "topic \(topicText) is for \(inferred.pushType.rawValue) pushes, not \(resolvedType.rawValue)")
@@ -229,6 +254,7 @@ public struct APNSValidator: Sendable {
         } else {
             bundleID = topicText
         }
+        auth.lastHeaderBundleID = bundleID
         verdict.bundleID = bundleID
         if resolvedType == .liveactivity {
             // Recorded on a rejection too: it says why the topic is not the app's.

@@ -45,7 +45,14 @@ extension FCMWalker {
                 code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: "message", description: message)])])
         }
         var target: FCMSendResult.Target?
-        if let (name, value) = first, let text = tape.string(value) {
+        // The connection's last valid token again: already read and checked.
+        var checked = false
+        if let (name, value) = first, name == "token", let known = lastValidToken, lastValidTokenStrict == validator.strictRegistrationTokens,
+            tape.isString(value, writtenAs: known)
+        {
+            target = .token(known)
+            checked = true
+        } else if let (name, value) = first, let text = tape.string(value) {
             switch name {
             case "token": target = .token(text)
             case "topic": target = .topic(text)
@@ -77,7 +84,13 @@ extension FCMWalker {
             throw GoogleError.invalidArgument("Recipient of the message is not set.", field: "message")
         }
         result.target = target
-        try checkTarget(target)
+        if !checked {
+            try checkTarget(target)
+            if case .token(let token) = target {
+                lastValidToken = token
+                lastValidTokenStrict = validator.strictRegistrationTokens
+            }
+        }
         if let data = value(fields.data) { try checkData(data, path: "message.data") }
         if value(fields.androidV2) != nil {
             try checkAndroidV2()

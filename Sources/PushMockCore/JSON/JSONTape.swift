@@ -123,6 +123,16 @@ public struct JSONTape {
     /// The decoded text of a string entry.
     public func string(_ index: Int) -> String? { scanner.string(at: entries[index].value) }
 
+    /// Whether the entry at `index` is a string written as exactly the UTF-8 bytes of `text`, as
+    /// they stand between its quotes. (When `text` has no backslash, that is the same as
+    /// decoding to it, without making a string.)
+    public func isString(_ index: Int, writtenAs text: String) -> Bool {
+        let value = entries[index].value
+        guard value.kind == .string else { return false }
+        let content = scanner.bytes.view((value.range.lowerBound + 1)..<(value.range.upperBound - 1))
+        return text.withUTF8View { content.equals($0) }
+    }
+
     /// An integer entry.
     public func int64(_ index: Int) -> Int64? { scanner.int64(at: entries[index].value) }
 

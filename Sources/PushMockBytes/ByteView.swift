@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A read-only view of contiguous bytes that someone else owns: a request body, a string's UTF-8,
 /// a stored row. It is valid only inside the call that made it (``Swift/Array/withByteView(_:)``,
 /// ``Swift/String/withUTF8View(_:)``); never keep one past it.
@@ -183,6 +189,14 @@ public struct ByteView: RandomAccessCollection {
             offset += 1
         }
         return true
+    }
+
+    /// ``equals(_:)`` by `memcmp`, for bytes that are usually long (an FCM registration token):
+    /// its vector loop compares 150 bytes in a third of the instructions of a word loop.
+    public func equalsLong(_ other: ByteView) -> Bool {
+        guard buffer.count == other.buffer.count else { return false }
+        guard let a = buffer.baseAddress, let b = other.buffer.baseAddress, a != b else { return true }
+        return memcmp(a, b, buffer.count) == 0
     }
 
     /// Whether the bytes start with `prefix`'s. (Eight bytes at a time: a byte loop through

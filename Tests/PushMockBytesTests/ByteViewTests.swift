@@ -23,6 +23,28 @@ struct ByteViewTests {
         }
     }
 
+    @Test("equals and equalsLong: equal bytes at every length up to 200, a difference at every offset, and other lengths")
+    func viewComparisons() {
+        for length in 0...200 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+            bytes.withByteView { view in
+                Array(bytes).withByteView { same in
+                    #expect(view.equals(same) && view.equalsLong(same), "length \(length): equal")
+                }
+                for offset in 0..<length {
+                    var changed = bytes
+                    changed[offset] ^= 0x01
+                    changed.withByteView { other in
+                        #expect(!view.equals(other) && !view.equalsLong(other), "length \(length): a difference at \(offset)")
+                    }
+                }
+                (bytes + [0]).withByteView { longer in
+                    #expect(!view.equals(longer) && !view.equalsLong(longer), "length \(length): a longer view")
+                }
+            }
+        }
+    }
+
     @Test("hasPrefix and hasBytePrefix find a mismatch in the eight-byte words and in the tail")
     func prefixes() {
         let path = "/v1/projects/demo/messages:send"

@@ -130,7 +130,7 @@ public struct JSONTape {
         let value = entries[index].value
         guard value.kind == .string else { return false }
         let content = scanner.bytes.view((value.range.lowerBound + 1)..<(value.range.upperBound - 1))
-        return text.withUTF8View { content.equals($0) }
+        return text.withUTF8View { content.equalsLong($0) }
     }
 
     /// An integer entry.

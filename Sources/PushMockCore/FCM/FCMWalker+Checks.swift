@@ -44,22 +44,7 @@ extension FCMWalker {
             throw GoogleError(
                 code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: "message", description: message)])])
         }
-        var target: FCMSendResult.Target?
-        // The connection's last valid token again: already read and checked.
-        var checked = false
-        if let (name, value) = first, name == "token", let known = lastValidToken, lastValidTokenStrict == validator.strictRegistrationTokens,
-            tape.isString(value, writtenAs: known)
-        {
-            target = .token(known)
-            checked = true
-        } else if let (name, value) = first, let text = tape.string(value) {
-            switch name {
-            case "token": target = .token(text)
-            case "topic": target = .topic(text)
-            case "condition": target = .condition(text)
-            default: target = .fid(text)
-            }
-        }
+        let (target, checked) = readTarget(first)
         // Live Activity messages (fcm.md §7 and PushMock's product rule).
         if value(fields.apns) != nil, let token = value(fields.liveActivityToken).flatMap(tape.string) {
             result.liveActivityToken = token
@@ -84,13 +69,7 @@ extension FCMWalker {
             throw GoogleError.invalidArgument("Recipient of the message is not set.", field: "message")
         }
         result.target = target
-        if !checked {
-            try checkTarget(target)
-            if case .token(let token) = target {
-                lastValidToken = token
-                lastValidTokenStrict = validator.strictRegistrationTokens
-            }
-        }
+        if !checked { try checkTarget(target) }
         if let data = value(fields.data) { try checkData(data, path: "message.data") }
         if value(fields.androidV2) != nil {
             try checkAndroidV2()
@@ -158,12 +137,33 @@ extension FCMWalker {
 
     // MARK: Rules
 
+    /// The target the member `first` names. The connection's last valid token again comes with
+    /// its check done (`checked`): it is neither read nor checked again.
+    private func readTarget(_ first: (name: String, value: Int)?) -> (target: FCMSendResult.Target?, checked: Bool) {
+        guard let (name, value) = first else { return (nil, false) }
+        if name == "token", let known = lastValidToken, lastValidTokenStrict == validator.strictRegistrationTokens,
+            tape.isString(value, writtenAs: known)
+        {
+            return (.token(known), true)
+        }
+        guard let text = tape.string(value) else { return (nil, false) }
+        switch name {
+        case "token": return (.token(text), false)
+        case "topic": return (.topic(text), false)
+        case "condition": return (.condition(text), false)
+        default: return (.fid(text), false)
+        }
+    }
+
+    /// Checks `target`; a valid registration token is kept for the connection's next message.
     func checkTarget(_ target: FCMSendResult.Target) throws(GoogleError) {
         switch target {
         case .token(let token):
             guard Self.isRegistrationToken(token, strict: validator.strictRegistrationTokens) else {
                 throw GoogleError.fcm(.invalidArgument, message: "The registration token is not a valid FCM registration token")
             }
+            lastValidToken = token
+            lastValidTokenStrict = validator.strictRegistrationTokens
         case .fid(let fid):
             // FCM answers a string that cannot be an installation ID as an unknown one: 404
             // UNREGISTERED, with and without validate_only (firebase-admin's integration tests).

@@ -38,3 +38,16 @@ extension String {
         return (compared ?? nil) ?? utf8.elementsEqual(other.utf8)
     }
 }
+
+extension Optional where Wrapped == String {
+    /// Whether both are nil, or both are strings with the same UTF-8 bytes
+    /// (``Swift/String/hasSameUTF8(as:)``).
+    @inlinable @inline(__always)
+    public func hasSameUTF8(as other: String?) -> Bool {
+        switch (self, other) {
+        case (nil, nil): true
+        case (let a?, let b?): a.hasSameUTF8(as: b)
+        default: false
+        }
+    }
+}

@@ -52,11 +52,7 @@ package struct SharedSource: Sendable {
 
     @inline(__always)
     static func same(_ a: String?, _ b: String?) -> Bool {
-        switch (a, b) {
-        case (nil, nil): true
-        case (let a?, let b?): same(a, b)
-        default: false
-        }
+        a.hasSameUTF8(as: b)
     }
 
     @inline(__always)

@@ -96,17 +96,9 @@ public struct APNSConnectionAuth: Sendable, Hashable {
 
         /// Whether `headers` carry these values (compared by their bytes).
         func reads(_ headers: APNSHeaders) -> Bool {
-            Self.same(expiration, headers.expiration) && Self.same(priority, headers.priority) && Self.same(pushType, headers.pushType)
-                && Self.same(topic, headers.topic) && Self.same(collapseID, headers.collapseID)
-        }
-
-        @inline(__always)
-        private static func same(_ a: String?, _ b: String?) -> Bool {
-            switch (a, b) {
-            case (nil, nil): true
-            case (let a?, let b?): a.hasSameUTF8(as: b)
-            default: false
-            }
+            expiration.hasSameUTF8(as: headers.expiration) && priority.hasSameUTF8(as: headers.priority)
+                && pushType.hasSameUTF8(as: headers.pushType) && topic.hasSameUTF8(as: headers.topic)
+                && collapseID.hasSameUTF8(as: headers.collapseID)
         }
 
         static func == (lhs: HeaderReading, rhs: HeaderReading) -> Bool { lhs === rhs }

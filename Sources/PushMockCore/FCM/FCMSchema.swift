@@ -79,6 +79,26 @@ struct FCMSchema: Sendable {
         /// Whether a `null` member leaves the field as it was (the request and message levels)
         /// rather than clearing it (every level below: the last member wins, `null` included).
         var nullKeepsEarlier: Bool
+        /// Its key table: `keyMask + 1` slots of ``Tables/keys`` from `keySlots`.
+        var keySlots: Int32 = 0
+        var keyMask: Int32 = 0
+    }
+
+    /// One spelling of a field in a message type's key table, open-addressed by
+    /// ``keyHash(head:count:)``: a key is found in one or two probes, where a scan of the type's
+    /// fields compared it with each of them.
+    struct KeySlot: Sendable {
+        /// The spelling's first eight bytes (``PushMockBytes/ByteView/headWord``).
+        var head: UInt64
+        var spelling: Span
+        /// The field, or -1 for an empty slot.
+        var field: Int32
+    }
+
+    /// Where a key of `count` bytes starting with `head` is looked for first (before the mask).
+    @inline(__always)
+    static func keyHash(head: UInt64, count: Int) -> Int {
+        Int(truncatingIfNeeded: ((head ^ UInt64(truncatingIfNeeded: count)) &* 0x9E37_79B9_7F4A_7C15) >> 40)
     }
 
     /// The hot tables: immortal, never freed, shared by every walk.
@@ -91,6 +111,8 @@ struct FCMSchema: Sendable {
         let enumSpans: ImmortalBuffer<Span>
         /// Where each enum's spellings are in `enumSpans`.
         let enums: ImmortalBuffer<Span>
+        /// Every message type's key table, back to back.
+        let keys: ImmortalBuffer<KeySlot>
     }
 
     let tables: Tables
@@ -160,12 +182,39 @@ struct FCMSchema: Sendable {
         compile(name, members, nullKeepsEarlier: true)
         // The message level keeps an earlier member when a later one is null, as the request level does.
         types[Int(fields[0].argument)].nullKeepsEarlier = true
+        let keys = Self.keyTables(&types, fields: fields)
         self.tables = Tables(
             fields: ImmortalBuffer(fields), types: ImmortalBuffer(types), names: ImmortalBuffer(names), enumSpans: ImmortalBuffer(enumSpans),
-            enums: ImmortalBuffer(enums)
+            enums: ImmortalBuffer(enums), keys: ImmortalBuffer(keys)
         )
         self.fieldNames = fieldNames
         self.typeNames = typeNames
+    }
+
+    /// Every type's key table (its fields' snake_case and lowerCamelCase spellings, at most half
+    /// full), back to back; each type learns where its table is.
+    private static func keyTables(_ types: inout [MessageType], fields: [Field]) -> [KeySlot] {
+        var keys: [KeySlot] = []
+        for type in types.indices {
+            var spellings: [(head: UInt64, spelling: Span, field: Int32)] = []
+            for index in Int(types[type].first)..<Int(types[type].first + types[type].count) {
+                let field = fields[index]
+                spellings.append((field.snakeHead, field.snake, Int32(index)))
+                if field.camel.start != field.snake.start { spellings.append((field.camelHead, field.camel, Int32(index))) }
+            }
+            var size = 2
+            while size < 2 * spellings.count { size *= 2 }
+            let start = keys.count
+            keys += repeatElement(KeySlot(head: 0, spelling: Span(start: 0, count: 0), field: -1), count: size)
+            for (head, spelling, field) in spellings {
+                var slot = keyHash(head: head, count: Int(spelling.count)) & (size - 1)
+                while keys[start + slot].field >= 0 { slot = (slot + 1) & (size - 1) }
+                keys[start + slot] = KeySlot(head: head, spelling: spelling, field: field)
+            }
+            types[type].keySlots = Int32(start)
+            types[type].keyMask = Int32(size - 1)
+        }
+        return keys
     }
 
     /// The index of the field at a dotted snake_case path from the request (`message.android.ttl`).
@@ -270,4 +319,34 @@ struct FCMSchema: Sendable {
             "token": .string, "topic": .string, "condition": .string, "fid": .string,
         ])
     static let request = Declared.message("google.firebase.fcm.v1.SendMessageRequest", ["message": message, "validate_only": .bool])
+}
+
+extension FCMSchema.Tables {
+    /// The field of `own` spelled exactly `key` (snake_case or lowerCamelCase), if any: the type's
+    /// key table is searched by the length and the first eight bytes, and the rest is compared only
+    /// for a name longer than eight.
+    @inline(__always)
+    func field(named key: ByteView, in own: FCMSchema.MessageType) -> Int? {
+        let head = key.headWord
+        let count = key.count
+        let mask = Int(own.keyMask)
+        var slot = FCMSchema.keyHash(head: head, count: count) & mask
+        while true {
+            let entry = keys[Int(own.keySlots) + slot]
+            guard entry.field >= 0 else { return nil }
+            if entry.head == head, Int(entry.spelling.count) == count, count <= 8 || same(key, entry.spelling) { return Int(entry.field) }
+            slot = (slot + 1) & mask
+        }
+    }
+
+    /// Whether `bytes` are the name bytes at `span`.
+    @inline(__always)
+    func same(_ bytes: ByteView, _ span: FCMSchema.Span) -> Bool {
+        guard bytes.count == Int(span.count) else { return false }
+        let start = Int(span.start)
+        for offset in 0..<bytes.count where bytes[offset] != names[start + offset] {
+            return false
+        }
+        return true
+    }
 }

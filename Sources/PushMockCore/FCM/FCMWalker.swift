@@ -182,12 +182,7 @@ final class FCMWalker {
 
     @inline(__always)
     func same(_ bytes: ByteView, _ span: FCMSchema.Span) -> Bool {
-        guard bytes.count == Int(span.count) else { return false }
-        let start = Int(span.start)
-        for offset in 0..<bytes.count where bytes[offset] != tables.names[start + offset] {
-            return false
-        }
-        return true
+        tables.same(bytes, span)
     }
 
     /// The field of `own` a JSON key stands for (snake_case or lowerCamelCase; escaped keys are
@@ -195,14 +190,7 @@ final class FCMWalker {
     func fieldIndex(forKey key: Int, in own: FCMSchema.MessageType) -> Int? {
         let range = tape.entries[key].value.range
         let content = tape.scanner.bytes.view((range.lowerBound + 1)..<(range.upperBound - 1))
-        // The length and the first eight bytes first; the rest only for a name longer than eight.
-        let head = content.headWord
-        let count = Int32(truncatingIfNeeded: content.count)
-        for index in Int(own.first)..<Int(own.first + own.count) {
-            let field = tables.fields[index]
-            if field.snake.count == count, field.snakeHead == head, count <= 8 || same(content, field.snake) { return index }
-            if field.camel.count == count, field.camelHead == head, count <= 8 || same(content, field.camel) { return index }
-        }
+        if let field = tables.field(named: content, in: own) { return field }
         return fieldIndex(spelledOtherwise: key, content: content, in: own)
     }
 

@@ -226,10 +226,12 @@ package struct CompactDelivery: Sendable {
         return UInt8(index + 1)
     }
 
-    static func isDevicePath(_ path: String, token: String) -> Bool {
-        guard path.utf8.count == apnsDevicePath.utf8CodeUnitCount + token.utf8.count else { return false }
+    /// Whether `path` is `/3/device/` and `token`'s bytes (the token compared by `memcmp`).
+    package static func isDevicePath(_ path: String, token: String) -> Bool {
+        let prefix = apnsDevicePath.utf8CodeUnitCount
+        guard path.utf8.count == prefix + token.utf8.count else { return false }
         return path.withUTF8View { path in
-            path.hasPrefix(apnsDevicePath) && token.withUTF8View { path.view(apnsDevicePath.utf8CodeUnitCount..<path.count).equals($0) }
+            path.hasPrefix(apnsDevicePath) && token.withUTF8View { path.view(prefix..<path.count).equalsLong($0) }
         }
     }
 

@@ -106,6 +106,22 @@ struct CompactDeliveryTests {
         for name in shared { #expect(!CompactDelivery.isVolatile(name), "\(name)") }
     }
 
+    @Test("a path is derived from the token only when it is /3/device/ and exactly the token's bytes")
+    func devicePaths() {
+        let token = String(repeating: "a1", count: 32)
+        let lastChanged = String(token.dropLast()) + "2"
+        for token in [token, "ab", "", String(repeating: "f", count: 200), "é✓"] {
+            #expect(CompactDelivery.isDevicePath("/3/device/" + token, token: token), "\(token)")
+        }
+        let misses: [(path: String, token: String)] = [
+            ("/3/device/" + lastChanged, token), ("/3/device/" + token, lastChanged), ("/3/devicE/" + token, token),
+            ("/4/device/" + token, token), ("3/device/" + token + "x", token), ("/3/device/" + token.uppercased(), token),
+            ("/3/device/" + token + "/", token), ("/3/device/" + token, token + "/"), ("/3/device/ab", "ba"), ("/3/device", ""),
+            ("/3/device/a", ""),
+        ]
+        for (path, token) in misses { #expect(!CompactDelivery.isDevicePath(path, token: token), "\(path) \(token)") }
+    }
+
     @Test("bytes not written by the packer (random, truncated, huge counts) decode as damaged, never past their end")
     func damagedBytes() {
         var generator = SystemRandomNumberGenerator()

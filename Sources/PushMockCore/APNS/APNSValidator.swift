@@ -62,23 +62,38 @@ public struct APNSValidator: Sendable {
         ids: inout IDGenerator,
         into verdict: inout APNSVerdict
     ) {
+        validate(
+            method: request.method, path: request.path, headers: request.headers, body: request.body, bodyTruncated: request.bodyTruncated,
+            environment: request.environment, credential: credential, auth: &auth, now: instant, ids: &ids, into: &verdict)
+    }
+
+    /// The same, on the request's parts as the transport holds them: the push path's, which
+    /// borrows them where an ``APNSRequest`` made of them retained (and later released) each.
+    public func validate(
+        method: String, path: String, headers headerFields: [HeaderField], body: [UInt8], bodyTruncated: Bool, environment: APNSEnvironment,
+        credential: APNSConnectionCredential,
+        auth: inout APNSConnectionAuth,
+        now instant: PushInstant,
+        ids: inout IDGenerator,
+        into verdict: inout APNSVerdict
+    ) {
         // APNs reasons in seconds: JWT `iat`, `aps.timestamp`.
-        var headers = APNSHeaders(request.headers)
+        var headers = APNSHeaders(headerFields)
         verdict.apnsID = headers.apnsID.flatMap { APNSHeaders.isUUID($0) ? $0 : nil } ?? ids.nextUUIDString()
         // The stages in APNs' order: the first refusal is the answer. (Plain `if`s, not a `??`
         // chain: stages called from autoclosures were not inlined, ~350 instructions a push.)
-        let devicePath = Self.read(devicePath: request.path, auth: &auth)
+        let devicePath = Self.read(devicePath: path, auth: &auth)
         let shape = devicePath.shape
         var payload: JSONValue?
-        var refusal = checkConnection(credential, environment: request.environment, verdict: &verdict)
-        if refusal == nil { refusal = checkRequestLine(request, devicePath: devicePath, verdict: &verdict) }
+        var refusal = checkConnection(credential, environment: environment, verdict: &verdict)
+        if refusal == nil { refusal = checkRequestLine(method: method, devicePath: devicePath, verdict: &verdict) }
         if refusal == nil { refusal = checkHeaders(headers, credential: credential, auth: &auth, verdict: &verdict) }
         if refusal == nil {
-            refusal = checkCredential(credential, headers: &headers, environment: request.environment, auth: &auth, now: instant, verdict: &verdict)
+            refusal = checkCredential(credential, headers: &headers, environment: environment, auth: &auth, now: instant, verdict: &verdict)
         }
         if refusal == nil { refusal = checkTopic(credential: credential, auth: &auth, verdict: &verdict) }
-        if refusal == nil { refusal = checkBody(request, payload: &payload, verdict: &verdict) }
-        if refusal == nil { refusal = checkDeviceToken(shape: shape, environment: request.environment, verdict: &verdict) }
+        if refusal == nil { refusal = checkBody(body, truncated: bodyTruncated, payload: &payload, verdict: &verdict) }
+        if refusal == nil { refusal = checkDeviceToken(shape: shape, environment: environment, verdict: &verdict) }
         if refusal == nil { refusal = checkLiveActivity(payload, headers: headers, now: instant, verdict: &verdict) }
         if let refusal {
             verdict.rejection = refusal.reason
@@ -109,8 +124,8 @@ public struct APNSValidator: Sendable {
 
     /// 2. Method and path.
     @inline(__always)
-    private func checkRequestLine(_ request: APNSRequest, devicePath: APNSConnectionAuth.ReadDevicePath, verdict: inout APNSVerdict) -> Refusal? {
-        guard request.method == "POST" else { return (.methodNotAllowed, nil) }
+    private func checkRequestLine(method: String, devicePath: APNSConnectionAuth.ReadDevicePath, verdict: inout APNSVerdict) -> Refusal? {
+        guard method == "POST" else { return (.methodNotAllowed, nil) }
         switch devicePath.shape {
         case .badPath: return (.badPath, nil)
         case .missingToken: return (.missingDeviceToken, nil)
@@ -267,19 +282,19 @@ public struct APNSValidator: Sendable {
     /// `payload`, once, for the payload rules and the simulated device; other pushes' only
     /// checked, on bytes).
     @inline(__always)
-    private func checkBody(_ request: APNSRequest, payload: inout JSONValue?, verdict: inout APNSVerdict) -> Refusal? {
+    private func checkBody(_ body: [UInt8], truncated: Bool, payload: inout JSONValue?, verdict: inout APNSVerdict) -> Refusal? {
         guard let resolvedType = verdict.pushType else { return nil }
-        if request.bodyTruncated || request.body.count > resolvedType.maxPayloadSize {
+        if truncated || body.count > resolvedType.maxPayloadSize {
             return (.payloadTooLarge, "\(resolvedType.rawValue) payloads are limited to \(resolvedType.maxPayloadSize) bytes")
         }
-        guard !request.body.isEmpty else { return (.payloadEmpty, nil) }
+        guard !body.isEmpty else { return (.payloadEmpty, nil) }
         let isJSON: Bool
         if resolvedType == .liveactivity {
-            payload = JSONValue.parse(request.body)
+            payload = JSONValue.parse(body)
             isJSON = payload != nil
             if case .object? = payload { verdict.bodyIsJSONObject = true }
         } else {
-            let kind = request.body.withByteView { JSONScanner($0).validate() }
+            let kind = body.withByteView { JSONScanner($0).validate() }
             isJSON = kind != nil
             verdict.bodyIsJSONObject = kind == .object
         }

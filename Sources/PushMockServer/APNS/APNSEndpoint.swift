@@ -104,16 +104,11 @@ final class APNSEndpoint: PushEndpoint, Sendable {
     func judge(_ request: HTTPServerRequest, target: Void, context: RequestContext, now: PushInstant) -> Judgement {
         let state = state(for: context)
         let environment = environment(for: request, connection: context.connection)
-        let apnsRequest = APNSRequest(
-            method: request.method,
-            path: request.path,
-            headers: request.headers.fields,
-            body: request.body,
-            bodyTruncated: request.limitExceeded != nil,
-            environment: environment
-        )
         var judgement = Judgement(verdict: APNSVerdict(), environment: environment, state: state)
-        validator.validate(apnsRequest, credential: state.credential, auth: &state.auth, now: now, ids: &state.ids, into: &judgement.verdict)
+        validator.validate(
+            method: request.method, path: request.path, headers: request.headers.fields, body: request.body,
+            bodyTruncated: request.limitExceeded != nil,
+            environment: environment, credential: state.credential, auth: &state.auth, now: now, ids: &state.ids, into: &judgement.verdict)
         if judgement.verdict.authenticated, !state.raised {
             state.raised = true
             context.control.setMaxConcurrentStreams(raisedStreamLimit)

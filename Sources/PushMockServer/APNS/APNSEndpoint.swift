@@ -167,14 +167,15 @@ final class APNSEndpoint: PushEndpoint, Sendable {
         _ verdict: APNSVerdict, rejection: (status: Int, reason: String)?, environment: APNSEnvironment, now: PushInstant, ids: inout IDGenerator,
         neverIndex: Bool = true
     ) -> HTTPServerResponse {
-        var headers = HTTPHeaderList(capacity: 3)
         guard let rejection else {
-            headers.append("apns-id", verdict.apnsID, neverIndex: neverIndex)
-            if environment == .sandbox {
-                headers.append("apns-unique-id", ids.nextUUIDString(lowercase: true), neverIndex: neverIndex)
-            }
-            return HTTPServerResponse(status: 200, headers: headers)
+            // One array made with its fields: an empty list reserved and appended to cost ~250
+            // instructions more.
+            let apnsID = HeaderField(name: "apns-id", value: verdict.apnsID, neverIndex: neverIndex)
+            guard environment == .sandbox else { return HTTPServerResponse(status: 200, headers: HTTPHeaderList([apnsID])) }
+            let uniqueID = HeaderField(name: "apns-unique-id", value: ids.nextUUIDString(lowercase: true), neverIndex: neverIndex)
+            return HTTPServerResponse(status: 200, headers: HTTPHeaderList([apnsID, uniqueID]))
         }
+        var headers = HTTPHeaderList(capacity: 2)
         headers.append("content-type", "application/json")
         headers.append("apns-id", verdict.apnsID, neverIndex: neverIndex)
         let body: String

@@ -370,6 +370,7 @@ let package = Package(
             name: "PushMockTransportTests",
             dependencies: [
                 "PushMockTransport",
+                "CNGHTTP2",
                 "PushMockTestSupport",
                 "PushMockServer",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -48,11 +48,22 @@ extension NGHTTP2Connection {
     /// Takes one header field. Over the header-list limit the request is answered 431 at once
     /// (HEADERS only, END_STREAM), `mem_recv` pauses so that it is written, and the rest of the
     /// block is skipped.
-    func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> HeaderVerdict {
-        withStream(streamID) { header(name: name, value: value, of: $0) } ?? .proceed
+    func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, trailer: Bool = false) -> HeaderVerdict {
+        withStream(streamID) { header(name: name, value: value, trailer: trailer, of: $0) } ?? .proceed
     }
 
-    private func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, of stream: NGHTTP2Stream) -> HeaderVerdict {
+    private func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, trailer: Bool, of stream: NGHTTP2Stream) -> HeaderVerdict
+    {
+        // The message rules come first, as nghttp2 applies its own before this callback: a
+        // malformed request resets the stream, and the rest of its block is not read.
+        var verdict = HTTPMessageRules.Verdict.regular
+        if checksMessages {
+            verdict = stream.rules.field(name: name, value: value, trailer: trailer, lenientWhitespace: lenientFieldWhitespace)
+            if verdict == .malformed {
+                resetMalformed(stream, error: NGHTTP2_ERR_HTTP_HEADER.rawValue)
+                return .skipRest
+            }
+        }
         if stream.headersAborted {
             // The rest of an over-long list is read and dropped, so that the stream is not reset:
             // a reset (of any code) while the client is still sending made curl report
@@ -72,13 +83,14 @@ extension NGHTTP2Connection {
             pausedForAnswer = true
             return .pause
         }
+        if case .pseudo(let field) = verdict {
+            stream.receivePseudoField(field, value: value, recent: recentValues)
+            return .proceed
+        }
         if name.first == UInt8(ascii: ":") {
-            switch name.count {
-            case 5 where name[1] == UInt8(ascii: "p"): stream.receivePseudoField(.path, value: value, recent: recentValues)
-            case 7 where name[1] == UInt8(ascii: "m"): stream.receivePseudoField(.method, value: value, recent: recentValues)
-            case 7 where name[1] == UInt8(ascii: "s"): stream.receivePseudoField(.scheme, value: value, recent: recentValues)
-            case 10 where name[1] == UInt8(ascii: "a"): stream.receivePseudoField(.authority, value: value, recent: recentValues)
-            default: break  // nghttp2's message checks refuse unknown pseudo-headers
+            // Only with nghttp2's own checks (the rules' reference), which refuse unknown pseudo-headers.
+            if let field = HTTPMessageRules.pseudoName(name) {
+                stream.receivePseudoField(field, value: value, recent: recentValues)
             }
             return .proceed
         }
@@ -91,6 +103,14 @@ extension NGHTTP2Connection {
     }
 
     private func dataChunk(_ data: UnsafeBufferPointer<UInt8>, of stream: NGHTTP2Stream) {
+        if checksMessages {
+            guard !stream.malformed else { return }
+            // DATA past `content-length` resets the stream (no invalid-frame report: nghttp2 makes none here).
+            guard stream.rules.data(data.count) else {
+                resetMalformed(stream, error: nil)
+                return
+            }
+        }
         guard !stream.dispatched else { return }
         if stream.body.count + data.count > maxBodySize {
             stream.limitExceeded = .bodySize(limit: maxBodySize)
@@ -103,8 +123,18 @@ extension NGHTTP2Connection {
         stream.body.append(contentsOf: data)
     }
 
-    func frameReceived(streamID: Int32, isHeaders: Bool, endStream: Bool) {
+    func frameReceived(streamID: Int32, isHeaders: Bool, trailer: Bool = false, endStream: Bool) {
         withStream(streamID) { stream in
+            if checksMessages {
+                guard !stream.malformed else { return }
+                let wellFormed =
+                    isHeaders ? stream.rules.headersEnded(trailer: trailer, endStream: endStream) : !endStream || stream.rules.streamEnded()
+                guard wellFormed else {
+                    // A header block is reported as an invalid frame; DATA is not (as nghttp2 does).
+                    resetMalformed(stream, error: isHeaders ? NGHTTP2_ERR_HTTP_MESSAGING.rawValue : nil)
+                    return
+                }
+            }
             if !stream.dispatched, endStream || (isHeaders && stream.limitExceeded != nil) {
                 dispatch(stream)
             }
@@ -139,6 +169,19 @@ extension NGHTTP2Connection {
         pendingResets -= 1
         if nghttp2_session_get_stream_remote_close(session, streamID) == 0 {
             _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue)
+        }
+    }
+
+    /// A request broke ``HTTPMessageRules``: its stream is reset with PROTOCOL_ERROR and nothing
+    /// more of it is taken. `error` (nghttp2's library error, for a header block) is reported as
+    /// nghttp2 reports an invalid frame.
+    private func resetMalformed(_ stream: NGHTTP2Stream, error: Int32?) {
+        stream.malformed = true
+        if let session {
+            _ = nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_PROTOCOL_ERROR.rawValue)
+        }
+        if let error {
+            delegate.invalidFrameReceived(stream.id, error: error)
         }
     }
 

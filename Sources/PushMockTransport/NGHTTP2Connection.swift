@@ -53,6 +53,10 @@ final class NGHTTP2Connection {
     unowned(unsafe) let delegate: any NGHTTP2ConnectionDelegate
     let maxBodySize: Int
     let maxHeaderListSize: Int
+    /// Whether ``HTTPMessageRules`` checks requests (nghttp2's own checks are off).
+    let checksMessages: Bool
+    /// Whether a field value may start or end with whitespace.
+    let lenientFieldWhitespace: Bool
     @exclusivity(unchecked) private(set) var maxConcurrentStreams: UInt32
     /// Bytes nghttp2 accepted so far (the first 24 are the client preface).
     @exclusivity(unchecked) var received = 0
@@ -70,8 +74,16 @@ final class NGHTTP2Connection {
     /// Creates a server session and queues the server's SETTINGS. `lenientFieldWhitespace` turns
     /// off nghttp2's RFC 9113 check of leading/trailing whitespace in field values, so that the
     /// responder answers such requests itself (APNs does).
-    init(settings: HTTP2Settings, maxBodySize: Int, lenientFieldWhitespace: Bool = false, delegate: any NGHTTP2ConnectionDelegate) {
+    ///
+    /// `nghttp2ChecksMessages` leaves the HTTP messaging checks to nghttp2, as the reference the
+    /// tests hold ``HTTPMessageRules`` to; otherwise they are made here.
+    init(
+        settings: HTTP2Settings, maxBodySize: Int, lenientFieldWhitespace: Bool = false, nghttp2ChecksMessages: Bool = false,
+        delegate: any NGHTTP2ConnectionDelegate
+    ) {
         self.delegate = delegate
+        self.checksMessages = !nghttp2ChecksMessages
+        self.lenientFieldWhitespace = lenientFieldWhitespace
         self.maxBodySize = maxBodySize
         self.maxHeaderListSize = Int(settings.maxHeaderListSize)
         self.maxConcurrentStreams = settings.maxConcurrentStreams
@@ -80,7 +92,9 @@ final class NGHTTP2Connection {
             &created,
             NGHTTP2Shared.callbacks,
             Unmanaged.passUnretained(self).toOpaque(),
-            lenientFieldWhitespace ? NGHTTP2Shared.lenientOptions : NGHTTP2Shared.options
+            nghttp2ChecksMessages
+                ? (lenientFieldWhitespace ? NGHTTP2Shared.lenientReferenceOptions : NGHTTP2Shared.referenceOptions)
+                : (lenientFieldWhitespace ? NGHTTP2Shared.lenientOptions : NGHTTP2Shared.options)
         )
         precondition(rv == 0 && created != nil, "nghttp2_session_server_new2 failed: \(rv)")
         self.session = created

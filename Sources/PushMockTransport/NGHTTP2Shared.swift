@@ -22,7 +22,8 @@ enum NGHTTP2Shared {
                 $0.header(
                     streamID: frame.pointee.hd.stream_id,
                     name: UnsafeBufferPointer(start: name, count: nameLength),
-                    value: UnsafeBufferPointer(start: value, count: valueLength)
+                    value: UnsafeBufferPointer(start: value, count: valueLength),
+                    trailer: isTrailer(frame)
                 )
             }
             return proceed.rawValue
@@ -40,7 +41,7 @@ enum NGHTTP2Shared {
             guard isHeaders || type == UInt8(NGHTTP2_DATA.rawValue) else { return 0 }
             let endStream = frame.pointee.hd.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
             NGHTTP2Shared.connection(userData)._withUnsafeGuaranteedRef {
-                $0.frameReceived(streamID: frame.pointee.hd.stream_id, isHeaders: isHeaders, endStream: endStream)
+                $0.frameReceived(streamID: frame.pointee.hd.stream_id, isHeaders: isHeaders, trailer: isTrailer(frame), endStream: endStream)
             }
             return 0
         }
@@ -69,16 +70,31 @@ enum NGHTTP2Shared {
         return callbacks!
     }()
 
-    nonisolated(unsafe) static let options: OpaquePointer = makeOptions(lenientFieldWhitespace: false)
+    /// Whether `frame` is HEADERS that carry a request's trailers (nghttp2's `HCAT_HEADERS`, to a server).
+    @inline(__always)
+    static func isTrailer(_ frame: UnsafePointer<nghttp2_frame>) -> Bool {
+        frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) && frame.pointee.headers.cat == NGHTTP2_HCAT_HEADERS
+    }
+
+    /// The options: HTTP messaging checked by ``HTTPMessageRules``, not by nghttp2.
+    nonisolated(unsafe) static let options: OpaquePointer = makeOptions(lenientFieldWhitespace: false, nghttp2ChecksMessages: false)
 
     /// The same, without the RFC 9113 leading/trailing whitespace check of field values.
-    nonisolated(unsafe) static let lenientOptions: OpaquePointer = makeOptions(lenientFieldWhitespace: true)
+    nonisolated(unsafe) static let lenientOptions: OpaquePointer = makeOptions(lenientFieldWhitespace: true, nghttp2ChecksMessages: false)
 
-    private static func makeOptions(lenientFieldWhitespace: Bool) -> OpaquePointer {
+    /// With nghttp2's own HTTP messaging checks: the reference ``HTTPMessageRules`` is tested against.
+    nonisolated(unsafe) static let referenceOptions: OpaquePointer = makeOptions(lenientFieldWhitespace: false, nghttp2ChecksMessages: true)
+    nonisolated(unsafe) static let lenientReferenceOptions: OpaquePointer = makeOptions(lenientFieldWhitespace: true, nghttp2ChecksMessages: true)
+
+    private static func makeOptions(lenientFieldWhitespace: Bool, nghttp2ChecksMessages: Bool) -> OpaquePointer {
         var options: OpaquePointer?
         precondition(nghttp2_option_new(&options) == 0)
         if lenientFieldWhitespace {
             nghttp2_option_set_no_rfc9113_leading_and_trailing_ws_validation(options, 1)
+        }
+        if !nghttp2ChecksMessages {
+            // The same rules, checked in ``HTTPMessageRules`` at a fraction of the cost.
+            nghttp2_option_set_no_http_messaging(options, 1)
         }
         // The server answers every stream itself; it never needs closed streams for priority.
         nghttp2_option_set_no_closed_streams(options, 1)

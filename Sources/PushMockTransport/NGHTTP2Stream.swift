@@ -34,6 +34,10 @@ final class NGHTTP2Stream {
     /// The body broke the limit: once the answer is out, the stream is reset with NO_ERROR so
     /// the client stops sending (RFC 9113 §8.1) and no more window is granted for it.
     @exclusivity(unchecked) var resetAfterResponse = false
+    /// The request's HTTP/2 message rules, checked as its fields and DATA arrive.
+    @exclusivity(unchecked) var rules = HTTPMessageRules()
+    /// The request broke them: its stream is being reset, and nothing more of it is taken.
+    @exclusivity(unchecked) var malformed = false
     /// The body of the submitted response, read by nghttp2's data provider.
     @exclusivity(unchecked) var responseBody: [UInt8] = []
     @exclusivity(unchecked) var responseOffset = 0
@@ -170,6 +174,8 @@ final class NGHTTP2Stream {
         responded = false
         headersAborted = false
         resetAfterResponse = false
+        rules.reset()
+        malformed = false
         responseBody = []
         responseOffset = 0
     }

@@ -11,6 +11,7 @@ struct NGHTTP2ConnectionTests {
         var requests: [HTTPServerRequest] = []
         var closed: [(Int32, UInt32)] = []
         var invalid = 0
+        var invalidErrors: [Int32] = []
         var respond: ((NGHTTP2Stream) -> Void)?
 
         func requestReady(_ stream: NGHTTP2Stream) {
@@ -18,7 +19,10 @@ struct NGHTTP2ConnectionTests {
             respond?(stream)
         }
         func streamClosed(_ streamID: Int32, errorCode: UInt32) { closed.append((streamID, errorCode)) }
-        func invalidFrameReceived(_ streamID: Int32, error: Int32) { invalid += 1 }
+        func invalidFrameReceived(_ streamID: Int32, error: Int32) {
+            invalid += 1
+            invalidErrors.append(error)
+        }
         var refused: [Int32] = []
         func streamRefused(_ streamID: Int32) { refused.append(streamID) }
         var limits: [RequestLimit] = []

@@ -1,0 +1,373 @@
+/// The rules a request must keep to be a well-formed HTTP/2 message (RFC 9113 §8.2–8.3): field
+/// names and values, pseudo-header fields, `content-length` against the DATA received. nghttp2
+/// checks them when its "HTTP messaging" is on; the server turns that off
+/// (`nghttp2_option_set_no_http_messaging`) and checks them here instead, with the same outcome
+/// for every request: these are nghttp2 1.52's `nghttp2_http.c` and `nghttp2_helper.c`, ported
+/// rule for rule (server side; a server that never enables extended CONNECT, so `:protocol` is
+/// never allowed). What changes is the cost: nghttp2 looks each byte of each field up in a
+/// table, on every request, which was a tenth of a push's instructions; here long values are
+/// checked sixteen bytes at a time. `HTTPMessageRulesTests` holds the two to the same answers,
+/// nghttp2's own checks being the reference.
+///
+/// One per stream, in ``NGHTTP2Stream``; ``reset()`` makes it ready for the next.
+struct HTTPMessageRules {
+    /// nghttp2's `NGHTTP2_HTTP_FLAG_…` bits that a server uses.
+    struct Flags: OptionSet {
+        let rawValue: UInt32
+        static let authority = Flags(rawValue: 1)
+        static let path = Flags(rawValue: 1 << 1)
+        static let method = Flags(rawValue: 1 << 2)
+        static let scheme = Flags(rawValue: 1 << 3)
+        static let host = Flags(rawValue: 1 << 4)
+        static let pseudoHeaderDisallowed = Flags(rawValue: 1 << 6)
+        static let methodConnect = Flags(rawValue: 1 << 7)
+        static let methodHead = Flags(rawValue: 1 << 8)
+        static let methodOptions = Flags(rawValue: 1 << 9)
+        static let pathRegular = Flags(rawValue: 1 << 11)
+        static let pathAsterisk = Flags(rawValue: 1 << 12)
+        static let schemeHTTP = Flags(rawValue: 1 << 13)
+        static let requestHeaders: Flags = [.method, .path, .scheme]
+    }
+
+    private(set) var flags: Flags = []
+    /// The `content-length` field's value, or -1 when there is none.
+    private(set) var contentLength: Int64 = -1
+    /// DATA bytes received so far.
+    private(set) var receivedLength: Int64 = 0
+
+    mutating func reset() {
+        self = HTTPMessageRules()
+    }
+
+    // MARK: Fields (nghttp2_http_on_header, http_request_on_header)
+
+    /// What a field of the request's header block (`trailer`: of its trailers) is, and whether
+    /// it leaves the request well formed. With `lenientWhitespace`, a regular field's value may
+    /// start or end with a space or a tab.
+    ///
+    /// nghttp2 would drop a regular field with a bad name or value and go on, if the session had
+    /// an invalid-header callback; without one (the server sets none) such a field makes the
+    /// request malformed, as an uppercase name or a misplaced pseudo-header does.
+    enum Verdict: Equatable {
+        case malformed
+        case regular
+        /// A well-formed pseudo-header field, so that its name is matched once.
+        case pseudo(NGHTTP2Stream.PseudoField)
+    }
+
+    @inline(__always)
+    mutating func field(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, trailer: Bool, lenientWhitespace: Bool) -> Verdict {
+        guard let first = name.first else { return .malformed }
+        if first == UInt8(ascii: ":") {
+            return pseudoField(name: name, value: value, trailer: trailer).map { .pseudo($0) } ?? .malformed
+        }
+        return regularField(name: name, value: value, lenientWhitespace: lenientWhitespace) ? .regular : .malformed
+    }
+
+    @inline(__always)
+    private mutating func regularField(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, lenientWhitespace: Bool) -> Bool {
+        guard Self.isFieldName(name) else { return false }
+        let special = Self.specialField(name)
+        let goodValue =
+            special == .host
+            ? Self.authorityChars.containsAll(value)
+            : (lenientWhitespace || !Self.hasEdgeWhitespace(value)) && Self.isFieldValue(value)
+        guard goodValue else { return false }
+        flags.insert(.pseudoHeaderDisallowed)
+        switch special {
+        case .none: return true
+        case .host: return check(.host, value)
+        case .contentLength:
+            guard contentLength == -1 else { return false }
+            contentLength = Self.parseCount(value)
+            return contentLength != -1
+        case .connectionSpecific: return false
+        case .te: return Self.equalsIgnoringCase(value, "trailers")
+        }
+    }
+
+    /// A pseudo-header field: which it is, or nil when the request is malformed.
+    private mutating func pseudoField(
+        name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, trailer: Bool
+    ) -> NGHTTP2Stream.PseudoField? {
+        // nghttp2 checks the value by the field's kind first (a bad one is malformed), then the
+        // field's place: never in trailers, never after a regular field. Any other pseudo-header
+        // (`:protocol` included: extended CONNECT is not enabled) is malformed either way.
+        guard let field = Self.pseudoName(name) else { return nil }
+        switch field {
+        case .method: guard !value.isEmpty, Self.methodChars.containsAll(value) else { return nil }
+        case .path: guard Self.isPath(value) else { return nil }
+        case .authority: guard Self.authorityChars.containsAll(value) else { return nil }
+        case .scheme: guard Self.isScheme(value) else { return nil }
+        }
+        guard !trailer, !flags.contains(.pseudoHeaderDisallowed), check(Self.flag(of: field), value) else { return nil }
+        switch field {
+        case .method:
+            if Self.equals(value, "HEAD") {
+                flags.insert(.methodHead)
+            } else if Self.equals(value, "CONNECT") {
+                flags.insert(.methodConnect)
+            } else if Self.equals(value, "OPTIONS") {
+                flags.insert(.methodOptions)
+            }
+        case .path:
+            if value[0] == UInt8(ascii: "/") {
+                flags.insert(.pathRegular)
+            } else if value.count == 1, value[0] == UInt8(ascii: "*") {
+                flags.insert(.pathAsterisk)
+            }
+        case .scheme:
+            if Self.equalsIgnoringCase(value, "http") || Self.equalsIgnoringCase(value, "https") {
+                flags.insert(.schemeHTTP)
+            }
+        case .authority: break
+        }
+        return field
+    }
+
+    /// nghttp2's `check_pseudo_header`: the first of its kind, with a value.
+    private mutating func check(_ flag: Flags, _ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard !flags.contains(flag), !value.isEmpty else { return false }
+        flags.insert(flag)
+        return true
+    }
+
+    // MARK: Frames (nghttp2_http_on_request_headers, _on_trailer_headers, _on_data_chunk, _on_remote_end_stream)
+
+    /// Whether a complete HEADERS frame (`trailer`: the trailers) leaves the request well formed.
+    mutating func headersEnded(trailer: Bool, endStream: Bool) -> Bool {
+        if trailer {
+            guard endStream else { return false }
+        } else if flags.contains(.methodConnect) {
+            guard flags.isDisjoint(with: [.scheme, .path]), flags.contains(.authority) else { return false }
+            contentLength = -1
+        } else {
+            guard flags.isSuperset(of: .requestHeaders), !flags.isDisjoint(with: [.authority, .host]) else { return false }
+            // `:path` is `/…`, or `*` for OPTIONS, when the scheme is http or https.
+            guard !flags.contains(.schemeHTTP) || flags.contains(.pathRegular) || flags.isSuperset(of: [.methodOptions, .pathAsterisk])
+            else { return false }
+        }
+        return !endStream || streamEnded()
+    }
+
+    /// Counts `count` DATA bytes: false when they go past `content-length`.
+    mutating func data(_ count: Int) -> Bool {
+        receivedLength += Int64(count)
+        return contentLength == -1 || receivedLength <= contentLength
+    }
+
+    /// Whether the body received matches `content-length`, at END_STREAM.
+    func streamEnded() -> Bool {
+        contentLength == -1 || contentLength == receivedLength
+    }
+
+    // MARK: Names
+
+    static func flag(of field: NGHTTP2Stream.PseudoField) -> Flags {
+        switch field {
+        case .method: .method
+        case .path: .path
+        case .authority: .authority
+        case .scheme: .scheme
+        }
+    }
+
+    enum SpecialField { case none, host, contentLength, connectionSpecific, te }
+
+    /// Which pseudo-header `name` (with its colon) is; nil for any other.
+    @inline(__always)
+    static func pseudoName(_ name: UnsafeBufferPointer<UInt8>) -> NGHTTP2Stream.PseudoField? {
+        switch name.count {
+        case 5: equals(name, ":path") ? .path : nil
+        case 7: equals(name, ":method") ? .method : equals(name, ":scheme") ? .scheme : nil
+        case 10: equals(name, ":authority") ? .authority : nil
+        default: nil
+        }
+    }
+
+    /// The regular fields nghttp2 gives rules of their own (its header tokens), by length first.
+    @inline(__always)
+    static func specialField(_ name: UnsafeBufferPointer<UInt8>) -> SpecialField {
+        switch name.count {
+        case 2: equals(name, "te") ? .te : .none
+        case 4: equals(name, "host") ? .host : .none
+        case 7: equals(name, "upgrade") ? .connectionSpecific : .none
+        case 10: equals(name, "connection") || equals(name, "keep-alive") ? .connectionSpecific : .none
+        case 14: equals(name, "content-length") ? .contentLength : .none
+        case 16: equals(name, "proxy-connection") ? .connectionSpecific : .none
+        case 17: equals(name, "transfer-encoding") ? .connectionSpecific : .none
+        default: .none
+        }
+    }
+
+    @inline(__always)
+    static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        bytes.count == literal.utf8CodeUnitCount && NGHTTP2Stream.same(bytes.baseAddress!, literal.utf8Start, bytes.count)
+    }
+
+    /// Whether `bytes` are `lowercase` (letters only), in either case.
+    @inline(__always)
+    static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard bytes.count == lowercase.utf8CodeUnitCount else { return false }
+        for index in bytes.indices where bytes[index] | 0x20 != lowercase.utf8Start[index] {
+            return false
+        }
+        return true
+    }
+
+    /// nghttp2's `parse_uint`: decimal digits only, at least one, within Int64; -1 otherwise.
+    static func parseCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64 {
+        guard !bytes.isEmpty else { return -1 }
+        var count: Int64 = 0
+        for byte in bytes {
+            let digit = byte &- UInt8(ascii: "0")
+            guard digit < 10 else { return -1 }
+            let (times, overflow) = count.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int64(digit))
+            guard !overflow, !overflow2 else { return -1 }
+            count = sum
+        }
+        return count
+    }
+
+    // MARK: Characters
+
+    /// A set of byte values, one bit each.
+    struct ByteClass {
+        let words: (UInt64, UInt64, UInt64, UInt64)
+
+        @inline(__always)
+        func contains(_ byte: UInt8) -> Bool {
+            let word =
+                byte < 128
+                ? (byte < 64 ? words.0 : words.1)
+                : (byte < 192 ? words.2 : words.3)
+            return word >> UInt64(byte & 63) & 1 != 0
+        }
+
+        @inline(__always)
+        func containsAll(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            for byte in bytes where !contains(byte) {
+                return false
+            }
+            return true
+        }
+    }
+
+    // nghttp2's VALID_HD_NAME_CHARS, VALID_HD_VALUE_CHARS, VALID_METHOD_CHARS, VALID_PATH_CHARS
+    // and VALID_AUTHORITY_CHARS, as bits.
+    static let nameChars = ByteClass(words: (0x03FF_6CFA_0000_0000, 0x57FF_FFFF_C000_0000, 0, 0))
+    static let valueChars = ByteClass(words: (0xFFFF_FFFF_0000_0200, 0x7FFF_FFFF_FFFF_FFFF, .max, .max))
+    static let methodChars = ByteClass(words: (0x03FF_6CFA_0000_0000, 0x57FF_FFFF_C7FF_FFFE, 0, 0))
+    static let pathChars = ByteClass(words: (0xFFFF_FFFE_0000_0000, 0x7FFF_FFFF_FFFF_FFFF, .max, .max))
+    static let authorityChars = ByteClass(words: (0x2FFF_7FF2_0000_0000, 0x47FF_FFFE_AFFF_FFFF, 0, 0))
+
+    /// nghttp2's `nghttp2_check_header_name` for a regular field (not empty, no colon first):
+    /// lowercase tokens.
+    @inline(__always)
+    static func isFieldName(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        if name.count >= 16, allSixteen(name, where: isCommonNameByte) { return true }
+        if name.count >= 8, name.count < 16, bothEights(name, where: isCommonNameByte) { return true }
+        return nameChars.containsAll(name)
+    }
+
+    /// `nghttp2_check_header_value`: no control byte but the tab, no DEL.
+    @inline(__always)
+    static func isFieldValue(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        if value.count >= 16 { return allSixteen(value, where: isValueByte) }
+        if value.count >= 8 { return bothEights(value, where: isValueByte) }
+        return valueChars.containsAll(value)
+    }
+
+    /// `nghttp2_check_path`: visible bytes and bytes over 127.
+    @inline(__always)
+    static func isPath(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        value.count >= 16 ? allSixteen(value, where: isPathByte) : pathChars.containsAll(value)
+    }
+
+    /// The RFC 9113 check `nghttp2_check_header_value_rfc9113` adds: no space or tab first or last.
+    @inline(__always)
+    static func hasEdgeWhitespace(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = value.first, let last = value.last else { return false }
+        return first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
+    }
+
+    /// nghttp2's `check_scheme`: a letter, then letters, digits, `+`, `-` and `.`.
+    static func isScheme(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = value.first, (first | 0x20) &- UInt8(ascii: "a") < 26 else { return false }
+        return value.dropFirst().allSatisfy { byte in
+            (byte | 0x20) &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        }
+    }
+
+    /// Whether `test` holds for every sixteen-byte piece of `bytes` (at least sixteen long; the
+    /// last piece overlaps the one before it).
+    @inline(__always)
+    static func allSixteen(_ bytes: UnsafeBufferPointer<UInt8>, where test: (SIMD16<UInt8>) -> Bool) -> Bool {
+        let base = UnsafeRawPointer(bytes.baseAddress!)
+        var offset = 0
+        while offset < bytes.count - 16 {
+            guard test(base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)) else { return false }
+            offset += 16
+        }
+        return test(base.loadUnaligned(fromByteOffset: bytes.count - 16, as: SIMD16<UInt8>.self))
+    }
+
+    /// Whether `test` holds for the first eight bytes of `bytes` and the last eight (eight to
+    /// fifteen long: the two overlap).
+    @inline(__always)
+    static func bothEights(_ bytes: UnsafeBufferPointer<UInt8>, where test: (SIMD16<UInt8>) -> Bool) -> Bool {
+        let base = UnsafeRawPointer(bytes.baseAddress!)
+        let first = base.loadUnaligned(as: SIMD8<UInt8>.self)
+        let last = base.loadUnaligned(fromByteOffset: bytes.count - 8, as: SIMD8<UInt8>.self)
+        return test(SIMD16(lowHalf: first, highHalf: last))
+    }
+
+    /// No byte at or under 0x1F but the tab, and no 0x7F.
+    @inline(__always)
+    static func isValueByte(_ bytes: SIMD16<UInt8>) -> Bool {
+        let lastControl = SIMD16<UInt8>(repeating: 0x1F)
+        let tab = SIMD16<UInt8>(repeating: 0x09)
+        let delete = SIMD16<UInt8>(repeating: 0x7F)
+        let control = bytes .<= lastControl
+        let isTab = bytes .== tab
+        let isDelete = bytes .== delete
+        let bad = (control .& .!isTab) .| isDelete
+        return noneSet(bad)
+    }
+
+    /// No byte at or under 0x20, and no 0x7F.
+    @inline(__always)
+    static func isPathByte(_ bytes: SIMD16<UInt8>) -> Bool {
+        let space = SIMD16<UInt8>(repeating: 0x20)
+        let delete = SIMD16<UInt8>(repeating: 0x7F)
+        let low = bytes .<= space
+        let isDelete = bytes .== delete
+        return noneSet(low .| isDelete)
+    }
+
+    /// Lowercase letters, digits and `-` only: the names senders use (others take the table).
+    @inline(__always)
+    static func isCommonNameByte(_ bytes: SIMD16<UInt8>) -> Bool {
+        let a = SIMD16<UInt8>(repeating: 0x61)
+        let letters = SIMD16<UInt8>(repeating: 25)
+        let zero = SIMD16<UInt8>(repeating: 0x30)
+        let digits = SIMD16<UInt8>(repeating: 9)
+        let dash = SIMD16<UInt8>(repeating: 0x2D)
+        let letter = bytes &- a
+        let digit = bytes &- zero
+        let isLetter = letter .<= letters
+        let isDigit = digit .<= digits
+        let isDash = bytes .== dash
+        let good = isLetter .| isDigit .| isDash
+        let halves = unsafeBitCast(good, to: SIMD2<UInt64>.self)
+        return halves[0] & halves[1] == .max
+    }
+
+    @inline(__always)
+    static func noneSet(_ mask: SIMDMask<SIMD16<Int8>>) -> Bool {
+        let halves = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        return halves[0] | halves[1] == 0
+    }
+}

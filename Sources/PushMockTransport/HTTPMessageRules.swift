@@ -70,7 +70,7 @@ struct HTTPMessageRules {
         let special = Self.specialField(name)
         let goodValue =
             special == .host
-            ? Self.authorityChars.containsAll(value)
+            ? Self.isAuthority(value)
             : (lenientWhitespace || !Self.hasEdgeWhitespace(value)) && Self.isFieldValue(value)
         guard goodValue else { return false }
         flags.insert(.pseudoHeaderDisallowed)
@@ -97,7 +97,7 @@ struct HTTPMessageRules {
         switch field {
         case .method: guard !value.isEmpty, Self.methodChars.containsAll(value) else { return nil }
         case .path: guard Self.isPath(value) else { return nil }
-        case .authority: guard Self.authorityChars.containsAll(value) else { return nil }
+        case .authority: guard Self.isAuthority(value) else { return nil }
         case .scheme: guard Self.isScheme(value) else { return nil }
         }
         guard !trailer, !flags.contains(.pseudoHeaderDisallowed), check(Self.flag(of: field), value) else { return nil }
@@ -271,6 +271,14 @@ struct HTTPMessageRules {
         return nameChars.containsAll(name)
     }
 
+    /// `nghttp2_check_authority`: a host name or address, a port, userinfo.
+    @inline(__always)
+    static func isAuthority(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        if value.count >= 16, allSixteen(value, where: isCommonAuthorityByte) { return true }
+        if value.count >= 8, value.count < 16, bothEights(value, where: isCommonAuthorityByte) { return true }
+        return authorityChars.containsAll(value)
+    }
+
     /// `nghttp2_check_header_value`: no control byte but the tab, no DEL.
     @inline(__always)
     static func isFieldValue(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
@@ -361,6 +369,23 @@ struct HTTPMessageRules {
         let isDigit = digit .<= digits
         let isDash = bytes .== dash
         let good = isLetter .| isDigit .| isDash
+        let halves = unsafeBitCast(good, to: SIMD2<UInt64>.self)
+        return halves[0] & halves[1] == .max
+    }
+
+    /// Lowercase letters, digits, `-`, `.` and `:` only: the authorities senders use (others take the table).
+    @inline(__always)
+    static func isCommonAuthorityByte(_ bytes: SIMD16<UInt8>) -> Bool {
+        let a = SIMD16<UInt8>(repeating: 0x61)
+        let letters = SIMD16<UInt8>(repeating: 25)
+        let dash = SIMD16<UInt8>(repeating: 0x2D)
+        let punctuation = SIMD16<UInt8>(repeating: 1)  // `-` and `.`
+        let zero = SIMD16<UInt8>(repeating: 0x30)
+        let digitsAndColon = SIMD16<UInt8>(repeating: 10)  // `0`…`9` and `:`
+        let isLetter = (bytes &- a) .<= letters
+        let isDashOrDot = (bytes &- dash) .<= punctuation
+        let isDigitOrColon = (bytes &- zero) .<= digitsAndColon
+        let good = isLetter .| isDashOrDot .| isDigitOrColon
         let halves = unsafeBitCast(good, to: SIMD2<UInt64>.self)
         return halves[0] & halves[1] == .max
     }

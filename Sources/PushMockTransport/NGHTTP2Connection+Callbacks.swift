@@ -48,10 +48,12 @@ extension NGHTTP2Connection {
     /// Takes one header field. Over the header-list limit the request is answered 431 at once
     /// (HEADERS only, END_STREAM), `mem_recv` pauses so that it is written, and the rest of the
     /// block is skipped.
+    @inline(__always)
     func header(streamID: Int32, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, trailer: Bool = false) -> HeaderVerdict {
         withStream(streamID) { header(name: name, value: value, trailer: trailer, of: $0) } ?? .proceed
     }
 
+    @inline(__always)
     private func header(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>, trailer: Bool, of stream: NGHTTP2Stream) -> HeaderVerdict
     {
         // The message rules come first, as nghttp2 applies its own before this callback: a

@@ -188,7 +188,13 @@ struct HTTPMessageRules {
     /// The regular fields nghttp2 gives rules of their own (its header tokens), by length first.
     @inline(__always)
     static func specialField(_ name: UnsafeBufferPointer<UInt8>) -> SpecialField {
-        switch name.count {
+        // Each of them starts with one of these letters; most names a sender sends (`apns-…`,
+        // `authorization`) do not.
+        switch name[0] {
+        case UInt8(ascii: "t"), UInt8(ascii: "h"), UInt8(ascii: "u"), UInt8(ascii: "c"), UInt8(ascii: "k"), UInt8(ascii: "p"): break
+        default: return .none
+        }
+        return switch name.count {
         case 2: equals(name, "te") ? .te : .none
         case 4: equals(name, "host") ? .host : .none
         case 7: equals(name, "upgrade") ? .connectionSpecific : .none
@@ -302,6 +308,7 @@ struct HTTPMessageRules {
 
     /// nghttp2's `check_scheme`: a letter, then letters, digits, `+`, `-` and `.`.
     static func isScheme(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        if equalsIgnoringCase(value, "https") { return true }  // what nearly every request sends
         guard let first = value.first, (first | 0x20) &- UInt8(ascii: "a") < 26 else { return false }
         return value.dropFirst().allSatisfy { byte in
             (byte | 0x20) &- UInt8(ascii: "a") < 26 || byte &- UInt8(ascii: "0") < 10 || byte == UInt8(ascii: "+")

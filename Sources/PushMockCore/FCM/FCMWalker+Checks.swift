@@ -205,9 +205,14 @@ extension FCMWalker {
         }
     }
 
+    /// The seconds of the duration at `value`: ``checkDuration(_:)``'s reading when it was the last it read.
+    private func duration(at value: Int) -> Double? {
+        lastDuration.value == value ? lastDuration.seconds : withStringBytes(value, FCMDuration.seconds)
+    }
+
     /// `android` or `android_v2`: what the two share.
     func checkAndroid(_ fields: FCMField.AndroidFields) throws(GoogleError) {
-        if let ttl = value(fields.ttl), let seconds = withStringBytes(ttl, FCMDuration.seconds), seconds > 2_419_200 {
+        if let ttl = value(fields.ttl), let seconds = duration(at: ttl), seconds > 2_419_200 {
             throw GoogleError.invalidArgument(
                 "The TTL must be between 0 and 2419200 seconds (4 weeks), got \(tape.string(ttl) ?? "")", field: "\(fields.path).ttl")
         }
@@ -280,7 +285,7 @@ extension FCMWalker {
             while child < tape.entries[headers].end {
                 let value = child + 1
                 child = tape.entries[value].end
-                let header = withStringBytes(value - 1) { key in APNSHeader.all.first { key.equalsIgnoringCase($0.name) } }
+                let header = withStringBytes(value - 1, APNSHeader.init(name:))
                 guard let header, let text = tape.string(value) else { continue }
                 switch header {
                 case .priority:
@@ -344,8 +349,20 @@ extension FCMWalker {
     enum APNSHeader: CaseIterable {
         case priority, expiration, collapseID, pushType, topic
 
-        /// `allCases`, made once (`allCases` builds a new array on every call).
-        static let all = allCases
+        /// The header `name` spells, in any case; nil for any other. By length first: each name's is its own.
+        init?(name: ByteView) {
+            let header: APNSHeader? =
+                switch name.count {
+                case 13: .priority
+                case 15: .expiration
+                case 16: .collapseID
+                case 14: .pushType
+                case 10: .topic
+                default: nil
+                }
+            guard let header, name.equalsIgnoringCase(header.name) else { return nil }
+            self = header
+        }
 
         var name: StaticString {
             switch self {

@@ -22,6 +22,8 @@ final class FCMWalker {
     @exclusivity(unchecked) var now = PushInstant.epoch
     /// The tape index of `apns.payload`.
     @exclusivity(unchecked) var apnsPayload: Int?
+    /// The duration ``checkDuration(_:)`` read last, and where: the TTL's check reads it again.
+    @exclusivity(unchecked) var lastDuration: (value: Int, seconds: Double?) = (-1, nil)
     /// The last registration token a message on this connection was sent to that passed its
     /// check, and under which rule (the walker is kept for the connection's next message): a
     /// message to the same token takes its string and its check from here (about 1 400
@@ -46,6 +48,7 @@ final class FCMWalker {
         self.validator = validator
         self.now = now
         apnsPayload = nil
+        lastDuration = (-1, nil)
         slots.fill(-1)
     }
 
@@ -161,7 +164,9 @@ final class FCMWalker {
     }
 
     func checkDuration(_ value: Int) throws(GoogleError) {
-        guard tape.kind(value) == .string, withStringBytes(value, { FCMDuration.seconds($0) != nil }) else {
+        let seconds = tape.kind(value) == .string ? withStringBytes(value, FCMDuration.seconds) : nil
+        lastDuration = (value, seconds)
+        guard seconds != nil else {
             let path = path(to: value)
             let last = path.split(separator: ".").last.map(String.init) ?? path
             let message =

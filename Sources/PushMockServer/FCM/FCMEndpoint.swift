@@ -298,8 +298,7 @@ final class FCMEndpoint: PushEndpoint, Sendable {
                     out.putDecimal(micros)
                     out.put(UInt8(ascii: "%"))
                     let hex = UInt64(UInt32(truncatingIfNeeded: random >> 32) | 0x1000_0000)
-                    out.putHex(hex)
-                    out.putHex(hex)
+                    out.putHex(hex << 32 | hex, digits: 16)  // the eight digits twice
                 } else {
                     out.putDecimal(micros)
                 }

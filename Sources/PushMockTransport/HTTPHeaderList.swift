@@ -44,6 +44,21 @@ public struct HTTPHeaderList: Sendable, Hashable, RandomAccessCollection, Expres
         return nil
     }
 
+    /// The first value of the field named `name`: by the name the HTTP/2 transport found when it
+    /// received the field, with no string comparison, or by the name's text for a field it did
+    /// not look up.
+    package subscript(known name: KnownHeaderName) -> String? {
+        for index in fields.indices {
+            // Compared as bytes: `==` on the enum went through the generic `RawRepresentable` one.
+            let known = fields[index].knownName
+            if known.rawValue == name.rawValue { return fields[index].value }
+            if case .unchecked = known, let text = name.text, fields[index].name.utf8.elementsEqual(text.utf8Bytes) {
+                return fields[index].value
+            }
+        }
+        return nil
+    }
+
     /// Every value of the field `name` (lowercase), in order.
     public func values(for name: String) -> [String] {
         fields.compactMap { $0.name == name ? $0.value : nil }

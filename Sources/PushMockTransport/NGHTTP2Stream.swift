@@ -53,9 +53,11 @@ final class NGHTTP2Stream {
         defer { fieldCount += 1 }
         if fieldCount < fields.count {
             if Self.equals(fields[fieldCount].name, name) && Self.equals(fields[fieldCount].value, value) { return }
-            fields[fieldCount] = HeaderField(name: recent.name(name), value: recent.text(value))
+            let known = recent.name(name)
+            fields[fieldCount] = HeaderField(name: known.text, value: recent.text(value), knownName: known.name)
         } else {
-            fields.append(HeaderField(name: recent.name(name), value: recent.text(value)))
+            let known = recent.name(name)
+            fields.append(HeaderField(name: known.text, value: recent.text(value), knownName: known.name))
         }
     }
 

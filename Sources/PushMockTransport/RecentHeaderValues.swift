@@ -44,9 +44,10 @@ final class RecentHeaderValues {
 
     init() {}
 
-    /// A field name decoded as UTF-8: one of ``KnownFieldNames``' `String`s when it is one.
-    func name(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        KnownFieldNames.text(bytes, in: knownNames)
+    /// A field name decoded as UTF-8 (one of ``KnownFieldNames``' `String`s when it is one), and
+    /// which known name it is.
+    func name(_ bytes: UnsafeBufferPointer<UInt8>) -> (text: String, name: KnownHeaderName) {
+        KnownFieldNames.lookUp(bytes, in: knownNames)
     }
 
     deinit {
@@ -129,13 +130,11 @@ enum KnownFieldNames {
         let bytes: UnsafeRawPointer
         let count: Int
         let text: String
+        let name: KnownHeaderName
     }
 
-    static let names: [StaticString] = [
-        "authorization", "content-type", "content-length", "user-agent", "accept", "accept-encoding", "te",
-        "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-id", "apns-collapse-id",
-        "x-goog-api-client", "x-firebase-client", "x-goog-user-project", "x-request-id", "traceparent",
-    ]
+    /// Every name ``KnownHeaderName`` knows: the names the validators and the stores look for.
+    static let names: [StaticString] = KnownHeaderName.allCases.compactMap(\.text)
 
     /// The names, and an open-addressing table over them: each slot the index in `known` of the
     /// name whose probe ends there, or -1. (A scan of the whole list, count by count, cost about
@@ -152,10 +151,11 @@ enum KnownFieldNames {
         let known = UnsafeMutableBufferPointer<Known>.allocate(capacity: names.count)
         let slots = UnsafeMutableBufferPointer<Int8>.allocate(capacity: slotCount)
         slots.initialize(repeating: -1)
-        for (index, name) in names.enumerated() {
+        for (index, tag) in KnownHeaderName.allCases.filter({ $0.text != nil }).enumerated() {
+            let name = tag.text!
             let bytes = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
             (known.baseAddress! + index).initialize(
-                to: Known(bytes: UnsafeRawPointer(name.utf8Start), count: bytes.count, text: String(decoding: bytes, as: UTF8.self)))
+                to: Known(bytes: UnsafeRawPointer(name.utf8Start), count: bytes.count, text: String(decoding: bytes, as: UTF8.self), name: tag))
             var slot = hash(bytes.count, bytes[bytes.count - 1])
             while slots[slot] >= 0 { slot = (slot + 1) & (slotCount - 1) }
             slots[slot] = Int8(index)
@@ -170,23 +170,24 @@ enum KnownFieldNames {
 
     /// `name` decoded as UTF-8: one of the known names' `String`s when it is one.
     static func text(_ name: UnsafeBufferPointer<UInt8>) -> String {
-        text(name, in: table)
+        lookUp(name, in: table).text
     }
 
-    /// The same with the table read once by the caller (each read of the static checks that it is
-    /// made: a call on every header).
+    /// `name` decoded as UTF-8 (one of the known names' `String`s when it is one), and which
+    /// known name it is (``KnownHeaderName/other`` for none), with the table read once by the
+    /// caller (each read of the static checks that it is made: a call on every header).
     @inline(__always)
-    static func text(_ name: UnsafeBufferPointer<UInt8>, in table: Table) -> String {
+    static func lookUp(_ name: UnsafeBufferPointer<UInt8>, in table: Table) -> (text: String, name: KnownHeaderName) {
         if let base = name.baseAddress, name.count > 0 {
             let known = table.known
             var slot = hash(name.count, base[name.count - 1])
             while case let index = Int(table.slots[slot]), index >= 0 {
                 if known[index].count == name.count && memcmp(known[index].bytes, base, name.count) == 0 {
-                    return known[index].text
+                    return (known[index].text, known[index].name)
                 }
                 slot = (slot + 1) & (slotCount - 1)
             }
         }
-        return String(decoding: name, as: UTF8.self)
+        return (String(decoding: name, as: UTF8.self), .other)
     }
 }

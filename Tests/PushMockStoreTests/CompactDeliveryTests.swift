@@ -106,6 +106,26 @@ struct CompactDeliveryTests {
         for name in shared { #expect(!CompactDelivery.isVolatile(name), "\(name)") }
     }
 
+    @Test("each known service's code is its place in Service.all plus one; any other service is 0")
+    func serviceCodes() {
+        #expect(Delivery.Service.all.map { CompactDelivery.code(of: $0) } == Array(1...UInt8(Delivery.Service.all.count)))
+        for other in ["", "apn", "apnS", "fcn", "iie", "oauth2", "broadcasT", "webpusH", "web-push"] {
+            #expect(CompactDelivery.code(of: Delivery.Service(rawValue: other)) == 0, "\(other)")
+        }
+    }
+
+    @Test("a field the transport tagged is volatile exactly when its name is; an untagged field is judged by its name")
+    func volatileTags() {
+        for known in KnownHeaderName.allCases {
+            guard let text = known.text?.description else { continue }
+            let tagged = HeaderField(name: text, value: "1", knownName: known)
+            #expect(CompactDelivery.isVolatile(tagged) == CompactDelivery.isVolatile(text), "\(text)")
+            #expect(CompactDelivery.isVolatile(HeaderField(name: text, value: "1")) == CompactDelivery.isVolatile(text), "\(text), untagged")
+        }
+        #expect(CompactDelivery.isVolatile(HeaderField(name: "apns-id", value: "1")))
+        #expect(!CompactDelivery.isVolatile(HeaderField(name: "x-custom", value: "1", knownName: .other)))
+    }
+
     @Test("a path is derived from the token only when it is /3/device/ and exactly the token's bytes")
     func devicePaths() {
         let token = String(repeating: "a1", count: 32)

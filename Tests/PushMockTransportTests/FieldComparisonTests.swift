@@ -51,4 +51,27 @@ struct FieldComparisonTests {
         receive("apns-priority", "5")
         #expect(stream.takeRequest().headers.fields.map(\.value) == ["com.example.app.push-type.liveactivitx", "order-A1B2C3-shippee", "5"])
     }
+
+    @Test("a received field carries the known name the transport found, in a kept place too when another name takes it")
+    func knownNamesThroughTheStream() {
+        let stream = NGHTTP2Stream()
+        let recent = RecentHeaderValues()
+        func receive(_ name: String, _ value: String) {
+            Array(name.utf8).withUnsafeBufferPointer { name in
+                Array(value.utf8).withUnsafeBufferPointer { value in stream.receiveField(name: name, value: value, recent: recent) }
+            }
+        }
+        receive("apns-topic", "com.example.app")
+        receive("x-custom", "1")
+        receive("apns-id", "6A1F0B56-3E4A-4D2B-9C55-0F3C2D1E4B7A")
+        #expect(stream.takeRequest().headers.fields.map(\.knownName) == [.apnsTopic, .other, .apnsID])
+        // The same places, other names: each place's name and its tag are replaced together.
+        receive("x-custom", "com.example.app")
+        receive("apns-priority", "1")
+        receive("apns-id", "6A1F0B56-3E4A-4D2B-9C55-0F3C2D1E4B7B")
+        let request = stream.takeRequest()
+        #expect(request.headers.fields.map(\.knownName) == [.other, .apnsPriority, .apnsID])
+        #expect(request.headers[known: .apnsPriority] == "1")
+        #expect(request.headers[known: .apnsTopic] == nil)
+    }
 }

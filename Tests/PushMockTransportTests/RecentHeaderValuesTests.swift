@@ -83,7 +83,7 @@ struct RecentHeaderValuesTests {
         let connection = RecentHeaderValues()
         for known in KnownFieldNames.names.map(\.description) {
             #expect(name(known) == known)
-            #expect(Array(known.utf8).withUnsafeBufferPointer { connection.name($0) } == known, "a connection's lookup")
+            #expect(Array(known.utf8).withUnsafeBufferPointer { connection.name($0).text } == known, "a connection's lookup")
             if known.utf8.count > 15 {
                 // Too long for a small string: the same storage each time, the table's own.
                 var first = name(known)
@@ -93,9 +93,27 @@ struct RecentHeaderValuesTests {
         }
         for other in ["authorizatio", "authorizationx", "apns-topics", "x-custom", "", "t"] {
             #expect(name(other) == other)
-            #expect(Array(other.utf8).withUnsafeBufferPointer { connection.name($0) } == other)
+            #expect(Array(other.utf8).withUnsafeBufferPointer { connection.name($0).text } == other)
+            #expect(Array(other.utf8).withUnsafeBufferPointer { connection.name($0).name } == .other, "\(other) is none of the known names")
         }
         let invalid: [UInt8] = [0x61, 0xFF]
         #expect(invalid.withUnsafeBufferPointer { KnownFieldNames.text($0) } == String(decoding: invalid, as: UTF8.self))
+    }
+
+    @Test("every known name is in the transport's table and comes back tagged as itself, so that a field tagged other is none of them")
+    func knownNameTags() {
+        let connection = RecentHeaderValues()
+        let named = KnownHeaderName.allCases.filter { $0.text != nil }
+        #expect(named.count == KnownHeaderName.allCases.count - 2, "only unchecked and other have no text")
+        #expect(Set(KnownFieldNames.names.map(\.description)) == Set(named.map { $0.text!.description }))
+        for known in named {
+            let text = known.text!.description
+            let found = Array(text.utf8).withUnsafeBufferPointer { connection.name($0) }
+            #expect(found.text == text)
+            #expect(found.name == known, "\(text)")
+            // One byte off, at the end or the start: not the known name.
+            let near = String(text.dropLast()) + (text.last == "x" ? "y" : "x")
+            #expect(Array(near.utf8).withUnsafeBufferPointer { connection.name($0).name } == .other, "\(near)")
+        }
     }
 }

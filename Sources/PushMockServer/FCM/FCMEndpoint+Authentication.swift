@@ -20,7 +20,7 @@ extension FCMEndpoint {
     func authenticate(
         _ request: HTTPServerRequest, project: String?, connection: ConnectionState, now: PushInstant
     ) throws(GoogleError) -> AccessTokenStore.Grant {
-        guard let authorization = request.headers["authorization"], !authorization.isEmpty else {
+        guard let authorization = request.headers[known: .authorization], !authorization.isEmpty else {
             throw GoogleError(
                 code: 401, message: Self.missingCredentials, status: "UNAUTHENTICATED",
                 details: [.errorInfo(reason: "CREDENTIALS_MISSING", metadata: Self.metadata)])
@@ -62,7 +62,7 @@ extension FCMEndpoint {
         }
         if grant.isUser, project != nil {
             // A user's token bills no project of its own: Google wants the quota project named.
-            guard let quotaProject = request.headers["x-goog-user-project"], !quotaProject.isEmpty else {
+            guard let quotaProject = request.headers[known: .xGoogUserProject], !quotaProject.isEmpty else {
                 let client = OAuthUserClient(
                     clientID: String(grant.clientEmail.dropFirst(AccessTokenStore.Grant.userPrefix.count)), clientSecret: nil)
                 throw GoogleError(

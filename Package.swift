@@ -134,6 +134,7 @@ let package = Package(
             dependencies: [
                 "CNGHTTP2",
                 "PushMockHTTP",
+                "PushMockBytes",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

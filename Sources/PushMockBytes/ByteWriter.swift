@@ -22,6 +22,15 @@ public struct ByteWriter: ~Copyable {
     /// How many bytes are written.
     @inlinable public var count: Int { written }
 
+    /// Writes with `write` into the `capacity` bytes at `base`, memory the caller owns (writing
+    /// past them traps); returns how many bytes were written.
+    @inlinable
+    public static func write(into base: UnsafeMutablePointer<UInt8>, capacity: Int, _ write: (inout ByteWriter) -> Void) -> Int {
+        var writer = ByteWriter(base: base, capacity: capacity)
+        write(&writer)
+        return writer.count
+    }
+
     @inlinable
     init(base: UnsafeMutablePointer<UInt8>, capacity: Int) {
         self.base = base

@@ -9,7 +9,7 @@ package enum KnownHeaderName: UInt8, CaseIterable, Sendable {
     case unchecked
     case other
     case authorization, contentType, contentLength, userAgent, accept, acceptEncoding, te
-    case apnsTopic, apnsPushType, apnsPriority, apnsExpiration, apnsID, apnsCollapseID, apnsRequestID
+    case apnsTopic, apnsPushType, apnsPriority, apnsExpiration, apnsID, apnsCollapseID, apnsRequestID, apnsUniqueID
     case xGoogAPIClient, xFirebaseClient, xGoogUserProject
     case xRequestID, traceparent, tracestate, baggage, date, xB3TraceID, sentryTrace, xAmznTraceID, xCloudTraceContext
 
@@ -31,6 +31,7 @@ package enum KnownHeaderName: UInt8, CaseIterable, Sendable {
         case .apnsID: "apns-id"
         case .apnsCollapseID: "apns-collapse-id"
         case .apnsRequestID: "apns-request-id"
+        case .apnsUniqueID: "apns-unique-id"
         case .xGoogAPIClient: "x-goog-api-client"
         case .xFirebaseClient: "x-firebase-client"
         case .xGoogUserProject: "x-goog-user-project"
@@ -44,12 +45,5 @@ package enum KnownHeaderName: UInt8, CaseIterable, Sendable {
         case .xAmznTraceID: "x-amzn-trace-id"
         case .xCloudTraceContext: "x-cloud-trace-context"
         }
-    }
-}
-
-extension StaticString {
-    /// The text's UTF-8 bytes.
-    package var utf8Bytes: UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(start: utf8Start, count: utf8CodeUnitCount)
     }
 }

@@ -197,7 +197,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
         guard context.channel.isActive else { return }
         let response = response.final
         var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status))
-        for field in response.headers {
+        for field in response.allHeaders {
             head.headers.add(name: field.name, value: field.value)
         }
         head.headers.replaceOrAdd(name: "content-length", value: String(response.body?.count ?? 0))
@@ -220,7 +220,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     private func startStream(_ response: HTTPServerResponse, start: @Sendable (ResponseBodyWriter) -> Void, context: ChannelHandlerContext) {
         let response = response.final
         var head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status))
-        for field in response.headers {
+        for field in response.allHeaders {
             head.headers.add(name: field.name, value: field.value)
         }
         head.headers.replaceOrAdd(name: "transfer-encoding", value: "chunked")

@@ -52,7 +52,9 @@ public struct HTTPHeaderList: Sendable, Hashable, RandomAccessCollection, Expres
             // Compared as bytes: `==` on the enum went through the generic `RawRepresentable` one.
             let known = fields[index].knownName
             if known.rawValue == name.rawValue { return fields[index].value }
-            if case .unchecked = known, let text = name.text, fields[index].name.utf8.elementsEqual(text.utf8Bytes) {
+            if case .unchecked = known, let text = name.text,
+                fields[index].name.utf8.elementsEqual(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+            {
                 return fields[index].value
             }
         }

@@ -211,7 +211,9 @@ final class NGHTTP2Connection {
         // After an aborted header block nghttp2 resets the stream: only HEADERS can still go out.
         let body = stream.headersAborted ? nil : response.body
         let block = headerBlock
-        block.set(status: response.status, headers: response.headers, contentLength: response.body.map { stream.headersAborted ? 0 : $0.count })
+        block.set(
+            status: response.status, headers: response.headers, generatedID: response.generatedID,
+            contentLength: response.body.map { stream.headersAborted ? 0 : $0.count })
         if let body {
             stream.responseBody = body
             stream.responseOffset = 0

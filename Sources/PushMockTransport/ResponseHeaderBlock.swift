@@ -1,4 +1,5 @@
 import CNGHTTP2
+import PushMockBytes
 
 /// One response's header fields as nghttp2 takes them (`nghttp2_nv` entries pointing into one
 /// byte buffer), in memory a connection keeps from response to response. nghttp2 copies the
@@ -31,8 +32,9 @@ final class ResponseHeaderBlock {
         fields.deallocate()
     }
 
-    /// Makes the block of a response: `:status`, `headers`, and `content-length` if given.
-    func set(status: Int, headers: HTTPHeaderList, contentLength: Int?) {
+    /// Makes the block of a response: `:status`, `headers`, the generated id's field, and
+    /// `content-length` if given.
+    func set(status: Int, headers: HTTPHeaderList, generatedID: HTTPServerResponse.GeneratedID? = nil, contentLength: Int?) {
         // The fields are read in place: iterating the list copied (retained and released) each one.
         headers.fields.withUnsafeBufferPointer { fields in
             var size = ":status".utf8.count + Self.maxDigits
@@ -42,15 +44,33 @@ final class ResponseHeaderBlock {
             if contentLength != nil {
                 size += "content-length".utf8.count + Self.maxDigits
             }
-            start(fields: fields.count + 2, bytes: size)
+            if let generatedID {
+                size += generatedID.nameText.utf8CodeUnitCount + 36
+            }
+            start(fields: fields.count + 3, bytes: size)
             add(":status", digitsOf: status)
             for index in fields.indices {
                 add(fields[index].name, fields[index].value, neverIndex: fields[index].neverIndex)
             }
         }
+        if let generatedID {
+            add(generatedID)
+        }
         if let contentLength {
             add("content-length", digitsOf: contentLength)
         }
+    }
+
+    /// Adds a field whose value is a UUID's text, written here.
+    func add(_ id: HTTPServerResponse.GeneratedID) {
+        let nameStart = used
+        let name = id.nameText
+        precondition(used + name.utf8CodeUnitCount + 36 <= byteCapacity, "no room made for the field")
+        (bytes + used).initialize(from: name.utf8Start, count: name.utf8CodeUnitCount)
+        used += name.utf8CodeUnitCount
+        let valueStart = used
+        used += ByteWriter.write(into: bytes + used, capacity: 36) { id.write(to: &$0) }
+        entry(nameStart, valueStart, neverIndex: id.neverIndex)
     }
 
     /// Forgets the last block and makes room for `fieldCount` fields of `size` bytes in all

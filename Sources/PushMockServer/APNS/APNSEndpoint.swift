@@ -172,8 +172,9 @@ final class APNSEndpoint: PushEndpoint, Sendable {
             // instructions more.
             let apnsID = HeaderField(name: "apns-id", value: verdict.apnsID, neverIndex: neverIndex)
             guard environment == .sandbox else { return HTTPServerResponse(status: 200, headers: HTTPHeaderList([apnsID])) }
-            let uniqueID = HeaderField(name: "apns-unique-id", value: ids.nextUUIDString(lowercase: true), neverIndex: neverIndex)
-            return HTTPServerResponse(status: 200, headers: HTTPHeaderList([apnsID, uniqueID]))
+            // Written by the transport into the header block: never recorded, so never a string.
+            return HTTPServerResponse(
+                status: 200, headers: HTTPHeaderList([apnsID]), generatedID: .init(name: .apnsUniqueID, random: ids.next(), neverIndex: neverIndex))
         }
         var headers = HTTPHeaderList(capacity: 2)
         headers.append("content-type", "application/json")

@@ -29,15 +29,18 @@ struct FieldComparisonTests {
         }
     }
 
+    /// `stream` takes the field `name: value` as nghttp2's header callback hands it over.
+    static func receive(_ name: String, _ value: String, on stream: NGHTTP2Stream, recent: RecentHeaderValues) {
+        Array(name.utf8).withUnsafeBufferPointer { name in
+            Array(value.utf8).withUnsafeBufferPointer { value in stream.receiveField(name: name, value: value, recent: recent) }
+        }
+    }
+
     @Test("a field received twice is kept, and a changed one replaced, through the stream")
     func throughTheStream() {
         let stream = NGHTTP2Stream()
         let recent = RecentHeaderValues()
-        func receive(_ name: String, _ value: String) {
-            Array(name.utf8).withUnsafeBufferPointer { name in
-                Array(value.utf8).withUnsafeBufferPointer { value in stream.receiveField(name: name, value: value, recent: recent) }
-            }
-        }
+        func receive(_ name: String, _ value: String) { Self.receive(name, value, on: stream, recent: recent) }
         receive("apns-topic", "com.example.app.push-type.liveactivity")
         receive("apns-collapse-id", "order-A1B2C3-shipped")
         receive("apns-priority", "10")
@@ -56,11 +59,7 @@ struct FieldComparisonTests {
     func knownNamesThroughTheStream() {
         let stream = NGHTTP2Stream()
         let recent = RecentHeaderValues()
-        func receive(_ name: String, _ value: String) {
-            Array(name.utf8).withUnsafeBufferPointer { name in
-                Array(value.utf8).withUnsafeBufferPointer { value in stream.receiveField(name: name, value: value, recent: recent) }
-            }
-        }
+        func receive(_ name: String, _ value: String) { Self.receive(name, value, on: stream, recent: recent) }
         receive("apns-topic", "com.example.app")
         receive("x-custom", "1")
         receive("apns-id", "6A1F0B56-3E4A-4D2B-9C55-0F3C2D1E4B7A")

@@ -38,7 +38,10 @@ command -v tsc >/dev/null || fail "tsc is not installed (apt-get install node-ty
 (cd clients/js && tsc --noEmit --strict --target es2022 --module nodenext --moduleResolution nodenext test/typecheck/node-shim.d.ts test/typecheck/usage.ts) \
   || fail "clients/js/index.d.ts does not type-check against test/typecheck/usage.ts"
 (cd clients/go && PUSHMOCK_URL="$HELP_URL" GOFLAGS=-mod=mod GOPROXY=off go test -count=1 ./...) || fail "the Go helper against a running server"
-(cd clients/go && PUSHMOCK_BIN="$BIN" GOFLAGS=-mod=mod GOPROXY=off go test -count=1 -v ./... | grep -E '^(--- |ok|FAIL|PASS)') || fail "the Go helper with Start"
+# (-v lists each test; the whole output, with a failing test's message, is shown when one fails)
+(cd clients/go && PUSHMOCK_BIN="$BIN" GOFLAGS=-mod=mod GOPROXY=off go test -count=1 -v ./... >"$HELP/go-start.log" 2>&1) \
+  || { cat "$HELP/go-start.log"; fail "the Go helper with Start"; }
+grep -E '^(--- |ok|FAIL|PASS)' "$HELP/go-start.log"
 unformatted="$(cd clients/go && gofmt -l .)"
 [ -z "$unformatted" ] || fail "gofmt would change $unformatted"
 left="$(find "$TMPDIR" -maxdepth 1 -name 'pushmock-credentials-*' | head -5)"

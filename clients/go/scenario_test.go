@@ -214,9 +214,9 @@ func TestACount1FaultFiresOnce(t *testing.T) {
 	if status, _ := h.alert(device, "two"); status != 200 {
 		t.Fatalf("second: %d", status)
 	}
-	deliveries, err := h.mock.Deliveries(h.ctx, pushmock.Filter{"service": "apns"})
-	if err != nil || len(deliveries) != 2 || deliveries[0].Status != 429 || deliveries[1].Status != 200 {
-		t.Fatalf("recorded: %v %v", deliveries, err)
+	deliveries := h.waitFor(pushmock.Filter{"service": "apns"}, 2)
+	if len(deliveries) != 2 || deliveries[0].Status != 429 || deliveries[1].Status != 200 {
+		t.Fatalf("recorded: %v", deliveries)
 	}
 }
 

@@ -147,7 +147,7 @@ test('a count: 1 fault fires once', async () => {
   await pushmock.addFault({ id: 'busy', match: { service: 'apns', token: DEVICE }, reject: { status: 429, reason: 'TooManyRequests' }, count: 1 });
   assert.deepEqual(await apns(DEVICE, { alert: 'one' }), { status: 429, body: { reason: 'TooManyRequests' } });
   assert.equal((await apns(DEVICE, { alert: 'two' })).status, 200);
-  assert.deepEqual((await pushmock.deliveries({ service: 'apns' })).map((d) => d.status), [429, 200]);
+  assert.deepEqual((await pushmock.waitFor({ service: 'apns' }, { count: 2 })).map((d) => d.status), [429, 200]);
 });
 
 test('a fault sequence answers each step in turn', async () => {
@@ -158,7 +158,7 @@ test('a fault sequence answers each step in turn', async () => {
   const statuses = [];
   for (const n of [1, 2, 3, 4]) statuses.push((await apns(DEVICE, { alert: String(n) })).status);
   assert.deepEqual(statuses, [503, 429, 200, 200]);
-  assert.deepEqual((await pushmock.deliveries({ service: 'apns' })).map((d) => d.fault ?? null), ['retry', 'retry', null, null]);
+  assert.deepEqual((await pushmock.waitFor({ service: 'apns' }, { count: 4 })).map((d) => d.fault ?? null), ['retry', 'retry', null, null]);
 });
 
 test('an unregistered device is answered 410, and 404 UNREGISTERED', async () => {
@@ -175,7 +175,7 @@ test('a reset clears everything', async () => {
   await pushmock.addFault({ id: 'all', match: { service: 'apns' }, reject: { status: 500, reason: 'InternalServerError' } });
   await pushmock.unregister(DEVICE);
   await apns(DEVICE, { alert: 'x' });
-  assert.ok((await pushmock.deliveries()).length > 0);
+  assert.ok((await pushmock.waitFor({ service: 'apns' })).length > 0);
   await pushmock.reset();
   assert.deepEqual(await pushmock.deliveries(), []);
   assert.equal(await pushmock.cursor(), 0);

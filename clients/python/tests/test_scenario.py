@@ -87,14 +87,14 @@ def test_a_count_1_fault_fires_once(pushmock):
     pushmock.add_fault({"service": "apns", "token": DEVICE}, id="busy", reject={"status": 429, "reason": "TooManyRequests"}, count=1)
     assert apns(pushmock, DEVICE, {"alert": "one"}) == (429, {"reason": "TooManyRequests"})
     assert apns(pushmock, DEVICE, {"alert": "two"})[0] == 200
-    assert [d["status"] for d in pushmock.deliveries(service="apns")] == [429, 200]
+    assert [d["status"] for d in pushmock.wait_for(2, service="apns")] == [429, 200]
 
 
 def test_a_fault_sequence_answers_each_step_in_turn(pushmock):
     pushmock.add_fault({"service": "apns", "token": DEVICE}, id="retry",
                        sequence=[{"reject": {"reason": "ServiceUnavailable"}}, {"reject": {"reason": "TooManyRequests"}}, {"accept": True}])
     assert [apns(pushmock, DEVICE, {"alert": str(n)})[0] for n in range(4)] == [503, 429, 200, 200]
-    assert [d.get("fault") for d in pushmock.deliveries(service="apns")] == ["retry", "retry", None, None]
+    assert [d.get("fault") for d in pushmock.wait_for(4, service="apns")] == ["retry", "retry", None, None]
 
 
 def test_an_unregistered_device_is_answered_410_and_404_unregistered(pushmock):
@@ -111,7 +111,7 @@ def test_a_reset_clears_everything(pushmock):
     pushmock.add_fault({"service": "apns"}, id="all", reject={"status": 500, "reason": "InternalServerError"})
     pushmock.unregister(DEVICE)
     apns(pushmock, DEVICE, {"alert": "x"})
-    assert pushmock.deliveries()
+    assert pushmock.wait_for(service="apns")
     pushmock.reset()
     assert pushmock.deliveries() == [] and pushmock.cursor() == 0
     assert apns(pushmock, DEVICE, {"alert": "after the reset"})[0] == 200

@@ -27,6 +27,24 @@ struct FCMAPNSHeadersTests {
     }
 
     @Test(
+        "apns-priority is kept as decoded: each of FCM's three values, escaped or not",
+        arguments: [(#""10""#, "10"), (#""5""#, "5"), (#""1""#, "1"), (#""1\u0030""#, "10"), (#""\u0035""#, "5")])
+    func priorityValues(written: String, kept: String) throws {
+        let result = try FCMMessageValidator(strictRegistrationTokens: true).validate(Self.message(apnsHeaders: #"{"apns-priority":\#(written)}"#))
+        #expect(result.apnsPriority == kept)
+    }
+
+    @Test("an escaped bad apns-priority is named as decoded")
+    func escapedBadPriority() {
+        do {
+            _ = try FCMMessageValidator(strictRegistrationTokens: true).validate(Self.message(apnsHeaders: #"{"apns-priority":"\u0037"}"#))
+            Issue.record("apns-priority 7 was accepted")
+        } catch {
+            #expect(error.message == "Invalid apns-priority: 7; expected 10, 5 or 1")
+        }
+    }
+
+    @Test(
         "a bad value is refused under its header's name in any case",
         arguments: [
             (#"{"APNS-PRIORITY":"7"}"#, "Invalid apns-priority: 7; expected 10, 5 or 1"),

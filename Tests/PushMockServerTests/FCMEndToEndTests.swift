@@ -74,6 +74,42 @@ struct FCMEndToEndTests {
         }
     }
 
+    @Test("a connection's credential is checked on each of its messages: its project, another token, its expiry")
+    func cachedCredentialPerMessage() async throws {
+        let clock = PushMockClock.manual(startingAt: Int64(Date().timeIntervalSince1970) * 1000)
+        var configuration = APNSTestServer.configuration(clock: clock)
+        configuration.fcm.serviceAccounts.append(.pem(Self.otherAccount))
+        try await withPushMockServer(configuration) { server in
+            try await withHTTPClient { client in
+                let body = #"{"message":{"token":"\#(FCMTestServer.token)","data":{"a":"b"}}}"#
+                func reason(_ json: [String: Any]) -> String? {
+                    ((json["error"] as? [String: Any])?["details"] as? [[String: Any]])?.first?["reason"] as? String
+                }
+                let bearer = try await FCMTestServer.accessToken(client, port: server.pushPort)
+                let (first, _, _) = try await FCMTestServer.send(client, port: server.pushPort, bearer: bearer, body: body)
+                #expect(first == 200)
+                let (other, otherJSON, _) = try await FCMTestServer.send(
+                    client, port: server.pushPort, project: "other-project", bearer: bearer, body: body)
+                #expect(other == 403)
+                #expect(reason(otherJSON) == "IAM_PERMISSION_DENIED")
+                let (garbage, garbageJSON, _) = try await FCMTestServer.send(client, port: server.pushPort, bearer: "ya29.nonsense", body: body)
+                #expect(garbage == 401)
+                #expect(reason(garbageJSON) == "ACCESS_TOKEN_TYPE_UNSUPPORTED")
+                let (again, _, _) = try await FCMTestServer.send(client, port: server.pushPort, bearer: bearer, body: body)
+                #expect(again == 200)
+                clock.advance(byMilliseconds: 2 * 3600 * 1000)
+                let (expired, expiredJSON, _) = try await FCMTestServer.send(client, port: server.pushPort, bearer: bearer, body: body)
+                #expect(expired == 401)
+                #expect(reason(expiredJSON) == "ACCESS_TOKEN_EXPIRED")
+            }
+            let deliveries = try await server.deliveryList("service=fcm").deliveries
+            #expect(deliveries.map(\.status).sorted() == [200, 200, 401, 401, 403])
+            #expect(deliveries.filter { $0.status == 200 }.allSatisfy { $0.identity == FCMTestServer.account["client_email"] })
+            // One connection carried them all, so each message after the first met its cached credential.
+            #expect(Set(deliveries.map(\.connectionId)).count == 1)
+        }
+    }
+
     @Test("a fault sequence's steps set their own Retry-After; a faulted 429 or 503 without one carries 60, and APNs only what a step names")
     func faultRetryAfter() async throws {
         try await withPushMockServer(FCMTestServer.configuration()) { server in

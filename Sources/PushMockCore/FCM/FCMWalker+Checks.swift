@@ -21,26 +21,29 @@ extension FCMWalker {
         return taken
     }
 
+    /// The target fields of a message, in the order ``readTarget(_:)`` numbers them.
     static let targets: [(name: String, field: Int)] = [
         ("token", FCMField.indices.token), ("topic", FCMField.indices.topic), ("condition", FCMField.indices.condition),
         ("fid", FCMField.indices.fid),
     ]
 
     func message() throws(GoogleError) {
-        // Targets: a proto oneof; the second one set (in the order of their last members) is refused.
-        var first: (name: String, value: Int)?
-        var second: (name: String, value: Int)?
-        for (name, field) in Self.targets {
-            guard let value = value(field) else { continue }
+        // Targets: a proto oneof; the second one set (in the order of their last members) is
+        // refused. Each is its position in `targets` (its name is read only for the error: copied
+        // out, the names cost a retain and a release each).
+        var first: (target: Int, value: Int)?
+        var second: (target: Int, value: Int)?
+        for target in Self.targets.indices {
+            guard let value = value(Self.targets[target].field) else { continue }
             if let earlier = first, earlier.value < value {
-                if second.map({ value < $0.value }) ?? true { second = (name, value) }
+                if second.map({ value < $0.value }) ?? true { second = (target, value) }
             } else {
                 second = first
-                first = (name, value)
+                first = (target, value)
             }
         }
         if let second {
-            let message = "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(second.name)'"
+            let message = "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(Self.targets[second.target].name)'"
             throw GoogleError(
                 code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: "message", description: message)])])
         }
@@ -68,8 +71,8 @@ extension FCMWalker {
         guard let target else {
             throw GoogleError.invalidArgument("Recipient of the message is not set.", field: "message")
         }
-        result.target = target
         if !checked { try checkTarget(target) }
+        result.target = consume target  // moved: a copy cost a retain and a release
         if let data = value(fields.data) { try checkData(data, path: "message.data") }
         if value(fields.androidV2) != nil {
             try checkAndroidV2()
@@ -139,18 +142,18 @@ extension FCMWalker {
 
     /// The target the member `first` names. The connection's last valid token again comes with
     /// its check done (`checked`): it is neither read nor checked again.
-    private func readTarget(_ first: (name: String, value: Int)?) -> (target: FCMSendResult.Target?, checked: Bool) {
-        guard let (name, value) = first else { return (nil, false) }
-        if name == "token", let known = lastValidToken, lastValidTokenStrict == validator.strictRegistrationTokens,
+    private func readTarget(_ first: (target: Int, value: Int)?) -> (target: FCMSendResult.Target?, checked: Bool) {
+        guard let (target, value) = first else { return (nil, false) }
+        if target == 0, let known = lastValidToken, lastValidTokenStrict == validator.strictRegistrationTokens,
             tape.isString(value, writtenAs: known)
         {
             return (.token(known), true)
         }
         guard let text = tape.string(value) else { return (nil, false) }
-        switch name {
-        case "token": return (.token(text), false)
-        case "topic": return (.topic(text), false)
-        case "condition": return (.condition(text), false)
+        switch target {
+        case 0: return (.token(text), false)
+        case 1: return (.topic(text), false)
+        case 2: return (.condition(text), false)
         default: return (.fid(text), false)
         }
     }
@@ -286,13 +289,20 @@ extension FCMWalker {
                 let value = child + 1
                 child = tape.entries[value].end
                 let header = withStringBytes(value - 1, APNSHeader.init(name:))
-                guard let header, let text = tape.string(value) else { continue }
+                guard let header, tape.kind(value) == .string else { continue }
+                if case .priority = header {
+                    // One of three values, kept as a literal: decoding it made a string a message.
+                    priority = withStringBytes(value, Self.priorityText)
+                    guard priority != nil else {
+                        throw GoogleError.invalidArgument(
+                            "Invalid apns-priority: \(tape.string(value) ?? ""); expected 10, 5 or 1", field: "message.apns.headers")
+                    }
+                    continue
+                }
+                guard let text = tape.string(value) else { continue }
                 switch header {
                 case .priority:
-                    priority = text
-                    guard text == "10" || text == "5" || text == "1" else {
-                        throw GoogleError.invalidArgument("Invalid apns-priority: \(text); expected 10, 5 or 1", field: "message.apns.headers")
-                    }
+                    continue  // read above
                 case .expiration:
                     expiration = text
                     guard Int64(text) != nil else {
@@ -313,11 +323,12 @@ extension FCMWalker {
                     topic = text
                 }
             }
-            result.apnsPushType = pushType
-            result.apnsTopic = topic
-            result.apnsPriority = priority
-            result.apnsExpiration = expiration
-            result.apnsCollapseID = collapseID
+            // Only what was set is written: each write releases the `nil` it replaces (a call).
+            if let pushType { result.apnsPushType = consume pushType }
+            if let topic { result.apnsTopic = consume topic }
+            if let priority { result.apnsPriority = consume priority }
+            if let expiration { result.apnsExpiration = consume expiration }
+            if let collapseID { result.apnsCollapseID = consume collapseID }
         }
         if let payload = value(fields.apnsPayload) {
             let range = tape.value(payload).range
@@ -343,6 +354,11 @@ extension FCMWalker {
             throw GoogleError.invalidArgument(
                 "A Live Activity message needs apns-push-type liveactivity (or none), got \(pushType)", field: "message.apns.headers")
         }
+    }
+
+    /// The `apns-priority` values FCM takes, as literals; nil for any other.
+    static func priorityText(_ bytes: ByteView) -> String? {
+        bytes.equals("10") ? "10" : bytes.equals("5") ? "5" : bytes.equals("1") ? "1" : nil
     }
 
     /// The `apns.headers` FCM reads (names compared without regard to ASCII case).

@@ -7,8 +7,7 @@ final class ConnectionState {
     /// APNs binding, credential and ids, once the connection sent an APNs request.
     @exclusivity(unchecked) var apns: APNSEndpoint.APNSState?
     /// The last FCM `authorization` value and what it granted (a memcmp instead of a lookup).
-    @exclusivity(unchecked) var fcmAuthorization: String?
-    @exclusivity(unchecked) var fcmGrant: AccessTokenStore.Grant?
+    @exclusivity(unchecked) var fcmCredential: FCMEndpoint.CachedGrant?
     /// Per-connection random numbers (message ids) without a shared lock.
     @exclusivity(unchecked) private var random: IDGenerator?
     /// Memory this connection's FCM validations reuse, made at its first message.

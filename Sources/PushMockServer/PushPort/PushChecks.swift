@@ -60,9 +60,9 @@ extension FCMEndpoint {
             }
             result = try validator.validate(request.body, now: now, scratch: FCMMessageValidator.Scratch())
             validated = true
-            try checkRegistration(of: result.target, project: project, now: now)
+            try checkRegistration(of: result, project: project, now: now)
             status = 200
-            body = successBody(project: project, target: result.target, validateOnly: true, now: now, connection: nil)
+            body = successBody(project: project, toToken: result.isSentToToken, validateOnly: true, now: now, connection: nil)
         } catch {
             status = error.code
             body = Array(error.json.utf8)

@@ -21,20 +21,41 @@ extension FCMWalker {
         return taken
     }
 
-    /// The target fields of a message, in the order ``readTarget(_:)`` numbers them.
-    static let targets: [(name: String, field: Int)] = [
-        ("token", FCMField.indices.token), ("topic", FCMField.indices.topic), ("condition", FCMField.indices.condition),
-        ("fid", FCMField.indices.fid),
-    ]
+    /// The target fields of a message: members of one proto oneof.
+    enum TargetField: CaseIterable {
+        case token, topic, condition, fid
+
+        /// The field's name, for the error that refuses a second target (a literal: no retain).
+        var name: String {
+            switch self {
+            case .token: "token"
+            case .topic: "topic"
+            case .condition: "condition"
+            case .fid: "fid"
+            }
+        }
+
+        /// The field's index in the schema (``FCMField/indices``).
+        var field: Int {
+            switch self {
+            case .token: FCMField.indices.token
+            case .topic: FCMField.indices.topic
+            case .condition: FCMField.indices.condition
+            case .fid: FCMField.indices.fid
+            }
+        }
+    }
+
+    /// ``TargetField/allCases``, made once: `allCases` may build a new array on each call.
+    static let targetFields = TargetField.allCases
 
     func message() throws(GoogleError) {
         // Targets: a proto oneof; the second one set (in the order of their last members) is
-        // refused. Each is its position in `targets` (its name is read only for the error: copied
-        // out, the names cost a retain and a release each).
-        var first: (target: Int, value: Int)?
-        var second: (target: Int, value: Int)?
-        for target in Self.targets.indices {
-            guard let value = value(Self.targets[target].field) else { continue }
+        // refused.
+        var first: (target: TargetField, value: Int)?
+        var second: (target: TargetField, value: Int)?
+        for target in Self.targetFields {
+            guard let value = value(target.field) else { continue }
             if let earlier = first, earlier.value < value {
                 if second.map({ value < $0.value }) ?? true { second = (target, value) }
             } else {
@@ -43,7 +64,7 @@ extension FCMWalker {
             }
         }
         if let second {
-            let message = "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(Self.targets[second.target].name)'"
+            let message = "Invalid value at 'message' (oneof), oneof field 'target' is already set. Cannot set '\(second.target.name)'"
             throw GoogleError(
                 code: 400, message: message, status: "INVALID_ARGUMENT", details: [.badRequest([.init(field: "message", description: message)])])
         }
@@ -142,19 +163,19 @@ extension FCMWalker {
 
     /// The target the member `first` names. The connection's last valid token again comes with
     /// its check done (`checked`): it is neither read nor checked again.
-    private func readTarget(_ first: (target: Int, value: Int)?) -> (target: FCMSendResult.Target?, checked: Bool) {
+    private func readTarget(_ first: (target: TargetField, value: Int)?) -> (target: FCMSendResult.Target?, checked: Bool) {
         guard let (target, value) = first else { return (nil, false) }
-        if target == 0, let known = lastValidToken, lastValidTokenStrict == validator.strictRegistrationTokens,
+        if target == .token, let known = lastValidToken, lastValidTokenStrict == validator.strictRegistrationTokens,
             tape.isString(value, writtenAs: known)
         {
             return (.token(known), true)
         }
         guard let text = tape.string(value) else { return (nil, false) }
         switch target {
-        case 0: return (.token(text), false)
-        case 1: return (.topic(text), false)
-        case 2: return (.condition(text), false)
-        default: return (.fid(text), false)
+        case .token: return (.token(text), false)
+        case .topic: return (.topic(text), false)
+        case .condition: return (.condition(text), false)
+        case .fid: return (.fid(text), false)
         }
     }
 

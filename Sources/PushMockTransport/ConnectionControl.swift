@@ -42,6 +42,20 @@ public struct ConnectionControl {
         target?.goAway(errorCode: errorCode, debugData: debugData, afterStream: stream)
     }
 
+    /// Leaves `work` for after this request's answer: it runs on the connection's event loop once
+    /// the answer has been written and flushed (or the connection has closed), in the order left,
+    /// and counted in the listener's ``AnswerLanes``. Work left while it is the last left is not
+    /// left twice (it runs once and does all it holds). With ``none``, it runs at once.
+    public func afterAnswer(_ work: any AfterAnswerWork) {
+        guard let target else { return work.runAfterAnswer() }
+        target.afterAnswers.append(work)
+    }
+
+    /// Leaves `work` for after this request's answer, as ``afterAnswer(_:)-(AfterAnswerWork)`` does.
+    public func afterAnswer(_ work: @escaping () -> Void) {
+        afterAnswer(AfterAnswerClosure(work))
+    }
+
     /// Per-connection storage for the layer above the transport (for example an APNs auth binding).
     /// Lives as long as the connection.
     public var storage: ConnectionStorage? { target?.storage }
@@ -71,4 +85,17 @@ protocol ConnectionControlTarget: AnyObject {
     /// GOAWAY now (`afterStream` nil) or once that stream is closed.
     func goAway(errorCode: HTTP2ErrorCode, debugData: [UInt8], afterStream: Int32?)
     var storage: ConnectionStorage { get }
+    /// Work left for after answers, run by the handler once they are flushed.
+    var afterAnswers: AfterAnswerQueue { get }
+}
+
+/// A closure left for after an answer.
+final class AfterAnswerClosure: AfterAnswerWork {
+    private let work: () -> Void
+
+    init(_ work: @escaping () -> Void) {
+        self.work = work
+    }
+
+    func runAfterAnswer() { work() }
 }

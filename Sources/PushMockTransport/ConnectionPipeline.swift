@@ -14,6 +14,8 @@ struct ConnectionPipeline: Sendable {
     let responder: any HTTPResponder
     let sslContext: NIOSSLContext?
     let logger: Logger
+    /// Where connections count the work their answers leave, if anywhere.
+    var lanes: AnswerLanes?
 
     /// Per-connection facts gathered before the protocol is known.
     private final class Setup {
@@ -147,6 +149,7 @@ struct ConnectionPipeline: Sendable {
             maxBodySize: configuration.maxRequestBodySize,
             idleGoAwayDebugData: configuration.idleGoAwayDebugData,
             lenientFieldWhitespace: configuration.lenientFieldWhitespace,
+            lane: lanes?.lane(for: channel.eventLoop),
             prefaceReceived: { setup.protocolChosen() }
         )
         try sync.addHandler(handler, position: .before(errorHandler))
@@ -164,7 +167,8 @@ struct ConnectionPipeline: Sendable {
         try sync.addHandler(
             HTTP1Handler(
                 responder: responder, info: info, maxBodySize: configuration.maxRequestBodySize,
-                maxHeaderListSize: Int(configuration.http2.maxHeaderListSize), firstHead: { setup.protocolChosen() }
+                maxHeaderListSize: Int(configuration.http2.maxHeaderListSize), lane: lanes?.lane(for: channel.eventLoop),
+                firstHead: { setup.protocolChosen() }
             ),
             position: .before(errorHandler)
         )

@@ -28,8 +28,13 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     /// The first half of a resumed answer still running: cancelled when the client goes first.
     private var resumedWork: Task<Void, Never>?
     let storage = ConnectionStorage()
+    let afterAnswers: AfterAnswerQueue
 
-    init(responder: any HTTPResponder, info: ConnectionInfo, maxBodySize: Int, maxHeaderListSize: Int = 8000, firstHead: (() -> Void)? = nil) {
+    init(
+        responder: any HTTPResponder, info: ConnectionInfo, maxBodySize: Int, maxHeaderListSize: Int = 8000, lane: AnswerLane? = nil,
+        firstHead: (() -> Void)? = nil
+    ) {
+        afterAnswers = AfterAnswerQueue(lane: lane)
         self.responder = responder
         self.info = info
         self.maxBodySize = maxBodySize
@@ -47,6 +52,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        afterAnswers.run()
         resumedWork?.cancel()
         resumedWork = nil
         streaming?.closed()
@@ -132,6 +138,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
     private func respond(to request: HTTPServerRequest, context: ChannelHandlerContext) {
         let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
         handle(responder.respond(to: request, context: requestContext), context: context)
+        afterAnswers.run()
     }
 
     /// What the responder answered, now or later.
@@ -176,6 +183,7 @@ final class HTTP1Handler: ChannelInboundHandler, ConnectionControlTarget {
         guard let context, context.channel.isActive else { return }
         let requestContext = RequestContext(connection: info, control: ConnectionControl(target: self))
         handle(resumption.respond(requestContext), context: context)
+        afterAnswers.run()
     }
 
     /// A delayed or deferred answer, on the event loop.

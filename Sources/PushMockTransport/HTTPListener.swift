@@ -48,11 +48,13 @@ public final class HTTPListener: Service, Sendable {
     }
 
     /// Binds the socket and starts accepting. Fails at once if the address is taken or the TLS
-    /// configuration is unusable.
+    /// configuration is unusable. Connections count the work their answers leave
+    /// (``ConnectionControl/afterAnswer(_:)-(AfterAnswerWork)``) in `lanes`, if given.
     public static func bind(
         configuration: ListenerConfiguration,
         responder: any HTTPResponder,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        lanes: AnswerLanes? = nil,
         logger: Logger = Logger(label: "pushmock.transport")
     ) async throws -> HTTPListener {
         let sslContext: NIOSSLContext?
@@ -71,7 +73,8 @@ public final class HTTPListener: Service, Sendable {
             sslContext = nil
         }
         let registry = ConnectionRegistry()
-        let pipeline = ConnectionPipeline(configuration: configuration, responder: responder, sslContext: sslContext, logger: logger)
+        var pipeline = ConnectionPipeline(configuration: configuration, responder: responder, sslContext: sslContext, logger: logger)
+        pipeline.lanes = lanes
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -30,11 +30,13 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     /// Called once, when the first bytes (the client preface) were accepted by nghttp2.
     @exclusivity(unchecked) private var prefaceReceived: (() -> Void)?
     let storage = ConnectionStorage()
+    let afterAnswers: AfterAnswerQueue
 
     init(
         responder: any HTTPResponder, info: ConnectionInfo, settings: HTTP2Settings, maxBodySize: Int, idleGoAwayDebugData: [UInt8],
-        lenientFieldWhitespace: Bool = false, prefaceReceived: (() -> Void)? = nil
+        lenientFieldWhitespace: Bool = false, lane: AnswerLane? = nil, prefaceReceived: (() -> Void)? = nil
     ) {
+        afterAnswers = AfterAnswerQueue(lane: lane)
         self.responder = responder
         self.info = info
         self.settings = settings
@@ -278,8 +280,10 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     }
 
     /// Drains nghttp2's output into one buffer and writes it with one flush; closes the channel
-    /// when the session is done (GOAWAY sent and no stream left).
+    /// when the session is done (GOAWAY sent and no stream left). Then runs the work the answers
+    /// left (ConnectionControl.afterAnswer): their client may already be reading them.
     private func flushOutput() {
+        defer { afterAnswers.run() }
         guard let context, let connection, context.channel.isActive else { return }
         var buffer = context.channel.allocator.buffer(capacity: 4096)
         let healthy = connection.drainOutput(into: &buffer)
@@ -304,6 +308,7 @@ final class NGHTTP2Handler: ChannelDuplexHandler, NGHTTP2ConnectionDelegate, Con
     }
 
     private func teardown() {
+        afterAnswers.run()
         for work in resumedWork.values { work.cancel() }
         resumedWork = [:]
         guard let connection else { return }

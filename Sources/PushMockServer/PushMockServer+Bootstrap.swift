@@ -75,7 +75,8 @@ extension PushMockServer {
         }
         var bound = Bound()
         do {
-            let push = try await bind("port", listenerConfiguration, responder: components.push, group: group, logger: logger)
+            let push = try await bind(
+                "port", listenerConfiguration, responder: components.push, group: group, lanes: components.lanes, logger: logger)
             bound.push = push
             components.pushAddress.port = push.port
             if let port = configuration.proxyPort {
@@ -87,14 +88,15 @@ extension PushMockServer {
                 proxy.connectProxy = ConnectProxyPolicy { host, port in
                     RealHost.names[host].map { RealHost.isRealPort(port, of: $0) } ?? false
                 }
-                bound.proxy = try await bind("proxy-port", proxy, responder: components.push, group: group, logger: logger)
+                bound.proxy = try await bind("proxy-port", proxy, responder: components.push, group: group, lanes: components.lanes, logger: logger)
             }
             if let port = configuration.cleartextPort {
                 listenerConfiguration.port = port
                 listenerConfiguration.tls = nil
                 listenerConfiguration.sharedBudget = nil
                 listenerConfiguration.maxConnections = configuration.maxConnections ?? caps.cleartext
-                bound.cleartext = try await bind("cleartext-port", listenerConfiguration, responder: components.push, group: group, logger: logger)
+                bound.cleartext = try await bind(
+                    "cleartext-port", listenerConfiguration, responder: components.push, group: group, lanes: components.lanes, logger: logger)
             }
             if let port = configuration.inspectionPort {
                 // Its own cap, so a flooded push port never takes the inspection port with it;
@@ -124,10 +126,11 @@ extension PushMockServer {
     /// Binds one listener; a port in use or out of reach is an error that names the port, the flag
     /// and the environment variable that set it, and what to do.
     static func bind(
-        _ flag: String, _ configuration: ListenerConfiguration, responder: some HTTPResponder, group: any EventLoopGroup, logger: Logger
+        _ flag: String, _ configuration: ListenerConfiguration, responder: some HTTPResponder, group: any EventLoopGroup,
+        lanes: AnswerLanes? = nil, logger: Logger
     ) async throws -> HTTPListener {
         do {
-            return try await HTTPListener.bind(configuration: configuration, responder: responder, group: group, logger: logger)
+            return try await HTTPListener.bind(configuration: configuration, responder: responder, group: group, lanes: lanes, logger: logger)
         } catch let error as IOError {
             let variable = "PUSHMOCK_" + flag.uppercased().replacingOccurrences(of: "-", with: "_")
             let setting = "--\(flag), \(variable)"

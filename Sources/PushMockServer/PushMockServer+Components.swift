@@ -22,9 +22,14 @@ extension PushMockServer {
         let pushAddress: PushAddress
         let state: ServerState
         let relay: Relay?
+        /// Where the push port's connections count the records they keep after their answers.
+        let lanes: AnswerLanes
     }
 
-    static func makeComponents(_ configuration: PushMockConfiguration, store: any DeliveryStore, logger: Logger) throws -> Components {
+    static func makeComponents(_ configuration: PushMockConfiguration, store written: any DeliveryStore, logger: Logger) throws -> Components {
+        // Pushes are recorded once their answers are flushed; readers wait for that (SettlingStore).
+        let lanes = AnswerLanes()
+        let store = SettlingStore(written, lanes: lanes)
         let apns = configuration.apns
         var catalogue = CatalogueCredentials()
         let registry: APNSCredentialRegistry
@@ -36,7 +41,7 @@ extension PushMockServer {
         }
         let faults = FaultPlan(rules: configuration.faults, seed: configuration.faultSeed)
         let activityTypes = ActivityTypeRegistry(configuration.startingActivityTypes, maximumTypes: configuration.maxActivityTypes)
-        let capabilities = StoreCapabilities(of: store)
+        let capabilities = StoreCapabilities(of: written)
         let archive = capabilities.archive
         let channels = BroadcastChannelStore(seed: configuration.idSeed, limit: configuration.broadcastChannelLimit, archive: archive)
         let activities = LiveActivities(
@@ -48,9 +53,9 @@ extension PushMockServer {
         let parity = ParityLedger(archive: archive) { [clock = configuration.clock] in clock.nowMilliseconds }
         let relay =
             configuration.relay.isEnabled
-            ? try Relay(configuration.relay, store: store, metrics: metrics, logger: logger, parity: parity) : nil
+            ? try Relay(configuration.relay, store: written, metrics: metrics, logger: logger, parity: parity) : nil
         let recorder = PushRecorder(
-            store: store, capabilities: capabilities, metrics: metrics, faults: faults, activities: activities, relay: relay)
+            store: written, capabilities: capabilities, metrics: metrics, faults: faults, activities: activities, relay: relay)
         let endpoint = try apnsEndpoint(
             configuration, tokens: tokens, devices: devices, activityTypes: activityTypes, recorder: recorder, activities: activities, logger: logger)
         let accounts: [ServiceAccount]
@@ -82,7 +87,7 @@ extension PushMockServer {
             store: store, capabilities: capabilities, registry: devices, plan: faults, liveActivities: activities, broadcastChannels: channels,
             subscriptions: subscriptions,
             accessTokens: accessTokens, parity: parity, apns: endpoint, fcm: fcm, webPush: webPushEndpoint, metricsRegistry: metrics,
-            configuration: configuration
+            configuration: configuration, lanes: lanes
         )
         let router = inspectionRouter(
             configuration, store: store, state: state, accounts: accounts, pushAddress: pushAddress, catalogue: catalogue, webPush: webPush)
@@ -107,7 +112,8 @@ extension PushMockServer {
             metadata: metadataServer(configuration, account: accounts.first, accessTokens: accessTokens, recorder: recorder),
             pushAddress: pushAddress,
             state: state,
-            relay: relay
+            relay: relay,
+            lanes: lanes
         )
     }
 

@@ -141,6 +141,8 @@ public final class PushMockServer: Service, Sendable {
                 group.addTask { try? await listener.run() }
             }
         }
+        // The records the last answers left are kept before the relay and the store close.
+        await state.answersSettled()
         activities.saveChanged()
         await relay?.close()
         try await store.close()
@@ -160,6 +162,7 @@ public final class PushMockServer: Service, Sendable {
         for listener in listeners {
             await listener.shutdown()
         }
+        await state.answersSettled()
         activities.saveChanged()
         await relay?.close()
         do {

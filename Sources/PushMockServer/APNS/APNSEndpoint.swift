@@ -56,8 +56,8 @@ final class APNSEndpoint: PushEndpoint, Sendable {
         }
     }
 
-    func state(for context: RequestContext) -> APNSState {
-        let connection = ConnectionState.of(context)
+    func state(for context: RequestContext, connection: ConnectionState? = nil) -> APNSState {
+        let connection = connection ?? ConnectionState.of(context)
         let generation = bindingGeneration.load(ordering: .relaxed)
         if let existing = connection.apns {
             if existing.generation == generation {
@@ -99,12 +99,16 @@ final class APNSEndpoint: PushEndpoint, Sendable {
         var verdict: APNSVerdict
         let environment: APNSEnvironment
         let state: APNSState
+        /// The connection's state, looked up once for the push (its records are held there until
+        /// the answer is flushed).
+        let connection: ConnectionState
     }
 
     func judge(_ request: HTTPServerRequest, target: Void, context: RequestContext, now: PushInstant) -> Judgement {
-        let state = state(for: context)
+        let connection = ConnectionState.of(context)
+        let state = state(for: context, connection: connection)
         let environment = environment(for: request, connection: context.connection)
-        var judgement = Judgement(verdict: APNSVerdict(), environment: environment, state: state)
+        var judgement = Judgement(verdict: APNSVerdict(), environment: environment, state: state, connection: connection)
         validator.validate(
             method: request.method, path: request.path, headers: request.headers.fields, body: request.body,
             bodyTruncated: request.limitExceeded != nil,
@@ -118,6 +122,10 @@ final class APNSEndpoint: PushEndpoint, Sendable {
 
     func faultFacts(of judgement: inout Judgement) -> FaultFacts? {
         FaultFacts(token: judgement.verdict.deviceToken, topic: judgement.verdict.topic)
+    }
+
+    func connectionState(of judgement: inout Judgement) -> ConnectionState? {
+        judgement.connection
     }
 
     func answer(

@@ -126,6 +126,10 @@ final class FCMEndpoint: PushEndpoint, Sendable {
     }
 
     /// Faults fire only for a message FCM would take: valid, to a registered token.
+    func connectionState(of judgement: inout Judgement) -> ConnectionState? {
+        judgement.connection
+    }
+
     func faultFacts(of judgement: inout Judgement) -> FaultFacts? {
         guard judgement.error == nil else { return nil }
         return FaultFacts(token: judgement.result.target?.value, project: judgement.project)

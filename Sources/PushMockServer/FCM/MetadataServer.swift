@@ -56,7 +56,7 @@ final class MetadataServer: HTTPResponder, Sendable {
         recorded.project = status == 200 ? account?.projectID : nil
         let response = HTTPServerResponse(
             status: status, headers: [("metadata-flavor", "Google"), ("content-type", contentType), ("server", "Metadata Server for VM")], body: body)
-        return recorder.record(&recorded, of: request, at: now, response: response, fault: nil, context: context)
+        return recorder.record(recorded, of: request, at: now, response: response, fault: nil, context: context)
     }
 
     /// Status, content type, body and the recorded reason of a refusal.

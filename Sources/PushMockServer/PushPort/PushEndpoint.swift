@@ -51,6 +51,9 @@ protocol PushEndpoint {
     /// What a fault's filters match; nil when no fault may fire for the request. (`inout` only so
     /// that the judgement, an FCM message's result among them, is read in place, not copied.)
     func faultFacts(of judgement: inout Judgement) -> FaultFacts?
+    /// The connection's state, where the push's record is held until its answer is flushed; nil
+    /// (the default): it is recorded at once.
+    func connectionState(of judgement: inout Judgement) -> ConnectionState?
     /// The answer to a judged request and what is recorded of it; `fault` is the fault that fired.
     func answer(
         _ judgement: inout Judgement, fault: FiredFault?, request: HTTPServerRequest, context: RequestContext, now: PushInstant
@@ -58,10 +61,16 @@ protocol PushEndpoint {
 }
 
 extension PushEndpoint {
+    func connectionState(of judgement: inout Judgement) -> ConnectionState? { nil }
+
     /// The one way a push-port request is served: judged, its fault fired (counted against a
-    /// fleet's `claims`), answered, recorded, and its answer shaped by the fault.
+    /// fleet's `claims`), answered, recorded, and its answer shaped by the fault. An `ordered`
+    /// request (its turn among a fleet's pushes to one Live Activity) is recorded before its turn
+    /// passes on; any other is recorded once its answer is flushed (``PushRecorder/record``).
     @inline(__always)
-    func serve(_ request: HTTPServerRequest, target: Target, context: RequestContext, claims: FaultClaims?) -> ResponderResult {
+    func serve(
+        _ request: HTTPServerRequest, target: Target, context: RequestContext, claims: FaultClaims?, ordered: Bool = false
+    ) -> ResponderResult {
         let now = clock.now
         var judgement = judge(request, target: target, context: context, now: now)
         var rule: FaultRule?
@@ -69,7 +78,9 @@ extension PushEndpoint {
         if claims != nil || !recorder.faults.isEmpty, let facts = faultFacts(of: &judgement) {
             rule = recorder.fault(Self.service, path: request.path, token: facts.token, topic: facts.topic, project: facts.project, claims: claims)
         }
-        var (response, outcome) = answer(&judgement, fault: rule.map(FiredFault.init), request: request, context: context, now: now)
-        return recorder.record(&outcome, of: request, at: now, response: response, fault: rule, context: context)
+        let connection = connectionState(of: &judgement)
+        let (response, outcome) = answer(&judgement, fault: rule.map(FiredFault.init), request: request, context: context, now: now)
+        return recorder.record(
+            consume outcome, of: request, at: now, response: response, fault: rule, context: context, connection: connection, atOnce: ordered)
     }
 }

@@ -225,9 +225,17 @@ final class PushRecorder: Sendable {
     /// Records `outcome` of `request`, received at `now` and answered with `response` (which a
     /// rejecting `fault` has already shaped), counts it and links its Live Activity timeline
     /// entries; returns what to do with `response` under `fault`.
+    ///
+    /// With a `connection` (APNs and FCM), the record is held there and kept once the answer is
+    /// flushed: the sender does not wait for the store, the counters and the relay's queue. A
+    /// reader is not affected: the inspection port and ``PushMockServer/store`` wait for the
+    /// answers already written to be kept (``AnswerLanes/settled()``). `atOnce` (a push's turn
+    /// among a fleet's pushes to one Live Activity), a push that changed a simulated Live Activity
+    /// and a passthrough relay keep it before answering, after whatever the connection held.
+    @inline(__always)
     func record(
-        _ outcome: inout PushOutcome, of request: HTTPServerRequest, at now: PushInstant, response: HTTPServerResponse, fault: FaultRule?,
-        context: RequestContext
+        _ outcome: consuming PushOutcome, of request: HTTPServerRequest, at now: PushInstant, response: HTTPServerResponse, fault: FaultRule?,
+        context: RequestContext, connection: ConnectionState? = nil, atOnce: Bool = false
     ) -> ResponderResult {
         outcome.fill(
             method: request.method, path: request.path, headers: request.headers.fields, body: request.body, at: now, status: response.status,
@@ -239,9 +247,29 @@ final class PushRecorder: Sendable {
         let faultsUpstream = fault?.target == .upstream
         var forwarded = false
         if let relay { forwarded = relay.forwards(outcome.recorded) }
-        let passesThrough = forwarded && relay?.mode == .passthrough
-        let clearsFault = faultsUpstream && !passesThrough
-        if clearsFault { outcome.recorded.fault = nil }
+        if forwarded, let relay, relay.mode == .passthrough {
+            connection?.runAfterAnswer()
+            return passThrough(&outcome, response: response, fault: faultsUpstream ? fault : nil, context: context, relay: relay)
+        }
+        if faultsUpstream { outcome.recorded.fault = nil }
+        // A push that changed a simulated Live Activity is kept before its answer, so that the
+        // activity (read without waiting: `server.activity(token)`) names its delivery at once.
+        // (`case .none` reads the tag in place.)
+        var holds = !atOnce
+        if case .none = outcome.device {} else { holds = false }
+        if let connection, holds {
+            if connection.hold(consume outcome, forwarded: forwarded, for: self) { context.control.afterAnswer(connection) }
+        } else {
+            connection?.runAfterAnswer()
+            keep(&outcome, forwarded: forwarded)
+        }
+        return shaped(response, by: faultsUpstream ? nil : fault, context: context)
+    }
+
+    /// Keeps a filled `outcome` (read in place): counted, stored, its Live Activity timeline
+    /// entries linked, and handed to the relay if it `forwarded`; returns its id.
+    @discardableResult
+    func keep(_ outcome: inout PushOutcome, forwarded: Bool) -> UInt64 {
         metrics.recorded(outcome.recorded)
         let id = store.record(outcome.recorded)
         // (`case .none` reads the tag in place; `if let` copied the outcome to test it, ~300
@@ -254,32 +282,37 @@ final class PushRecorder: Sendable {
         if let relay, forwarded {
             var delivery = outcome.recorded
             delivery.id = id
-            guard passesThrough else {
-                relay.submit(delivery, id: id)
-                return shaped(response, by: faultsUpstream ? nil : fault, context: context)
-            }
-            let job = RelayJob(deliveryID: id, delivery: delivery, upstream: relay.upstream(for: delivery))
-            guard let place = relay.admitPassthrough(connection: context.connection.id) else {
-                return .response(relay.overloaded(job))
-            }
-            // The sender gets the upstream's answer (PushMock's own is recorded). The place is
-            // given back when the work ends, answered, timed out or cancelled (the sender left).
-            let answer = Mutex<UpstreamAnswer?>(nil)
-            let upstreamFault = faultsUpstream ? fault : nil
-            let deadline = relay.configuration.passthroughDeadline
-            return .resumed(
-                ResponderResumption(
-                    work: {
-                        let received = await relay.exchange(job, deadline: deadline)
-                        answer.withLock { $0 = received }
-                        withExtendedLifetime(place) {}
-                    },
-                    respond: { context in
-                        self.shaped(relay.response(for: answer.withLock { $0 }, of: job), by: upstreamFault, context: context)
-                    }
-                ))
+            relay.submit(delivery, id: id)
         }
-        return shaped(response, by: faultsUpstream ? nil : fault, context: context)
+        return id
+    }
+
+    /// A push a passthrough relay forwards: kept now, and answered with the upstream's answer
+    /// (PushMock's own is recorded), shaped by `upstreamFault`.
+    private func passThrough(
+        _ outcome: inout PushOutcome, response: HTTPServerResponse, fault upstreamFault: FaultRule?, context: RequestContext, relay: Relay
+    ) -> ResponderResult {
+        let id = keep(&outcome, forwarded: false)
+        var delivery = outcome.recorded
+        delivery.id = id
+        let job = RelayJob(deliveryID: id, delivery: delivery, upstream: relay.upstream(for: delivery))
+        guard let place = relay.admitPassthrough(connection: context.connection.id) else {
+            return .response(relay.overloaded(job))
+        }
+        // The place is given back when the work ends, answered, timed out or cancelled (the sender left).
+        let answer = Mutex<UpstreamAnswer?>(nil)
+        let deadline = relay.configuration.passthroughDeadline
+        return .resumed(
+            ResponderResumption(
+                work: {
+                    let received = await relay.exchange(job, deadline: deadline)
+                    answer.withLock { $0 = received }
+                    withExtendedLifetime(place) {}
+                },
+                respond: { context in
+                    self.shaped(relay.response(for: answer.withLock { $0 }, of: job), by: upstreamFault, context: context)
+                }
+            ))
     }
 
     /// `response` as `fault` shapes it: delayed, followed by a GOAWAY, or replaced by a reset.

@@ -187,12 +187,12 @@ final class PushResponder: HTTPResponder {
             return pending
         }
         switch route.target {
-        case .apns: return apns.serve(request, target: (), context: context, claims: claims)
-        case .broadcast: return broadcast.serve(request, target: (), context: context, claims: claims)
-        case .fcm(let project): return fcm.serve(request, target: project, context: context, claims: claims)
-        case .iid(let operation): return iid.serve(request, target: operation, context: context, claims: claims)
-        case .oauth: return oauth.serve(request, target: (), context: context, claims: claims)
-        case .webPush(let target): return webPush.serve(request, target: target, context: context, claims: claims)
+        case .apns: return apns.serve(request, target: (), context: context, claims: claims, ordered: ordered)
+        case .broadcast: return broadcast.serve(request, target: (), context: context, claims: claims, ordered: ordered)
+        case .fcm(let project): return fcm.serve(request, target: project, context: context, claims: claims, ordered: ordered)
+        case .iid(let operation): return iid.serve(request, target: operation, context: context, claims: claims, ordered: ordered)
+        case .oauth: return oauth.serve(request, target: (), context: context, claims: claims, ordered: ordered)
+        case .webPush(let target): return webPush.serve(request, target: target, context: context, claims: claims, ordered: ordered)
         }
     }
 

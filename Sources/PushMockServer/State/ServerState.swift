@@ -2,6 +2,7 @@ import Foundation
 import PushMockCore
 import PushMockInspection
 import PushMockStore
+import PushMockTransport
 import Synchronization
 
 /// The server's state as the inspection port reaches it: the device registry, the fault plan,
@@ -23,6 +24,8 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
     let webPush: WebPushEndpoint
     let metricsRegistry: ServerMetrics
     let configuration: PushMockConfiguration
+    /// Where the push port counts the records it keeps after its answers.
+    let lanes: AnswerLanes
 
     // MARK: DeviceDirectory
 
@@ -250,6 +253,10 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         apns.bindingGeneration.add(1, ordering: .relaxed)
         saveDevices()
         saveFaults()
+    }
+
+    func answersSettled() async {
+        await lanes.settled()
     }
 
     func metrics() async -> [UInt8] {

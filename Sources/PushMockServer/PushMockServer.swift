@@ -28,7 +28,8 @@ public final class PushMockServer: Service, Sendable {
     public let proxyListener: HTTPListener?
     /// The metadata server listener, when configured.
     public let metadataListener: HTTPListener?
-    /// Every recorded delivery.
+    /// Every recorded delivery. A push is recorded just after its answer is sent; a read waits for
+    /// that, so it finds every push whose answer a client has already read.
     public let store: any DeliveryStore
     /// The inspection port's routes, callable in-process without a socket (what the inspection
     /// listener serves).

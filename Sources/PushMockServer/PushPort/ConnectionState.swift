@@ -39,7 +39,8 @@ final class ConnectionState: AfterAnswerWork {
     /// Holds `outcome` until the answer is flushed; true when it is the first held since the last
     /// run (the caller then leaves this state for after the answer).
     func hold(_ outcome: consuming PushOutcome, forwarded: Bool, for recorder: PushRecorder) -> Bool {
-        self.recorder = recorder
+        // (Set once: assigning it each time retained one and released the other on every push.)
+        if self.recorder == nil { self.recorder = recorder }
         held.append(HeldRecord(outcome: outcome, forwarded: forwarded))
         return held.count == 1
     }

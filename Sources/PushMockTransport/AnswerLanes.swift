@@ -1,4 +1,4 @@
-public import NIOCore
+import NIOCore
 import Synchronization
 
 /// Work a responder leaves for after its answer (``ConnectionControl/afterAnswer(_:)``): run on

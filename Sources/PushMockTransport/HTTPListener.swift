@@ -73,8 +73,7 @@ public final class HTTPListener: Service, Sendable {
             sslContext = nil
         }
         let registry = ConnectionRegistry()
-        var pipeline = ConnectionPipeline(configuration: configuration, responder: responder, sslContext: sslContext, logger: logger)
-        pipeline.lanes = lanes
+        let pipeline = ConnectionPipeline(configuration: configuration, responder: responder, sslContext: sslContext, logger: logger, lanes: lanes)
         let channel = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)

@@ -4,7 +4,7 @@ touch "$RUN_STATE/debug-build.started"
 need_debug_build
 # A warm build compiles only what changed, and SwiftPM prints a file's warnings only when it
 # compiles it; so each file's warnings are kept in the cache from the build that last compiled it
-# (its object file is newer than this build's start), and any kept warning fails the step, as
+# (its object or diagnostics file is newer than this build's start), and any kept warning fails the step, as
 # -warnings-as-errors would.
 python3 - "$CACHE/warnings.json" "$RUN_STATE/debug-build.log" "$SRC" "$DEBUG_BUILD/debug" "$RUN_STATE/debug-build.started" <<'PY' || fail "the build warns in our code (listed above)"
 import glob, json, os, re, sys
@@ -21,7 +21,10 @@ for path in glob.glob(os.path.join(src, "Sources/*/**/*.swift"), recursive=True)
     relative = os.path.relpath(path, src)
     files.add(relative)
     module = relative.split("/")[1]
-    objects = glob.glob(os.path.join(products, module + ".build", os.path.basename(path) + ".o"))
+    # A compile whose object code comes out the same leaves the .o as it was (an import's access
+    # level changed, say); its .dia (diagnostics) and .swiftdeps are written each time.
+    stem = os.path.join(products, module + ".build", os.path.basename(path)[: -len(".swift")])
+    objects = [o for o in (stem + ".swift.o", stem + ".dia", stem + ".swiftdeps") if os.path.exists(o)]
     if relative not in record or any(os.path.getmtime(o) >= started for o in objects):
         record[relative] = sorted(set(warnings.get(relative, [])))
 record = {path: lines for path, lines in record.items() if path in files}

@@ -125,8 +125,6 @@ public struct InspectionRouter: Sendable {
     /// limit (``storePatience``; a wait: its timeout and 2 s): past it, 503 with the reason, and
     /// the store's call is cancelled.
     public func respond(to request: InspectionRequest) async -> InspectionAnswer {
-        // Whatever a client has read from the push port is there to read here.
-        await control.answersSettled()
         guard let limit = Self.storeLimit(request) else { return await answer(request) }
         return await Self.answer(within: limit) { await self.answer(request) }
     }

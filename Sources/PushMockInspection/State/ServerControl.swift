@@ -18,16 +18,9 @@ public protocol ServerControl: Sendable {
     /// to `environment` (APNs; nil: the server's default), with the same validators and the
     /// simulated device's current state, but not recorded, no fault fired, no device changed.
     func check(_ request: OutgoingRequest, environment: APNSEnvironment?) async throws -> PushCheck
-    /// Returns once every push answered so far is recorded, counted and linked to its Live
-    /// Activity (the push port records after it answers): what the inspection port reads next
-    /// includes every answer a client has already read.
-    func answersSettled() async
 }
 
 extension ServerControl {
-    /// Nothing recorded after its answer.
-    public func answersSettled() async {}
-
     /// No access tokens to give (a control plane without an OAuth token store).
     public func issueAccessToken(clientEmail: String, projectID: String, scope: String) -> (token: String, expiresIn: Int64)? { nil }
     /// No relay, no parity records.

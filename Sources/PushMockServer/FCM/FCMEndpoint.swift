@@ -125,11 +125,11 @@ final class FCMEndpoint: PushEndpoint, Sendable {
         return Judgement(project: project, identity: identity, result: consume result, validated: true, error: refusal, connection: connection)
     }
 
-    /// Faults fire only for a message FCM would take: valid, to a registered token.
     func connectionState(of judgement: inout Judgement) -> ConnectionState? {
         judgement.connection
     }
 
+    /// Faults fire only for a message FCM would take: valid, to a registered token.
     func faultFacts(of judgement: inout Judgement) -> FaultFacts? {
         guard judgement.error == nil else { return nil }
         return FaultFacts(token: judgement.result.target?.value, project: judgement.project)

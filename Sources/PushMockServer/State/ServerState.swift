@@ -255,11 +255,15 @@ struct ServerState: DeviceDirectory, FaultDirectory, ActivityBoard, ServerContro
         saveFaults()
     }
 
+    /// Returns once every push answered so far is kept (the push port keeps a record after its
+    /// answer): before the relay and the store close.
     func answersSettled() async {
         await lanes.settled()
     }
 
     func metrics() async -> [UInt8] {
+        // The store's statistics are read first, so the counters include every push answered
+        // so far (the store waits for them: SettlingStore).
         metricsRegistry.render(await store.statistics())
     }
 
